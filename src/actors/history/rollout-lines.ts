@@ -1,0 +1,315 @@
+// Pure builders for every JSONL line the host appends to a rollout, in the reference's LEGACY
+// history format (no `ordinal`, legacy `user_message`/`agent_message` events instead of
+// `item_completed`). Legacy is the mode the reference itself recommends for third-party writers
+// (spec writer-locks-unload-history.md, open uncertainty 7): a paginated rollout also needs the
+// reference's SQLite projection kept in step, which we do not write.
+//
+// Each builder returns compact JSON with no trailing newline; the appender adds the '\n'.
+// Field names and nesting follow test/fixtures/rollouts/rollout-legacy-two-turns.jsonl. Fields
+// that only carry the reference's own bookkeeping are left out on purpose (session_meta
+// `account_scoped`/`context_window`, turn_context `permission_profile`, response_item
+// `metadata`); the reference deserialises them as optional, and we have nothing true to put
+// there. Where the reference serialises an absent Option by omitting it (`client_id`,
+// `placeholder`), so do we.
+
+import type {
+  AgentMessageItem,
+  ModelUsage,
+  TextElement,
+  UserMessageItem,
+} from '../thread-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../thread-types.js';
+
+/** What `session_meta` records about a thread; written once, as the file's first line. */
+export interface SessionMetaInput {
+  threadId: string;
+  createdAtMs: number;
+  cwd: string;
+  originator: string;
+  cliVersion: string;
+  source: 'vscode';
+  modelProvider: string;
+  model: string;
+  baseInstructions: string | null;
+}
+
+/** The settings a turn ran with (`turn_context`). */
+export interface TurnContextInput {
+  turnId: string;
+  cwd: string;
+  approvalPolicy: string;
+  approvalsReviewer: string;
+  sandboxMode: 'read-only' | 'workspace-write' | 'danger-full-access';
+  model: string;
+  effort: string | null;
+  developerInstructions: string | null;
+}
+
+/** Token usage after a sampling, as `token_count` stores it. */
+export interface TokenCountInput {
+  total: ModelUsage;
+  last: ModelUsage;
+  modelContextWindow: number;
+}
+
+/** The end of a turn (`task_complete`). */
+export interface TaskCompleteInput {
+  turnId: string;
+  lastAgentMessage: string | null;
+  startedAtSec: number;
+  completedAtSec: number;
+  durationMs: number;
+  timeToFirstTokenMs?: number | null;
+}
+
+/** An interrupted turn (`turn_aborted`). */
+export interface TurnAbortedInput {
+  turnId: string;
+  reason: 'interrupted';
+  completedAtSec: number;
+  durationMs: number;
+}
+
+/** A failed turn: an `error` event followed by the `task_complete` that closes the turn. */
+export interface TurnFailedInput extends TaskCompleteInput {
+  message: string;
+  /** The reference's snake_case `CodexErrorInfo` unit variant; `other` when unclassified. */
+  codexErrorInfo?: string | null;
+}
+
+/** `session_meta`, in legacy history mode. */
+export function sessionMeta(meta: SessionMetaInput, nowMs: number): string {
+  return line('session_meta', nowMs, {
+    session_id: meta.threadId,
+    id: meta.threadId,
+    timestamp: iso(meta.createdAtMs),
+    cwd: meta.cwd,
+    runtime_workspace_roots: [meta.cwd],
+    originator: meta.originator,
+    cli_version: meta.cliVersion,
+    source: meta.source,
+    model_provider: meta.modelProvider,
+    base_instructions:
+      meta.baseInstructions === null
+        ? null
+        : { text: meta.baseInstructions, provenance: { type: 'model', model: meta.model } },
+    history_mode: 'legacy',
+  });
+}
+
+/** `event_msg/task_started`: opens a turn. Root turns are their own root. */
+export function taskStarted(
+  turnId: string,
+  startedAtSec: number,
+  nowMs: number,
+  modelContextWindow: number = DEFAULT_MODEL_CONTEXT_WINDOW,
+): string {
+  return event(nowMs, {
+    type: 'task_started',
+    turn_attribution: {
+      turn_id: turnId,
+      turn_trigger: null,
+      parent_turn_id: null,
+      initiating_agent_path: null,
+      root_turn_id: turnId,
+    },
+    turn_id: turnId,
+    root_turn_id: turnId,
+    started_at: startedAtSec,
+    model_context_window: modelContextWindow,
+    collaboration_mode_kind: 'default',
+  });
+}
+
+/** `turn_context`. Only the legacy `sandbox_policy` is written; see the file comment. */
+export function turnContext(ctx: TurnContextInput, nowMs: number): string {
+  return line('turn_context', nowMs, {
+    turn_id: ctx.turnId,
+    root_turn_id: ctx.turnId,
+    disabled_plugin_ids: [],
+    cwd: ctx.cwd,
+    approval_policy: ctx.approvalPolicy,
+    approvals_reviewer: ctx.approvalsReviewer,
+    model: ctx.model,
+    collaboration_mode: {
+      mode: 'default',
+      settings: {
+        model: ctx.model,
+        reasoning_effort: ctx.effort,
+        developer_instructions: ctx.developerInstructions,
+      },
+    },
+    multi_agent_version: 'v1',
+    realtime_active: false,
+    summary: 'none',
+    sandbox_policy: { type: ctx.sandboxMode },
+  });
+}
+
+/**
+ * The user's message: the `response_item` the model sees, then the legacy `user_message`
+ * event that history is rebuilt from. The response item's id is `msg_<item id>`, the
+ * reference's spelling; the reader strips the prefix to get the item id back.
+ */
+export function userMessage(item: UserMessageItem, nowMs: number, turnId?: string): string[] {
+  const modelContent: unknown[] = [];
+  const kinds: string[] = [];
+  let message = '';
+  const textElements: unknown[] = [];
+  const images: string[] = [];
+  const localImages: string[] = [];
+  for (const input of item.content) {
+    if (input.type === 'text') {
+      // Several text inputs become one `message`; shift their byte ranges to match.
+      const prefix = message === '' ? '' : '\n';
+      const offset = Buffer.byteLength(message + prefix, 'utf8');
+      message += prefix + input.text;
+      for (const el of input.text_elements) textElements.push(coreTextElement(el, offset));
+      modelContent.push({ type: 'input_text', text: input.text });
+      kinds.push('user.text');
+    } else if (input.type === 'image') {
+      images.push(input.url);
+      modelContent.push({ type: 'input_image', image_url: input.url });
+      kinds.push('user.image');
+    } else if (input.type === 'localImage') {
+      localImages.push(input.path);
+    }
+    // Skills and mentions have no legacy representation; the reference drops them too.
+  }
+  const passthrough = {
+    ...(turnId === undefined ? {} : { turn_id: turnId }),
+    create_time: nowMs / 1000,
+    content_item_kinds: kinds,
+    content_item_metadata: kinds.map(() => ({ provenance: { type: 'user' } })),
+  };
+  return [
+    line('response_item', nowMs, {
+      type: 'message',
+      id: `msg_${item.id}`,
+      role: 'user',
+      content: modelContent,
+      internal_chat_message_metadata_passthrough: passthrough,
+    }),
+    event(nowMs, {
+      type: 'user_message',
+      ...(item.clientId === null ? {} : { client_id: item.clientId }),
+      message,
+      images,
+      local_images: localImages,
+      audio: [],
+      local_audio: [],
+      text_elements: textElements,
+    }),
+  ];
+}
+
+/**
+ * The assistant's final message: the legacy `agent_message` event (which has no id), then the
+ * `response_item` that carries the model's item id. The reader pairs the two.
+ */
+export function agentMessage(item: AgentMessageItem, nowMs: number, turnId?: string): string[] {
+  return [
+    event(nowMs, { type: 'agent_message', message: item.text, phase: null, memory_citation: null }),
+    line('response_item', nowMs, {
+      type: 'message',
+      id: item.id,
+      role: 'assistant',
+      content: [{ type: 'output_text', text: item.text }],
+      internal_chat_message_metadata_passthrough: {
+        ...(turnId === undefined ? {} : { turn_id: turnId }),
+        content_item_kinds: ['unknown'],
+      },
+    }),
+  ];
+}
+
+/** `event_msg/token_count`. We have no rate-limit snapshot, so `rate_limits` is null. */
+export function tokenCount(usage: TokenCountInput, nowMs: number): string {
+  return event(nowMs, {
+    type: 'token_count',
+    info: {
+      total_token_usage: coreUsage(usage.total),
+      last_token_usage: coreUsage(usage.last),
+      last_usage_includes_reasoning: false,
+      model_context_window: usage.modelContextWindow,
+    },
+    rate_limits: null,
+  });
+}
+
+/** `event_msg/task_complete`: closes a turn as completed (unless an `error` failed it first). */
+export function taskComplete(done: TaskCompleteInput, nowMs: number): string {
+  return event(nowMs, {
+    type: 'task_complete',
+    root_turn_id: done.turnId,
+    turn_id: done.turnId,
+    last_agent_message: done.lastAgentMessage,
+    started_at: done.startedAtSec,
+    completed_at: done.completedAtSec,
+    duration_ms: done.durationMs,
+    time_to_first_token_ms: done.timeToFirstTokenMs ?? null,
+  });
+}
+
+/**
+ * `event_msg/turn_aborted` (`TurnAbortedEvent` in codex-rs/protocol): the history builder marks
+ * the turn `interrupted` and takes `completed_at`/`duration_ms` from it. No `task_complete`
+ * follows an abort.
+ */
+export function turnAborted(aborted: TurnAbortedInput, nowMs: number): string {
+  return event(nowMs, {
+    type: 'turn_aborted',
+    turn_id: aborted.turnId,
+    reason: aborted.reason,
+    completed_at: aborted.completedAtSec,
+    duration_ms: aborted.durationMs,
+  });
+}
+
+/**
+ * A failed turn as the reference records one: `event_msg/error {message, codex_error_info}`
+ * marks the open turn `failed` (`ErrorEvent::affects_turn_status`), and the `task_complete`
+ * that follows closes it without overriding that status.
+ */
+export function turnFailed(failed: TurnFailedInput, nowMs: number): string[] {
+  return [
+    event(nowMs, {
+      type: 'error',
+      message: failed.message,
+      codex_error_info: failed.codexErrorInfo === undefined ? 'other' : failed.codexErrorInfo,
+    }),
+    taskComplete(failed, nowMs),
+  ];
+}
+
+function event(nowMs: number, payload: Record<string, unknown>): string {
+  return line('event_msg', nowMs, payload);
+}
+
+function line(type: string, nowMs: number, payload: Record<string, unknown>): string {
+  return JSON.stringify({ timestamp: iso(nowMs), type, payload });
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function coreUsage(usage: ModelUsage): Record<string, number> {
+  return {
+    input_tokens: usage.inputTokens,
+    cached_input_tokens: usage.cachedInputTokens,
+    // The model client does not report cache writes separately.
+    cache_write_input_tokens: 0,
+    output_tokens: usage.outputTokens,
+    reasoning_output_tokens: usage.reasoningOutputTokens,
+    total_tokens: usage.totalTokens,
+  };
+}
+
+// Core `TextElement` is snake_case and omits an absent placeholder (codex-rs/protocol user_input.rs).
+function coreTextElement(el: TextElement, offset: number): Record<string, unknown> {
+  return {
+    byte_range: { start: el.byteRange.start + offset, end: el.byteRange.end + offset },
+    ...(el.placeholder === null ? {} : { placeholder: el.placeholder }),
+  };
+}

@@ -1,0 +1,46 @@
+// Where a thread's rollout lives, and how to recognise one by its file name. The layout is the
+// reference's (`codex-rs/rollout/src/recorder.rs`), so both implementations can share a
+// CODEX_HOME:
+//
+//   <home>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<thread uuid>.jsonl
+//
+// The date directories and the timestamp use LOCAL time, as the reference does
+// (`OffsetDateTime::now_local()`); the thread id is what identifies the file, the date only
+// spreads files over directories.
+
+import { join } from 'node:path';
+
+/** The directory under CODEX_HOME that holds every live rollout. */
+export const SESSIONS_DIR = 'sessions';
+
+// A rollout name: the local start time, then the thread's UUID. Anchored at both ends so that
+// sidecar files (`.jsonl.zst`, editor backups) never match.
+const ROLLOUT_NAME =
+  /^rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+
+/** What a rollout file name tells us without opening the file. */
+export interface RolloutFileName {
+  threadId: string;
+}
+
+/** The path the reference would choose for a thread created at `createdAtMs` (local time). */
+export function rolloutPathFor(home: string, threadId: string, createdAtMs: number): string {
+  const at = new Date(createdAtMs);
+  const yyyy = String(at.getFullYear()).padStart(4, '0');
+  const mm = pad2(at.getMonth() + 1);
+  const dd = pad2(at.getDate());
+  const stamp = `${yyyy}-${mm}-${dd}T${pad2(at.getHours())}-${pad2(at.getMinutes())}-${pad2(at.getSeconds())}`;
+  return join(home, SESSIONS_DIR, yyyy, mm, dd, `rollout-${stamp}-${threadId}.jsonl`);
+}
+
+/** Parses `rollout-<ts>-<uuid>.jsonl`; `null` for anything else (including compressed files). */
+export function parseRolloutFileName(name: string): RolloutFileName | null {
+  const match = ROLLOUT_NAME.exec(name);
+  if (match === null) return null;
+  // Ids are compared as the lower-case strings the reference prints.
+  return { threadId: (match[2] as string).toLowerCase() };
+}
+
+function pad2(value: number): string {
+  return String(value).padStart(2, '0');
+}

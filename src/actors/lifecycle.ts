@@ -1,0 +1,32 @@
+// The lifecycle of a loaded thread as one discriminated union, changed only through
+// `transition`, which refuses moves the table does not allow. No boolean flags.
+
+/** Why a thread left memory. The first reason given wins. */
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed';
+
+/** Where a thread is in its loaded life. */
+export type ThreadLifecycle =
+  | { kind: 'loading'; since: number }
+  | { kind: 'loaded'; since: number }
+  | { kind: 'unloading'; reason: UnloadReason; since: number }
+  | { kind: 'unloaded'; reason: UnloadReason };
+
+export type LifecycleKind = ThreadLifecycle['kind'];
+
+const ALLOWED: Record<LifecycleKind, readonly LifecycleKind[]> = {
+  loading: ['loaded', 'unloading'],
+  loaded: ['unloading'],
+  unloading: ['unloaded'],
+  unloaded: [],
+};
+
+/** Thrown when code asks for a move the lifecycle table forbids: a bug, never user input. */
+export class LifecycleError extends Error {}
+
+/** Returns `next` if moving from `current` to it is allowed, else throws. */
+export function transition(current: ThreadLifecycle, next: ThreadLifecycle): ThreadLifecycle {
+  if (!ALLOWED[current.kind].includes(next.kind)) {
+    throw new LifecycleError(`illegal thread lifecycle transition ${current.kind} -> ${next.kind}`);
+  }
+  return next;
+}

@@ -1,0 +1,24 @@
+// The one place that touches the native flock binding. BSD flock(2), never fcntl: Codex uses
+// flock, and on Linux fcntl record locks do not conflict with flock locks at all (spec §1.2).
+import fsExt from 'fs-ext';
+
+/** Which flock to take. */
+export type FlockMode = 'shared' | 'exclusive';
+/** Outcome of one non-blocking flock attempt. */
+export type FlockAttempt = 'locked' | 'contended';
+
+/**
+ * One LOCK_NB attempt on `fd`. Returns 'contended' when another open file description holds a
+ * conflicting lock (in this or any other process); throws every other error (EBADF, ENOLCK, …).
+ * There is deliberately no unlock: locks are dropped by closing the fd, as Codex does.
+ */
+export function tryFlock(fd: number, mode: FlockMode): FlockAttempt {
+  try {
+    fsExt.flockSync(fd, mode === 'shared' ? 'shnb' : 'exnb');
+    return 'locked';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return 'contended';
+    throw error;
+  }
+}

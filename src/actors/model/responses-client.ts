@@ -1,0 +1,446 @@
+// The Responses API client: one streamed POST {baseUrl}/responses per sampling, over a
+// keep-alive agent so a turn against a loopback provider costs a write and a few reads.
+//
+//   stream() ── #open ──(HTTP retries: 5xx, 429, connect errors)──▶ Exchange
+//      │                                                             │ 2xx
+//      │◀── ModelEvent ── ReplayGuard ◀── ResponseEventMapper ◀── SseParser ◀── body
+//      └── (stream retries: body broke before response.completed) ──▶ #open again
+//
+// A stream retry replays the whole sampling. The ReplayGuard swallows the events the caller has
+// already seen, so deltas stream live and still nobody sees one twice.
+
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ModelUsage } from '../thread-types.js';
+import {
+  IDLE_TIMEOUT_WAITING_FOR_SSE, ModelAbortedError, ModelStreamError, STREAM_CLOSED_BEFORE_COMPLETED,
+  connectionFailed, httpStatusError, requestTimedOut, responseFailed, streamDisconnected,
+  type ModelClient, type ModelEvent, type ModelRequest,
+} from './model-client.js';
+import { SseEventTooLargeError, SseParser } from './sse-parser.js';
+
+/** How to reach one provider, and how patient to be with it. */
+export interface ResponsesClientOptions {
+  baseUrl: string;
+  apiKey: string | null;
+  requestMaxRetries: number;
+  streamMaxRetries: number;
+  /** Deadline for the response headers. */
+  requestTimeoutMs?: number;
+  /** A body that sends no bytes for this long is abandoned (and retried as a stream failure). */
+  streamIdleTimeoutMs?: number;
+  userAgent: string;
+  originator: string;
+  /** First retry delay; later ones double. Tests shrink it. */
+  retryBaseDelayMs?: number;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000; // the reference's stream_idle_timeout_ms
+const DEFAULT_RETRY_BASE_DELAY_MS = 200; // the reference's backoff(): 200 ms × 2^(n-1) × 0.9–1.1
+const MAX_RETRY_DELAY_MS = 10_000; // also caps a server's retry-after advice
+// Pooled sockets are dropped after this, below the 5 s keep-alive timeout of Node and most
+// servers, so a request rarely lands on a socket the server is closing.
+const FREE_SOCKET_TIMEOUT_MS = 4_000;
+// Error bodies beyond this are not needed: the reference shows at most 1000 bytes.
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+// A reused socket that the server had already closed fails at once; resend on a fresh one.
+const MAX_STALE_SOCKET_RESENDS = 4;
+// reqwest's text when the body breaks mid-stream; the reference passes it through.
+const BODY_READ_FAILED = 'error decoding response body';
+
+/** Streams samplings from an OpenAI-compatible Responses endpoint. */
+export class ResponsesHttpClient implements ModelClient {
+  readonly #url: URL;
+  readonly #transport: typeof http | typeof https;
+  readonly #agent: http.Agent;
+  readonly #options: ResponsesClientOptions;
+  readonly #requestTimeoutMs: number;
+  readonly #idleTimeoutMs: number;
+  readonly #retryBaseDelayMs: number;
+  readonly #random: () => number;
+
+  constructor(options: ResponsesClientOptions) {
+    this.#options = options;
+    this.#url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/responses`);
+    this.#transport = this.#url.protocol === 'https:' ? https : http;
+    const AgentClass = this.#url.protocol === 'https:' ? https.Agent : http.Agent;
+    this.#agent = new AgentClass({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS, noDelay: true });
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#idleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    this.#retryBaseDelayMs = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_DELAY_MS;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /** Closes pooled sockets; in-flight streams are not affected. */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
+    const { signal } = request;
+    if (signal.aborted) throw new ModelAbortedError();
+    const payload = Buffer.from(JSON.stringify(buildResponsesBody(request)));
+    const headers = this.#headers(request, payload.length);
+    const maxStreamRetries = this.#options.streamMaxRetries;
+    const replay = new ReplayGuard(/*record*/ maxStreamRetries > 0);
+    let current: Exchange | null = null;
+    const onAbort = (): void => current?.interrupt('aborted');
+    signal.addEventListener('abort', onAbort);
+    try {
+      for (let streamRetry = 0; ; ) {
+        current = await this.#open(payload, headers, request, (exchange) => { current = exchange; });
+        let failure: ModelStreamError;
+        try {
+          for await (const event of this.#read(current)) {
+            // One chunk can hold many events; none is handed out after an abort.
+            if (signal.aborted) throw new ModelAbortedError();
+            if (replay.admit(event)) yield event;
+          }
+          return;
+        } catch (err) {
+          if (signal.aborted) throw new ModelAbortedError();
+          if (!(err instanceof ModelStreamError) || replay.diverged) throw err;
+          failure = err;
+        }
+        // Only a broken stream is retried here; a terminal verdict from the server is final.
+        if (failure.kind !== 'streamDisconnected' || streamRetry >= maxStreamRetries) throw failure;
+        streamRetry += 1;
+        request.onRetry?.(streamRetry, maxStreamRetries, failure.message);
+        await this.#sleep(this.#backoff(streamRetry), signal);
+        replay.rewind(failure);
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      current?.destroyUnlessDone();
+    }
+  }
+
+  /** Sends the request until a 2xx arrives or the request-level retries run out. */
+  async #open(
+    payload: Buffer, headers: http.OutgoingHttpHeaders, request: ModelRequest, track: (e: Exchange) => void,
+  ): Promise<Exchange> {
+    const { signal } = request;
+    const maxRetries = this.#options.requestMaxRetries;
+    let staleResends = 0;
+    for (let attempt = 0; ; ) {
+      const exchange = this.#send(payload, headers);
+      track(exchange);
+      let failure: ModelStreamError;
+      let retryable = true;
+      let delayMs: number | null = null;
+      try {
+        const res = await exchange.response(this.#requestTimeoutMs, this.#idleTimeoutMs);
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) return exchange;
+        const body = await readCapped(res, MAX_ERROR_BODY_BYTES);
+        failure = httpStatusError({ status, body, url: this.#url.href, headers: res.headers });
+        retryable = status === 429 || status >= 500; // other 4xx will not change on a resend
+        delayMs = retryAfterMs(res.headers);
+      } catch {
+        if (signal.aborted || exchange.cause === 'aborted') throw new ModelAbortedError();
+        if (exchange.cause === 'requestTimeout') {
+          failure = requestTimedOut();
+        } else if (exchange.req.reusedSocket && exchange.res === null && staleResends < MAX_STALE_SOCKET_RESENDS) {
+          staleResends += 1; // the pooled socket was already dead; this is not a real attempt
+          continue;
+        } else if (exchange.cause === 'idleTimeout') {
+          failure = streamDisconnected(IDLE_TIMEOUT_WAITING_FOR_SSE);
+        } else {
+          failure = exchange.res === null ? connectionFailed(this.#url.href) : streamDisconnected(BODY_READ_FAILED);
+        }
+      }
+      if (!retryable || attempt >= maxRetries) throw failure;
+      attempt += 1;
+      request.onRetry?.(attempt, maxRetries, failure.message);
+      await this.#sleep(Math.min(delayMs ?? this.#backoff(attempt), MAX_RETRY_DELAY_MS), signal);
+    }
+  }
+
+  #send(payload: Buffer, headers: http.OutgoingHttpHeaders): Exchange {
+    const req = this.#transport.request(this.#url, { method: 'POST', headers, agent: this.#agent });
+    const exchange = new Exchange(req);
+    req.end(payload);
+    return exchange;
+  }
+
+  /** Reads one 2xx body to its `response.completed`, or throws why it could not. */
+  async *#read(exchange: Exchange): AsyncGenerator<ModelEvent, void, undefined> {
+    const res = exchange.res as http.IncomingMessage;
+    const parser = new SseParser();
+    const mapper = new ResponseEventMapper();
+    // Keep the socket on an early exit: after the terminal event it is drained and pooled.
+    const chunks = res.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+    try {
+      for await (const chunk of chunks) {
+        for (const sse of parser.push(chunk)) {
+          const event = mapper.accept(sse.data);
+          if (event === null) continue;
+          if (event.type === 'completed') exchange.drain();
+          yield event;
+          if (event.type === 'completed') return;
+        }
+      }
+    } catch (err) {
+      if (err instanceof ModelStreamError) {
+        exchange.drain(); // response.failed: the server ends the body by itself
+        throw err;
+      }
+      exchange.destroyUnlessDone();
+      if (exchange.cause === 'aborted') throw new ModelAbortedError();
+      if (exchange.cause === 'idleTimeout') throw streamDisconnected(IDLE_TIMEOUT_WAITING_FOR_SSE);
+      if (err instanceof SseEventTooLargeError) throw streamDisconnected(err.message);
+      throw streamDisconnected(BODY_READ_FAILED);
+    }
+    throw streamDisconnected(STREAM_CLOSED_BEFORE_COMPLETED);
+  }
+
+  #headers(request: ModelRequest, contentLength: number): http.OutgoingHttpHeaders {
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      originator: this.#options.originator,
+      'session-id': request.threadId,
+      'thread-id': request.threadId,
+      'user-agent': this.#options.userAgent,
+      'content-length': contentLength,
+    };
+    if (this.#options.apiKey !== null) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    return headers;
+  }
+
+  #backoff(attempt: number): number {
+    const jitter = 0.9 + 0.2 * this.#random();
+    return Math.min(MAX_RETRY_DELAY_MS, this.#retryBaseDelayMs * 2 ** (attempt - 1) * jitter);
+  }
+
+  async #sleep(ms: number, signal: AbortSignal): Promise<void> {
+    try {
+      await delay(ms, undefined, { signal });
+    } catch {
+      throw new ModelAbortedError(); // delay() only rejects when the signal fires
+    }
+  }
+}
+
+/** The request body: the whole conversation as input messages, no tools. */
+export function buildResponsesBody(request: ModelRequest): Record<string, unknown> {
+  const input: unknown[] = [];
+  if (request.baseInstructions !== null) input.push(inputMessage('developer', request.baseInstructions));
+  if (request.developerInstructions !== null) input.push(inputMessage('developer', request.developerInstructions));
+  for (const message of request.history) input.push(inputMessage(message.role, message.text));
+  input.push(inputMessage('user', request.userText));
+  // Key order follows the reference's ResponsesApiRequest, which helps when diffing captures.
+  const body: Record<string, unknown> = {
+    model: request.model, input, tools: [], tool_choice: 'auto', parallel_tool_calls: false,
+  };
+  if (request.effort !== null) body.reasoning = { effort: request.effort };
+  body.store = false;
+  body.stream = true;
+  if (request.outputSchema !== null && request.outputSchema !== undefined) {
+    // create_text_param_for_request in the reference: this name, strict by default.
+    body.text = { format: { type: 'json_schema', strict: true, schema: request.outputSchema, name: 'codex_output_schema' } };
+  }
+  return body;
+}
+
+function inputMessage(role: 'user' | 'assistant' | 'developer', text: string): unknown {
+  return { type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] };
+}
+
+type Interruption = 'aborted' | 'requestTimeout' | 'idleTimeout';
+
+/** One HTTP request/response pair, and why the client cut it short, if it did. */
+class Exchange {
+  readonly req: http.ClientRequest;
+  res: http.IncomingMessage | null = null;
+  cause: Interruption | null = null;
+  #draining = false;
+
+  constructor(req: http.ClientRequest) {
+    this.req = req;
+  }
+
+  /** Resolves with the response headers; arms the idle timeout for the body. */
+  response(deadlineMs: number, idleMs: number): Promise<http.IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const deadline = setTimeout(() => this.interrupt('requestTimeout'), deadlineMs);
+      // Stays attached after the response: a later socket error must not become uncaught.
+      this.req.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(err);
+      });
+      this.req.once('response', (res) => {
+        clearTimeout(deadline);
+        this.res = res;
+        this.req.setTimeout(idleMs, () => this.interrupt('idleTimeout'));
+        resolve(res);
+      });
+    });
+  }
+
+  /** The first cause wins: an abort that races an idle timeout is still an abort. */
+  interrupt(cause: Interruption): void {
+    this.cause ??= cause;
+    this.req.destroy(new Error(cause));
+  }
+
+  /** Reads the rest of the body without parsing it, so the socket returns to the pool. */
+  drain(): void {
+    this.#draining = true;
+    if (this.res !== null && !this.res.complete) this.res.resume();
+  }
+
+  /** Frees the socket of an exchange cut short; a drained one is left to finish (or idle out). */
+  destroyUnlessDone(): void {
+    if (this.#draining || this.res?.complete === true) return;
+    this.req.destroy();
+  }
+}
+
+/** Maps Responses API events (keyed on their JSON `type`) to ModelEvents. */
+class ResponseEventMapper {
+  /** Returns the event to yield, null to skip, or throws for `response.failed`/`incomplete`. */
+  accept(data: string): ModelEvent | null {
+    if (data.length === 0) return null; // an `event:`-only block
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return null; // the reference skips events it cannot parse
+    }
+    if (!isRecord(event)) return null;
+    switch (event.type) {
+      case 'response.output_item.added': {
+        const item = assistantMessage(event.item);
+        return item === null ? null : { type: 'messageStarted', itemId: itemId(item, event) };
+      }
+      case 'response.output_text.delta':
+        if (typeof event.delta !== 'string') return null;
+        return { type: 'textDelta', itemId: typeof event.item_id === 'string' ? event.item_id : null, delta: event.delta };
+      case 'response.output_item.done': {
+        const item = assistantMessage(event.item);
+        return item === null ? null : { type: 'messageDone', itemId: itemId(item, event), text: outputText(item) };
+      }
+      case 'response.completed': {
+        if (!isRecord(event.response)) return null;
+        const id = event.response.id;
+        return { type: 'completed', responseId: typeof id === 'string' ? id : null, usage: toUsage(event.response.usage) };
+      }
+      case 'response.failed': {
+        const error = isRecord(event.response) && isRecord(event.response.error) ? event.response.error : null;
+        throw responseFailed(error);
+      }
+      case 'response.incomplete': {
+        const details = isRecord(event.response) ? event.response.incomplete_details : null;
+        const reason = isRecord(details) && typeof details.reason === 'string' ? details.reason : 'unknown';
+        throw streamDisconnected(`Incomplete response returned, reason: ${reason}`);
+      }
+      default:
+        return null;
+    }
+  }
+}
+
+function assistantMessage(item: unknown): Record<string, unknown> | null {
+  return isRecord(item) && item.type === 'message' && item.role === 'assistant' ? item : null;
+}
+
+/** The item's id; a provider that omits it gets a stable stand-in from the output index. */
+function itemId(item: Record<string, unknown>, event: Record<string, unknown>): string {
+  if (typeof item.id === 'string') return item.id;
+  return `msg-${typeof event.output_index === 'number' ? event.output_index : 0}`;
+}
+
+function outputText(item: Record<string, unknown>): string {
+  if (!Array.isArray(item.content)) return '';
+  let text = '';
+  for (const part of item.content) {
+    if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
+  }
+  return text;
+}
+
+function toUsage(usage: unknown): ModelUsage {
+  const u = isRecord(usage) ? usage : {};
+  const inputDetails = isRecord(u.input_tokens_details) ? u.input_tokens_details : {};
+  const outputDetails = isRecord(u.output_tokens_details) ? u.output_tokens_details : {};
+  return {
+    inputTokens: count(u.input_tokens),
+    cachedInputTokens: count(inputDetails.cached_tokens),
+    outputTokens: count(u.output_tokens),
+    reasoningOutputTokens: count(outputDetails.reasoning_tokens),
+    totalTokens: count(u.total_tokens),
+  };
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Remembers what the caller has seen so a retried sampling does not repeat it. Each retry must
+ * replay the same events up to that point; if it diverges, the events already shown cannot be
+ * taken back, so the retry fails with the error that caused it.
+ */
+class ReplayGuard {
+  readonly #record: boolean;
+  readonly #seen: string[] = [];
+  #cursor = 0;
+  #lastFailure: ModelStreamError | null = null;
+  diverged = false;
+
+  constructor(record: boolean) {
+    this.#record = record;
+  }
+
+  /** True when the event is new to the caller. */
+  admit(event: ModelEvent): boolean {
+    if (!this.#record) return true;
+    const key = JSON.stringify(event);
+    if (this.#cursor < this.#seen.length) {
+      if (this.#seen[this.#cursor] !== key) {
+        this.diverged = true;
+        throw this.#lastFailure ?? streamDisconnected(STREAM_CLOSED_BEFORE_COMPLETED);
+      }
+      this.#cursor += 1;
+      return false;
+    }
+    this.#seen.push(key);
+    this.#cursor += 1;
+    return true;
+  }
+
+  /** Starts a replay after `failure` broke the previous attempt. */
+  rewind(failure: ModelStreamError): void {
+    this.#cursor = 0;
+    this.#lastFailure = failure;
+  }
+}
+
+/** Reads a whole (error) body as text, keeping at most `limit` bytes. */
+async function readCapped(res: http.IncomingMessage, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    if (size < limit) parts.push(chunk.subarray(0, limit - size));
+    size += chunk.length;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** `retry-after-ms` (OpenAI) or `retry-after` in seconds; HTTP dates are not used by providers. */
+function retryAfterMs(headers: http.IncomingHttpHeaders): number | null {
+  const ms = Number(headers['retry-after-ms']);
+  if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const seconds = Number(headers['retry-after']);
+  if (headers['retry-after'] !== undefined && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  return null;
+}

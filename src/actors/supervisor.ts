@@ -1,0 +1,175 @@
+// The supervisor owns unloading. It watches every loaded thread with ONE timer armed for the
+// earliest due instant (never a timer per thread), and runs each unload as an ordered
+// sequence in which every wait has a deadline:
+//
+//   mark unloading ──> actor flushes + closes its rollout (deadline) ──> release writer lock
+//        ──> remove from directory ──> broadcast notLoaded, then thread/closed ──> unloaded
+//
+// If the worker hosting the actor does not answer in time (stuck, crashed, blocked in a
+// synchronous call), the unload still finishes from the main thread and the late answer is
+// ignored. Nothing here ever waits on a lock: lock release is a single non-blocking try.
+import type { Clock } from './clock.js';
+import type { ThreadDirectory } from './directory.js';
+import type { UnloadReason } from './lifecycle.js';
+import type { LoadedThread } from './loaded-thread.js';
+import { unloadDueAt } from './unload-rule.js';
+
+/** How an unload ended: the actor confirmed, or it was abandoned at the deadline. */
+export type UnloadOutcome = 'complete' | 'actorTimedOut' | 'actorFailed' | 'cancelled';
+
+export interface SupervisorDeps {
+  clock: Clock;
+  directory: ThreadDirectory;
+  /** Deadline for the actor to flush and close its rollout. */
+  actorCloseTimeoutMs: number;
+  closeActor(thread: LoadedThread): Promise<unknown>;
+  releaseLock(thread: LoadedThread): void;
+  /** Called after the thread left the directory; sends notLoaded and thread/closed. */
+  announceUnloaded(thread: LoadedThread): void;
+  log(level: 'warn' | 'error', message: string, fields: Record<string, unknown>): void;
+}
+
+export class Supervisor {
+  readonly #deps: SupervisorDeps;
+  readonly #due = new Map<LoadedThread, number>();
+  readonly #unloads = new Map<LoadedThread, Promise<UnloadOutcome>>();
+  #timer: unknown = null;
+  #timerAt = Infinity;
+
+  constructor(deps: SupervisorDeps) {
+    this.#deps = deps;
+  }
+
+  /** Re-reads a thread's subscribers and activity; (re)schedules or cancels its unload. */
+  noteChanged(thread: LoadedThread): void {
+    if (thread.lifecycle.kind !== 'loaded') {
+      this.#due.delete(thread);
+      return;
+    }
+    const dueAt = unloadDueAt(
+      {
+        subscriberCount: thread.subscribers.size,
+        turnRunning: thread.turnRunning,
+        noSubscribersSince: thread.noSubscribersSince,
+        inactiveSince: thread.inactiveSince,
+      },
+      thread.unloadDelaySecs,
+    );
+    if (dueAt === null) {
+      this.#due.delete(thread);
+      return;
+    }
+    this.#due.set(thread, dueAt);
+    if (dueAt < this.#timerAt) this.#arm(dueAt);
+  }
+
+  /** Threads waiting out their idle delay. */
+  get scheduledCount(): number {
+    return this.#due.size;
+  }
+
+  /**
+   * Unloads `thread` now. Idempotent: a second call returns the first call's promise, so
+   * the first reason wins.
+   */
+  unload(thread: LoadedThread, reason: UnloadReason): Promise<UnloadOutcome> {
+    const running = this.#unloads.get(thread);
+    if (running) return running;
+    if (thread.lifecycle.kind === 'unloaded') return Promise.resolve('complete');
+    this.#due.delete(thread);
+    thread.moveTo({ kind: 'unloading', reason, since: this.#deps.clock.now() });
+    const outcome = this.#runUnload(thread);
+    this.#unloads.set(thread, outcome);
+    void outcome.finally(() => this.#unloads.delete(thread));
+    return outcome;
+  }
+
+  /** Unloads every registered thread (shutdown); resolves when all have finished. */
+  async unloadAll(reason: UnloadReason): Promise<UnloadOutcome[]> {
+    this.#disarm();
+    const threads = this.#deps.directory.all().filter((thread) => thread.lifecycle.kind === 'loaded');
+    return Promise.all(threads.map((thread) => this.unload(thread, reason)));
+  }
+
+  stop(): void {
+    this.#disarm();
+    this.#due.clear();
+  }
+
+  async #runUnload(thread: LoadedThread): Promise<UnloadOutcome> {
+    const { clock, actorCloseTimeoutMs } = this.#deps;
+    const closed = await withDeadline(this.#deps.closeActor(thread), actorCloseTimeoutMs, clock);
+    if (closed !== 'done') {
+      // The worker is stuck or gone; its late answer is ignored. Ownership is released
+      // below regardless, so no other process is kept out of the thread.
+      this.#deps.log('warn', `actor did not close its rollout within ${actorCloseTimeoutMs} ms; finishing unload`, {
+        threadId: thread.id,
+        outcome: closed,
+      });
+    }
+    try {
+      this.#deps.releaseLock(thread);
+    } catch (error) {
+      this.#deps.log('error', 'releasing the writer lock failed', { threadId: thread.id, error: String(error) });
+    }
+    this.#deps.directory.remove(thread);
+    thread.moveTo({ kind: 'unloaded', reason: (thread.lifecycle as { reason: UnloadReason }).reason });
+    this.#deps.announceUnloaded(thread);
+    return closed === 'done' ? 'complete' : closed === 'timedOut' ? 'actorTimedOut' : 'actorFailed';
+  }
+
+  #arm(at: number): void {
+    this.#disarm();
+    const { clock } = this.#deps;
+    this.#timerAt = at;
+    this.#timer = clock.setTimeout(() => this.#sweep(), Math.max(0, at - clock.now()));
+  }
+
+  #disarm(): void {
+    if (this.#timer !== null) this.#deps.clock.clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Infinity;
+  }
+
+  // One pass over the schedule: unload what is due (re-checking the rule, since
+  // subscribers or turns may have changed since it was scheduled), re-arm for the rest.
+  #sweep(): void {
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    const now = this.#deps.clock.now();
+    let next = Infinity;
+    for (const [thread, dueAt] of [...this.#due]) {
+      try {
+        if (dueAt > now) {
+          next = Math.min(next, dueAt);
+          continue;
+        }
+        this.#due.delete(thread);
+        this.noteChanged(thread);
+        const recheck = this.#due.get(thread);
+        if (recheck !== undefined && recheck <= now) void this.unload(thread, 'idle');
+        else if (recheck !== undefined) next = Math.min(next, recheck);
+      } catch (error) {
+        this.#deps.log('error', 'unload sweep failed for a thread', { threadId: thread.id, error: String(error) });
+      }
+    }
+    if (next !== Infinity && next < this.#timerAt) this.#arm(next);
+  }
+}
+
+/** Resolves 'done' when `work` settles in time, 'failed' when it rejects, 'timedOut' otherwise. */
+export function withDeadline(work: Promise<unknown>, ms: number, clock: Clock): Promise<'done' | 'failed' | 'timedOut'> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(() => resolve('timedOut'), ms);
+    work.then(
+      () => {
+        clock.clearTimeout(timer);
+        resolve('done');
+      },
+      () => {
+        clock.clearTimeout(timer);
+        resolve('failed');
+      },
+    );
+  });
+}

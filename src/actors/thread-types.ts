@@ -1,0 +1,100 @@
+// Wire-shaped values that both the main thread and the actors build: turns, items, user
+// input and token usage, spelled exactly as the app-server protocol sends them (camelCase,
+// nullable fields present as null). Kept free of behaviour so either side can import it.
+
+/** A thread id: a UUID string, checked at the edge. */
+export type ThreadId = string & { readonly __brand: 'ThreadId' };
+/** A turn id (UUIDv7). */
+export type TurnId = string & { readonly __brand: 'TurnId' };
+
+/** `TextElement` inside text user input (snake_case parent key, camelCase inside). */
+export interface TextElement {
+  byteRange: { start: number; end: number };
+  placeholder: string | null;
+}
+
+/** One piece of user input as echoed back on the wire. Only `text` is interpreted. */
+export type UserInput =
+  | { type: 'text'; text: string; text_elements: TextElement[] }
+  | { type: 'image'; url: string }
+  | { type: 'localImage'; path: string }
+  | { type: 'skill'; name: string; path: string }
+  | { type: 'mention'; name: string; path: string };
+
+export interface UserMessageItem {
+  type: 'userMessage';
+  id: string;
+  clientId: string | null;
+  content: UserInput[];
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
+export interface AgentMessageItem {
+  type: 'agentMessage';
+  moderation: null;
+  id: string;
+  text: string;
+  phase: null;
+  memoryCitation: null;
+  delivery: null;
+  questions: null;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
+/** The item variants this host produces. */
+export type ThreadItem = UserMessageItem | AgentMessageItem;
+
+export type TurnStatus = 'inProgress' | 'completed' | 'interrupted' | 'failed';
+export type ItemsView = 'notLoaded' | 'summary' | 'full';
+
+/** `TurnError` as sent in `error` notifications and failed turns. */
+export interface TurnError {
+  message: string;
+  codexErrorInfo: string | null;
+  additionalDetails: string | null;
+  misalignment: null;
+}
+
+export interface Turn {
+  id: TurnId;
+  rootTurnId: TurnId;
+  items: ThreadItem[];
+  itemsView: ItemsView;
+  status: TurnStatus;
+  error: TurnError | null;
+  /** Unix seconds. */
+  startedAt: number | null;
+  /** Unix seconds. */
+  completedAt: number | null;
+  durationMs: number | null;
+}
+
+/** Token counts in the wire's `TokenUsageBreakdown` spelling. */
+export interface TokenUsageBreakdown {
+  totalTokens: number;
+  inputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteInputTokens: number;
+  outputTokens: number;
+  reasoningOutputTokens: number;
+}
+
+/** What the model client reports for one sampling (Responses API `usage`). */
+export interface ModelUsage {
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningOutputTokens: number;
+  totalTokens: number;
+}
+
+/** The context window the reference reports for models it has no metadata for. */
+export const DEFAULT_MODEL_CONTEXT_WINDOW = 258400;
+
+/** A message in the conversation as the model sees it (history replay). */
+export interface ConversationMessage {
+  role: 'user' | 'assistant' | 'developer';
+  text: string;
+}

@@ -1,0 +1,63 @@
+// The worker-side half of the pool: one ActorHost per worker thread, holding the actors
+// placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
+// on their own port, packed by event-codec.
+import type { MessagePort } from 'node:worker_threads';
+import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, TurnCommand } from '../actor-messages.js';
+import { encodeEvent } from '../event-codec.js';
+import { ThreadActor } from './thread-actor.js';
+import { readFaults, type Faults } from './faults.js';
+
+export class ActorHost implements ActorHostApi {
+  readonly #actors = new Map<string, ThreadActor>();
+  readonly #events: MessagePort;
+  readonly #faults: Faults;
+
+  constructor(events: MessagePort) {
+    this.#events = events;
+    this.#faults = readFaults(process.env);
+  }
+
+  async spawn(init: ActorInit): Promise<ActorResumeState | null> {
+    const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults);
+    this.#actors.set(init.threadId, actor);
+    try {
+      return await actor.load();
+    } catch (error) {
+      this.#actors.delete(init.threadId);
+      throw error;
+    }
+  }
+
+  async startTurn(threadId: string, command: TurnCommand): Promise<void> {
+    this.#require(threadId).startTurn(command);
+  }
+
+  async interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'> {
+    return this.#actors.get(threadId)?.interrupt(turnId) ?? 'notRunning';
+  }
+
+  async close(threadId: string): Promise<'closed' | 'notFound'> {
+    const actor = this.#actors.get(threadId);
+    if (!actor) return 'notFound';
+    try {
+      await actor.close();
+    } finally {
+      this.#actors.delete(threadId);
+    }
+    return 'closed';
+  }
+
+  async ping(): Promise<number> {
+    return this.#actors.size;
+  }
+
+  #require(threadId: string): ThreadActor {
+    const actor = this.#actors.get(threadId);
+    if (!actor) throw new Error(`no actor for thread ${threadId} on this worker`);
+    return actor;
+  }
+
+  #emit(event: ActorEvent): void {
+    this.#events.postMessage(encodeEvent(event));
+  }
+}

@@ -1,0 +1,161 @@
+// Composition root of `thread-host app-server`: reads configuration, starts the pool, wires
+// transport → router → handlers and actor events → notifications, and shuts everything down
+// in reverse order with a deadline on every stage.
+import { fileURLToPath } from 'node:url';
+import { ActorPool } from '../actors/actor-pool.js';
+import { systemClock } from '../actors/clock.js';
+import { ThreadDirectory } from '../actors/directory.js';
+import { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
+import { Supervisor, withDeadline } from '../actors/supervisor.js';
+import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from './config/config-document.js';
+import { resolveHostConfig } from './config/host-config.js';
+import { ConnectionTable } from './connections.js';
+import { dropConnection } from './handlers/thread-subscriptions.js';
+import type { HostContext } from './host-context.js';
+import { createLogger, levelFromEnv } from './log.js';
+import { Outgoing } from './outgoing.js';
+import { Router } from './router.js';
+import { StdioTransport } from './transport/stdio.js';
+import { failTurnLocally, handleActorEvent } from './turn-events.js';
+
+export interface AppServerOptions {
+  home: string;
+  overrides: string[];
+  workers: number;
+  env: NodeJS.ProcessEnv;
+}
+
+// Limits of one connection. A line longer than this is dropped (logged), never buffered.
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+// Bytes queued for a client that is not reading; past this it is disconnected.
+const MAX_OUTBOUND_BYTES = 256 * 1024 * 1024;
+const MAX_IN_FLIGHT_REQUESTS = 4096;
+const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
+// How long an unload waits for the actor to flush and close its rollout before finishing
+// from the main thread anyway.
+const DEFAULT_ACTOR_CLOSE_TIMEOUT_MS = 2_000;
+// Whole-shutdown budget: interrupt turns, unload threads, stop the pool.
+const SHUTDOWN_DEADLINE_MS = 5_000;
+
+/** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
+export function loadConfigDocument(home: string, overrides: string[]): ConfigDocument {
+  let document = readConfigFile(home);
+  for (const text of overrides) {
+    const { path, value } = parseOverride(text);
+    document = withValueAt(document, path, value);
+  }
+  return document;
+}
+
+export async function runAppServer(options: AppServerOptions): Promise<number> {
+  const log = createLogger(levelFromEnv(options.env));
+  const configDocument = loadConfigDocument(options.home, options.overrides);
+  // A bad value does not stop the server: like the reference, thread/start reports it.
+  let lockTimeoutMs: number | undefined;
+  try {
+    lockTimeoutMs = resolveHostConfig(configDocument).writerLockTimeoutMs;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log('error', 'invalid configuration; thread/start will report it', { error: error.message });
+  }
+  const actorCloseTimeoutMs = Number(options.env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
+
+  const connections = new ConnectionTable();
+  const outgoing = new Outgoing(connections);
+  const directory = new ThreadDirectory();
+  const locks = new WriterLockManager(options.home, { clock: systemClock, ...(lockTimeoutMs ? { timeoutMs: lockTimeoutMs } : {}) });
+  let ctx!: HostContext;
+  const pool = new ActorPool({
+    size: options.workers,
+    filename: fileURLToPath(new URL('../../workers/thread-host.js', import.meta.url)),
+    onEvent: (event) => handleActorEvent(ctx, event),
+    onWorkerLost: (threadIds, reason) => {
+      for (const id of threadIds) {
+        const thread = directory.get(id);
+        if (!thread) continue;
+        for (const turn of thread.turns) {
+          if (turn.status === 'inProgress') failTurnLocally(ctx, thread, turn.id, `the worker hosting this thread stopped (${reason})`);
+        }
+        void supervisor.unload(thread, 'workerLost');
+      }
+    },
+    log: (level, message, fields) => log(level, message, fields),
+  });
+  const supervisor = new Supervisor({
+    clock: systemClock,
+    directory,
+    actorCloseTimeoutMs,
+    closeActor: (thread) => {
+      const link = pool.linkOf(thread.id);
+      return link ? link.api.close(thread.id) : Promise.reject(new Error('actor is gone'));
+    },
+    releaseLock: (thread) => {
+      if (thread.writerLock) locks.release(thread.writerLock);
+      thread.writerLock = null;
+    },
+    announceUnloaded: (thread) => {
+      pool.forget(thread.id);
+      outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'notLoaded' } });
+      outgoing.broadcast('thread/closed', { threadId: thread.id });
+    },
+    log: (level, message, fields) => log(level, message, fields),
+  });
+  ctx = {
+    home: options.home,
+    configDocument,
+    cwd: process.cwd(),
+    env: options.env,
+    clock: systemClock,
+    log,
+    connections,
+    outgoing,
+    directory,
+    supervisor,
+    pool,
+    locks,
+    actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
+    originator: null,
+    draining: false,
+  };
+  const router = new Router(ctx, MAX_IN_FLIGHT_REQUESTS);
+
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  let shuttingDown = false;
+  const shutdown = async (why: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    ctx.draining = true;
+    log('info', 'shutting down', { why, loaded: directory.loadedCount });
+    const work = (async () => {
+      for (const thread of directory.all()) {
+        if (thread.runningTurnId) pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
+      }
+      await supervisor.unloadAll('shutdown');
+    })();
+    await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
+    supervisor.stop();
+    locks.close();
+    await transport.flush(1_000);
+    await pool.close();
+    finish(0);
+  };
+
+  const connection = connections.open((line) => transport.send(line));
+  const transport = new StdioTransport({
+    input: process.stdin,
+    output: process.stdout,
+    maxLineBytes: MAX_LINE_BYTES,
+    maxOutboundBytes: MAX_OUTBOUND_BYTES,
+    onLine: (text) => router.handleLine(connection, text),
+    onDropped: (event) => log('warn', 'dropped an input line', { connectionId: connection.id, ...event }),
+    onClose: (reason) => {
+      dropConnection(ctx, connection);
+      connections.close(connection.id);
+      void shutdown(`stdio ${reason}`);
+    },
+  });
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return finished;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// The `thread-host` command line. Each subcommand is imported only when used, so starting
+// the app server does not pay for the mock model or the demo.
+import { parseArgs } from 'node:util';
+
+const USAGE = `Usage: thread-host <command> [options]
+
+Commands:
+  app-server   Serve the Codex app-server protocol over stdio (alias: serve)
+  mock-model   Run a Responses-API mock model on loopback
+  demo         Run a scripted session against the embedded model and print the traffic
+
+Run 'thread-host <command> --help' for a command's options.`;
+
+const APP_SERVER_USAGE = `Usage: thread-host app-server [options]
+
+Serve the Codex app-server protocol (JSON-RPC lines) on stdin/stdout.
+
+Options:
+  --listen <url>        Transport; only stdio:// is supported (default: stdio://)
+  -c, --config <k=v>    Override a config.toml key; the value is parsed as TOML (repeatable)
+  --workers <n>         Pool worker threads hosting thread actors (default: $THREAD_HOST_WORKERS,
+                        else $TOKIO_WORKER_THREADS, else 2)
+  --disable-plugin-startup-tasks-for-tests
+                        Accepted for compatibility with the reference's test harness; no effect
+  -h, --help            Show this help
+
+Home: $THREAD_HOST_HOME, else $CODEX_HOME, else ~/.thread-host (holds config.toml, sessions/).`;
+
+/** A usage problem: message on stderr, exit code 2. */
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    case '--version':
+    case '-V':
+      process.stdout.write('thread-host 0.1.0\n');
+      return 0;
+    case 'app-server':
+    case 'serve':
+      return appServer(rest);
+    case 'mock-model': {
+      const { runMockModelCommand } = await import('./mock-model/mock-model-command.js');
+      return runMockModelCommand(rest);
+    }
+    case 'demo': {
+      const { runDemo } = await import('./demo.js');
+      return runDemo(rest);
+    }
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+async function appServer(args: string[]): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    listen: { type: 'string' },
+    config: { type: 'string', short: 'c', multiple: true },
+    workers: { type: 'string' },
+    'disable-plugin-startup-tasks-for-tests': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(APP_SERVER_USAGE + '\n');
+    return 0;
+  }
+  const listen = (values.listen as string | undefined) ?? 'stdio://';
+  if (listen !== 'stdio://') throw new UsageError(`--listen ${listen}: only stdio:// is supported`);
+  const workers = workerCount((values.workers as string | undefined) ?? process.env.THREAD_HOST_WORKERS ?? process.env.TOKIO_WORKER_THREADS);
+  const { resolveHome } = await import('./config/home.js');
+  const { runAppServer } = await import('./app-server.js');
+  const { ConfigError } = await import('./config/config-document.js');
+  try {
+    return await runAppServer({ home: resolveHome(), overrides: (values.config as string[] | undefined) ?? [], workers, env: process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function workerCount(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 2;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new UsageError(`worker count must be an integer from 1 to 64, got '${raw}'`);
+  return n;
+}
+
+type OptionSpec = Parameters<typeof parseArgs>[0] extends infer T ? (T extends { options?: infer O } ? O : never) : never;
+
+function parseCommandArgs(args: string[], options: NonNullable<OptionSpec>) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Workers and sockets are closed by then; exit explicitly so a stray handle cannot hang us.
+    setImmediate(() => process.exit(code));
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`thread-host: ${error.message}\nRun 'thread-host --help' for usage.\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`thread-host: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

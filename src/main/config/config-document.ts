@@ -1,0 +1,76 @@
+// The raw configuration document: config.toml, then `-c key=value` overrides, then
+// per-thread `config` maps, each layered on the last as dotted-path assignments.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+
+export type ConfigDocument = Record<string, unknown>;
+
+/** A configuration problem, worded for a person and naming the key when there is one. */
+export class ConfigError extends Error {}
+
+/** Reads `<home>/config.toml`; a missing file is an empty document. */
+export function readConfigFile(home: string): ConfigDocument {
+  const path = join(home, 'config.toml');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseToml(text);
+  } catch (error) {
+    throw new ConfigError(`${path}: ${(error as Error).message}`);
+  }
+}
+
+// Integers beyond 2^53 stay BigInt so range checks (thread_unload_delay_secs) see the real value.
+const parseToml = (text: string): ConfigDocument =>
+  parse(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
+
+/**
+ * Parses one `-c key=value` override. The value is TOML; when it does not parse as a TOML
+ * value it is taken as a plain string, as the reference does (`-c model=o3`).
+ */
+export function parseOverride(text: string): { path: string[]; value: unknown } {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new ConfigError(`invalid override \`${text}\`: expected key=value`);
+  const key = text.slice(0, eq).trim();
+  const raw = text.slice(eq + 1).trim();
+  const path = key.split('.').map((part) => part.trim());
+  if (path.some((part) => part.length === 0)) throw new ConfigError(`invalid override key \`${key}\``);
+  let value: unknown;
+  try {
+    value = parseToml(`v = ${raw}`).v;
+  } catch {
+    value = raw;
+  }
+  return { path, value };
+}
+
+/** Returns a copy of `document` with `value` set at the dotted `path`, creating tables. */
+export function withValueAt(document: ConfigDocument, path: readonly string[], value: unknown): ConfigDocument {
+  const root: ConfigDocument = { ...document };
+  let table = root;
+  for (const [index, part] of path.entries()) {
+    if (index === path.length - 1) {
+      table[part] = value;
+      break;
+    }
+    const existing = table[part];
+    const next: ConfigDocument =
+      existing !== null && typeof existing === 'object' && !Array.isArray(existing) ? { ...(existing as ConfigDocument) } : {};
+    table[part] = next;
+    table = next;
+  }
+  return root;
+}
+
+/** Applies a `config` map from `thread/start`/`thread/resume` (keys may be dotted). */
+export function withOverrides(document: ConfigDocument, overrides: Record<string, unknown>): ConfigDocument {
+  let result = document;
+  for (const [key, value] of Object.entries(overrides)) result = withValueAt(result, key.split('.'), value);
+  return result;
+}

@@ -1,0 +1,145 @@
+// The validated configuration a host runs with. Keys and defaults follow the reference's
+// config.toml so a home can be shared with it; thread-host's own keys are marked.
+import { uptime } from 'node:os';
+import { ConfigError, type ConfigDocument } from './config-document.js';
+
+/** A Responses-API endpoint, or the built-in local responder. */
+export type ProviderConfig =
+  | { kind: 'embedded'; id: string; name: string }
+  | {
+      kind: 'responses';
+      id: string;
+      name: string;
+      baseUrl: string;
+      envKey: string | null;
+      requestMaxRetries: number;
+      streamMaxRetries: number;
+      streamIdleTimeoutMs: number;
+      requestTimeoutMs: number;
+    };
+
+/** Everything a thread needs from configuration, resolved and checked. */
+export interface HostConfig {
+  model: string;
+  provider: ProviderConfig;
+  /** Seconds a thread with no subscribers and no turn stays loaded; `null` means never unload. */
+  threadUnloadDelaySecs: number | null;
+  approvalPolicy: string;
+  approvalsReviewer: string;
+  sandboxMode: string;
+  /** thread-host: how long an acquisition waits for the writer coordination lock. */
+  writerLockTimeoutMs: number;
+}
+
+export const EMBEDDED_PROVIDER_ID = 'embedded';
+export const EMBEDDED_MODEL = 'thread-host-echo';
+// The reference's defaults for a provider's retry budget and stream idle timeout.
+const DEFAULT_REQUEST_MAX_RETRIES = 4;
+const DEFAULT_STREAM_MAX_RETRIES = 5;
+const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_UNLOAD_DELAY_SECS = 60;
+const DEFAULT_WRITER_LOCK_TIMEOUT_MS = 30_000;
+const I64_MAX = 2n ** 63n - 1n;
+
+const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
+  openai: { name: 'OpenAI', base_url: 'https://api.openai.com/v1', env_key: 'OPENAI_API_KEY', wire_api: 'responses' },
+};
+
+/** Validates a layered document; throws `ConfigError` naming the offending key. */
+export function resolveHostConfig(document: ConfigDocument): HostConfig {
+  const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
+  const provider = resolveProvider(document, providerId);
+  const model = optionalString(document, 'model') ?? (provider.kind === 'embedded' ? EMBEDDED_MODEL : 'gpt-5-codex');
+  return {
+    model,
+    provider,
+    threadUnloadDelaySecs: unloadDelay(document.thread_unload_delay_secs),
+    approvalPolicy: optionalString(document, 'approval_policy') ?? 'on-request',
+    approvalsReviewer: optionalString(document, 'approvals_reviewer') ?? 'user',
+    sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
+    writerLockTimeoutMs:
+      unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
+  };
+}
+
+function resolveProvider(document: ConfigDocument, id: string): ProviderConfig {
+  const tables = document.model_providers;
+  const configured =
+    tables !== null && typeof tables === 'object' ? (tables as Record<string, unknown>)[id] : undefined;
+  if (configured === undefined && id === EMBEDDED_PROVIDER_ID) {
+    return { kind: 'embedded', id, name: 'thread-host embedded responder' };
+  }
+  const table = configured ?? BUILTIN_PROVIDERS[id];
+  if (table === undefined) throw new ConfigError(`model_provider: unknown model provider \`${id}\``);
+  if (table === null || typeof table !== 'object' || Array.isArray(table)) {
+    throw new ConfigError(`model_providers.${id}: expected a table`);
+  }
+  const t = table as ConfigDocument;
+  const key = (name: string) => `model_providers.${id}.${name}`;
+  const wireApi = optionalString(t, 'wire_api', key('wire_api')) ?? 'responses';
+  if (wireApi !== 'responses') {
+    throw new ConfigError(`${key('wire_api')}: unknown variant \`${wireApi}\`, expected \`responses\``);
+  }
+  const baseUrl = optionalString(t, 'base_url', key('base_url'));
+  if (baseUrl === null) throw new ConfigError(`${key('base_url')}: missing field \`base_url\``);
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`${key('base_url')}: not a URL: ${baseUrl}`);
+  }
+  return {
+    kind: 'responses',
+    id,
+    name: optionalString(t, 'name', key('name')) ?? id,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    envKey: optionalString(t, 'env_key', key('env_key')),
+    requestMaxRetries: unsignedInteger(t.request_max_retries, key('request_max_retries')) ?? DEFAULT_REQUEST_MAX_RETRIES,
+    streamMaxRetries: unsignedInteger(t.stream_max_retries, key('stream_max_retries')) ?? DEFAULT_STREAM_MAX_RETRIES,
+    streamIdleTimeoutMs:
+      unsignedInteger(t.stream_idle_timeout_ms, key('stream_idle_timeout_ms')) ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+    requestTimeoutMs: unsignedInteger(t.request_timeout_ms, key('request_timeout_ms')) ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
+}
+
+function optionalString(table: ConfigDocument, name: string, label: string = name): string | null {
+  const value = table[name];
+  if (value === undefined) return null;
+  if (typeof value !== 'string') throw new ConfigError(`${label}: invalid type: ${describe(value)}, expected a string`);
+  return value;
+}
+
+function unsignedInteger(value: unknown, label: string): number | null {
+  if (value === undefined) return null;
+  const n = integerValue(value, label);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError(`${label}: value is too large`);
+  return Number(n);
+}
+
+function integerValue(value: unknown, label: string): bigint {
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) {
+    const n = BigInt(value);
+    if (n < 0n) throw new ConfigError(`${label}: invalid value: integer \`${n}\`, expected u64`);
+    return n;
+  }
+  throw new ConfigError(`${label}: invalid type: ${describe(value)}, expected u64`);
+}
+
+// u64 seconds; like the reference, reject values whose deadline overflows a monotonic
+// clock (seconds since boot plus the delay past i64::MAX). Delays past what a timer can
+// hold mean "never" in practice, so they become null.
+function unloadDelay(value: unknown): number | null {
+  if (value === undefined) return DEFAULT_UNLOAD_DELAY_SECS;
+  const n = integerValue(value, 'thread_unload_delay_secs');
+  if (n + BigInt(Math.floor(uptime())) > I64_MAX) throw new ConfigError('thread_unload_delay_secs is too large');
+  return n > BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000)) ? null : Number(n);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === 'boolean') return `boolean \`${value}\``;
+  if (Array.isArray(value)) return 'sequence';
+  if (value instanceof Date) return 'datetime';
+  return 'map';
+}

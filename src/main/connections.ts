@@ -1,0 +1,52 @@
+// Per-connection state the router needs: whether it has initialized, who it said it was,
+// which notifications it opted out of, and how to write to it.
+import type { ConnectionId } from '../actors/loaded-thread.js';
+
+/** Writes one serialized line; returns false when the connection is gone or overloaded. */
+export type LineSink = (line: string) => boolean;
+
+export interface Connection {
+  readonly id: ConnectionId;
+  readonly send: LineSink;
+  initialized: boolean;
+  clientName: string | null;
+  clientVersion: string | null;
+  optOut: ReadonlySet<string>;
+  inFlight: number;
+}
+
+export class ConnectionTable {
+  readonly #connections = new Map<ConnectionId, Connection>();
+  #nextId = 1;
+
+  open(send: LineSink): Connection {
+    const connection: Connection = {
+      id: this.#nextId++ as ConnectionId,
+      send,
+      initialized: false,
+      clientName: null,
+      clientVersion: null,
+      optOut: new Set(),
+      inFlight: 0,
+    };
+    this.#connections.set(connection.id, connection);
+    return connection;
+  }
+
+  get(id: ConnectionId): Connection | undefined {
+    return this.#connections.get(id);
+  }
+
+  close(id: ConnectionId): void {
+    this.#connections.delete(id);
+  }
+
+  /** Connections that completed `initialize`: the audience of broadcasts. */
+  *initialized(): Iterable<Connection> {
+    for (const connection of this.#connections.values()) if (connection.initialized) yield connection;
+  }
+
+  get size(): number {
+    return this.#connections.size;
+  }
+}

@@ -1,0 +1,67 @@
+// The one error catalogue of the wire. Handlers throw `RpcError`; the router is the only
+// place that turns a throw into a JSON-RPC error reply. Codes and texts follow codex
+// app-server 0.171.0 (`codex-rs/app-server/src/error_code.rs`), which answers almost every
+// failure of this subset with -32600.
+
+/** JSON-RPC error codes the server sends. */
+export const ErrorCode = {
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  Overloaded: -32001,
+} as const;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** An error that reaches the client as `{"error":{code,message,data?}}`. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: ErrorCodeValue,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+
+  toJSON(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export const invalidRequest = (message: string): RpcError => new RpcError(ErrorCode.InvalidRequest, message);
+export const internalError = (message: string): RpcError => new RpcError(ErrorCode.InternalError, message);
+
+/** A params or envelope deserialization failure, worded as serde would. */
+export const deserializeError = (detail: string): RpcError => invalidRequest(`Invalid request: ${detail}`);
+
+export const notInitialized = (): RpcError => invalidRequest('Not initialized');
+export const alreadyInitialized = (): RpcError => invalidRequest('Already initialized');
+export const overloaded = (): RpcError => new RpcError(ErrorCode.Overloaded, 'Server overloaded; retry later.');
+export const threadNotLoaded = (id: string): RpcError => invalidRequest(`thread not loaded: ${id}`);
+export const threadNotFound = (id: string): RpcError => invalidRequest(`thread not found: ${id}`);
+export const noRolloutFound = (id: string): RpcError => invalidRequest(`no rollout found for thread id ${id}`);
+export const activeWriter = (id: string): RpcError => invalidRequest(`thread ${id} already has an active writer`);
+export const threadClosing = (id: string): RpcError =>
+  invalidRequest(`thread ${id} is closing; retry thread/resume after the thread is closed`);
+export const serverDraining = (): RpcError =>
+  new RpcError(ErrorCode.InvalidRequest, 'server is shutting down', { reason: 'draining' });
+
+/** The reference's text when the coordination lock stays held past the acquire deadline. */
+export const COORDINATION_TIMEOUT_TEXT =
+  'thread-store internal error: timed out waiting for the thread writer coordination lock; ' +
+  'another Codex process may be suspended on this or another host';
+export const coordinationTimeout = (operation: 'start' | 'resume'): RpcError =>
+  internalError(
+    `${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ` +
+      `Fatal error: Failed to initialize session: ${COORDINATION_TIMEOUT_TEXT}`,
+  );
+
+/** Wraps an unexpected failure the way the reference reports internal errors. */
+export function asRpcError(error: unknown, method: string): RpcError {
+  if (error instanceof RpcError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return internalError(`${method} failed with message: ${message}`);
+}

@@ -1,0 +1,29 @@
+// `initialize`: marks the connection initialized and answers who we are. It must be the
+// first line the server writes to a new client.
+import { arch, platform, release } from 'node:os';
+import type { Connection } from '../connections.js';
+import { alreadyInitialized } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { initializeParams } from '../protocol/method-params.js';
+import { HOST_VERSION } from '../protocol/thread-view.js';
+
+type Params = ReturnType<typeof initializeParams>;
+
+export function initialize(ctx: HostContext, connection: Connection, params: Params): unknown {
+  if (connection.initialized) throw alreadyInitialized();
+  connection.initialized = true;
+  connection.clientName = params.clientInfo.name;
+  connection.clientVersion = params.clientInfo.version;
+  connection.optOut = new Set(params.capabilities?.optOutNotificationMethods ?? []);
+  // Like the reference, the first client to initialize names the originator for the process.
+  ctx.originator ??= params.clientInfo.name;
+  const terminal = ctx.env.TERM_PROGRAM ?? ctx.env.TERM ?? 'unknown';
+  return {
+    userAgent:
+      `${ctx.originator}/${HOST_VERSION} (${platform()} ${release()}; ${arch()}) ${terminal} ` +
+      `(${params.clientInfo.name}; ${params.clientInfo.version})`,
+    codexHome: ctx.home,
+    platformFamily: platform() === 'win32' ? 'windows' : 'unix',
+    platformOs: platform() === 'darwin' ? 'macos' : platform(),
+  };
+}

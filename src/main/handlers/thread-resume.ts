@@ -1,0 +1,137 @@
+// `thread/resume`: warm when the thread is loaded here (add the subscriber, cancel a pending
+// unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
+// actor). Requests about one thread queue behind each other in its mailbox; other threads'
+// requests are not affected. A thread in its closing window answers "is closing" at once.
+import { LoadedThread } from '../../actors/loaded-thread.js';
+import { findRolloutPath } from '../../actors/history/rollout-locator.js';
+import type { Connection } from '../connections.js';
+import { noRolloutFound, threadClosing } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { threadResumeParams } from '../protocol/method-params.js';
+import { requireThreadId } from '../protocol/thread-id.js';
+import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
+import { loadThread, publishThread } from '../thread-loader.js';
+import { resolveSession } from '../thread-settings.js';
+
+type Params = ReturnType<typeof threadResumeParams>;
+type AfterReply = (effect: () => void) => void;
+
+export async function threadResume(ctx: HostContext, connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
+  const id = requireThreadId(params.threadId, 'session id');
+  // Resolve configuration before touching the directory, so a bad value registers nothing.
+  const session = resolveSession(ctx, params);
+  for (;;) {
+    let thread = ctx.directory.get(id);
+    if (thread?.lifecycle.kind === 'unloading') throw threadClosing(id);
+    if (!thread) {
+      // Register before any await: a concurrent resume of the same id finds this instance
+      // and queues behind us instead of loading a second copy.
+      thread = new LoadedThread(id, ctx.clock.now());
+      ctx.directory.register(thread);
+    }
+    const target = thread;
+    const outcome = await target.mailbox.post(async () => {
+      switch (target.lifecycle.kind) {
+        case 'loaded':
+          return warmResume(ctx, connection, target, params, afterReply);
+        case 'loading':
+          return coldResume(ctx, connection, target, params, session, afterReply);
+        case 'unloading':
+          throw threadClosing(id);
+        case 'unloaded':
+          return 'retry' as const;
+      }
+    });
+    if (outcome !== 'retry') return outcome;
+  }
+}
+
+function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThread, params: Params, afterReply: AfterReply): unknown {
+  if (!thread.materialized) throw noRolloutFound(thread.id);
+  thread.subscribe(connection.id);
+  ctx.supervisor.noteChanged(thread);
+  const response = resumeResponse(thread, params.excludeTurns);
+  if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread));
+  return response;
+}
+
+async function coldResume(
+  ctx: HostContext,
+  connection: Connection,
+  thread: LoadedThread,
+  params: Params,
+  session: ReturnType<typeof resolveSession>,
+  afterReply: AfterReply,
+): Promise<unknown> {
+  const path = await findRolloutPath(ctx.home, thread.id).catch(() => null);
+  if (path === null) {
+    thread.moveTo({ kind: 'unloading', reason: 'loadFailed', since: ctx.clock.now() });
+    thread.moveTo({ kind: 'unloaded', reason: 'loadFailed' });
+    ctx.directory.remove(thread);
+    throw noRolloutFound(thread.id);
+  }
+  const now = ctx.clock.now();
+  const state = await loadThread(ctx, thread, {
+    session,
+    rolloutPath: path,
+    resume: true,
+    createdAtMs: now,
+    originator: connection.clientName ?? 'thread-host',
+    operation: 'resume',
+  });
+  if (state) {
+    thread.turns = state.turns;
+    thread.preview = state.preview;
+    thread.updatedAtMs = state.updatedAtMs;
+    thread.lastTokenUsage = state.lastTokenUsage;
+    if (thread.identity && state.createdAtMs !== null) thread.identity.createdAtMs = state.createdAtMs;
+  }
+  thread.materialized = true;
+  thread.status = { type: 'idle' };
+  publishThread(ctx, thread);
+  thread.subscribe(connection.id);
+  ctx.supervisor.noteChanged(thread);
+  // The reference announces the thread as idle before it answers the resume.
+  ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
+  afterReply(() => replayTokenUsage(ctx, connection, thread));
+  return resumeResponse(thread, params.excludeTurns);
+}
+
+function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
+  const settings = thread.settings!;
+  return {
+    thread: loadedThreadView(thread, excludeTurns ? [] : thread.turns.map((turn) => ({ ...turn, itemsView: 'full' as const }))),
+    ...sessionSettingsView(settings),
+    collaborationMode: {
+      mode: 'default',
+      settings: { model: settings.model, reasoning_effort: settings.effort, developer_instructions: settings.developerInstructions },
+    },
+    multiAgentMode: 'explicitRequestOnly',
+    initialTurnsPage: null,
+    turnsBackwardsCursor: null,
+    itemsBackwardsCursor: null,
+  };
+}
+
+// After a resume the reference replays the last persisted token usage to the caller.
+function replayTokenUsage(ctx: HostContext, connection: Connection, thread: LoadedThread): void {
+  const usage = thread.lastTokenUsage;
+  const lastTurn = thread.turns[thread.turns.length - 1];
+  if (!usage || !lastTurn) return;
+  ctx.outgoing.notifyMany([connection.id], 'thread/tokenUsage/updated', {
+    threadId: thread.id,
+    turnId: lastTurn.id,
+    tokenUsage: { total: breakdown(usage.total), last: breakdown(usage.last), modelContextWindow: usage.modelContextWindow },
+  });
+}
+
+export function breakdown(usage: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens: number; totalTokens: number }) {
+  return {
+    totalTokens: usage.totalTokens,
+    inputTokens: usage.inputTokens,
+    cachedInputTokens: usage.cachedInputTokens,
+    cacheWriteInputTokens: 0,
+    outputTokens: usage.outputTokens,
+    reasoningOutputTokens: usage.reasoningOutputTokens,
+  };
+}

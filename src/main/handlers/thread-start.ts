@@ -1,0 +1,42 @@
+// `thread/start`: a new thread with a fresh UUIDv7, its writer lock taken, an actor placed in
+// the pool, the caller subscribed; `thread/started` is broadcast after the response. Nothing
+// is written to disk until the first turn (lazy materialization).
+import { LoadedThread } from '../../actors/loaded-thread.js';
+import { rolloutPathFor } from '../../actors/history/rollout-path.js';
+import type { Connection } from '../connections.js';
+import type { HostContext } from '../host-context.js';
+import type { threadStartParams } from '../protocol/method-params.js';
+import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
+import { uuidv7 } from '../protocol/uuid.js';
+import { loadThread, publishThread } from '../thread-loader.js';
+import { resolveSession } from '../thread-settings.js';
+
+type Params = ReturnType<typeof threadStartParams>;
+
+export async function threadStart(
+  ctx: HostContext,
+  connection: Connection,
+  params: Params,
+  afterReply: (effect: () => void) => void,
+): Promise<unknown> {
+  const session = resolveSession(ctx, params);
+  const now = ctx.clock.now();
+  const thread = new LoadedThread(uuidv7(now), now);
+  ctx.directory.register(thread);
+  const ephemeral = params.ephemeral === true;
+  await loadThread(ctx, thread, {
+    session,
+    rolloutPath: ephemeral ? null : rolloutPathFor(ctx.home, thread.id, now),
+    resume: false,
+    createdAtMs: now,
+    originator: connection.clientName ?? 'thread-host',
+    operation: 'start',
+  });
+  thread.updatedAtMs = now;
+  publishThread(ctx, thread);
+  thread.subscribe(connection.id);
+  ctx.supervisor.noteChanged(thread);
+  const view = loadedThreadView(thread, null);
+  afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: view }));
+  return { thread: view, ...sessionSettingsView(session.settings), multiAgentMode: 'explicitRequestOnly' };
+}

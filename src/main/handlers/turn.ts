@@ -1,0 +1,81 @@
+// `turn/start` and `turn/interrupt`. A turn is answered at once with its in-progress shape;
+// the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
+// the worker: commands are posted and a failure to deliver one ends the turn with an error.
+import type { TurnCommand } from '../../actors/actor-messages.js';
+import type { LoadedThread } from '../../actors/loaded-thread.js';
+import type { Turn, TurnId } from '../../actors/thread-types.js';
+import type { Connection } from '../connections.js';
+import { threadNotFound } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
+import { requireThreadId } from '../protocol/thread-id.js';
+import { uuidv7 } from '../protocol/uuid.js';
+import { failTurnLocally } from '../turn-events.js';
+
+export function turnStart(ctx: HostContext, _connection: Connection, params: ReturnType<typeof turnStartParams>): { turn: Turn } {
+  const id = requireThreadId(params.threadId);
+  const thread = requireLoaded(ctx, id);
+  const link = ctx.pool.linkOf(id);
+  if (!link) throw threadNotFound(id);
+  const now = ctx.clock.now();
+  // Per-turn overrides stick for later turns, as the reference documents them.
+  const settings = {
+    ...thread.settings!,
+    ...(params.model !== null ? { model: params.model } : {}),
+    ...(params.effort !== null ? { effort: params.effort } : {}),
+    ...(params.cwd !== null ? { cwd: params.cwd } : {}),
+    ...(params.approvalPolicy !== null ? { approvalPolicy: params.approvalPolicy } : {}),
+    ...(params.approvalsReviewer !== null ? { approvalsReviewer: params.approvalsReviewer } : {}),
+  };
+  thread.settings = settings;
+  const turnId = uuidv7(now) as TurnId;
+  const turn: Turn = {
+    id: turnId,
+    rootTurnId: turnId,
+    items: [],
+    itemsView: 'notLoaded',
+    status: 'inProgress',
+    error: null,
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+  };
+  thread.turns.push({ ...turn, items: [] });
+  thread.pendingTurns += 1;
+  thread.updatedAtMs = now;
+  if (thread.preview === '') thread.preview = previewOf(params.input);
+  ctx.supervisor.noteChanged(thread);
+  const command: TurnCommand = {
+    turnId,
+    userItemId: uuidv7(now),
+    clientId: params.clientUserMessageId,
+    input: params.input,
+    settings,
+    outputSchema: params.outputSchema,
+  };
+  link.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`));
+  return { turn };
+}
+
+export function turnInterrupt(
+  ctx: HostContext,
+  _connection: Connection,
+  params: ReturnType<typeof turnInterruptParams>,
+): Record<string, never> {
+  const id = requireThreadId(params.threadId);
+  requireLoaded(ctx, id);
+  const link = ctx.pool.linkOf(id);
+  link?.api.interrupt(id, params.turnId).catch(() => undefined);
+  return {};
+}
+
+function requireLoaded(ctx: HostContext, id: string): LoadedThread {
+  const thread = ctx.directory.get(id);
+  if (!thread || thread.lifecycle.kind !== 'loaded') throw threadNotFound(id);
+  return thread;
+}
+
+function previewOf(input: ReturnType<typeof turnStartParams>['input']): string {
+  for (const part of input) if (part.type === 'text') return part.text;
+  return '';
+}

@@ -1,0 +1,32 @@
+// What request handlers share: the process's home, configuration and the main-thread
+// services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
+import type { ActorPool } from '../actors/actor-pool.js';
+import type { Clock } from '../actors/clock.js';
+import type { ThreadDirectory } from '../actors/directory.js';
+import type { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
+import type { Supervisor } from '../actors/supervisor.js';
+import type { ConfigDocument } from './config/config-document.js';
+import type { ConnectionTable } from './connections.js';
+import type { LogFn } from './log.js';
+import type { Outgoing } from './outgoing.js';
+
+export interface HostContext {
+  home: string;
+  /** config.toml with the command line's `-c` overrides applied (validated per thread). */
+  configDocument: ConfigDocument;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  log: LogFn;
+  connections: ConnectionTable;
+  outgoing: Outgoing;
+  directory: ThreadDirectory;
+  supervisor: Supervisor;
+  pool: ActorPool;
+  locks: WriterLockManager;
+  /** Deadlines for waiting on a worker. */
+  actorSpawnTimeoutMs: number;
+  /** The first initialized client's name, which the reference uses as the userAgent's originator. */
+  originator: string | null;
+  draining: boolean;
+}

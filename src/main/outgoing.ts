@@ -1,0 +1,55 @@
+// Everything the server writes goes through here: replies to one request, notifications to
+// one connection, to a thread's subscribers, or to every initialized connection. Each
+// message is serialized once however many connections receive it, with the key order the
+// reference writes (`{"id","result"}`, `{"error","id"}`, `{"method","params","emittedAtMs"}`).
+import type { ConnectionId } from '../actors/loaded-thread.js';
+import type { ConnectionTable } from './connections.js';
+import type { RpcError } from './errors.js';
+
+export type RequestId = string | number;
+
+export class Outgoing {
+  constructor(
+    private readonly connections: ConnectionTable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  reply(connection: ConnectionId, id: RequestId, result: unknown): void {
+    this.connections.get(connection)?.send(JSON.stringify({ id, result }));
+  }
+
+  fail(connection: ConnectionId, id: RequestId, error: RpcError): void {
+    this.connections.get(connection)?.send(JSON.stringify({ error: error.toJSON(), id }));
+  }
+
+  /** A notification to one connection (initialized or not: the caller decides). */
+  notify(connection: ConnectionId, method: string, params: unknown): void {
+    const target = this.connections.get(connection);
+    if (target && !target.optOut.has(method)) target.send(this.#notification(method, params));
+  }
+
+  /** A notification to the given connections that have initialized. */
+  notifyMany(connections: Iterable<ConnectionId>, method: string, params: unknown): void {
+    let line: string | null = null;
+    for (const id of connections) {
+      const target = this.connections.get(id);
+      if (!target || !target.initialized || target.optOut.has(method)) continue;
+      line ??= this.#notification(method, params);
+      target.send(line);
+    }
+  }
+
+  /** A notification to every initialized connection. */
+  broadcast(method: string, params: unknown): void {
+    let line: string | null = null;
+    for (const target of this.connections.initialized()) {
+      if (target.optOut.has(method)) continue;
+      line ??= this.#notification(method, params);
+      target.send(line);
+    }
+  }
+
+  #notification(method: string, params: unknown): string {
+    return JSON.stringify({ method, params, emittedAtMs: this.now() });
+  }
+}

@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { RolloutAppender } from '../../../../src/actors/history/rollout-appender.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rollout-appender-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('creation', () => {
+  test('the file and its directories appear only at the first append', async () => {
+    const path = join(dir, 'sessions', '2026', '12', '02', 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+    expect(existsSync(join(dir, 'sessions'))).toBe(false);
+
+    await appender.append(['{"a":1}', '{"b":2}']);
+    await appender.close();
+
+    expect(await readFile(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  test('an empty append neither creates the file nor fails', async () => {
+    const path = join(dir, 'sessions', 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append([]);
+    await appender.close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('ordering', () => {
+  test('appends that are not awaited land in call order', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+    const expected: string[] = [];
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      const batch = [`{"n":${i},"part":0}`, `{"n":${i},"part":1}`];
+      expected.push(...batch);
+      pending.push(appender.append(batch));
+    }
+    await Promise.all(pending);
+    await appender.close();
+    expect(await readFile(path, 'utf8')).toBe(`${expected.join('\n')}\n`);
+  });
+
+  test('close waits for appends queued before it', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+    const first = appender.append(['one']);
+    const second = appender.append(['two']);
+    await appender.close();
+    await Promise.all([first, second]);
+    expect(await readFile(path, 'utf8')).toBe('one\ntwo\n');
+  });
+});
+
+describe('resuming an existing file', () => {
+  test('a torn last line left by a crash is ended before the next line', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    await writeFile(path, '{"whole":true}\n{"torn":');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"next":1}']);
+    await appender.append(['{"next":2}']);
+    await appender.close();
+    expect(await readFile(path, 'utf8')).toBe('{"whole":true}\n{"torn":\n{"next":1}\n{"next":2}\n');
+  });
+
+  test('a file that ends cleanly is appended to as is', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    await writeFile(path, '{"whole":true}\n');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"next":1}']);
+    await appender.close();
+    expect(await readFile(path, 'utf8')).toBe('{"whole":true}\n{"next":1}\n');
+  });
+});
+
+describe('closing', () => {
+  test('close is idempotent and later appends are refused with the path', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append(['one']);
+    const firstClose = appender.close();
+    expect(appender.close()).toBe(firstClose);
+    await firstClose;
+    await appender.close();
+    await expect(appender.append(['two'])).rejects.toThrow(`rollout ${path} is closed; cannot append`);
+    expect(await readFile(path, 'utf8')).toBe('one\n');
+  });
+
+  test('closing an appender that never wrote leaves no file', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    await new RolloutAppender(path).close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('failures', () => {
+  test('a file that cannot be created fails that append and every later one, naming the path', async () => {
+    await writeFile(join(dir, 'not-a-dir'), '');
+    const path = join(dir, 'not-a-dir', 'sessions', 'rollout.jsonl');
+    const appender = new RolloutAppender(path);
+
+    const first = appender.append(['one']);
+    const second = appender.append(['two']);
+    const cause = `ENOTDIR: not a directory, mkdir '${join(dir, 'not-a-dir', 'sessions')}'`;
+    await expect(first).rejects.toThrow(`failed to open rollout ${path}: ${cause}`);
+    await expect(second).rejects.toThrow(
+      `rollout ${path} is unwritable after an earlier failure: failed to open rollout ${path}: ${cause}`,
+    );
+    await expect(appender.close()).resolves.toBeUndefined();
+  });
+
+  test.skipIf(!existsSync('/dev/full'))('a write the disk refuses rejects with the path and poisons later appends', async () => {
+    // /dev/full accepts the open and fails every write with ENOSPC.
+    const appender = new RolloutAppender('/dev/full');
+    await expect(appender.append(['one'])).rejects.toThrow(
+      'failed to write to rollout /dev/full: ENOSPC: no space left on device, write',
+    );
+    await expect(appender.append(['two'])).rejects.toThrow(
+      'rollout /dev/full is unwritable after an earlier failure: failed to write to rollout /dev/full: ENOSPC: no space left on device, write',
+    );
+    await appender.close();
+  });
+});

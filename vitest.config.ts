@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// e2e tests spawn the compiled CLI (dist/), so `npm test` builds first.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Real processes and real flocks: keep files in separate workers, but bounded for 2 cores.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});

@@ -1,0 +1,17 @@
+// The Piscina worker entry. Its one task attaches this worker's ActorHost to the ports the
+// main thread sends; after that the worker serves actors over those ports and Piscina only
+// supervises its life (atomics are disabled so the event loop keeps running between tasks).
+import { threadId } from 'node:worker_threads';
+import * as Comlink from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import type { AttachTask } from '../src/actors/actor-pool.js';
+import { ActorHost } from '../src/actors/worker/actor-host.js';
+
+let host: ActorHost | null = null;
+
+export default function attach(task: AttachTask): number {
+  if (host !== null) throw new Error(`worker ${threadId} already hosts actors`);
+  host = new ActorHost(task.eventPort);
+  Comlink.expose(host, nodeEndpoint(task.hostPort as never));
+  return threadId;
+}
