@@ -174,19 +174,20 @@ export class ResponsesHttpClient implements ModelClient {
     const mapper = new ResponseEventMapper();
     // Keep the socket on an early exit: after the terminal event it is drained and pooled.
     const chunks = res.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+    let completed = false;
     try {
       for await (const chunk of chunks) {
         for (const sse of parser.push(chunk)) {
           const event = mapper.accept(sse.data);
           if (event === null) continue;
-          if (event.type === 'completed') exchange.drain();
+          completed = event.type === 'completed';
           yield event;
-          if (event.type === 'completed') return;
+          if (completed) return;
         }
       }
     } catch (err) {
       if (err instanceof ModelStreamError) {
-        exchange.drain(); // response.failed: the server ends the body by itself
+        await exchange.drain(); // response.failed: the server ends the body by itself
         throw err;
       }
       exchange.destroyUnlessDone();
@@ -194,6 +195,9 @@ export class ResponsesHttpClient implements ModelClient {
       if (exchange.cause === 'idleTimeout') throw streamDisconnected(IDLE_TIMEOUT_WAITING_FOR_SSE);
       if (err instanceof SseEventTooLargeError) throw streamDisconnected(err.message);
       throw streamDisconnected(BODY_READ_FAILED);
+    } finally {
+      // Only now has the iterator let go of the stream; resuming earlier would be ignored.
+      if (completed) await exchange.drain();
     }
     throw streamDisconnected(STREAM_CLOSED_BEFORE_COMPLETED);
   }
@@ -282,16 +286,28 @@ class Exchange {
     });
   }
 
-  /** The first cause wins: an abort that races an idle timeout is still an abort. */
+  /**
+   * Cuts the exchange short. The first cause wins, so an abort racing an idle timeout is still
+   * an abort. No error object is passed: Node reports the cut itself, and `cause` says why.
+   */
   interrupt(cause: Interruption): void {
     this.cause ??= cause;
-    this.req.destroy(new Error(cause));
+    if (this.res?.complete !== true) this.req.destroy();
   }
 
   /** Reads the rest of the body without parsing it, so the socket returns to the pool. */
-  drain(): void {
+  drain(): Promise<void> {
     this.#draining = true;
-    if (this.res !== null && !this.res.complete) this.res.resume();
+    const res = this.res;
+    if (res === null || res.readableEnded) return Promise.resolve();
+    res.resume();
+    // With every byte parsed, 'end' is a tick away and the socket is pooled right after it.
+    // Waiting for it lets a back-to-back request reuse the socket instead of opening another.
+    if (!res.complete) return Promise.resolve();
+    return new Promise((resolve) => {
+      res.once('end', resolve);
+      res.once('close', resolve);
+    });
   }
 
   /** Frees the socket of an exchange cut short; a drained one is left to finish (or idle out). */

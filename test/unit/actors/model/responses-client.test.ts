@@ -107,6 +107,8 @@ interface FailureCase {
   behaviour: MockBehaviour;
   eventsBefore: ModelEvent[];
   error: (url: string) => Outcome['error'];
+  /** Only the idle case shortens the idle timeout, so a slow CI machine cannot trip the others. */
+  options?: Partial<ResponsesClientOptions>;
 }
 
 const RETRYABLE_FAILURES: FailureCase[] = [
@@ -173,6 +175,7 @@ const RETRYABLE_FAILURES: FailureCase[] = [
   {
     name: 'a stream that goes idle',
     behaviour: { kind: 'stall', ms: 20_000 },
+    options: { streamIdleTimeoutMs: 50 },
     eventsBefore: [],
     error: () => disconnected('idle timeout waiting for SSE'),
   },
@@ -180,14 +183,14 @@ const RETRYABLE_FAILURES: FailureCase[] = [
 
 test.each(RETRYABLE_FAILURES)('$name fails the turn with the reference text when retries are off', async (failure) => {
   mock.enqueue(failure.behaviour);
-  const outcome = await run(makeClient({ streamIdleTimeoutMs: 50 }));
+  const outcome = await run(makeClient(failure.options));
   expect(outcome).toEqual({ events: failure.eventsBefore, error: failure.error(mock.url), retries: [] });
   expect(mock.requests.length).toEqual(1);
 });
 
 test.each(RETRYABLE_FAILURES)('$name is retried once and the retry succeeds without repeating events', async (failure) => {
   mock.enqueue(failure.behaviour);
-  const outcome = await run(makeClient({ requestMaxRetries: 1, streamMaxRetries: 1, streamIdleTimeoutMs: 50 }));
+  const outcome = await run(makeClient({ requestMaxRetries: 1, streamMaxRetries: 1, ...failure.options }));
   expect(outcome).toEqual({ events: DONE_EVENTS, error: null, retries: [[1, 1, failure.error(mock.url)?.message ?? '']] });
   expect(mock.requests.length).toEqual(2);
 });
@@ -366,4 +369,13 @@ test('events already parsed are not handed out after an abort', async () => {
     }
   })()).rejects.toThrowError(ModelAbortedError);
   expect(events).toEqual([{ type: 'messageStarted', itemId: 'msg-1' }]);
+});
+
+test('a caller that stops reading at the completion still leaves the connection reusable', async () => {
+  const client = makeClient();
+  for await (const event of client.stream(makeRequest())) {
+    if (event.type === 'completed') break;
+  }
+  await run(client);
+  expect({ requests: mock.requests.length, connections: mock.connections }).toEqual({ requests: 2, connections: 1 });
 });
