@@ -47,15 +47,26 @@ export function loadConfigDocument(home: string, overrides: string[]): ConfigDoc
   return document;
 }
 
+function fileIsValid(home: string): boolean {
+  try {
+    resolveHostConfig(readConfigFile(home));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
   const configDocument = loadConfigDocument(options.home, options.overrides);
-  // A bad value does not stop the server: like the reference, thread/start reports it.
+  // Like the reference: a bad `-c` value stops the process at once, while a bad value in
+  // config.toml lets it start and surfaces on thread/start.
   let lockTimeoutMs: number | undefined;
   try {
     lockTimeoutMs = resolveHostConfig(configDocument).writerLockTimeoutMs;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    if (options.overrides.length > 0 && fileIsValid(options.home)) throw error;
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(options.env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;

@@ -80,7 +80,11 @@ async function appServer(args: string[]): Promise<number> {
   try {
     return await runAppServer({ home: resolveHome(), overrides: (values.config as string[] | undefined) ?? [], workers, env: process.env });
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
+    // A configuration error is not a usage error: exit 1, as the reference does.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`thread-host: invalid configuration: ${error.message}\n`);
+      return 1;
+    }
     throw error;
   }
 }

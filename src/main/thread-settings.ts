@@ -1,5 +1,6 @@
 // Resolves the settings a new or resumed thread runs with: configuration (config.toml,
 // `-c`, the request's `config` map), then the request's explicit fields.
+import { join, resolve } from 'node:path';
 import type { ResolvedProvider, ThreadSettings } from '../actors/actor-messages.js';
 import { ConfigError, withOverrides } from './config/config-document.js';
 import { resolveHostConfig, type HostConfig } from './config/host-config.js';
@@ -34,14 +35,16 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   try {
     config = resolveHostConfig(document);
   } catch (error) {
-    if (error instanceof ConfigError) throw invalidRequest(`failed to load configuration: ${error.message}`);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    // Name the file when the problem is in config.toml itself rather than in this request.
+    const fromFile = overrides.config === null && overrides.modelProvider === null;
+    throw invalidRequest(`failed to load configuration: ${fromFile ? `${join(ctx.home, 'config.toml')}: ` : ''}${error.message}`);
   }
   const provider = config.provider;
   const settings: ThreadSettings = {
     model: overrides.model ?? config.model,
     modelProvider: provider.id,
-    cwd: overrides.cwd ?? ctx.cwd,
+    cwd: overrides.cwd === null ? ctx.cwd : resolve(ctx.cwd, overrides.cwd),
     approvalPolicy: overrides.approvalPolicy ?? config.approvalPolicy,
     approvalsReviewer: overrides.approvalsReviewer ?? config.approvalsReviewer,
     sandboxMode: overrides.sandbox ?? config.sandboxMode,

@@ -66,6 +66,7 @@ export interface TaskCompleteInput {
 export interface TurnAbortedInput {
   turnId: string;
   reason: 'interrupted';
+  startedAtSec: number;
   completedAtSec: number;
   durationMs: number;
 }
@@ -259,26 +260,33 @@ export function taskComplete(done: TaskCompleteInput, nowMs: number): string {
 export function turnAborted(aborted: TurnAbortedInput, nowMs: number): string {
   return event(nowMs, {
     type: 'turn_aborted',
+    root_turn_id: aborted.turnId,
     turn_id: aborted.turnId,
     reason: aborted.reason,
+    started_at: aborted.startedAtSec,
     completed_at: aborted.completedAtSec,
     duration_ms: aborted.durationMs,
   });
 }
 
 /**
- * A failed turn as the reference records one: `event_msg/error {message, codex_error_info}`
- * marks the open turn `failed` (`ErrorEvent::affects_turn_status`), and the `task_complete`
- * that follows closes it without overriding that status.
+ * A failed turn as codex 0.171.0 records one (seen on the wire): a `task_complete` whose
+ * `error` holds the client-visible message and the snake_case `CodexErrorInfo`. Older
+ * releases wrote a separate `event_msg/error`; the reader accepts both.
  */
 export function turnFailed(failed: TurnFailedInput, nowMs: number): string[] {
   return [
     event(nowMs, {
-      type: 'error',
-      message: failed.message,
-      codex_error_info: failed.codexErrorInfo === undefined ? 'other' : failed.codexErrorInfo,
+      type: 'task_complete',
+      root_turn_id: failed.turnId,
+      turn_id: failed.turnId,
+      last_agent_message: failed.lastAgentMessage,
+      error: { message: failed.message, codex_error_info: failed.codexErrorInfo === undefined ? 'other' : failed.codexErrorInfo },
+      started_at: failed.startedAtSec,
+      completed_at: failed.completedAtSec,
+      duration_ms: failed.durationMs,
+      time_to_first_token_ms: failed.timeToFirstTokenMs ?? null,
     }),
-    taskComplete(failed, nowMs),
   ];
 }
 

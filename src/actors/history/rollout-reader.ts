@@ -191,7 +191,10 @@ class HistoryBuilder {
     // `turn_*` are the v2 aliases the reference also accepts for `task_*`.
     switch (p.type) {
       case 'task_started': case 'turn_started': return this.#turnStarted(p, ts);
-      case 'task_complete': case 'turn_complete': return this.#turnEnded(p, ts, 'completed');
+      case 'task_complete': case 'turn_complete':
+        // 0.171.0 records a failed turn as a task_complete carrying `error`.
+        if (obj(p.error) !== null) this.#error(obj(p.error)!);
+        return this.#turnEnded(p, ts, 'completed');
       case 'turn_aborted': return this.#turnEnded(p, ts, 'interrupted');
       case 'error': return this.#error(p);
       case 'user_message': return this.#legacyUser(p, ts, index);

@@ -138,7 +138,7 @@ export function httpStatusError(failure: HttpFailure): ModelStreamError {
   if (status === 500) {
     return new ModelStreamError(
       'internalServerError',
-      "We're currently experiencing high demand, which may cause temporary errors.",
+      'We’re currently experiencing high demand, which may cause temporary errors.',
       status,
     );
   }

@@ -8,11 +8,12 @@ import * as lines from '../history/rollout-lines.js';
 import { readRollout } from '../history/rollout-reader.js';
 import { Mailbox } from '../mailbox.js';
 import type { ModelClient } from '../model/model-client.js';
-import { ModelAbortedError, ModelStreamError } from '../model/model-client.js';
+import { ModelAbortedError } from '../model/model-client.js';
 import type { AgentMessageItem, ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../thread-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../thread-types.js';
 import { blockSynchronously, type Faults } from './faults.js';
 import { createModelClient } from './model-client-factory.js';
+import { snakeCaseInfo, turnErrorOf } from './turn-error.js';
 
 type Emit = (event: ActorEvent) => void;
 
@@ -30,6 +31,8 @@ export class ThreadActor {
   #materialized: boolean;
   #totalUsage: ModelUsage = ZERO_USAGE;
   #running: { turnId: string; abort: AbortController } | null = null;
+  /** Queued turns interrupted before they started. */
+  readonly #interruptedEarly = new Set<string>();
 
   constructor(init: ActorInit, emit: Emit, faults: Faults) {
     this.#init = init;
@@ -69,10 +72,14 @@ export class ThreadActor {
     void this.#mailbox.post(() => this.#runTurn(command));
   }
 
+  /** Aborts the running turn, or marks a queued one so it ends as soon as it starts. */
   interrupt(turnId: string): 'interrupting' | 'notRunning' {
-    if (this.#running?.turnId !== turnId) return 'notRunning';
-    this.#running.abort.abort();
-    return 'interrupting';
+    if (this.#running?.turnId === turnId) {
+      this.#running.abort.abort();
+      return 'interrupting';
+    }
+    this.#interruptedEarly.add(turnId);
+    return 'notRunning';
   }
 
   /** Flushes and closes the rollout after the commands ahead of it. */
@@ -87,6 +94,7 @@ export class ThreadActor {
     const { threadId } = this.#init;
     const { turnId, settings } = command;
     const abort = new AbortController();
+    if (this.#interruptedEarly.delete(turnId)) abort.abort();
     this.#running = { turnId, abort };
     const startedAtMs = Date.now();
     this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs });
@@ -171,8 +179,7 @@ export class ThreadActor {
       if (error instanceof ModelAbortedError || abort.signal.aborted) {
         outcome = { status: 'interrupted', error: null };
       } else {
-        const message = error instanceof ModelStreamError || error instanceof Error ? error.message : String(error);
-        outcome = { status: 'failed', error: { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null } };
+        outcome = { status: 'failed', error: turnErrorOf(error) };
       }
     } finally {
       this.#running = null;
@@ -193,7 +200,12 @@ export class ThreadActor {
       write([lines.turnAborted({ ...timing, reason: 'interrupted' }, completedAtMs)]);
       this.#history = [...this.#history, { role: 'user', text: userText }];
     } else {
-      write(lines.turnFailed({ ...timing, lastAgentMessage: null, message: outcome.error!.message }, completedAtMs));
+      write(
+        lines.turnFailed(
+          { ...timing, lastAgentMessage: null, message: outcome.error!.message, codexErrorInfo: snakeCaseInfo(outcome.error!.codexErrorInfo) },
+          completedAtMs,
+        ),
+      );
     }
     const persisted = await Promise.all(writes).then(
       () => true,

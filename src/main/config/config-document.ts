@@ -36,7 +36,7 @@ const parseToml = (text: string): ConfigDocument =>
  */
 export function parseOverride(text: string): { path: string[]; value: unknown } {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new ConfigError(`invalid override \`${text}\`: expected key=value`);
+  if (eq <= 0) throw new ConfigError(`error parsing -c overrides: Invalid override (missing '='): ${text}`);
   const key = text.slice(0, eq).trim();
   const raw = text.slice(eq + 1).trim();
   const path = key.split('.').map((part) => part.trim());

@@ -3,7 +3,7 @@
 import { findRolloutPath } from '../../actors/history/rollout-locator.js';
 import { readRollout } from '../../actors/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
-import { ErrorCode, RpcError, threadNotLoaded } from '../errors.js';
+import { ErrorCode, invalidRequest, RpcError, threadNotLoaded } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
@@ -13,6 +13,7 @@ export async function threadRead(ctx: HostContext, _connection: Connection, para
   const id = requireThreadId(params.threadId);
   const thread = ctx.directory.get(id);
   if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
+    if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');
     if (params.includeTurns && !thread.materialized) {
       throw new RpcError(ErrorCode.MethodNotFound, 'list_turns is not supported yet');
     }

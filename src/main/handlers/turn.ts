@@ -5,7 +5,7 @@ import type { TurnCommand } from '../../actors/actor-messages.js';
 import type { LoadedThread } from '../../actors/loaded-thread.js';
 import type { Turn, TurnId } from '../../actors/thread-types.js';
 import type { Connection } from '../connections.js';
-import { threadNotFound } from '../errors.js';
+import { invalidRequest, threadNotFound } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
@@ -43,7 +43,8 @@ export function turnStart(ctx: HostContext, _connection: Connection, params: Ret
   thread.turns.push({ ...turn, items: [] });
   thread.pendingTurns += 1;
   thread.updatedAtMs = now;
-  if (thread.preview === '') thread.preview = previewOf(params.input);
+  // Like the reference, an ephemeral thread keeps an empty preview.
+  if (thread.preview === '' && !thread.identity?.ephemeral) thread.preview = previewOf(params.input);
   ctx.supervisor.noteChanged(thread);
   const command: TurnCommand = {
     turnId,
@@ -63,8 +64,11 @@ export function turnInterrupt(
   params: ReturnType<typeof turnInterruptParams>,
 ): Record<string, never> {
   const id = requireThreadId(params.threadId);
-  requireLoaded(ctx, id);
+  const thread = requireLoaded(ctx, id);
+  const turn = thread.findTurn(params.turnId);
+  if (!turn || turn.status !== 'inProgress') throw invalidRequest('no active turn to interrupt');
   const link = ctx.pool.linkOf(id);
+  // A queued turn that never started is interrupted by the actor when it reaches it.
   link?.api.interrupt(id, params.turnId).catch(() => undefined);
   return {};
 }

@@ -44,7 +44,7 @@ export async function runMockModelCommand(argv: string[], io: MockModelCommandIo
       allowPositionals: false,
     }).values;
   } catch (error) {
-    return usageError(io, error instanceof Error ? error.message : String(error));
+    return usageError(io, describeParseError(error));
   }
   if (parsed.help === true) {
     io.out(USAGE);
@@ -86,6 +86,16 @@ function configSnippet(url: string): string {
 function usageError(io: MockModelCommandIo, problem: string): number {
   io.err(`${PROGRAM}: ${problem}\nRun '${PROGRAM} --help' for usage.\n`);
   return 2;
+}
+
+/** parseArgs' messages vary across Node versions and suggest `--` tricks; say it plainly. */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  const quoted = /'([^']*)'/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) return `unknown option '${quoted}'`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted !== undefined) return `unexpected argument '${quoted}'`;
+  return message.charAt(0).toLowerCase() + message.slice(1);
 }
 
 function parseInteger(text: string, min: number, max: number): number | null {

@@ -71,7 +71,7 @@ test('a later turn numbers the message and packs a long reply into eight deltas'
     {
       type: 'completed',
       responseId: 'resp-embedded-3',
-      usage: { inputTokens: 27, cachedInputTokens: 0, outputTokens: 16, reasoningOutputTokens: 0, totalTokens: 43 },
+      usage: { inputTokens: 26, cachedInputTokens: 0, outputTokens: 16, reasoningOutputTokens: 0, totalTokens: 42 },
     },
   ]);
 });

@@ -118,7 +118,7 @@ const RETRYABLE_FAILURES: FailureCase[] = [
     eventsBefore: [],
     error: () => ({
       name: 'ModelStreamError', kind: 'internalServerError', httpStatus: 500,
-      message: "We're currently experiencing high demand, which may cause temporary errors.",
+      message: 'We’re currently experiencing high demand, which may cause temporary errors.',
     }),
   },
   {
