@@ -35,6 +35,8 @@ export interface WorkerLink {
   readonly api: Comlink.Remote<ActorHostApi>;
   readonly actors: Set<string>;
   alive: boolean;
+  /** False after a call to this worker overran its deadline, until the worker answers again. */
+  responsive: boolean;
 }
 
 export interface ActorPoolOptions {
@@ -85,9 +87,16 @@ export class ActorPool {
     this.#pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
   }
 
-  /** Resolves once at least one worker is attached (deadline: ATTACH_TIMEOUT_MS). */
+  /**
+   * Resolves once every worker has attached, so the first actors spread over all of them;
+   * past ATTACH_TIMEOUT_MS it settles for the workers that did come up.
+   */
   async ready(): Promise<void> {
-    await raceDeadline(this.#ready, ATTACH_TIMEOUT_MS, 'no pool worker came up');
+    try {
+      await raceDeadline(this.#ready, ATTACH_TIMEOUT_MS, 'pool workers did not all come up');
+    } catch (error) {
+      if (this.liveWorkers === 0) throw error;
+    }
   }
 
   get liveWorkers(): number {
@@ -134,11 +143,29 @@ export class ActorPool {
     await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
   }
 
+  /**
+   * Notes that the worker hosting `threadId` missed a deadline (blocked or stuck): new actors
+   * avoid it until it answers a ping again.
+   */
+  reportUnresponsive(threadId: string): void {
+    const link = this.#placement.get(threadId);
+    if (!link || !link.alive || !link.responsive) return;
+    link.responsive = false;
+    this.#options.log('warn', 'pool worker unresponsive; placing new actors elsewhere', { workerId: link.workerId, threadId });
+    link.api.ping().then(
+      () => (link.responsive = true),
+      () => undefined,
+    );
+  }
+
+  // Fewest actors among responsive live workers; a stuck worker is used only when no other is left.
   #leastLoaded(): WorkerLink | undefined {
     let best: WorkerLink | undefined;
-    for (const link of this.#links.values()) {
-      if (link.alive && (best === undefined || link.actors.size < best.actors.size)) best = link;
-    }
+    const better = (link: WorkerLink) =>
+      best === undefined ||
+      (link.responsive && !best.responsive) ||
+      (link.responsive === best.responsive && link.actors.size < best.actors.size);
+    for (const link of this.#links.values()) if (link.alive && better(link)) best = link;
     return best;
   }
 
@@ -169,6 +196,7 @@ export class ActorPool {
       api: Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never)),
       actors: new Set(),
       alive: true,
+      responsive: true,
     };
     events.port1.on('message', (bytes: Uint8Array) => {
       try {
@@ -183,7 +211,7 @@ export class ActorPool {
     host.port1.unref();
     events.port1.unref();
     this.#links.set(workerId, link);
-    this.#readyResolve();
+    if (this.liveWorkers >= this.#options.size) this.#readyResolve();
   }
 
   #lose(workerId: number, reason: string): void {

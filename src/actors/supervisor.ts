@@ -23,6 +23,8 @@ export interface SupervisorDeps {
   /** Deadline for the actor to flush and close its rollout. */
   actorCloseTimeoutMs: number;
   closeActor(thread: LoadedThread): Promise<unknown>;
+  /** The actor missed its close deadline: its worker is presumed stuck. */
+  actorUnresponsive?(thread: LoadedThread): void;
   releaseLock(thread: LoadedThread): void;
   /** Called after the thread left the directory; sends notLoaded and thread/closed. */
   announceUnloaded(thread: LoadedThread): void;
@@ -60,7 +62,10 @@ export class Supervisor {
       return;
     }
     this.#due.set(thread, dueAt);
-    if (dueAt < this.#timerAt) this.#arm(dueAt);
+    // Already due (delay 0): start within this turn of the event loop, so a request that
+    // arrives next already sees the thread closing.
+    if (dueAt <= this.#deps.clock.now()) queueMicrotask(() => this.#sweep());
+    else if (dueAt < this.#timerAt) this.#arm(dueAt);
   }
 
   /** Threads waiting out their idle delay. */
@@ -99,6 +104,7 @@ export class Supervisor {
   async #runUnload(thread: LoadedThread): Promise<UnloadOutcome> {
     const { clock, actorCloseTimeoutMs } = this.#deps;
     const closed = await withDeadline(this.#deps.closeActor(thread), actorCloseTimeoutMs, clock);
+    if (closed === 'timedOut') this.#deps.actorUnresponsive?.(thread);
     if (closed !== 'done') {
       // The worker is stuck or gone; its late answer is ignored. Ownership is released
       // below regardless, so no other process is kept out of the thread.

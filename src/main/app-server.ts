@@ -80,12 +80,12 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     size: options.workers,
     filename: fileURLToPath(new URL('../../workers/thread-host.js', import.meta.url)),
     onEvent: (event) => handleActorEvent(ctx, event),
-    onWorkerLost: (threadIds, reason) => {
+    onWorkerLost: (threadIds) => {
       for (const id of threadIds) {
         const thread = directory.get(id);
         if (!thread) continue;
         for (const turn of thread.turns) {
-          if (turn.status === 'inProgress') failTurnLocally(ctx, thread, turn.id, `the worker hosting this thread stopped (${reason})`);
+          if (turn.status === 'inProgress') failTurnLocally(ctx, thread, turn.id, 'the worker hosting this thread exited; resume the thread to continue');
         }
         void supervisor.unload(thread, 'workerLost');
       }
@@ -100,6 +100,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
       const link = pool.linkOf(thread.id);
       return link ? link.api.close(thread.id) : Promise.reject(new Error('actor is gone'));
     },
+    actorUnresponsive: (thread) => pool.reportUnresponsive(thread.id),
     releaseLock: (thread) => {
       if (thread.writerLock) locks.release(thread.writerLock);
       thread.writerLock = null;

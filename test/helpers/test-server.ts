@@ -121,6 +121,15 @@ export class TestServer {
   }
 
   sendLine(line: string): void {
+    // Remember the method of hand-written requests too, so their replies are validated.
+    try {
+      const parsed = JSON.parse(line) as Message;
+      if (parsed && typeof parsed.method === 'string' && (typeof parsed.id === 'string' || Number.isInteger(parsed.id))) {
+        this.#pendingMethods.set(parsed.id, parsed.method);
+      }
+    } catch {
+      // Not JSON: sent on purpose by a test of malformed input.
+    }
     this.child.stdin.write(line + '\n');
   }
 

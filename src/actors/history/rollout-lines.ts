@@ -5,12 +5,12 @@
 // reference's SQLite projection kept in step, which we do not write.
 //
 // Each builder returns compact JSON with no trailing newline; the appender adds the '\n'.
-// Field names and nesting follow test/fixtures/rollouts/rollout-legacy-two-turns.jsonl. Fields
+// Field names and nesting follow test/fixtures/rollouts/rollout-legacy-*.jsonl. Fields
 // that only carry the reference's own bookkeeping are left out on purpose (session_meta
 // `account_scoped`/`context_window`, turn_context `permission_profile`, response_item
 // `metadata`); the reference deserialises them as optional, and we have nothing true to put
 // there. Where the reference serialises an absent Option by omitting it (`client_id`,
-// `placeholder`), so do we.
+// `placeholder`, `time_to_first_token_ms`), so do we.
 
 import type {
   AgentMessageItem,
@@ -71,7 +71,7 @@ export interface TurnAbortedInput {
   durationMs: number;
 }
 
-/** A failed turn: an `error` event followed by the `task_complete` that closes the turn. */
+/** A failed turn: the `task_complete` that closes it, carrying the error. */
 export interface TurnFailedInput extends TaskCompleteInput {
   message: string;
   /** The reference's snake_case `CodexErrorInfo` unit variant; `other` when unclassified. */
@@ -238,7 +238,7 @@ export function tokenCount(usage: TokenCountInput, nowMs: number): string {
   });
 }
 
-/** `event_msg/task_complete`: closes a turn as completed (unless an `error` failed it first). */
+/** `event_msg/task_complete`: closes a turn as completed; `turnFailed` writes a failed one. */
 export function taskComplete(done: TaskCompleteInput, nowMs: number): string {
   return event(nowMs, {
     type: 'task_complete',
@@ -248,7 +248,7 @@ export function taskComplete(done: TaskCompleteInput, nowMs: number): string {
     started_at: done.startedAtSec,
     completed_at: done.completedAtSec,
     duration_ms: done.durationMs,
-    time_to_first_token_ms: done.timeToFirstTokenMs ?? null,
+    ...firstToken(done.timeToFirstTokenMs),
   });
 }
 
@@ -285,9 +285,15 @@ export function turnFailed(failed: TurnFailedInput, nowMs: number): string[] {
       started_at: failed.startedAtSec,
       completed_at: failed.completedAtSec,
       duration_ms: failed.durationMs,
-      time_to_first_token_ms: failed.timeToFirstTokenMs ?? null,
+      ...firstToken(failed.timeToFirstTokenMs),
     }),
   ];
+}
+
+// Seen in the reference's rollouts: a turn that failed before its first token has no
+// `time_to_first_token_ms` key at all.
+function firstToken(ms: number | null | undefined): Record<string, number> {
+  return ms === null || ms === undefined ? {} : { time_to_first_token_ms: ms };
 }
 
 function event(nowMs: number, payload: Record<string, unknown>): string {

@@ -129,7 +129,11 @@ export class ThreadActor {
     let firstTokenMs: number | null = null;
     let outcome: { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null };
     try {
-      if (this.#faults.crashOnText !== null && userText === this.#faults.crashOnText) process.exit(70);
+      if (this.#faults.crashOnText !== null && userText === this.#faults.crashOnText) {
+        // Die mid-turn, after the user message reached the rollout, as a crash would.
+        await Promise.all(writes);
+        process.exit(70);
+      }
       const stream = this.#model.stream({
         model: settings.model,
         baseInstructions: settings.baseInstructions,

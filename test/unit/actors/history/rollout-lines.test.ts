@@ -186,26 +186,34 @@ function keyPaths(value: unknown, prefix = ''): string[] {
     .sort();
 }
 
-describe('the lines have the legacy sample\'s shapes', () => {
-  const sample = readFileSync(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8')
+type SampleLine = { type: string; payload: { type?: string; role?: string; error?: unknown } };
+const loadSample = (name: string): SampleLine[] =>
+  readFileSync(new URL(`../../../fixtures/rollouts/${name}`, import.meta.url), 'utf8')
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as { type: string; payload: { type?: string; role?: string } });
+    .map((line) => JSON.parse(line) as SampleLine);
+
+describe('the lines have the reference samples\' shapes', () => {
+  const sample = loadSample('rollout-legacy-two-turns.jsonl');
   // The first line of a kind; for user messages, the user's own text rather than the context.
-  const find = (type: string, inner?: string, role?: string): unknown =>
-    sample.find(
+  const find = (type: string, inner?: string, role?: string, lines: SampleLine[] = sample): unknown =>
+    lines.find(
       (l) =>
         l.type === type &&
         (inner === undefined || l.payload.type === inner) &&
         (role === undefined || l.payload.role === role) &&
         (role !== 'user' || JSON.stringify(l).includes('"user.text"')),
     );
+  const failedSample = loadSample('rollout-paginated-failed-then-completed.jsonl').filter((l) => l.payload.error !== undefined);
+  const interruptedSample = loadSample('rollout-legacy-interrupted.jsonl');
   // Keys the reference keeps for its own bookkeeping, which we leave out (see rollout-lines.ts).
   const without = (paths: string[], omitted: string[]): string[] =>
     paths.filter((p) => !omitted.some((o) => p === o || p.startsWith(`${o}.`)));
 
   const [userItem, userEvent] = userMessage({ ...user1, clientId: null, content: [{ type: 'text', text: 'hello', text_elements: [] }] }, T0, TURN_1);
   const [agentEvent, agentResponse] = agentMessage(agentItem('msg-1', 'Done', T0), T0, TURN_1);
+  const timing = { turnId: TURN_1, startedAtSec: SEC, completedAtSec: SEC, durationMs: 42 };
+  const [failed] = turnFailed({ ...timing, lastAgentMessage: null, message: 'boom', codexErrorInfo: 'internal_server_error' }, T0);
   const cases: Array<[string, string, unknown, string[]]> = [
     ['session_meta', sessionMeta(META, T0), find('session_meta'), ['payload.account_scoped', 'payload.context_window']],
     ['task_started', taskStarted(TURN_1, SEC, T0), find('event_msg', 'task_started'), []],
@@ -215,7 +223,10 @@ describe('the lines have the legacy sample\'s shapes', () => {
     ['agent_message', agentEvent as string, find('event_msg', 'agent_message'), []],
     ['assistant response_item', agentResponse as string, find('response_item', 'message', 'assistant'), ['metadata']],
     ['token_count', tokenCount({ total: usage(0, 0), last: usage(0, 0), modelContextWindow: 258400 }, T0), find('event_msg', 'token_count'), ['payload.rate_limits']],
-    ['task_complete', taskComplete({ turnId: TURN_1, lastAgentMessage: 'Done', startedAtSec: SEC, completedAtSec: SEC, durationMs: 42 }, T0), find('event_msg', 'task_complete'), []],
+    ['task_complete', taskComplete({ ...timing, lastAgentMessage: 'Done', timeToFirstTokenMs: 40 }, T0), find('event_msg', 'task_complete'), []],
+    // `ordinal` is a paginated-mode key; we write legacy rollouts.
+    ['failed task_complete', failed as string, failedSample[0], ['ordinal']],
+    ['turn_aborted', turnAborted({ ...timing, reason: 'interrupted' }, T0), find('event_msg', 'turn_aborted', undefined, interruptedSample), []],
   ];
 
   test.each(cases)('%s has the sample\'s keys, less the bookkeeping ones', (_name, ours, theirs, omitted) => {
@@ -251,31 +262,65 @@ describe('the lines have the legacy sample\'s shapes', () => {
   });
 
   test('an interrupted turn is one turn_aborted event with the reference\'s fields', () => {
-    expect(JSON.parse(turnAborted({ turnId: TURN_1, reason: 'interrupted', completedAtSec: SEC + 2, durationMs: 1500 }, T0))).toEqual({
+    const aborted = turnAborted(
+      { turnId: TURN_1, reason: 'interrupted', startedAtSec: SEC, completedAtSec: SEC + 2, durationMs: 1500 },
+      T0,
+    );
+    expect(JSON.parse(aborted)).toEqual({
       timestamp: '2026-12-02T11:10:30.500Z',
       type: 'event_msg',
-      payload: { type: 'turn_aborted', turn_id: TURN_1, reason: 'interrupted', completed_at: SEC + 2, duration_ms: 1500 },
+      payload: {
+        type: 'turn_aborted',
+        root_turn_id: TURN_1,
+        turn_id: TURN_1,
+        reason: 'interrupted',
+        started_at: SEC,
+        completed_at: SEC + 2,
+        duration_ms: 1500,
+      },
     });
   });
 
-  test('a failed turn is an error event followed by task_complete', () => {
+  test('a failed turn is one task_complete that carries the error, as 0.171.0 writes it', () => {
     const lines = turnFailed(
       { turnId: TURN_1, message: 'boom', lastAgentMessage: null, startedAtSec: SEC, completedAtSec: SEC + 1, durationMs: 900 },
       T0,
-    ).map((line) => JSON.parse(line) as { payload: unknown });
-    expect(lines.map((l) => l.payload)).toEqual([
-      { type: 'error', message: 'boom', codex_error_info: 'other' },
+    );
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
       {
-        type: 'task_complete',
-        root_turn_id: TURN_1,
-        turn_id: TURN_1,
-        last_agent_message: null,
-        started_at: SEC,
-        completed_at: SEC + 1,
-        duration_ms: 900,
-        time_to_first_token_ms: null,
+        timestamp: '2026-12-02T11:10:30.500Z',
+        type: 'event_msg',
+        payload: {
+          type: 'task_complete',
+          root_turn_id: TURN_1,
+          turn_id: TURN_1,
+          last_agent_message: null,
+          error: { message: 'boom', codex_error_info: 'other' },
+          started_at: SEC,
+          completed_at: SEC + 1,
+          duration_ms: 900,
+        },
       },
     ]);
+  });
+
+  test('a failed turn keeps the classified error kind it is given', () => {
+    const [line] = turnFailed(
+      {
+        turnId: TURN_1,
+        message: 'upstream 500',
+        codexErrorInfo: 'internal_server_error',
+        lastAgentMessage: null,
+        startedAtSec: SEC,
+        completedAtSec: SEC,
+        durationMs: 41,
+      },
+      T0,
+    );
+    expect((JSON.parse(line as string) as { payload: { error: unknown } }).payload.error).toEqual({
+      message: 'upstream 500',
+      codex_error_info: 'internal_server_error',
+    });
   });
 
   test('user text elements are written in the core snake_case spelling', () => {

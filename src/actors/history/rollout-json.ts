@@ -1,0 +1,36 @@
+// One parsed rollout line, and the lenient accessors the reader and the turn history builder
+// share. Rollouts come from several writers and releases, so a field of the wrong type reads
+// as absent instead of failing the whole file.
+
+/** A JSON object as parsed, before any field is trusted. */
+export type Json = Record<string, unknown>;
+
+/** One JSONL line of a rollout: its envelope `timestamp` (ms, if parseable), `type` and `payload`. */
+export interface RolloutRecord {
+  ts: number | null;
+  type: string;
+  payload: Json;
+}
+
+/** Parses one line; `null` when it is not JSON or has no string `type`. */
+export function parseLine(source: string): RolloutRecord | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    return null;
+  }
+  const record = obj(value);
+  if (record === null || typeof record.type !== 'string') return null;
+  return { ts: parseTs(record.timestamp), type: record.type, payload: obj(record.payload) ?? {} };
+}
+
+/** An ISO timestamp as epoch ms. */
+export const parseTs = (v: unknown): number | null =>
+  typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : null;
+export const obj = (v: unknown): Json | null =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+export const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
