@@ -93,7 +93,8 @@ export class Supervisor {
   async unloadAll(reason: UnloadReason): Promise<UnloadOutcome[]> {
     this.#disarm();
     const threads = this.#deps.directory.all().filter((thread) => thread.lifecycle.kind === 'loaded');
-    return Promise.all(threads.map((thread) => this.unload(thread, reason)));
+    // Unloads already running are waited for too; they keep their own first reason.
+    return Promise.all([...this.#unloads.values(), ...threads.map((thread) => this.unload(thread, reason))]);
   }
 
   stop(): void {

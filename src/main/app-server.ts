@@ -139,6 +139,9 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     shuttingDown = true;
     ctx.draining = true;
     log('info', 'shutting down', { why, loaded: directory.loadedCount });
+    // Worker ports and lock timers are unref'd, and after stdin EOF nothing else holds the
+    // event loop: without this handle Node would exit before the unloads finish.
+    const keepAlive = setTimeout(() => undefined, SHUTDOWN_DEADLINE_MS + 5_000);
     const work = (async () => {
       for (const thread of directory.all()) {
         if (thread.runningTurnId) pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
@@ -150,6 +153,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     locks.close();
     await transport.flush(1_000);
     await pool.close();
+    clearTimeout(keepAlive);
     finish(0);
   };
 

@@ -102,7 +102,9 @@ function parseCommandArgs(args: string[], options: NonNullable<OptionSpec>) {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // Node's text adds advice about positionals; the first sentence is the problem.
+    const message = (error as Error).message.split('. ')[0]!;
+    throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1));
   }
 }
 

@@ -78,21 +78,22 @@ describe('Mailbox', () => {
   test('depth counts queued and running jobs and drops as each one settles, failures included', async () => {
     const mailbox = new Mailbox();
     expect(mailbox.depth).toEqual(0);
-    const gate = deferred();
-    const first = mailbox.post(() => gate.promise);
-    const second = mailbox.post(async () => {
-      throw new Error('boom');
-    });
-    const third = mailbox.post(() => 'done');
+    const gates = [deferred(), deferred(), deferred()];
+    const first = mailbox.post(() => gates[0]!.promise);
+    const second = mailbox.post(() => gates[1]!.promise);
+    const third = mailbox.post(() => gates[2]!.promise);
+    const settled = [first, second, third].map((job) => job.then(() => 'ok', () => 'failed'));
     expect(mailbox.depth).toEqual(3);
     await flush();
     expect(mailbox.depth).toEqual(3);
-    gate.resolve();
-    await first;
+    gates[0]!.resolve();
+    expect(await settled[0]).toEqual('ok');
     expect(mailbox.depth).toEqual(2);
-    await expect(second).rejects.toThrow('boom');
+    gates[1]!.reject(new Error('boom'));
+    expect(await settled[1]).toEqual('failed');
     expect(mailbox.depth).toEqual(1);
-    expect(await third).toEqual('done');
+    gates[2]!.resolve();
+    expect(await settled[2]).toEqual('ok');
     expect(mailbox.depth).toEqual(0);
   });
 
