@@ -108,3 +108,28 @@ test('an acquisition that outlasts writer_lock_timeout_ms fails with the referen
   }
   expect(await server.close()).toBe(0);
 });
+
+test('requests about a thread queue behind its pending resume while other threads are answered at once', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+  const waiting = await threadWithOneTurn(server);
+  const other = await threadWithOneTurn(server);
+  await server.request('thread/unsubscribe', { threadId: waiting });
+  await server.waitForNotification('thread/closed', (p) => p.threadId === waiting);
+  const holder = await holdFlock(coordinationPath(server.home), 'exclusive');
+  const order: string[] = [];
+  let resume: Promise<unknown>;
+  let queued: Promise<unknown>;
+  try {
+    resume = server.request('thread/resume', { threadId: waiting }, 30_000).then(() => order.push('resume'));
+    queued = server.request('thread/unsubscribe', { threadId: waiting }, 30_000).then((r) => order.push(`unsubscribe ${r.status}`));
+    const read = await server.request('thread/read', { threadId: other }, 1_000);
+    expect([read.thread.id, read.thread.status]).toEqual([other, { type: 'idle' }]);
+    expect(await server.request('thread/unsubscribe', { threadId: other }, 1_000)).toEqual({ status: 'unsubscribed' });
+    order.push('other answered');
+  } finally {
+    await holder.release();
+  }
+  await Promise.all([resume, queued]);
+  expect(order).toEqual(['other answered', 'resume', 'unsubscribe unsubscribed']);
+  expect(await server.close()).toBe(0);
+});

@@ -8,9 +8,11 @@ import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
+import { afterPendingLoad } from '../thread-serialization.js';
 
 export async function threadRead(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
+  await afterPendingLoad(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
   if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');

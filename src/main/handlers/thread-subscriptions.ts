@@ -6,6 +6,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadIdParams, threadLoadedListParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { parseUuid } from '../protocol/uuid.js';
+import { afterPendingLoad } from '../thread-serialization.js';
 
 export type UnsubscribeStatus = 'unsubscribed' | 'notSubscribed' | 'notLoaded';
 
@@ -13,8 +14,12 @@ export function threadUnsubscribe(
   ctx: HostContext,
   connection: Connection,
   params: ReturnType<typeof threadIdParams>,
-): { status: UnsubscribeStatus } {
+): { status: UnsubscribeStatus } | Promise<{ status: UnsubscribeStatus }> {
   const id = requireThreadId(params.threadId);
+  return afterPendingLoad(ctx, id, () => unsubscribeNow(ctx, connection, id));
+}
+
+function unsubscribeNow(ctx: HostContext, connection: Connection, id: string): { status: UnsubscribeStatus } {
   const thread = ctx.directory.get(id);
   if (!thread || (thread.lifecycle.kind !== 'loaded' && thread.lifecycle.kind !== 'unloading')) return { status: 'notLoaded' };
   if (!thread.unsubscribe(connection.id, ctx.clock.now())) return { status: 'notSubscribed' };

@@ -10,10 +10,17 @@ import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { uuidv7 } from '../protocol/uuid.js';
+import { afterPendingLoad } from '../thread-serialization.js';
 import { failTurnLocally } from '../turn-events.js';
 
-export function turnStart(ctx: HostContext, _connection: Connection, params: ReturnType<typeof turnStartParams>): { turn: Turn } {
+type TurnStartParams = ReturnType<typeof turnStartParams>;
+
+export function turnStart(ctx: HostContext, _connection: Connection, params: TurnStartParams): { turn: Turn } | Promise<{ turn: Turn }> {
   const id = requireThreadId(params.threadId);
+  return afterPendingLoad(ctx, id, () => startNow(ctx, id, params));
+}
+
+function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
   const link = ctx.pool.linkOf(id);
   if (!link) throw threadNotFound(id);
@@ -62,14 +69,18 @@ export function turnInterrupt(
   ctx: HostContext,
   _connection: Connection,
   params: ReturnType<typeof turnInterruptParams>,
-): Record<string, never> {
+): Record<string, never> | Promise<Record<string, never>> {
   const id = requireThreadId(params.threadId);
+  return afterPendingLoad(ctx, id, () => interruptNow(ctx, id, params.turnId));
+}
+
+function interruptNow(ctx: HostContext, id: string, turnId: string): Record<string, never> {
   const thread = requireLoaded(ctx, id);
-  const turn = thread.findTurn(params.turnId);
+  const turn = thread.findTurn(turnId);
   if (!turn || turn.status !== 'inProgress') throw invalidRequest('no active turn to interrupt');
   const link = ctx.pool.linkOf(id);
   // A queued turn that never started is interrupted by the actor when it reaches it.
-  link?.api.interrupt(id, params.turnId).catch(() => undefined);
+  link?.api.interrupt(id, turnId).catch(() => undefined);
   return {};
 }
 
@@ -79,7 +90,7 @@ function requireLoaded(ctx: HostContext, id: string): LoadedThread {
   return thread;
 }
 
-function previewOf(input: ReturnType<typeof turnStartParams>['input']): string {
+function previewOf(input: TurnStartParams['input']): string {
   for (const part of input) if (part.type === 'text') return part.text;
   return '';
 }
