@@ -37,6 +37,7 @@ export class Supervisor {
   readonly #unloads = new Map<LoadedThread, Promise<UnloadOutcome>>();
   #timer: unknown = null;
   #timerAt = Infinity;
+  #sweepQueued = false;
 
   constructor(deps: SupervisorDeps) {
     this.#deps = deps;
@@ -44,19 +45,7 @@ export class Supervisor {
 
   /** Re-reads a thread's subscribers and activity; (re)schedules or cancels its unload. */
   noteChanged(thread: LoadedThread): void {
-    if (thread.lifecycle.kind !== 'loaded') {
-      this.#due.delete(thread);
-      return;
-    }
-    const dueAt = unloadDueAt(
-      {
-        subscriberCount: thread.subscribers.size,
-        turnRunning: thread.turnRunning,
-        noSubscribersSince: thread.noSubscribersSince,
-        inactiveSince: thread.inactiveSince,
-      },
-      thread.unloadDelaySecs,
-    );
+    const dueAt = this.#dueAt(thread);
     if (dueAt === null) {
       this.#due.delete(thread);
       return;
@@ -64,7 +53,7 @@ export class Supervisor {
     this.#due.set(thread, dueAt);
     // Already due (delay 0): start within this turn of the event loop, so a request that
     // arrives next already sees the thread closing.
-    if (dueAt <= this.#deps.clock.now()) queueMicrotask(() => this.#sweep());
+    if (dueAt <= this.#deps.clock.now()) this.#sweepSoon();
     else if (dueAt < this.#timerAt) this.#arm(dueAt);
   }
 
@@ -138,29 +127,50 @@ export class Supervisor {
     this.#timerAt = Infinity;
   }
 
-  // One pass over the schedule: unload what is due (re-checking the rule, since
-  // subscribers or turns may have changed since it was scheduled), re-arm for the rest.
+  // Many threads can fall due in one event (a connection with many subscriptions closes);
+  // they share one sweep.
+  #sweepSoon(): void {
+    if (this.#sweepQueued) return;
+    this.#sweepQueued = true;
+    queueMicrotask(() => {
+      this.#sweepQueued = false;
+      this.#sweep();
+    });
+  }
+
+  // One pass over the schedule: unload what is due, re-checking the rule (subscribers or
+  // turns may have changed since it was scheduled), then arm one timer for the earliest rest.
   #sweep(): void {
-    this.#timer = null;
-    this.#timerAt = Infinity;
+    this.#disarm();
     const now = this.#deps.clock.now();
     let next = Infinity;
-    for (const [thread, dueAt] of [...this.#due]) {
+    for (const thread of [...this.#due.keys()]) {
       try {
-        if (dueAt > now) {
+        const dueAt = this.#dueAt(thread);
+        if (dueAt === null) this.#due.delete(thread);
+        else if (dueAt <= now) void this.unload(thread, 'idle');
+        else {
+          this.#due.set(thread, dueAt);
           next = Math.min(next, dueAt);
-          continue;
         }
-        this.#due.delete(thread);
-        this.noteChanged(thread);
-        const recheck = this.#due.get(thread);
-        if (recheck !== undefined && recheck <= now) void this.unload(thread, 'idle');
-        else if (recheck !== undefined) next = Math.min(next, recheck);
       } catch (error) {
         this.#deps.log('error', 'unload sweep failed for a thread', { threadId: thread.id, error: String(error) });
       }
     }
-    if (next !== Infinity && next < this.#timerAt) this.#arm(next);
+    if (next !== Infinity) this.#arm(next);
+  }
+
+  #dueAt(thread: LoadedThread): number | null {
+    if (thread.lifecycle.kind !== 'loaded') return null;
+    return unloadDueAt(
+      {
+        subscriberCount: thread.subscribers.size,
+        turnRunning: thread.turnRunning,
+        noSubscribersSince: thread.noSubscribersSince,
+        inactiveSince: thread.inactiveSince,
+      },
+      thread.unloadDelaySecs,
+    );
   }
 }
 
