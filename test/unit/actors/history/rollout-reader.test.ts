@@ -17,6 +17,8 @@ import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../.
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
 const LEGACY = new URL('rollout-legacy-two-turns.jsonl', FIXTURES);
 const PAGINATED = new URL('rollout-paginated-two-turns.jsonl', FIXTURES);
+const FAILED_THEN_COMPLETED = new URL('rollout-paginated-failed-then-completed.jsonl', FIXTURES);
+const INTERRUPTED = new URL('rollout-legacy-interrupted.jsonl', FIXTURES);
 
 const ZERO_USAGE = {
   totalTokens: 0,
@@ -172,6 +174,104 @@ describe('reading the reference rollouts', () => {
   });
 });
 
+describe('reading the reference\'s failed and interrupted turns', () => {
+  test('a paginated thread yields the failed turn and the completed one exactly as the reference reads them', async () => {
+    const parsed = await readRollout(fileURLToPath(FAILED_THEN_COMPLETED));
+    // These turns are the ones the reference's own thread/read returned for this thread.
+    expect(parsed.turns).toEqual([
+      turn('01a23693-9fad-7803-a0f0-5e4fb4c14c3c', {
+        items: [user('01a23693-9fc7-7d52-b082-acbc2e7ec07d', 'Fail with 500', 1796211974090)],
+        status: 'failed',
+        error: {
+          message: 'We\u2019re currently experiencing high demand, which may cause temporary errors.',
+          codexErrorInfo: 'internalServerError',
+          additionalDetails: null,
+          misalignment: null,
+        },
+        startedAt: 1796211974,
+        completedAt: 1796211974,
+        durationMs: 64,
+      }),
+      turn('01a23693-a125-7353-8a23-862c3121258c', {
+        items: [
+          user('01a23693-a138-78c1-be13-d03d74e26f4d', 'Now succeed', 1796211974457),
+          agent('msg-1', 'Done', 1796211974480),
+        ],
+        startedAt: 1796211974,
+        completedAt: 1796211974,
+        durationMs: 49,
+      }),
+    ]);
+    expect({ ...parsed, turns: [] }).toEqual({
+      threadId: '01a23693-9f0d-7000-9f90-7adff1c66f30',
+      meta: {
+        createdAtMs: ms('2026-12-02T11:46:13.902Z'),
+        cwd: '/work/scratch/homes/h-Dw568s',
+        originator: 'codex-app-server-tests',
+        cliVersion: '0.171.0',
+        source: 'vscode',
+        modelProvider: 'mock_provider',
+        model: 'mock-model',
+        baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
+        historyMode: 'paginated',
+      },
+      turns: [],
+      // The failed turn's request stays in the conversation; it got no reply.
+      messages: [
+        { role: 'user', text: 'Fail with 500' },
+        { role: 'user', text: 'Now succeed' },
+        { role: 'assistant', text: 'Done' },
+      ],
+      preview: 'Fail with 500',
+      lastTokenUsage: {
+        total: { ...ZERO_USAGE, totalTokens: 12, inputTokens: 10, outputTokens: 2 },
+        last: { ...ZERO_USAGE, totalTokens: 12, inputTokens: 10, outputTokens: 2 },
+        modelContextWindow: 258400,
+      },
+      updatedAtMs: ms('2026-12-02T11:46:14.489Z'),
+      lastTurnId: '01a23693-a125-7353-8a23-862c3121258c',
+      skippedLines: 0,
+    });
+  });
+
+  test('a legacy interrupted turn keeps only the user message, and the <turn_aborted> note is neither an item nor a message', async () => {
+    // The reference's own thread/read names legacy items positionally (`item-1`) with null
+    // times; we keep the id of the user's response item and the line's timestamp instead, as
+    // for every legacy rollout (see the legacy two-turn sample above). Status, error and timing
+    // are the reference's.
+    expect(await readRollout(fileURLToPath(INTERRUPTED))).toEqual({
+      threadId: '01a23694-6f88-77f0-ade0-f68c40796a72',
+      meta: {
+        createdAtMs: ms('2026-12-02T11:47:07.274Z'),
+        cwd: '/work/scratch/homes/h-OXboJx',
+        originator: 'codex-app-server-tests',
+        cliVersion: '0.171.0',
+        source: 'vscode',
+        modelProvider: 'mock_provider',
+        model: 'mock-model',
+        baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
+        historyMode: 'legacy',
+      },
+      turns: [
+        turn('01a23694-7029-7a80-994e-77da73be55ba', {
+          items: [user('01a23694-703b-7653-8239-a277d18891f2', 'Take forever', ms('2026-12-02T11:47:07.452Z'))],
+          status: 'interrupted',
+          startedAt: 1796212027,
+          completedAt: 1796212028,
+          durationMs: 659,
+        }),
+      ],
+      messages: [{ role: 'user', text: 'Take forever' }],
+      preview: 'Take forever',
+      // The only token_count has `info: null`: the model never reported usage.
+      lastTokenUsage: null,
+      updatedAtMs: ms('2026-12-02T11:47:08.094Z'),
+      lastTurnId: '01a23694-7029-7a80-994e-77da73be55ba',
+      skippedLines: 0,
+    });
+  });
+});
+
 describe('damaged files', () => {
   const legacyText = readFileSync(LEGACY, 'utf8');
 
@@ -255,19 +355,69 @@ describe('turn outcomes', () => {
     ]);
   });
 
-  test('turn_aborted marks the turn interrupted with its completion time and no error', () => {
-    const aborted = turnAborted({ turnId: TURN_A, reason: 'interrupted', completedAtSec: SEC + 3, durationMs: 2500 }, T0 + 2500);
+  test('turn_aborted marks the turn interrupted with its completion time and no error, keeping its completed items', () => {
+    const aborted = turnAborted(
+      { turnId: TURN_A, reason: 'interrupted', startedAtSec: SEC, completedAtSec: SEC + 3, durationMs: 2500 },
+      T0 + 2500,
+    );
     expect(turnsOf([...turnA, aborted])).toEqual([
       turn(TURN_A, { items: turnAItems, status: 'interrupted', startedAt: SEC, completedAt: SEC + 3, durationMs: 2500 }),
     ]);
   });
 
-  test('an error event fails the turn and task_complete keeps it failed', () => {
+  test('a task_complete carrying an error fails the turn, as 0.171.0 writes it', () => {
     const failed = turnFailed(
-      { turnId: TURN_A, message: 'stream broke', lastAgentMessage: null, startedAtSec: SEC, completedAtSec: SEC + 1, durationMs: 700 },
+      {
+        turnId: TURN_A,
+        message: 'upstream 500',
+        codexErrorInfo: 'internal_server_error',
+        lastAgentMessage: null,
+        startedAtSec: SEC,
+        completedAtSec: SEC + 1,
+        durationMs: 700,
+      },
       T0 + 700,
     );
     expect(turnsOf([...turnA, ...failed])).toEqual([
+      turn(TURN_A, {
+        items: turnAItems,
+        status: 'failed',
+        error: { message: 'upstream 500', codexErrorInfo: 'internalServerError', additionalDetails: null, misalignment: null },
+        startedAt: SEC,
+        completedAt: SEC + 1,
+        durationMs: 700,
+      }),
+    ]);
+  });
+
+  test('a failed task_complete that names an earlier turn fails that turn, not the open one', () => {
+    const turnB = [taskStarted(TURN_B, SEC + 1, T0 + 1000)];
+    const [lateFailure] = turnFailed(
+      { turnId: TURN_A, message: 'late', lastAgentMessage: null, startedAtSec: SEC, completedAtSec: SEC + 2, durationMs: 1500 },
+      T0 + 1500,
+    );
+    const doneB = taskComplete({ turnId: TURN_B, lastAgentMessage: null, startedAtSec: SEC + 1, completedAtSec: SEC + 2, durationMs: 900 }, T0 + 1900);
+    expect(turnsOf([...turnA, ...turnB, lateFailure as string, doneB])).toEqual([
+      turn(TURN_A, {
+        items: turnAItems,
+        status: 'failed',
+        error: { message: 'late', codexErrorInfo: 'other', additionalDetails: null, misalignment: null },
+        startedAt: SEC,
+        completedAt: SEC + 2,
+        durationMs: 1500,
+      }),
+      turn(TURN_B, { status: 'completed', startedAt: SEC + 1, completedAt: SEC + 2, durationMs: 900 }),
+    ]);
+  });
+
+  test('an older release\'s error event fails the turn and the plain task_complete after it keeps it failed', () => {
+    const error = JSON.stringify({
+      timestamp: new Date(T0 + 5).toISOString(),
+      type: 'event_msg',
+      payload: { type: 'error', message: 'stream broke', codex_error_info: 'other' },
+    });
+    const done = taskComplete({ turnId: TURN_A, lastAgentMessage: null, startedAtSec: SEC, completedAtSec: SEC + 1, durationMs: 700 }, T0 + 700);
+    expect(turnsOf([...turnA, error, done])).toEqual([
       turn(TURN_A, {
         items: turnAItems,
         status: 'failed',
