@@ -98,10 +98,8 @@ export class Supervisor {
     if (closed !== 'done') {
       // The worker is stuck or gone; its late answer is ignored. Ownership is released
       // below regardless, so no other process is kept out of the thread.
-      this.#deps.log('warn', `actor did not close its rollout within ${actorCloseTimeoutMs} ms; finishing unload`, {
-        threadId: thread.id,
-        outcome: closed,
-      });
+      const why = closed === 'timedOut' ? `did not close its rollout within ${actorCloseTimeoutMs} ms` : 'failed to close its rollout';
+      this.#deps.log('warn', `actor ${why}; finishing unload from the main thread`, { threadId: thread.id, outcome: closed });
     }
     try {
       this.#deps.releaseLock(thread);
@@ -110,7 +108,11 @@ export class Supervisor {
     }
     this.#deps.directory.remove(thread);
     thread.moveTo({ kind: 'unloaded', reason: (thread.lifecycle as { reason: UnloadReason }).reason });
-    this.#deps.announceUnloaded(thread);
+    try {
+      this.#deps.announceUnloaded(thread);
+    } catch (error) {
+      this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
+    }
     return closed === 'done' ? 'complete' : closed === 'timedOut' ? 'actorTimedOut' : 'actorFailed';
   }
 

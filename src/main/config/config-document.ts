@@ -36,8 +36,9 @@ const parseToml = (text: string): ConfigDocument =>
  */
 export function parseOverride(text: string): { path: string[]; value: unknown } {
   const eq = text.indexOf('=');
-  if (eq <= 0) throw new ConfigError(`error parsing -c overrides: Invalid override (missing '='): ${text}`);
+  if (eq === -1) throw new ConfigError(`error parsing -c overrides: Invalid override (missing '='): ${text}`);
   const key = text.slice(0, eq).trim();
+  if (key === '') throw new ConfigError(`error parsing -c overrides: Empty key in override: ${text}`);
   const raw = text.slice(eq + 1).trim();
   const path = key.split('.').map((part) => part.trim());
   if (path.some((part) => part.length === 0)) throw new ConfigError(`invalid override key \`${key}\``);

@@ -13,6 +13,7 @@ import {
   unknownVariant,
   withDefault,
   DecodeError,
+  describeUnexpected,
   type Decoder,
 } from './decode.js';
 import type { TextElement, UserInput } from '../../actors/thread-types.js';
@@ -39,7 +40,7 @@ const userInput: Decoder<UserInput> = (value) => {
   const object = jsonObject(value);
   if (!('type' in object)) throw new DecodeError('missing field `type`');
   const type = object.type;
-  if (typeof type !== 'string') throw new DecodeError(`invalid type: ${typeof type}, expected internally tagged enum UserInput`);
+  if (typeof type !== 'string') throw new DecodeError(`invalid type: ${describeUnexpected(type)}, expected variant identifier`);
   if (!(USER_INPUT_TYPES as readonly string[]).includes(type)) throw unknownVariant(type, USER_INPUT_TYPES);
   if (type === 'text') {
     const text = struct('TextUserInput', {

@@ -123,6 +123,9 @@ function setup(options: Partial<Pick<SupervisorDeps, 'closeActor' | 'releaseLock
       ((thread) => {
         effects.push(`releaseLock ${thread.id}`);
       }),
+    actorUnresponsive: (thread) => {
+      effects.push(`actorUnresponsive ${thread.id}`);
+    },
     announceUnloaded: (thread) => {
       // What a client would see at this instant: the thread is gone from the listing.
       const listed = directory.page(null, null).data.includes(thread.id);
@@ -252,19 +255,51 @@ describe('idle unload scheduling', () => {
     expect({ effects, kind: thread.lifecycle.kind }).toEqual({ effects: [], kind: 'loaded' });
   });
 
-  test('delay 0 unloads on the next timer tick, not synchronously', async () => {
+  test('delay 0 starts the unload on the next tick, not synchronously and without waiting for a timer', async () => {
     const { clock, effects, supervisor, load } = setup();
     const thread = load(1, { delaySecs: 0, subscribers: [1] });
     await clock.advanceTo(5_000);
     thread.unsubscribe(conn(1), clock.now());
     supervisor.noteChanged(thread);
-    expect({ effects, kind: thread.lifecycle.kind, pending: clock.pending() }).toEqual({
-      effects: [],
-      kind: 'loaded',
-      pending: [5_000],
+    expect({ effects, kind: thread.lifecycle.kind }).toEqual({ effects: [], kind: 'loaded' });
+    // No fake time passes: the due work starts within this turn of the event loop.
+    await flush();
+    expect({ effects, kind: thread.lifecycle.kind, now: clock.now(), sweepTimers: clock.sweepTimersArmed() }).toEqual({
+      effects: cleanUnload(thread.id),
+      kind: 'unloaded',
+      now: 5_000,
+      sweepTimers: [],
     });
-    await clock.advanceTo(5_000);
-    expect(effects).toEqual(cleanUnload(thread.id));
+  });
+
+  test('many threads falling due in one event (a connection closing) all unload on the next tick', async () => {
+    const { clock, supervisor, load } = setup();
+    const threads = Array.from({ length: 50 }, (_, n) => load(n, { delaySecs: 0, subscribers: [9] }));
+    for (const thread of threads) {
+      thread.unsubscribe(conn(9), clock.now());
+      supervisor.noteChanged(thread);
+    }
+    await flush();
+    expect({
+      kinds: [...new Set(threads.map((thread) => thread.lifecycle.kind))],
+      sweepTimers: clock.sweepTimersArmed(),
+      pending: clock.pending(),
+    }).toEqual({ kinds: ['unloaded'], sweepTimers: [], pending: [] });
+  });
+
+  test('an immediate (delay 0) unload keeps the single timer of the threads still waiting', async () => {
+    const { clock, effects, supervisor, load } = setup();
+    const waiting = load(1, { delaySecs: 60 });
+    const immediate = load(2, { delaySecs: 0, subscribers: [1] });
+    immediate.unsubscribe(conn(1), clock.now());
+    supervisor.noteChanged(immediate);
+    await flush();
+    expect({ unloaded: immediate.lifecycle.kind, pending: clock.pending() }).toEqual({ unloaded: 'unloaded', pending: [60_000] });
+    await clock.advanceTo(60_000);
+    expect({ kind: waiting.lifecycle.kind, announced: effects.filter((effect) => effect.startsWith('announce')).length }).toEqual({
+      kind: 'unloaded',
+      announced: 2,
+    });
   });
 
   test('a subscribed idle thread never unloads, even with delay 0', async () => {
@@ -345,6 +380,22 @@ describe('one timer for all threads', () => {
     });
   });
 
+  test('after ten idle unloads one sweep timer is pending, for the thread still waiting', async () => {
+    const { clock, load } = setup();
+    const patient = load(100, { delaySecs: 3_600 });
+    const quick = [];
+    for (let n = 0; n < 10; n += 1) {
+      clock.set(n * 1_000);
+      quick.push(load(n, { delaySecs: 60 }));
+    }
+    await clock.advanceTo(70_000);
+    expect({
+      quick: quick.filter((thread) => thread.lifecycle.kind === 'unloaded').length,
+      patient: patient.lifecycle.kind,
+      pending: clock.pending(),
+    }).toEqual({ quick: 10, patient: 'loaded', pending: [3_600_000] });
+  });
+
   test('many threads due at the same instant unload in one sweep', async () => {
     const { clock, load } = setup();
     const threads = Array.from({ length: 50 }, (_, n) => load(n, { delaySecs: 60 }));
@@ -405,12 +456,13 @@ describe('the unload sequence', () => {
     });
     await clock.advanceTo(CLOSE_TIMEOUT_MS);
     const finished = {
-      effects: cleanUnload(thread.id),
+      // The worker is reported as presumed stuck before ownership is released.
+      effects: [`closeActor ${thread.id}`, `actorUnresponsive ${thread.id}`, ...cleanUnload(thread.id).slice(1)],
       outcome: { value: 'actorTimedOut', at: CLOSE_TIMEOUT_MS },
       logs: [
         {
           level: 'warn',
-          message: `actor did not close its rollout within ${CLOSE_TIMEOUT_MS} ms; finishing unload`,
+          message: `actor did not close its rollout within ${CLOSE_TIMEOUT_MS} ms; finishing unload from the main thread`,
           fields: { threadId: thread.id, outcome: 'timedOut' },
         },
       ],
@@ -434,7 +486,7 @@ describe('the unload sequence', () => {
     ]);
     close.reject(new Error('worker died later'));
     await flush();
-    expect(effects).toEqual(cleanUnload(thread.id).slice(1));
+    expect(effects).toEqual([`actorUnresponsive ${thread.id}`, ...cleanUnload(thread.id).slice(1)]);
   });
 
   test('a closeActor that rejects gives actorFailed, yet the lock is released and the unload announced', async () => {
@@ -453,7 +505,7 @@ describe('the unload sequence', () => {
       logs: [
         {
           level: 'warn',
-          message: `actor did not close its rollout within ${CLOSE_TIMEOUT_MS} ms; finishing unload`,
+          message: "actor failed to close its rollout; finishing unload from the main thread",
           fields: { threadId: thread.id, outcome: 'failed' },
         },
       ],
