@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
 import { SchemaValidator } from './schema-validator.js';
+
+export { mockModelConfig };
 
 export const CLI = fileURLToPath(new URL('../../dist/src/main/cli.js', import.meta.url));
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -39,25 +42,6 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   args?: string[];
   initialize?: boolean;
-}
-
-/** The config.toml the reference's test harness writes (protocol.md §8.2). */
-export function mockModelConfig(modelUrl: string, rootConfig = ''): string {
-  return [
-    'model = "mock-model"',
-    'approval_policy = "never"',
-    'sandbox_mode = "read-only"',
-    rootConfig,
-    'model_provider = "mock_provider"',
-    '',
-    '[model_providers.mock_provider]',
-    'name = "Mock provider for test"',
-    `base_url = "${modelUrl}"`,
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
-  ].join('\n');
 }
 
 export class TestServer {
