@@ -87,12 +87,13 @@ runBench('turns', options.deadlineMs, async () => {
     for (let run = 1; run <= options.runs; run += 1) {
       for (const server of options.servers) {
         const home = createHome(mock.url);
-        const client = await AppServerClient.start(server, home);
+        let client: AppServerClient | undefined;
         try {
+          client = await AppServerClient.start(server, home);
           await sequential(client, server, run);
           await concurrent(client, server, run);
         } finally {
-          await client.close();
+          await client?.close();
           removeHome(home);
         }
       }

@@ -20,7 +20,3 @@ export function withDeadline<T>(promise: Promise<T>, ms: number, label: string):
     );
   });
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

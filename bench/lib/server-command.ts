@@ -1,7 +1,8 @@
 // `--server-cmd` / `--compare` values: a JSON argv array, or a shell-like string (quotes and
 // backslashes honoured, leading NAME=value words become environment). No shell is run, so the
 // spawned process is the server itself and its pid is the one the bench kills.
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { HOST_CLI } from './repo-paths.js';
 
 /** A server to benchmark: what to run, extra environment, and a short name for reports. */
@@ -35,7 +36,10 @@ export function parseServerCommand(spec: string): ServerCommand {
     env[word.slice(0, eq)] = word.slice(eq + 1);
   }
   if (words.length === 0) throw new Error(`server command: nothing to run in ${JSON.stringify(spec)}`);
-  return { name: nameOf(words), argv: words, env };
+  // The server runs with cwd = its temp home, so a relative path that names a file here
+  // (`dist/src/main/cli.js`) would not resolve there: anchor it to the bench's cwd.
+  const argv = words.map((word) => (!isAbsolute(word) && word.includes('/') && existsSync(word) ? resolve(word) : word));
+  return { name: nameOf(argv), argv, env };
 }
 
 /** Gives two servers distinct names so report rows never merge. */
