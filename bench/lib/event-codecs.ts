@@ -1,14 +1,19 @@
 // The ways an ActorEvent can cross worker → main. Each thread builds its own instance, as
-// production does (each side keeps its own Packr, src/actors/event-codec.ts).
-//   msgpackr          production: encodeEvent() posted as returned (useRecords:false)
+// the host would (each side keeps its own Packr).
+//   msgpackr          Packr.pack() posted as returned (useRecords:false)
 //   msgpackr-records  the same with useRecords:true (shape keys sent once per message as a record)
 //   msgpackr-copied   production bytes copied to an exact-size buffer and transferred: Packr
 //                     returns a view into its shared scratch buffer, and postMessage clones the
 //                     whole backing ArrayBuffer (8 KiB+), not the view's few bytes
-//   structured-clone  the event object itself, no codec
+//   structured-clone  the event object itself, no codec (what the host does)
 import { Packr } from 'msgpackr';
 import type { ActorEvent } from '../../src/actors/actor-messages.js';
-import { decodeEvent, encodeEvent } from '../../src/actors/event-codec.js';
+
+// The packing the host used for events before these measurements moved events to
+// structured clone (src/actors/snapshot-codec.ts keeps msgpackr for resume snapshots).
+const plainPackr = new Packr({ useRecords: false, moreTypes: false });
+const encodeEvent = (event: ActorEvent): Uint8Array => plainPackr.pack(event);
+const decodeEvent = (bytes: Uint8Array): ActorEvent => plainPackr.unpack(bytes) as ActorEvent;
 
 export const CODEC_NAMES = ['msgpackr', 'msgpackr-records', 'msgpackr-copied', 'structured-clone'] as const;
 export type CodecName = (typeof CODEC_NAMES)[number];

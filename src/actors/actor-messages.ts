@@ -1,6 +1,7 @@
 // Every message that crosses between the main thread and a pool worker, in one place.
 // Commands go main -> worker as comlink calls on the worker's `ActorHostApi`; events go
-// worker -> main on a separate port, packed with msgpackr (see event-codec.ts).
+// worker -> main on a separate port as plain objects; a cold resume's state returns packed
+// with msgpackr (see snapshot-codec.ts for the measurements behind that split).
 import type { ProviderConfig } from '../main/config/host-config.js';
 import type { AgentMessageItem, ModelUsage, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './thread-types.js';
 
@@ -86,7 +87,8 @@ export type ActorEvent =
 
 /** The API a worker exposes over comlink, one per worker, multiplexing its actors. */
 export interface ActorHostApi {
-  spawn(init: ActorInit): Promise<ActorResumeState | null>;
+  /** Creates the actor; for a cold resume, returns its `ActorResumeState` packed by snapshot-codec. */
+  spawn(init: ActorInit): Promise<Uint8Array | null>;
   startTurn(threadId: string, command: TurnCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;

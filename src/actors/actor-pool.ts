@@ -20,7 +20,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState } from './actor-messages.js';
-import { decodeEvent } from './event-codec.js';
+import { decodeSnapshot } from './snapshot-codec.js';
 
 /** The message a worker's bootstrap task receives. */
 export interface AttachTask {
@@ -118,7 +118,8 @@ export class ActorPool {
     link.actors.add(init.threadId);
     this.#placement.set(init.threadId, link);
     try {
-      return await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
+      const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
+      return packed === null ? null : decodeSnapshot<ActorResumeState>(packed);
     } catch (error) {
       this.forget(init.threadId);
       throw error;
@@ -198,9 +199,9 @@ export class ActorPool {
       alive: true,
       responsive: true,
     };
-    events.port1.on('message', (bytes: Uint8Array) => {
+    events.port1.on('message', (event: ActorEvent) => {
       try {
-        this.#options.onEvent(decodeEvent(bytes));
+        this.#options.onEvent(event);
       } catch (error) {
         this.#options.log('error', 'bad actor event', { workerId, error: String(error) });
       }

@@ -1,9 +1,10 @@
 // The worker-side half of the pool: one ActorHost per worker thread, holding the actors
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
-// on their own port, packed by event-codec.
+// on their own port as plain objects; a cold resume's history comes back packed (snapshot-codec).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, TurnCommand } from '../actor-messages.js';
-import { encodeEvent } from '../event-codec.js';
+import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../actor-messages.js';
+import * as Comlink from 'comlink';
+import { encodeSnapshot } from '../snapshot-codec.js';
 import { ThreadActor } from './thread-actor.js';
 import { readFaults, type Faults } from './faults.js';
 
@@ -17,11 +18,14 @@ export class ActorHost implements ActorHostApi {
     this.#faults = readFaults(process.env);
   }
 
-  async spawn(init: ActorInit): Promise<ActorResumeState | null> {
+  async spawn(init: ActorInit): Promise<Uint8Array | null> {
     const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults);
     this.#actors.set(init.threadId, actor);
     try {
-      return await actor.load();
+      const state = await actor.load();
+      if (state === null) return null;
+      const bytes = encodeSnapshot(state);
+      return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
     } catch (error) {
       this.#actors.delete(init.threadId);
       throw error;
@@ -57,7 +61,8 @@ export class ActorHost implements ActorHostApi {
     return actor;
   }
 
+  // Events are small; structured clone beats packing them (bench/codec.ts).
   #emit(event: ActorEvent): void {
-    this.#events.postMessage(encodeEvent(event));
+    this.#events.postMessage(event);
   }
 }
