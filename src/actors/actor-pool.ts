@@ -224,7 +224,7 @@ export class ActorPool {
     for (const threadId of orphans) this.#placement.delete(threadId);
     link.actors.clear();
     if (!this.#closing) {
-      this.#options.log('warn', 'pool worker lost', { workerId, reason, actors: orphans.length });
+      this.#options.log('warn', 'pool worker lost', { workerId, reason, threadIds: orphans });
       if (orphans.length > 0) this.#options.onWorkerLost(orphans, reason);
     }
   }

@@ -28,7 +28,7 @@ export interface SupervisorDeps {
   releaseLock(thread: LoadedThread): void;
   /** Called after the thread left the directory; sends notLoaded and thread/closed. */
   announceUnloaded(thread: LoadedThread): void;
-  log(level: 'warn' | 'error', message: string, fields: Record<string, unknown>): void;
+  log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>): void;
 }
 
 export class Supervisor {
@@ -113,7 +113,9 @@ export class Supervisor {
     } catch (error) {
       this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
     }
-    return closed === 'done' ? 'complete' : closed === 'timedOut' ? 'actorTimedOut' : 'actorFailed';
+    const outcome = closed === 'done' ? 'complete' : closed === 'timedOut' ? 'actorTimedOut' : 'actorFailed';
+    this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason: (thread.lifecycle as { reason: UnloadReason }).reason, outcome });
+    return outcome;
   }
 
   #arm(at: number): void {

@@ -102,7 +102,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     },
     actorUnresponsive: (thread) => pool.reportUnresponsive(thread.id),
     releaseLock: (thread) => {
-      if (thread.writerLock) locks.release(thread.writerLock);
+      if (thread.writerLock) log('info', 'writer lock released', { threadId: thread.id, result: locks.release(thread.writerLock) });
       thread.writerLock = null;
     },
     announceUnloaded: (thread) => {

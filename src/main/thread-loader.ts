@@ -58,6 +58,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
     thread.unloadDelaySecs = request.session.config.threadUnloadDelaySecs;
     return resumed;
   } catch (error) {
+    ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: request.operation, error: (error as Error).message });
     if (lock) ctx.locks.release(lock);
     thread.moveTo({ kind: 'unloading', reason: 'loadFailed', since: ctx.clock.now() });
     thread.moveTo({ kind: 'unloaded', reason: 'loadFailed' });
@@ -70,6 +71,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
 export function publishThread(ctx: HostContext, thread: LoadedThread): void {
   thread.moveTo({ kind: 'loaded', since: ctx.clock.now() });
   ctx.directory.list(thread);
+  ctx.log('info', 'thread loaded', { threadId: thread.id, path: thread.identity?.path ?? null, turns: thread.turns.length });
 }
 
 export function userAgentOf(ctx: HostContext): string {

@@ -74,6 +74,13 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       ctx.log('warn', 'model request retrying', { threadId: thread.id, turnId: event.turnId, detail: event.message });
       return;
     case 'turnEnded':
+      ctx.log(event.status === 'failed' ? 'warn' : 'info', 'turn ended', {
+        threadId: thread.id,
+        turnId: event.turnId,
+        status: event.status,
+        durationMs: event.durationMs,
+        ...(event.error ? { error: event.error.message } : {}),
+      });
       endTurn(ctx, thread, event.turnId, event.status, event.error, event.completedAtMs, event.durationMs);
       if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
       return;
@@ -84,6 +91,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
 export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: string, message: string): void {
   const turn = thread.findTurn(turnId);
   if (!turn || turn.status !== 'inProgress') return;
+  ctx.log('warn', 'turn ended', { threadId: thread.id, turnId, status: 'failed', error: message });
   const now = ctx.clock.now();
   const startedMs = (turn.startedAt ?? Math.floor(now / 1000)) * 1000;
   endTurn(ctx, thread, turnId, 'failed', { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null }, now, now - startedMs);

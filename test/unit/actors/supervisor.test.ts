@@ -465,6 +465,7 @@ describe('the unload sequence', () => {
           message: `actor did not close its rollout within ${CLOSE_TIMEOUT_MS} ms; finishing unload from the main thread`,
           fields: { threadId: thread.id, outcome: 'timedOut' },
         },
+        { level: 'info', message: 'thread unloaded', fields: { threadId: thread.id, reason: 'idle', outcome: 'actorTimedOut' } },
       ],
       state: { lifecycle: { kind: 'unloaded', reason: 'idle' }, listed: false, registered: false },
     };
@@ -505,9 +506,10 @@ describe('the unload sequence', () => {
       logs: [
         {
           level: 'warn',
-          message: "actor failed to close its rollout; finishing unload from the main thread",
+          message: 'actor failed to close its rollout; finishing unload from the main thread',
           fields: { threadId: thread.id, outcome: 'failed' },
         },
+        { level: 'info', message: 'thread unloaded', fields: { threadId: thread.id, reason: 'workerLost', outcome: 'actorFailed' } },
       ],
       state: { lifecycle: { kind: 'unloaded', reason: 'workerLost' }, listed: false, registered: false },
       // The deadline timer was cleared; only the (now pointless) sweep timer remains.
@@ -525,7 +527,10 @@ describe('the unload sequence', () => {
     expect(await supervisor.unload(thread, 'idle')).toEqual('complete');
     expect({ effects, logs, lifecycle: thread.lifecycle }).toEqual({
       effects: [`closeActor ${thread.id}`, `directory.remove ${thread.id} true`, `announceUnloaded ${thread.id} unloaded listed=false`],
-      logs: [{ level: 'error', message: 'releasing the writer lock failed', fields: { threadId: thread.id, error: 'Error: EBADF' } }],
+      logs: [
+        { level: 'error', message: 'releasing the writer lock failed', fields: { threadId: thread.id, error: 'Error: EBADF' } },
+        { level: 'info', message: 'thread unloaded', fields: { threadId: thread.id, reason: 'idle', outcome: 'complete' } },
+      ],
       lifecycle: { kind: 'unloaded', reason: 'idle' },
     });
   });
