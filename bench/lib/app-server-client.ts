@@ -1,17 +1,17 @@
 // A bench client for any app-server command over stdio: spawns it in a home (CODEX_HOME=home,
 // cwd=home, as the reference harness does, protocol.md §8.1), sends `initialize` at once and
 // requires the first line back to be its response. Replies are matched by id; notifications
-// go to the first waiter that wants them or into a bounded buffer. Every wait has a deadline.
-// Each message is stamped with its arrival time, so latency excludes the client's own queueing.
+// are matched by (method, thread id) to a waiter or kept in a bounded buffer. Every wait has
+// a deadline. Each message is stamped with its arrival time, so latency excludes the
+// client's own queueing.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { trackChild } from './children.js';
-import { DeadlineError } from './deadline.js';
+import { NotificationBuffer, notificationKey, type Arrival, type Json } from './notification-buffer.js';
 import type { ServerCommand } from './server-command.js';
 
-// Wire JSON is read field by field in scenario code; typing each method would be one wrapper per method.
-type Json = Record<string, any>;
+export type { Arrival, Json };
 
 /** A JSON-RPC error reply, as a rejection of `request`. */
 export class RpcReplyError extends Error {
@@ -20,16 +20,11 @@ export class RpcReplyError extends Error {
   }
 }
 
-/** A notification with the `performance.now()` at which its line was read. */
-export interface Arrival {
-  params: Json;
-  at: number;
-}
+/** The reference's "Server overloaded; retry later." (inbound queue full): retryable. */
+export const OVERLOADED = -32001;
 
 const DEFAULT_DEADLINE_MS = 30_000;
 const INITIALIZE_DEADLINE_MS = 30_000;
-/** Unclaimed notifications kept; the oldest go first. Far above any scenario's burst (32 threads × ~15). */
-const MAX_BUFFERED = 20_000;
 const STDERR_TAIL_CHARS = 4_000;
 const CLOSE_GRACE_MS = 3_000;
 
@@ -41,23 +36,22 @@ const INITIALIZE_PARAMS = {
   capabilities: { experimentalApi: true },
 };
 
-interface Waiter {
-  method: string;
-  test: (params: Json) => boolean;
-  resolve: (arrival: Arrival) => void;
-}
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
 export class AppServerClient {
   readonly #child: ChildProcessWithoutNullStreams;
-  readonly #pending = new Map<number, { resolve: (m: Json, at: number) => void }>();
-  readonly #waiters: Waiter[] = [];
-  readonly #buffer: Array<{ method: string } & Arrival> = [];
-  readonly #exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly #pending = new Map<number, (message: Json, at: number) => void>();
+  readonly #notifications = new NotificationBuffer();
+  /** Fails every open wait at once when the server dies, instead of at each deadline. */
+  readonly #onExit = new Set<(why: string) => void>();
+  readonly #exit: Promise<Exit>;
   #nextId = 1;
   #stderr = '';
   #firstLine: ((message: Json, at: number) => void) | null = null;
   /** Spawn → initialize response, in ms. */
   initializeMs = 0;
+  /** The initialize response's `userAgent`: the server's name and version. */
+  userAgent = '';
 
   private constructor(command: ServerCommand, home: string) {
     this.#child = spawn(command.argv[0]!, command.argv.slice(1), {
@@ -68,6 +62,9 @@ export class AppServerClient {
         RUST_LOG: 'warn',
         CODEX_HOME: home,
         THREAD_HOST_HOME: home, // the host prefers this name; an inherited one must not win
+        // A login shell the server spawns (codex's per-thread shell snapshot) must not run the
+        // user's dotfiles: on this machine ~/.bashrc starts pyenv, and 32 of them at once stall.
+        HOME: home,
         CODEX_APP_SERVER_MANAGED_CONFIG_PATH: `${home}/managed_config.toml`,
         ...command.env,
       },
@@ -75,7 +72,12 @@ export class AppServerClient {
       detached: true, // own process group, so a kill reaches a wrapper's children too
     });
     trackChild(this.#child);
-    this.#exit = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.#exit = new Promise((resolve) =>
+      this.#child.once('exit', (code, signal) => {
+        for (const fail of this.#onExit) fail(`server exited (${code ?? signal})`);
+        resolve({ code, signal });
+      }),
+    );
     // An undrained stderr pipe would eventually block the server's writes.
     this.#child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL_CHARS);
@@ -98,6 +100,7 @@ export class AppServerClient {
         throw new Error(`first line was not the initialize response: ${JSON.stringify(message).slice(0, 300)}`);
       }
       client.initializeMs = at - startedAt;
+      client.userAgent = String(message.result?.userAgent ?? '');
     } catch (error) {
       await client.close(0);
       throw error;
@@ -110,11 +113,9 @@ export class AppServerClient {
   requestTimed<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<{ result: T; at: number }> {
     const id = this.#nextId++;
     const reply = new Promise<{ result: T; at: number }>((resolve, reject) => {
-      this.#pending.set(id, {
-        resolve: (m, at) => {
-          if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
-          else resolve({ result: m.result as T, at });
-        },
+      this.#pending.set(id, (m, at) => {
+        if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
+        else resolve({ result: m.result as T, at });
       });
     });
     this.#send({ id, method, params });
@@ -126,33 +127,27 @@ export class AppServerClient {
   }
 
   /**
-   * The first buffered or future notification `method` whose params pass `test`. Register the
-   * wait before sending the request that causes it when the arrival time matters.
+   * The first buffered or future notification `method` about `threadId` (`params.threadId`,
+   * or `params.thread.id`). Register the wait before sending the request that causes it when
+   * the arrival time matters.
    */
-  waitForNotification(method: string, test: (params: Json) => boolean = () => true, deadlineMs = DEFAULT_DEADLINE_MS): Promise<Arrival> {
-    const index = this.#buffer.findIndex((m) => m.method === method && test(m.params));
-    if (index >= 0) {
-      const [hit] = this.#buffer.splice(index, 1);
-      return Promise.resolve({ params: hit!.params, at: hit!.at });
-    }
-    let waiter: Waiter | undefined;
-    const arrival = new Promise<Arrival>((resolve) => {
-      waiter = { method, test, resolve };
-      this.#waiters.push(waiter);
-    });
-    return this.#bounded(arrival, deadlineMs, `notification ${method}`).finally(() => {
-      const at = this.#waiters.indexOf(waiter!);
-      if (at >= 0) this.#waiters.splice(at, 1);
-    });
+  waitFor(method: string, threadId: string, deadlineMs = DEFAULT_DEADLINE_MS): Promise<Arrival> {
+    const key = notificationKey(method, threadId);
+    const { arrival, cancel } = this.#notifications.wait(key);
+    const waited = this.#bounded(arrival, deadlineMs, `notification ${method} for ${threadId}`).finally(cancel);
+    // A wait whose request then failed is never awaited: its deadline must not crash the bench
+    // as an unhandled rejection. Whoever awaits it still sees the error.
+    waited.catch(() => undefined);
+    return waited;
   }
 
-  /** Drops unclaimed notifications, e.g. between scenarios sharing one server. */
+  /** Drops unclaimed notifications, e.g. between phases sharing one server. */
   clearBuffer(): void {
-    this.#buffer.length = 0;
+    this.#notifications.clear();
   }
 
   /** Ends stdin (graceful stop over stdio), waits up to `graceMs`, then kills the group. */
-  async close(graceMs = CLOSE_GRACE_MS): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  async close(graceMs = CLOSE_GRACE_MS): Promise<Exit> {
     if (this.#child.exitCode === null && this.#child.signalCode === null) {
       this.#child.stdin.end();
       const timer = setTimeout(() => this.#kill(), graceMs);
@@ -190,46 +185,37 @@ export class AppServerClient {
       const first = this.#firstLine;
       this.#firstLine = null;
       first(message, at);
-      return;
-    }
-    if ('method' in message && 'id' in message) {
+    } else if ('method' in message && 'id' in message) {
       // A server→client request (approval etc.): refuse it rather than leave the server waiting.
       this.#send({ id: message.id, error: { code: -32601, message: 'bench client does not serve requests' } });
     } else if ('method' in message) {
-      const params = (message.params ?? {}) as Json;
-      const index = this.#waiters.findIndex((w) => w.method === message.method && w.test(params));
-      if (index >= 0) {
-        this.#waiters.splice(index, 1)[0]!.resolve({ params, at });
-      } else {
-        this.#buffer.push({ method: message.method as string, params, at });
-        if (this.#buffer.length > MAX_BUFFERED) this.#buffer.shift();
-      }
+      this.#notifications.deliver(String(message.method), (message.params ?? {}) as Json, at);
     } else {
-      this.#pending.get(message.id as number)?.resolve(message, at);
+      this.#pending.get(message.id as number)?.(message, at);
     }
   }
 
   #bounded<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      let settled = false;
       const fail = (why: string): void => {
-        if (settled) return;
-        settled = true;
+        settle();
+        reject(new Error(`${label}: ${why}; server stderr tail:\n${this.#stderr.slice(-1500)}`));
+      };
+      const settle = (): void => {
         clearTimeout(timer);
-        reject(new DeadlineError(`${label}: ${why}; server stderr tail:\n${this.#stderr.slice(-1500)}`));
+        this.#onExit.delete(fail);
       };
       const timer = setTimeout(() => fail(`no answer within ${ms} ms`), ms);
       // A dead server never answers: fail at once instead of at the deadline.
-      void this.#exit.then(({ code, signal }) => fail(`server exited (${code ?? signal})`));
+      if (this.#child.exitCode !== null || this.#child.signalCode !== null) fail('server already exited');
+      else this.#onExit.add(fail);
       promise.then(
         (value) => {
-          settled = true;
-          clearTimeout(timer);
+          settle();
           resolve(value);
         },
         (error: unknown) => {
-          settled = true;
-          clearTimeout(timer);
+          settle();
           reject(error);
         },
       );

@@ -1,37 +1,113 @@
-// The flags every bench script shares (`--server-cmd`, `--compare`, `--runs`, `--deadline-s`),
-// plus each script's own, parsed once with node:util parseArgs.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// The `thread-host bench` command line, parsed once with node:util parseArgs into a plan:
+// which scenarios, which servers (A, then B with --compare), how many runs, where the report
+// goes, and every scenario parameter with the issue's defaults.
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ScenarioParams } from '../scenarios/scenario.js';
+import { REPO_ROOT } from './repo-paths.js';
 import { defaultServerCommand, distinctNames, parseServerCommand, type ServerCommand } from './server-command.js';
 
-/** The parsed command line: servers in A, B order, repetitions, and the script's own values. */
-export interface BenchOptions {
+/** What the command will do. */
+export interface BenchPlan {
+  scenarioNames: string[];
   servers: ServerCommand[];
   runs: number;
+  outDir: string;
+  /** Hard wall-clock limit for the whole invocation; every child is killed when it passes. */
   deadlineMs: number;
-  values: Record<string, string | boolean | undefined>;
+  params: ScenarioParams;
+  help: boolean;
 }
 
-type ExtraOptions = NonNullable<ParseArgsConfig['options']>;
+/** A bad command line: the message goes to stderr with exit code 2. */
+export class BenchUsageError extends Error {}
 
-export function parseBenchOptions(argv: string[], extra: ExtraOptions, defaultDeadlineS: number): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'server-cmd': { type: 'string' },
-      compare: { type: 'string' },
-      runs: { type: 'string' },
-      'deadline-s': { type: 'string' },
-      ...extra,
-    },
-    strict: true,
-  });
-  const primary = typeof values['server-cmd'] === 'string' ? parseServerCommand(values['server-cmd']) : defaultServerCommand();
-  const servers = typeof values.compare === 'string' ? [primary, parseServerCommand(values.compare)] : [primary];
+export const BENCH_USAGE = `Usage: thread-host bench [scenario…] [options]
+
+Drives an app-server over stdio through contention scenarios, each server in a fresh temp home
+with its own mock model on loopback, and writes results.json, report.html and table.md.
+
+Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
+  turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all
+
+Options:
+  --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)
+  --compare <cmd>        Server B, run interleaved with A (A B A B per run); ratios A/B are printed
+  --runs <n>             Repetitions of every case (default 1)
+  --out <dir>            Report folder (default bench/out/<timestamp>)
+  --k <list>             K for the lock scenarios (default 1,8,32)
+  --hold-ms <ms>         How long the outside process holds the lock (default 2000)
+  --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
+  --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
+  --turn-threads <n>     Concurrent one-message turns (default 32)
+  --churn-clients <n>    Concurrent churn clients (default 8)
+  --churn-s <s>          Churn duration (default 10)
+  --scale-threads <n>    Threads loaded by scale (default 10000)
+  --scale-budget-s <s>   Time allowed to load them (default 600)
+  --scale-reads <n>      thread/read requests in scale (default 500)
+  --cold-repeats <n>     Starts per cold-start run (default 10)
+  --deadline-s <s>       Hard limit for the whole bench (default 7200)
+  -h, --help             Show this help`;
+
+const OPTIONS = {
+  'server-cmd': { type: 'string' },
+  compare: { type: 'string' },
+  runs: { type: 'string' },
+  out: { type: 'string' },
+  k: { type: 'string' },
+  'hold-ms': { type: 'string' },
+  'interval-ms': { type: 'string' },
+  turns: { type: 'string' },
+  warmup: { type: 'string' },
+  'turn-threads': { type: 'string' },
+  'churn-clients': { type: 'string' },
+  'churn-s': { type: 'string' },
+  'scale-threads': { type: 'string' },
+  'scale-budget-s': { type: 'string' },
+  'scale-reads': { type: 'string' },
+  'cold-repeats': { type: 'string' },
+  'deadline-s': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new BenchUsageError((error as Error).message.split('. ')[0]!);
+  }
+  const { values, positionals } = parsed;
+  const count = (name: keyof typeof OPTIONS, fallback: number): number => positiveInt(values[name], name, fallback);
+  let servers: ServerCommand[];
+  try {
+    const primary = values['server-cmd'] === undefined ? defaultServerCommand() : parseServerCommand(values['server-cmd']);
+    servers = distinctNames(values.compare === undefined ? [primary] : [primary, parseServerCommand(values.compare)]);
+  } catch (error) {
+    throw new BenchUsageError((error as Error).message);
+  }
+  const stamp = now.toISOString().replace(/[:.]/g, '-').slice(0, 19);
   return {
-    servers: distinctNames(servers),
-    runs: positiveInt(values.runs, 'runs', 1),
-    deadlineMs: positiveInt(values['deadline-s'], 'deadline-s', defaultDeadlineS) * 1000,
-    values: values as Record<string, string | boolean | undefined>,
+    scenarioNames: positionals,
+    servers,
+    runs: count('runs', 1),
+    outDir: values.out ?? join(REPO_ROOT, 'bench', 'out', stamp),
+    deadlineMs: count('deadline-s', 7_200) * 1000,
+    help: values.help === true,
+    params: {
+      k: (values.k ?? '1,8,32').split(',').map((k) => positiveInt(k.trim(), 'k', 1)),
+      holdMs: count('hold-ms', 2_000),
+      intervalMs: count('interval-ms', 15),
+      turns: count('turns', 50),
+      warmupTurns: nonNegativeInt(values.warmup, 'warmup', 5),
+      turnThreads: count('turn-threads', 32),
+      churnClients: count('churn-clients', 8),
+      churnSeconds: count('churn-s', 10),
+      scaleThreads: count('scale-threads', 10_000),
+      scaleBudgetS: count('scale-budget-s', 600),
+      scaleReads: count('scale-reads', 500),
+      coldRepeats: count('cold-repeats', 10),
+    },
   };
 }
 
@@ -39,6 +115,10 @@ export function parseBenchOptions(argv: string[], extra: ExtraOptions, defaultDe
 export function positiveInt(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name}: expected a positive integer, got ${String(value)}`);
+  if (!Number.isInteger(n) || n < 1) throw new BenchUsageError(`--${name}: expected a positive integer, got '${String(value)}'`);
   return n;
+}
+
+function nonNegativeInt(value: unknown, name: string, fallback: number): number {
+  return value === '0' ? 0 : positiveInt(value, name, fallback);
 }

@@ -1,5 +1,5 @@
 // Every message between bench/codec.ts (main) and bench/codec-worker.ts, in one place
-// (style habit 10), plus the clock both threads stamp with.
+// (style habit 10), plus the clock both threads stamp with and the snapshot codecs.
 import type { MessagePort } from 'node:worker_threads';
 import type { EventKind } from './actor-event-samples.js';
 import type { CodecName } from './event-codecs.js';
@@ -14,11 +14,20 @@ export interface CodecWorkerData {
  * main → worker, on the worker's parentPort.
  *   burst: post `count` events as fast as the credit window allows; main returns credit.
  *   paced: post one event per `next`, i.e. one in flight: unloaded one-way latency.
+ *   snapshot: post one resume state of `turns` turns per `next`, `count` in all.
  */
 export type CodecControl =
   | { cmd: 'start'; codec: CodecName; kind: EventKind; count: number; mode: 'burst' | 'paced'; window: number }
   | { cmd: 'credit'; received: number }
+  | { cmd: 'snapshot'; codec: SnapshotCodecName; turns: number; count: number }
   | { cmd: 'next' };
+
+/**
+ * How a cold resume's ActorResumeState crosses worker → main: as a plain object (structured
+ * clone), or packed by src/actors/snapshot-codec.ts into a buffer that is transferred.
+ */
+export const SNAPSHOT_CODECS = ['structured-clone', 'msgpackr-snapshot'] as const;
+export type SnapshotCodecName = (typeof SNAPSHOT_CODECS)[number];
 
 /**
  * Milliseconds on the process-wide monotonic clock. `performance.now()` has a per-thread

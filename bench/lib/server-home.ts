@@ -1,28 +1,14 @@
-// A throw-away CODEX_HOME with the config.toml the reference's test harness writes
-// (protocol.md §8.2), so both servers read the same file. The text is copied from
-// test/helpers/test-server.ts `mockModelConfig`, because bench code never imports tests.
+// A throw-away CODEX_HOME holding the config.toml the reference's test harness writes
+// (src/main/mock-model/mock-config.ts), so every server reads the same file. Removing a home
+// also sweeps any process a server left behind that still carries it (children.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { killStragglers } from './children.js';
 
-/** The harness's config.toml; `rootConfig` lines go before the provider, as with_root_config does. */
-export function mockModelConfig(modelUrl: string, rootConfig = ''): string {
-  return [
-    'model = "mock-model"',
-    'approval_policy = "never"',
-    'sandbox_mode = "read-only"',
-    rootConfig,
-    'model_provider = "mock_provider"',
-    '',
-    '[model_providers.mock_provider]',
-    'name = "Mock provider for test"',
-    `base_url = "${modelUrl}"`,
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
-  ].join('\n');
-}
+/** Lets a closed thread unload at once, so unsubscribe → thread/closed is not a 60 s timer. */
+export const UNLOAD_NOW = 'thread_unload_delay_secs = 0';
 
 /** Creates a fresh home holding config.toml; the caller removes it with `removeHome`. */
 export function createHome(modelUrl: string, rootConfig = ''): string {
@@ -31,6 +17,8 @@ export function createHome(modelUrl: string, rootConfig = ''): string {
   return home;
 }
 
+/** Kills what the server left running in `home`, then deletes it. */
 export function removeHome(home: string): void {
+  killStragglers(home);
   rmSync(home, { recursive: true, force: true });
 }

@@ -73,6 +73,8 @@ export type ActorEvent =
   | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem }
   | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
+  /** Something the client should know that did not fail a turn (e.g. a rollout recreated). */
+  | { type: 'warning'; threadId: string; message: string }
   | {
       type: 'turnEnded';
       threadId: string;

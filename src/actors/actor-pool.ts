@@ -117,6 +117,7 @@ export class ActorPool {
     if (!link) throw new Error('no live pool worker to host the thread');
     link.actors.add(init.threadId);
     this.#placement.set(init.threadId, link);
+    this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
     try {
       const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
       return packed === null ? null : decodeSnapshot<ActorResumeState>(packed);
@@ -212,6 +213,8 @@ export class ActorPool {
     host.port1.unref();
     events.port1.unref();
     this.#links.set(workerId, link);
+    // liveWorkers against size shows a replaced worker bringing the pool back to strength.
+    this.#options.log('info', 'pool worker ready', { workerId, liveWorkers: this.liveWorkers, size: this.#options.size });
     if (this.liveWorkers >= this.#options.size) this.#readyResolve();
   }
 
@@ -224,7 +227,7 @@ export class ActorPool {
     for (const threadId of orphans) this.#placement.delete(threadId);
     link.actors.clear();
     if (!this.#closing) {
-      this.#options.log('warn', 'pool worker lost', { workerId, reason, threadIds: orphans });
+      this.#options.log('warn', 'pool worker lost', { workerId, reason, threadIds: orphans, liveWorkers: this.liveWorkers, size: this.#options.size });
       if (orphans.length > 0) this.#options.onWorkerLost(orphans, reason);
     }
   }

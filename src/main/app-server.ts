@@ -8,7 +8,7 @@ import { ThreadDirectory } from '../actors/directory.js';
 import { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
 import { Supervisor, withDeadline } from '../actors/supervisor.js';
 import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from './config/config-document.js';
-import { resolveHostConfig } from './config/host-config.js';
+import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveHostConfig } from './config/host-config.js';
 import { ConnectionTable } from './connections.js';
 import { dropConnection } from './handlers/thread-subscriptions.js';
 import type { HostContext } from './host-context.js';
@@ -25,17 +25,20 @@ export interface AppServerOptions {
   env: NodeJS.ProcessEnv;
 }
 
-// Limits of one connection. A line longer than this is dropped (logged), never buffered.
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
-// Bytes queued for a client that is not reading; past this it is disconnected.
-const MAX_OUTBOUND_BYTES = 256 * 1024 * 1024;
-const MAX_IN_FLIGHT_REQUESTS = 4096;
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 // How long an unload waits for the actor to flush and close its rollout before finishing
 // from the main thread anyway.
 const DEFAULT_ACTOR_CLOSE_TIMEOUT_MS = 2_000;
-// Whole-shutdown budget: interrupt turns, unload threads, stop the pool.
+// Whole-shutdown budget: answer in-flight requests, interrupt turns, unload threads, stop the pool.
 const SHUTDOWN_DEADLINE_MS = 5_000;
+// Part of that budget given to requests already in flight when shutdown starts.
+const IN_FLIGHT_DRAIN_MS = 2_000;
+
+/** Resolves once `done()` holds (checked every 10 ms) or `ms` have passed. */
+async function waitUntil(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
 export function loadConfigDocument(home: string, overrides: string[]): ConfigDocument {
@@ -62,8 +65,12 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // Like the reference: a bad `-c` value stops the process at once, while a bad value in
   // config.toml lets it start and surfaces on thread/start.
   let lockTimeoutMs: number | undefined;
+  // Per-connection limits (config.toml `max_line_bytes`, `max_in_flight_requests`,
+  // `max_outbound_bytes`); the defaults apply when the configuration is invalid.
+  let limits = DEFAULT_CONNECTION_LIMITS;
   try {
     lockTimeoutMs = resolveHostConfig(configDocument).writerLockTimeoutMs;
+    limits = resolveConnectionLimits(configDocument);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     if (options.overrides.length > 0 && fileIsValid(options.home)) throw error;
@@ -91,6 +98,9 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
       }
     },
     log: (level, message, fields) => log(level, message, fields),
+    // A worker whose heap outgrows this is terminated (its threads fail and can be resumed)
+    // instead of taking the whole process down; unset, V8's default heap limit applies.
+    maxOldGenerationSizeMb: Number(options.env.THREAD_HOST_WORKER_MAX_OLD_GENERATION_MB) || undefined,
   });
   const supervisor = new Supervisor({
     clock: systemClock,
@@ -129,7 +139,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     originator: null,
     draining: false,
   };
-  const router = new Router(ctx, MAX_IN_FLIGHT_REQUESTS);
+  const router = new Router(ctx, limits.maxInFlightRequests);
 
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -143,6 +153,9 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     // event loop: without this handle Node would exit before the unloads finish.
     const keepAlive = setTimeout(() => undefined, SHUTDOWN_DEADLINE_MS + 5_000);
     const work = (async () => {
+      // Requests already accepted (a thread/start still waiting for the pool, say) get their
+      // answer before the threads go; new lines are no longer read.
+      await waitUntil(() => connection.inFlight === 0, IN_FLIGHT_DRAIN_MS);
       for (const thread of directory.all()) {
         if (thread.runningTurnId) pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
       }
@@ -161,14 +174,14 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const transport = new StdioTransport({
     input: process.stdin,
     output: process.stdout,
-    maxLineBytes: MAX_LINE_BYTES,
-    maxOutboundBytes: MAX_OUTBOUND_BYTES,
+    maxLineBytes: limits.maxLineBytes,
+    maxOutboundBytes: limits.maxOutboundBytes,
     onLine: (text) => router.handleLine(connection, text),
-    onDropped: (event) => log('warn', 'dropped an input line', { connectionId: connection.id, ...event }),
+    onDropped: (event) => router.handleDroppedLine(connection, event),
     onClose: (reason) => {
       dropConnection(ctx, connection);
-      connections.close(connection.id);
-      void shutdown(`stdio ${reason}`);
+      // The table keeps the connection until shutdown is done, so in-flight replies still go out.
+      void shutdown(`stdio ${reason}`).finally(() => connections.close(connection.id));
     },
   });
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

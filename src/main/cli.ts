@@ -9,6 +9,7 @@ Commands:
   app-server   Serve the Codex app-server protocol over stdio (alias: serve)
   mock-model   Run a Responses-API mock model on loopback
   demo         Run a scripted session against the embedded model and print the traffic
+  bench        Benchmark app-servers (this one, the reference, …) under lock contention
 
 Run 'thread-host <command> --help' for a command's options.`;
 
@@ -53,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
     case 'demo': {
       const { runDemo } = await import('./demo.js');
       return runDemo(rest);
+    }
+    case 'bench': {
+      const { runBenchCommand } = await import('../../bench/bench-command.js');
+      return runBenchCommand(rest);
     }
     default:
       throw new UsageError(`unknown command '${command}'`);

@@ -2,11 +2,13 @@
 // one connection, to a thread's subscribers, or to every initialized connection. Each
 // message is serialized once however many connections receive it, with the key order the
 // reference writes (`{"id","result"}`, `{"error","id"}`, `{"method","params","emittedAtMs"}`).
+// Ids are echoed exactly as they arrived, including integers beyond 2^53.
 import type { ConnectionId } from '../actors/loaded-thread.js';
 import type { ConnectionTable } from './connections.js';
 import type { RpcError } from './errors.js';
+import { requestIdJson, type RequestId } from './protocol/envelope.js';
 
-export type RequestId = string | number;
+export type { RequestId };
 
 export class Outgoing {
   constructor(
@@ -15,11 +17,12 @@ export class Outgoing {
   ) {}
 
   reply(connection: ConnectionId, id: RequestId, result: unknown): void {
-    this.connections.get(connection)?.send(JSON.stringify({ id, result }));
+    // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`.
+    this.connections.get(connection)?.send(`{"id":${requestIdJson(id)},"result":${JSON.stringify(result ?? null)}}`);
   }
 
   fail(connection: ConnectionId, id: RequestId, error: RpcError): void {
-    this.connections.get(connection)?.send(JSON.stringify({ error: error.toJSON(), id }));
+    this.connections.get(connection)?.send(`{"error":${JSON.stringify(error.toJSON())},"id":${requestIdJson(id)}}`);
   }
 
   /** A notification to one connection (initialized or not: the caller decides). */

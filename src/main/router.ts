@@ -1,70 +1,106 @@
-// The router: one line in, at most one reply out. It classifies the envelope the way the
-// reference's untagged `JSONRPCMessage` does (request, notification, response, error; anything
-// else is dropped silently), decodes params, applies the initialize gate, and is the only
-// place where a thrown error becomes a JSON-RPC error reply.
+// The router: one line in, at most one reply out. It parses the line as serde_json would,
+// keeps only what the reference's untagged `JSONRPCMessage` would take as a request
+// (everything else is dropped silently), decodes params, applies the initialize gate, and is
+// the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
+// handling a line escapes it: a bad line can cost a log line, never the process.
 import type { Connection } from './connections.js';
 import { asRpcError, deserializeError, notInitialized, overloaded, RpcError } from './errors.js';
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
-import { DecodeError, unknownVariant } from './protocol/decode.js';
-import type { RequestId } from './outgoing.js';
+import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
+import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
+import { JsonTooLargeError, parseJson, type ParsedJson } from './protocol/json-text.js';
+import { requestInHead } from './protocol/request-head.js';
+import type { DroppedLine } from './transport/stdio.js';
 
-const I64_LIMIT = 2 ** 63;
+// As much of a line as the transport keeps of an oversized one, for finding its request id.
+const HEAD_CHARS = 4096;
 
 export class Router {
   constructor(
     private readonly ctx: HostContext,
+    /** Requests of one connection whose handler is still running; past it, -32001. */
     private readonly maxInFlight: number,
   ) {}
 
   handleLine(connection: Connection, text: string): void {
-    let message: unknown;
     try {
-      message = JSON.parse(text);
-    } catch {
-      this.ctx.log('warn', 'Failed to deserialize JSONRPCMessage: not JSON', { connectionId: connection.id, bytes: text.length });
-      return;
+      let parsed: ParsedJson;
+      try {
+        parsed = parseJson(text);
+      } catch (error) {
+        if (error instanceof JsonTooLargeError) this.#tooLarge(connection, text.slice(0, HEAD_CHARS), 'max JSON values', text.length);
+        else this.#dropped(connection, error instanceof Error ? error.message : String(error), text.length);
+        return;
+      }
+      const request = requestOf(parsed);
+      // Notifications (`initialized` or unknown), responses to requests we never sent, and
+      // requests whose id cannot be decoded get no reply.
+      if (request !== null) this.#request(connection, request);
+    } catch (error) {
+      this.ctx.log('error', 'failed to handle an input line', { connectionId: connection.id, error: stackOf(error) });
     }
-    if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-      this.ctx.log('warn', 'Failed to deserialize JSONRPCMessage: not an object', { connectionId: connection.id });
-      return;
-    }
-    const fields = message as Record<string, unknown>;
-    if (typeof fields.method === 'string') {
-      if (isRequestId(fields.id)) this.#request(connection, fields.id, fields.method, fields);
-      // Anything else with a method is a notification: `initialized`, or unknown and ignored.
-      return;
-    }
-    // Responses and errors to requests we never sent, and shapeless objects, are dropped.
   }
 
-  #request(connection: Connection, id: RequestId, method: string, fields: Record<string, unknown>): void {
-    const { ctx } = this;
+  /**
+   * A line the transport could not deliver. One that was too long gets the overload error
+   * when its first bytes show a request (the limit is `max_line_bytes`); anything else,
+   * including a line that is not UTF-8, is dropped like any undecodable line.
+   */
+  handleDroppedLine(connection: Connection, event: DroppedLine): void {
+    try {
+      if (event.kind === 'invalidUtf8') {
+        this.#dropped(connection, 'stream did not contain valid UTF-8', 0);
+        return;
+      }
+      this.#tooLarge(connection, event.head?.toString('utf8') ?? '', 'max_line_bytes', event.bytes);
+    } catch (error) {
+      this.ctx.log('error', 'failed to handle a dropped line', { connectionId: connection.id, error: stackOf(error) });
+    }
+  }
+
+  /** A line past a limit: the overload error when its head shows a request, else nothing. */
+  #tooLarge(connection: Connection, head: string, limit: string, size: number): void {
+    const request = requestInHead(head);
+    this.ctx.log('warn', 'input line exceeds a limit', { connectionId: connection.id, limit, size, answered: request !== null });
+    if (request !== null) this.ctx.outgoing.fail(connection.id, request.id, overloaded());
+  }
+
+  #dropped(connection: Connection, reason: string, chars: number): void {
+    this.ctx.log('warn', 'Failed to deserialize JSONRPCMessage', { connectionId: connection.id, reason, chars });
+  }
+
+  #request(connection: Connection, { id, method, params }: IncomingRequest): void {
     const spec = METHODS.get(method);
     try {
+      // The reference sheds load before looking at the request (a full ingress queue).
+      if (connection.inFlight >= this.maxInFlight) throw overloaded();
       if (!spec) {
         if (REFERENCE_CLIENT_METHODS.includes(method)) throw new RpcError(-32601, `method not supported by thread-host: ${method}`);
         throw deserializeError(unknownVariant(method, REFERENCE_CLIENT_METHODS).detail);
       }
-      if (fields.params === undefined || fields.params === null) throw deserializeError('missing field `params`');
-      let params: unknown;
+      if (params === undefined) throw deserializeError('missing field `params`');
+      let decoded: unknown;
       try {
-        params = spec.decode(fields.params);
+        rejectWideIntegers(params);
+        decoded = spec.decode(params);
       } catch (error) {
         if (error instanceof DecodeError) throw deserializeError(error.detail);
         throw error;
       }
       if (method !== 'initialize' && !connection.initialized) throw notInitialized();
-      if (connection.inFlight >= this.maxInFlight) throw overloaded();
       const effects: Array<() => void> = [];
-      const outcome = spec.handle(ctx, connection, params, (effect) => effects.push(effect));
+      const outcome = spec.handle(this.ctx, connection, decoded, (effect) => effects.push(effect));
       if (outcome instanceof Promise) {
         connection.inFlight += 1;
-        outcome.then(
-          (result) => this.#reply(connection, id, result, effects),
-          (error: unknown) => this.#fail(connection, id, method, error),
-        ).finally(() => (connection.inFlight -= 1));
+        outcome
+          .then(
+            (result) => this.#reply(connection, id, result, effects),
+            (error: unknown) => this.#fail(connection, id, method, error),
+          )
+          .finally(() => (connection.inFlight -= 1))
+          .catch((error: unknown) => this.ctx.log('error', 'failed to answer a request', { method, error: stackOf(error) }));
       } else {
         this.#reply(connection, id, outcome, effects);
       }
@@ -75,20 +111,22 @@ export class Router {
 
   #reply(connection: Connection, id: RequestId, result: unknown, effects: Array<() => void>): void {
     this.ctx.outgoing.reply(connection.id, id, result);
-    for (const effect of effects) effect();
+    // Effects run after the reply is queued (e.g. `thread/started` after thread/start's
+    // response); one that throws is logged, since the request was already answered.
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (error) {
+        this.ctx.log('error', 'after-reply effect failed', { connectionId: connection.id, error: stackOf(error) });
+      }
+    }
   }
 
   #fail(connection: Connection, id: RequestId, method: string, error: unknown): void {
     const rpcError = asRpcError(error, method);
-    if (!(error instanceof RpcError)) {
-      this.ctx.log('error', 'request failed', { method, error: error instanceof Error ? error.stack : String(error) });
-    }
+    if (!(error instanceof RpcError)) this.ctx.log('error', 'request failed', { method, error: stackOf(error) });
     this.ctx.outgoing.fail(connection.id, id, rpcError);
   }
 }
 
-/** A `RequestId`: a string, or an integer that fits i64. */
-function isRequestId(value: unknown): value is RequestId {
-  if (typeof value === 'string') return true;
-  return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < I64_LIMIT;
-}
+const stackOf = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -70,6 +70,10 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         tokenUsage: { total: breakdown(event.usage.total), last: breakdown(event.usage.last), modelContextWindow: event.usage.modelContextWindow },
       });
       return;
+    case 'warning':
+      ctx.log('warn', event.message, { threadId: thread.id });
+      toSubscribers('warning', { threadId: thread.id, message: event.message });
+      return;
     case 'retrying':
       ctx.log('warn', 'model request retrying', { threadId: thread.id, turnId: event.turnId, detail: event.message });
       return;

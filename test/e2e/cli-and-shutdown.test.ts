@@ -136,3 +136,12 @@ test('the demo command runs a streamed session on the embedded model and exits 0
   expect(methods.filter((m) => m === 'turn/completed').length).toBe(2);
   expect(methods.filter((m) => m === 'item/agentMessage/delta').length).toBeGreaterThan(2);
 });
+
+test('requests in flight when stdin closes are still answered before the process exits', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  const reply = server.requestRaw('thread/start', {});
+  server.child.stdin.end();
+  const answered = await reply;
+  expect([answered.id, typeof answered.result.thread.id]).toEqual([1, 'string']);
+  expect(await server.close()).toBe(0);
+});

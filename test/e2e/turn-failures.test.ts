@@ -8,13 +8,15 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-const failures: Array<[string, MockBehaviour, string, string]> = [
-  ['an HTTP 500', { kind: 'httpError', status: 500, body: 'boom' }, 'We’re currently experiencing high demand, which may cause temporary errors.', 'internalServerError'],
-  ['response.failed', { kind: 'failed', message: 'mock failure' }, 'stream disconnected before completion: mock failure', 'other'],
-  ['a stream closed before response.completed', { kind: 'closeBeforeCompleted' }, 'stream disconnected before completion: stream closed before response.completed', 'other'],
+// The last column is what the model sees on the next turn: the failed turn's user message,
+// and its assistant message when one was completed before the failure.
+const failures: Array<[string, MockBehaviour, string, string, string[]]> = [
+  ['an HTTP 500', { kind: 'httpError', status: 500, body: 'boom' }, 'We’re currently experiencing high demand, which may cause temporary errors.', 'internalServerError', ['hello', 'again']],
+  ['response.failed', { kind: 'failed', message: 'mock failure' }, 'stream disconnected before completion: mock failure', 'other', ['hello', 'again']],
+  ['a stream closed before response.completed', { kind: 'closeBeforeCompleted' }, 'stream disconnected before completion: stream closed before response.completed', 'other', ['hello', 'Done', 'again']],
 ];
 
-test.each(failures)('%s fails the turn with the reference error, then the thread takes another turn', async (_name, behaviour, message, info) => {
+test.each(failures)('%s fails the turn with the reference error, then the thread takes another turn', async (_name, behaviour, message, info, nextInput) => {
   const server = await TestServer.start({ modelUrl: mock.url });
   const { thread } = await server.request('thread/start', {});
   const threadId = thread.id;
@@ -35,6 +37,8 @@ test.each(failures)('%s fails the turn with the reference error, then the thread
   expect((await server.request('thread/read', { threadId })).thread.status).toEqual({ type: 'systemError' });
   await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'again' }] });
   expect((await server.waitForNotification('turn/completed')).turn.status).toBe('completed');
+  const lastBody = mock.requests.at(-1)!.body as { input: Array<{ content: Array<{ text: string }> }> };
+  expect(lastBody.input.map((m) => m.content[0]!.text)).toEqual(nextInput);
   const read = await server.request('thread/read', { threadId, includeTurns: true });
   expect([read.thread.status, read.thread.turns.map((t: { status: string }) => t.status)]).toEqual([{ type: 'idle' }, ['failed', 'completed']]);
   expect(await server.close()).toBe(0);

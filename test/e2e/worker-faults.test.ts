@@ -1,6 +1,11 @@
+// A pool worker that blocks, exits, throws or runs out of memory must cost only its own
+// threads: they end with a clear error and can be resumed, other threads keep being served,
+// and Piscina brings the pool back to its configured size (seen in the info log, where the
+// pool reports each worker it gains or loses and where it places each actor).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
-import { RpcReplyError, TestServer } from '../helpers/test-server.js';
+import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 
 let mock: MockModel;
 beforeAll(async () => {
@@ -32,21 +37,73 @@ test('a worker blocked synchronously in unload cleanup does not stop thread/clos
   expect(await server.close()).toBe(0);
 });
 
-test('a worker that dies ends its threads with a clear error and the pool serves the rest', async () => {
-  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_FAULT_EXIT_ON_TEXT: 'crash now', THREAD_HOST_WORKERS: '2' } });
-  const a = (await server.request('thread/start', {})).thread.id;
-  const b = (await server.request('thread/start', {})).thread.id;
-  const { turn } = await server.request('turn/start', { threadId: a, input: [{ type: 'text', text: 'crash now' }] });
-  const failed = await server.waitForNotification('turn/completed', (p) => p.threadId === a);
-  expect([failed.turn.id, failed.turn.status, failed.turn.error.message]).toEqual([turn.id, 'failed', 'the worker hosting this thread exited; resume the thread to continue']);
-  expect(await server.waitForNotification('thread/closed', (p) => p.threadId === a)).toEqual({ threadId: a });
-  await server.request('turn/start', { threadId: b, input: [{ type: 'text', text: 'fine' }] });
-  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === b)).turn.status).toBe('completed');
-  // The crashed thread is resumable with its interrupted turn, on a replacement worker.
-  const resumed = await server.request('thread/resume', { threadId: a });
-  expect(resumed.thread.turns.map((t: { status: string }) => t.status)).toEqual(['interrupted']);
-  const c = (await server.request('thread/start', {})).thread.id;
-  await server.request('turn/start', { threadId: c, input: [{ type: 'text', text: 'new' }] });
-  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === c)).turn.status).toBe('completed');
+const LOST_WORKER = 'the worker hosting this thread exited; resume the thread to continue';
+
+const workerDeaths: Array<[string, Record<string, string>]> = [
+  ['exits', { THREAD_HOST_FAULT_EXIT_ON_TEXT: 'fault now' }],
+  ['throws an exception nobody catches', { THREAD_HOST_FAULT_THROW_ON_TEXT: 'fault now' }],
+  ['runs out of memory', { THREAD_HOST_FAULT_OOM_ON_TEXT: 'fault now', THREAD_HOST_WORKER_MAX_OLD_GENERATION_MB: '48' }],
+];
+
+test.each(workerDeaths)('a worker that %s fails its thread with a clear error, serves the rest, and is replaced', async (_name, faultEnv) => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { ...faultEnv, THREAD_HOST_WORKERS: '2', THREAD_HOST_LOG: 'info' } });
+  const a = (await server.request('thread/start', {})).thread;
+  const b = (await server.request('thread/start', {})).thread;
+  // The log is on stderr, which may lag the replies on stdout: wait for each line.
+  const placed = async (threadId: string, elsewhereThan?: number) =>
+    (await server.waitForLog((l) => l.msg === 'actor placed' && l.threadId === threadId && l.workerId !== elsewhereThan)).workerId as number;
+  const [workerOfA, workerOfB] = [await placed(a.id), await placed(b.id)];
+  expect(workerOfA).not.toBe(workerOfB);
+
+  const { turn } = await server.request('turn/start', { threadId: a.id, input: [{ type: 'text', text: 'fault now' }] });
+  const failed = await server.waitForNotification('turn/completed', (p) => p.threadId === a.id);
+  expect([failed.turn.id, failed.turn.status, failed.turn.error.message]).toEqual([turn.id, 'failed', LOST_WORKER]);
+  expect(server.notifications('error').map((m) => m.params.error.message)).toEqual([LOST_WORKER]);
+  expect(await server.waitForNotification('thread/closed', (p) => p.threadId === a.id)).toEqual({ threadId: a.id });
+
+  // The other worker's thread is served throughout.
+  await server.request('turn/start', { threadId: b.id, input: [{ type: 'text', text: 'fine' }] });
+  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === b.id)).turn.status).toBe('completed');
+
+  // Piscina replaces the dead worker: the pool is back to two.
+  const lost = await server.waitForLog((l) => l.msg === 'pool worker lost');
+  const replaced = await server.waitForLog((l) => l.msg === 'pool worker ready' && l.workerId !== workerOfA && l.workerId !== workerOfB);
+  expect([lost.workerId, lost.threadIds, lost.liveWorkers, lost.size, replaced.liveWorkers, replaced.size]).toEqual([workerOfA, [a.id], 1, 2, 2, 2]);
+
+  // The thread resumes, on the fresh worker (the fewest actors), with its cut turn interrupted.
+  const resumed = await server.request('thread/resume', { threadId: a.id });
+  expect(resumed.thread.turns.map((t: Message) => [t.id, t.status, t.items.map((item: Message) => item.type)])).toEqual([[turn.id, 'interrupted', ['userMessage']]]);
+  expect(await placed(a.id, workerOfA)).toBe(replaced.workerId);
+  await server.request('turn/start', { threadId: a.id, input: [{ type: 'text', text: 'again' }] });
+  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === a.id && p.turn.status !== 'failed')).turn.status).toBe('completed');
   expect(await server.close()).toBe(0);
 });
+
+test('a thread actor that throws mid-turn fails only that turn, records it, and its worker keeps serving', async () => {
+  const server = await TestServer.start({
+    modelUrl: mock.url,
+    env: { THREAD_HOST_FAULT_ACTOR_THROW_ON_TEXT: 'fault now', THREAD_HOST_WORKERS: '1', THREAD_HOST_LOG: 'info' },
+  });
+  const a = (await server.request('thread/start', {})).thread;
+  const b = (await server.request('thread/start', {})).thread;
+  const { turn } = await server.request('turn/start', { threadId: a.id, input: [{ type: 'text', text: 'fault now' }] });
+  const failed = await server.waitForNotification('turn/completed', (p) => p.threadId === a.id);
+  const error = { message: 'the thread actor failed during the turn: injected fault: exception in the thread actor', codexErrorInfo: 'other', additionalDetails: null, misalignment: null };
+  expect([failed.turn.status, failed.turn.error]).toEqual(['failed', error]);
+  // The rollout closes the turn as the client was told.
+  const last = JSON.parse(readFileSync(a.path, 'utf8').trimEnd().split('\n').at(-1)!);
+  expect([last.payload.type, last.payload.turn_id, last.payload.error]).toEqual(['task_complete', turn.id, { message: error.message, codex_error_info: 'other' }]);
+
+  // The one worker that hosts both threads survived it: the other thread is served, and the
+  // same thread takes its next turn.
+  await server.request('turn/start', { threadId: b.id, input: [{ type: 'text', text: 'fine' }] });
+  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === b.id)).turn.status).toBe('completed');
+  await server.request('turn/start', { threadId: a.id, input: [{ type: 'text', text: 'again' }] });
+  expect((await server.waitForNotification('turn/completed', (p) => p.threadId === a.id)).turn.status).toBe('completed');
+  const read = await server.request('thread/read', { threadId: a.id, includeTurns: true });
+  expect(read.thread.turns.map((t: Message) => t.status)).toEqual(['failed', 'completed']);
+  expect(await server.close()).toBe(0);
+});
+
+/** The server's JSON log lines so far (a line still being written is left out). */
+

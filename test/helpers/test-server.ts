@@ -146,6 +146,40 @@ export class TestServer {
     return this.received.filter((m) => 'method' in m && (method === undefined || m.method === method));
   }
 
+  /** The JSON log lines the server has written to stderr so far. */
+  logLines(): Message[] {
+    return this.stderr.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Message];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /** Resolves with the first log line matching `test`, as soon as it is written (stderr lags stdout). */
+  waitForLog(test: (line: Message) => boolean, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Message> {
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = this.logLines().find(test);
+        if (found === undefined) return;
+        stop();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`));
+      }, timeoutMs);
+      // The constructor's listener was added first, so `stderr` already holds each new chunk.
+      const stop = (): void => {
+        clearTimeout(timer);
+        this.child.stderr.off('data', check);
+      };
+      this.child.stderr.on('data', check);
+      check();
+    });
+  }
+
   /** Closes stdin, waits for exit (then kills), and returns the exit code. */
   async close(timeoutMs = 5_000): Promise<number | null> {
     this.child.stdin.end();

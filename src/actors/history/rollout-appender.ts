@@ -11,30 +11,66 @@
 // rollout. A resolved append means the bytes are in the kernel's page cache, which survives a
 // crash of this process but not a power loss; an fsync per line would put a disk flush on
 // every turn's critical path for a guarantee the reference does not give either.
+//
+// Disk faults:
+// - A write that fails part-way (ENOSPC after a short write) is cut back to the last whole
+//   line, so the file never holds a fragment in its middle. The appender then refuses further
+//   appends (nothing may land after a gap) until its owner calls `reset()` at a point where a
+//   gap is harmless: the actor does so between turns.
+// - A rollout deleted while loaded: writes to an O_APPEND fd would silently go to the orphaned
+//   inode and vanish at close. Before each write and at close we fstat the fd; at nlink 0 the
+//   file is recreated, exclusively, from the orphan's own bytes (everything acknowledged is in
+//   them) and writing continues there. The reference has no such check; recreating is what
+//   loses nothing, and `onNotice` tells the owner it happened.
 
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 const NEWLINE = 0x0a;
 
+/** Test hook standing in for the disk: how many of `length` bytes a write gets through. */
+export interface AppendFaults {
+  bytesAccepted(length: number): number;
+}
+
+/** Construction options. */
+export interface RolloutAppenderOptions {
+  faults?: AppendFaults | null;
+  /** Something the owner should know and log, though no append failed. */
+  onNotice?: (message: string) => void;
+}
+
 type AppenderState =
   | { kind: 'unopened' }
   // `tornTail`: the file left by a crashed writer ends mid-line and we have not written yet.
-  | { kind: 'open'; handle: FileHandle; tornTail: boolean }
-  | { kind: 'failed'; error: Error; handle: FileHandle | null }
+  // `size`: bytes of the file known to end on a line boundary (or on that torn tail).
+  | { kind: 'open'; handle: FileHandle; tornTail: boolean; size: number }
+  // `size` null: a partial write could not be cut back, so the file may end mid-line.
+  | { kind: 'failed'; error: Error; handle: FileHandle | null; tornTail: boolean; size: number | null }
   | { kind: 'closed' };
+
+type OpenState = Extract<AppenderState, { kind: 'open' }>;
 
 /** Appends JSONL lines to one rollout file, in order, creating it on first use. */
 export class RolloutAppender {
   readonly path: string;
+  readonly #faults: AppendFaults | null;
+  readonly #onNotice: (message: string) => void;
   #state: AppenderState = { kind: 'unopened' };
   // Settles when every append queued so far has settled; never rejects.
   #tail: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
 
-  constructor(path: string) {
+  constructor(path: string, options: RolloutAppenderOptions = {}) {
     this.path = path;
+    this.#faults = options.faults ?? null;
+    this.#onNotice = options.onNotice ?? (() => undefined);
+  }
+
+  /** True after a failed append, until `reset()`. */
+  get failed(): boolean {
+    return this.#state.kind === 'failed';
   }
 
   /**
@@ -54,6 +90,25 @@ export class RolloutAppender {
     return run;
   }
 
+  /**
+   * Lets appends continue after a failure, once the caller has settled what the gap means.
+   * 'ready': the file ends on a whole line (or was never opened; the next append retries).
+   * 'unrecoverable': a partial write could not be cut back, or the appender is closed.
+   * Call it only with no append pending.
+   */
+  reset(): 'ready' | 'unrecoverable' {
+    const state = this.#state;
+    if (state.kind === 'closed') return 'unrecoverable';
+    if (state.kind !== 'failed') return 'ready';
+    if (state.handle === null) {
+      this.#state = { kind: 'unopened' };
+      return 'ready';
+    }
+    if (state.size === null) return 'unrecoverable';
+    this.#state = { kind: 'open', handle: state.handle, tornTail: state.tornTail, size: state.size };
+    return 'ready';
+  }
+
   /** Waits for queued appends, then closes the file. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= this.#tail.then(() => this.#release());
@@ -62,23 +117,33 @@ export class RolloutAppender {
 
   async #write(lines: string[]): Promise<void> {
     if (lines.length === 0) return;
-    const { handle, tornTail } = await this.#ensureOpen();
+    const state = await this.#ensureOpen();
+    await this.#ensureLinked(state);
     // After a crash mid-line, start ours on a fresh line, in the same write.
-    const data = Buffer.from(`${tornTail ? '\n' : ''}${lines.join('\n')}\n`, 'utf8');
+    const data = Buffer.from(`${state.tornTail ? '\n' : ''}${lines.join('\n')}\n`, 'utf8');
     try {
-      let offset = 0;
       // One write(2) in practice; loop only if the kernel reports a short write.
-      while (offset < data.length) {
-        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-        offset += bytesWritten;
-      }
-      if (tornTail) this.#state = { kind: 'open', handle, tornTail: false };
+      for (let offset = 0; offset < data.length; ) offset += await this.#writeSome(state.handle, data, offset);
     } catch (cause) {
-      throw this.#fail('write to', cause, handle);
+      const cutBack = await cutBackTo(state.handle, state.size);
+      throw this.#fail('write to', cause, state.handle, state.tornTail, cutBack ? state.size : null);
     }
+    state.size += data.length;
+    state.tornTail = false;
   }
 
-  async #ensureOpen(): Promise<{ handle: FileHandle; tornTail: boolean }> {
+  async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {
+    const length = data.length - offset;
+    const accepted = this.#faults === null ? length : this.#faults.bytesAccepted(length);
+    if (accepted < length) {
+      if (accepted > 0) await handle.write(data, offset, accepted);
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    }
+    const { bytesWritten } = await handle.write(data, offset, length);
+    return bytesWritten;
+  }
+
+  async #ensureOpen(): Promise<OpenState> {
     const state = this.#state;
     if (state.kind === 'open') return state;
     if (state.kind === 'failed') {
@@ -93,31 +158,86 @@ export class RolloutAppender {
       // 'a+' is O_RDWR|O_CREAT|O_APPEND, the reference's flags: appends always land at the
       // end, and the fd can also read the last byte of a file left by a crashed writer.
       handle = await open(this.path, 'a+');
-      this.#state = { kind: 'open', handle, tornTail: await endsTorn(handle) };
-      return this.#state;
+      const { size } = await handle.stat();
+      const opened: OpenState = { kind: 'open', handle, tornTail: await endsTorn(handle, size), size };
+      this.#state = opened;
+      return opened;
     } catch (cause) {
-      throw this.#fail('open', cause, handle);
+      // Nothing was written: close what was opened, so a reset retries from scratch.
+      await handle?.close().catch(() => undefined);
+      throw this.#fail('open', cause, null, false, 0);
     }
   }
 
-  #fail(action: string, cause: unknown, handle: FileHandle | null): Error {
+  // Recreates the file from the orphaned inode if someone deleted it under us.
+  async #ensureLinked(state: OpenState): Promise<void> {
+    const orphan = state.handle;
+    let linked: { nlink: number; size: number };
+    try {
+      linked = await orphan.stat();
+    } catch (cause) {
+      throw this.#fail('check', cause, orphan, state.tornTail, state.size);
+    }
+    if (linked.nlink > 0) return;
+    const { size } = linked;
+    let fresh: FileHandle | null = null;
+    try {
+      const bytes = Buffer.alloc(size);
+      for (let read = 0; read < size; ) {
+        const { bytesRead } = await orphan.read(bytes, read, size - read, read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      await mkdir(dirname(this.path), { recursive: true });
+      // Exclusive: a file that took the name meanwhile is someone else's; never overwrite it.
+      fresh = await open(this.path, 'ax+');
+      for (let offset = 0; offset < size; ) offset += await this.#writeSome(fresh, bytes, offset);
+    } catch (cause) {
+      if (fresh !== null) {
+        await fresh.close().catch(() => undefined);
+        await unlink(this.path).catch(() => undefined); // half a copy must not pass for the rollout
+      }
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw this.#fail('recreate', new Error(`it was deleted while the thread was loaded: ${reason}`, { cause }), orphan, state.tornTail, state.size);
+    }
+    state.handle = fresh;
+    state.size = size;
+    await orphan.close().catch(() => undefined);
+    this.#onNotice(`rollout ${this.path} was deleted while the thread was loaded; recreated it from the open file (${size} bytes)`);
+  }
+
+  #fail(action: string, cause: unknown, handle: FileHandle | null, tornTail: boolean, size: number | null): Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     const error = new Error(`failed to ${action} rollout ${this.path}: ${reason}`, { cause });
-    this.#state = { kind: 'failed', error, handle };
+    this.#state = { kind: 'failed', error, handle, tornTail, size };
     return error;
   }
 
   async #release(): Promise<void> {
     const state = this.#state;
+    if (state.kind === 'open') {
+      // A rollout deleted after our last append would take the thread's history with it.
+      await this.#ensureLinked(state).catch((error: Error) => this.#onNotice(error.message));
+    }
     this.#state = { kind: 'closed' };
     const handle = state.kind === 'open' || state.kind === 'failed' ? state.handle : null;
     await handle?.close();
   }
 }
 
+// Cuts off whatever part of a failed write reached the file, so it still ends where our last
+// whole line did. False when that cannot be made sure of.
+async function cutBackTo(handle: FileHandle, size: number): Promise<boolean> {
+  try {
+    if ((await handle.stat()).size > size) await handle.truncate(size);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // True when a non-empty file does not end in '\n', i.e. its last line was cut short.
-async function endsTorn(handle: FileHandle): Promise<boolean> {
-  const { size } = await handle.stat();
+async function endsTorn(handle: FileHandle, size: number): Promise<boolean> {
   if (size === 0) return false;
   const last = Buffer.alloc(1);
   await handle.read(last, 0, 1, size - 1);

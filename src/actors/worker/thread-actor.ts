@@ -11,9 +11,11 @@ import type { ModelClient } from '../model/model-client.js';
 import { ModelAbortedError } from '../model/model-client.js';
 import type { AgentMessageItem, ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../thread-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../thread-types.js';
-import { blockSynchronously, type Faults } from './faults.js';
+import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { createModelClient } from './model-client-factory.js';
 import { snakeCaseInfo, turnErrorOf } from './turn-error.js';
+import { TurnWrites } from './turn-writes.js';
+import { workerLog } from './worker-log.js';
 
 type Emit = (event: ActorEvent) => void;
 
@@ -33,13 +35,27 @@ export class ThreadActor {
   #running: { turnId: string; abort: AbortController } | null = null;
   /** Queued turns interrupted before they started. */
   readonly #interruptedEarly = new Set<string>();
+  /**
+   * The terminal line of a turn whose start reached the rollout but whose end did not (the
+   * disk failed): written ahead of the next turn's lines, so the file tells what the client
+   * was told instead of leaving the turn open.
+   */
+  #owed: string[] = [];
+  /** The turn in progress, for the safety net in startTurn. */
+  #current: { turnId: string; startedAtMs: number; writes: TurnWrites; reported: boolean } | null = null;
 
   constructor(init: ActorInit, emit: Emit, faults: Faults) {
     this.#init = init;
     this.#emit = emit;
     this.#faults = faults;
     this.#model = createModelClient(init.provider, init.userAgent, init.session.originator);
-    this.#appender = init.rolloutPath === null ? null : new RolloutAppender(init.rolloutPath);
+    this.#appender =
+      init.rolloutPath === null
+        ? null
+        : new RolloutAppender(init.rolloutPath, {
+            faults: faults.disk,
+            onNotice: (message) => emit({ type: 'warning', threadId: init.threadId, message }),
+          });
     this.#materialized = init.resume;
   }
 
@@ -69,7 +85,9 @@ export class ThreadActor {
 
   /** Queues a turn; it starts once every earlier command has finished. */
   startTurn(command: TurnCommand): void {
-    void this.#mailbox.post(() => this.#runTurn(command));
+    // A throw the turn did not handle (a bug) must end that turn, not kill the worker and
+    // every other thread on it through an unhandled rejection.
+    void this.#mailbox.post(() => this.#runTurn(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error)));
   }
 
   /** Aborts the running turn, or marks a queued one so it ends as soon as it starts. */
@@ -86,6 +104,10 @@ export class ThreadActor {
   close(): Promise<void> {
     return this.#mailbox.post(async () => {
       if (this.#faults.blockOnCloseMs > 0) blockSynchronously(this.#faults.blockOnCloseMs);
+      if (this.#appender && this.#owed.length > 0 && this.#appender.reset() === 'ready') {
+        // Last chance to close a turn the disk failed, before a later resume reads it as interrupted.
+        await this.#appender.append(this.#owed.splice(0)).catch(() => undefined);
+      }
       await this.#appender?.close();
     });
   }
@@ -97,6 +119,13 @@ export class ThreadActor {
     if (this.#interruptedEarly.delete(turnId)) abort.abort();
     this.#running = { turnId, abort };
     const startedAtMs = Date.now();
+    // A failed append stops the appender; between turns a gap is harmless (the owed line
+    // closes the failed turn), so the disk gets another chance with this turn.
+    this.#appender?.reset();
+    // Appends are chained inside the appender, so the turn does not wait for the disk
+    // between lines; it waits once, before reporting the turn's end.
+    const writes = new TurnWrites(this.#appender);
+    this.#current = { turnId, startedAtMs, writes, reported: false };
     this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs });
     const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     const userItem: UserMessageItem = {
@@ -107,33 +136,32 @@ export class ThreadActor {
       startedAtMs,
       completedAtMs: startedAtMs,
     };
-    // Appends are chained inside the appender, so the turn does not wait for the disk
-    // between lines; it waits once, before reporting the turn's end.
-    const writes: Promise<void>[] = [];
-    const write = (batch: string[]) => {
-      if (this.#appender) writes.push(this.#appender.append(batch));
-    };
-    if (!this.#materialized && this.#appender) {
-      write([lines.sessionMeta(this.#sessionMeta(settings), startedAtMs)]);
+    const needsMeta = !this.#materialized && this.#appender !== null;
+    if (needsMeta) {
+      writes.add('meta', [lines.sessionMeta(this.#sessionMeta(settings), startedAtMs)]);
       this.#materialized = true;
       this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
     }
-    write([
+    const owed = this.#owed.splice(0);
+    writes.add('owed', owed);
+    writes.add('start', [
       lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
       lines.turnContext(this.#turnContext(turnId, settings), startedAtMs),
       ...lines.userMessage(userItem, startedAtMs, turnId),
     ]);
     this.#emit({ type: 'userItem', threadId, turnId, item: userItem });
 
+    const fault = this.#faults.turnFaults.get(userText);
+    if (fault !== undefined) {
+      // Strike mid-turn, after the user message reached the rollout, as a real fault would.
+      await writes.settle();
+      injectTurnFault(fault);
+    }
+
     let agentItem: AgentMessageItem | null = null;
     let firstTokenMs: number | null = null;
     let outcome: { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null };
     try {
-      if (this.#faults.crashOnText !== null && userText === this.#faults.crashOnText) {
-        // Die mid-turn, after the user message reached the rollout, as a crash would.
-        await Promise.all(writes);
-        process.exit(70);
-      }
       const stream = this.#model.stream({
         model: settings.model,
         baseInstructions: settings.baseInstructions,
@@ -169,12 +197,12 @@ export class ThreadActor {
           agentItem.id = event.itemId;
           agentItem.text = event.text;
           agentItem.completedAtMs = Date.now();
-          write(lines.agentMessage(agentItem, agentItem.completedAtMs, turnId));
+          writes.add('item', lines.agentMessage(agentItem, agentItem.completedAtMs, turnId));
           this.#emit({ type: 'agentItemCompleted', threadId, turnId, item: { ...agentItem } });
         } else {
           this.#totalUsage = addUsage(this.#totalUsage, event.usage);
           const usage = { total: this.#totalUsage, last: event.usage, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
-          write([lines.tokenCount(usage, Date.now())]);
+          writes.add('item', [lines.tokenCount(usage, Date.now())]);
           this.#emit({ type: 'tokenUsage', threadId, turnId, usage });
         }
       }
@@ -197,30 +225,28 @@ export class ThreadActor {
       durationMs: completedAtMs - startedAtMs,
     };
     if (outcome.status === 'completed') {
-      write([lines.taskComplete({ ...timing, lastAgentMessage: agentItem?.text ?? null, timeToFirstTokenMs: firstTokenMs }, completedAtMs)]);
-      this.#history = [...this.#history, { role: 'user', text: userText }];
-      if (agentItem) this.#history.push({ role: 'assistant', text: agentItem.text });
-    } else if (outcome.status === 'interrupted') {
-      write([lines.turnAborted({ ...timing, reason: 'interrupted' }, completedAtMs)]);
-      this.#history = [...this.#history, { role: 'user', text: userText }];
+      writes.add('end', [lines.taskComplete({ ...timing, lastAgentMessage: agentItem?.text ?? null, timeToFirstTokenMs: firstTokenMs }, completedAtMs)]);
     } else {
-      write(
-        lines.turnFailed(
-          { ...timing, lastAgentMessage: null, message: outcome.error!.message, codexErrorInfo: snakeCaseInfo(outcome.error!.codexErrorInfo) },
-          completedAtMs,
-        ),
-      );
+      writes.add('end', endLines(timing, outcome, completedAtMs));
     }
-    const persisted = await Promise.all(writes).then(
-      () => true,
-      () => false,
-    );
-    if (!persisted && outcome.status === 'completed') {
-      outcome = {
-        status: 'failed',
-        error: { message: 'failed to record the turn in the thread history', codexErrorInfo: 'other', additionalDetails: null, misalignment: null },
-      };
+    // The model's next view is what a resume would rebuild from the rollout: the user message
+    // of every turn, and the assistant message whenever one was completed, whatever the outcome.
+    this.#history = [...this.#history, { role: 'user', text: userText }];
+    if (agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: agentItem.text });
+    const { failure, landed } = await writes.settle();
+    if (failure !== null) {
+      if (outcome.status === 'completed') {
+        const message = `failed to record the turn in the thread history: ${failure.message}`;
+        outcome = { status: 'failed', error: { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null } };
+      }
+      // What landed is a prefix of what was queued. Without session_meta the file is no
+      // rollout yet, so the next turn writes it first; lines owed from before stay owed; a
+      // turn whose start landed is owed its end; one whose start did not is not in the file.
+      if (needsMeta && !landed.has('meta')) this.#materialized = false;
+      if (owed.length > 0 && !landed.has('owed')) this.#owed = owed;
+      else if (landed.has('start')) this.#owed = endLines(timing, outcome, completedAtMs);
     }
+    this.#current.reported = true;
     this.#emit({
       type: 'turnEnded',
       threadId,
@@ -229,8 +255,35 @@ export class ThreadActor {
       error: outcome.error,
       completedAtMs,
       durationMs: timing.durationMs,
-      persisted,
+      persisted: failure === null,
     });
+  }
+
+  // The safety net: the turn threw past its own handling. Report it failed so the client is
+  // not left waiting, and close it in the rollout the same way if its start is there.
+  async #abandonTurn(turnId: string, error: unknown): Promise<void> {
+    this.#running = null;
+    const current = this.#current;
+    if (current === null || current.turnId !== turnId || current.reported) return;
+    current.reported = true;
+    const completedAtMs = Date.now();
+    const message = `the thread actor failed during the turn: ${error instanceof Error ? error.message : String(error)}`;
+    workerLog('error', message, { threadId: this.#init.threadId, turnId, stack: error instanceof Error ? error.stack : undefined });
+    const failed = { status: 'failed' as const, error: { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null } };
+    const timing = {
+      turnId,
+      startedAtSec: Math.floor(current.startedAtMs / 1000),
+      completedAtSec: Math.floor(completedAtMs / 1000),
+      durationMs: completedAtMs - current.startedAtMs,
+    };
+    let persisted = false;
+    const { failure, landed } = await current.writes.settle();
+    if (failure === null && landed.has('start')) {
+      const end = new TurnWrites(this.#appender);
+      end.add('end', endLines(timing, failed, completedAtMs));
+      persisted = (await end.settle()).failure === null;
+    }
+    this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
   }
 
   #sessionMeta(settings: ThreadSettings): lines.SessionMetaInput {
@@ -260,6 +313,17 @@ export class ThreadActor {
       developerInstructions: settings.developerInstructions,
     };
   }
+}
+
+/** The line that closes an interrupted or failed turn as its client was told. */
+function endLines(
+  timing: { turnId: string; startedAtSec: number; completedAtSec: number; durationMs: number },
+  outcome: { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null },
+  nowMs: number,
+): string[] {
+  if (outcome.status === 'interrupted') return [lines.turnAborted({ ...timing, reason: 'interrupted' }, nowMs)];
+  const error = outcome.error!;
+  return lines.turnFailed({ ...timing, lastAgentMessage: null, message: error.message, codexErrorInfo: snakeCaseInfo(error.codexErrorInfo) }, nowMs);
 }
 
 function newAgentItem(id: string, text: string): AgentMessageItem {

@@ -31,6 +31,27 @@ export interface HostConfig {
   writerLockTimeoutMs: number;
 }
 
+/** thread-host: limits of one client connection (see the README's Configuration table). */
+export interface ConnectionLimits {
+  /** Longest input line read; a longer one is skipped, and answered -32001 if it starts a request. */
+  maxLineBytes: number;
+  /** Requests of one connection still being handled; past it, new ones get -32001. */
+  maxInFlightRequests: number;
+  /** Output queued for a client that is not reading; past it, the client is disconnected. */
+  maxOutboundBytes: number;
+}
+
+// A line holds at most one message; 32 MiB leaves room for a large pasted input (the
+// reference has no limit and serves a 16 MiB line) while bounding what one line can cost.
+// 1024 requests in flight is far beyond any interactive client (the reference queues 128
+// before it answers "overloaded"). 64 MiB of unread output is far more than a client that is
+// merely slow ever leaves behind (a 100 KB reply in 2 000 deltas is about 0.4 MB).
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  maxLineBytes: 32 * 1024 * 1024,
+  maxInFlightRequests: 1024,
+  maxOutboundBytes: 64 * 1024 * 1024,
+};
+
 export const EMBEDDED_PROVIDER_ID = 'embedded';
 export const EMBEDDED_MODEL = 'thread-host-echo';
 // The reference's defaults for a provider's retry budget and stream idle timeout.
@@ -48,6 +69,8 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
 
 /** Validates a layered document; throws `ConfigError` naming the offending key. */
 export function resolveHostConfig(document: ConfigDocument): HostConfig {
+  // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
+  resolveConnectionLimits(document);
   const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
   const provider = resolveProvider(document, providerId);
   const model = optionalString(document, 'model') ?? (provider.kind === 'embedded' ? EMBEDDED_MODEL : 'gpt-5-codex');
@@ -60,6 +83,20 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
     writerLockTimeoutMs:
       unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
+  };
+}
+
+/** The connection limits a document sets, each defaulted; throws `ConfigError` for a bad value. */
+export function resolveConnectionLimits(document: ConfigDocument): ConnectionLimits {
+  const limit = (key: string, fallback: number): number => {
+    const value = unsignedInteger(document[key], key);
+    if (value === 0) throw new ConfigError(`${key}: invalid value: integer \`0\`, expected a positive integer`);
+    return value ?? fallback;
+  };
+  return {
+    maxLineBytes: limit('max_line_bytes', DEFAULT_CONNECTION_LIMITS.maxLineBytes),
+    maxInFlightRequests: limit('max_in_flight_requests', DEFAULT_CONNECTION_LIMITS.maxInFlightRequests),
+    maxOutboundBytes: limit('max_outbound_bytes', DEFAULT_CONNECTION_LIMITS.maxOutboundBytes),
   };
 }
 

@@ -5,13 +5,20 @@
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
 
+// How much of an oversized line is kept: enough for `{"id":…,"method":"…"` with a long
+// string id, so that request can still be answered with the overload error.
+const OVERSIZED_HEAD_BYTES = 4096;
+
+/** A line the transport could not deliver: too long, or not UTF-8. */
+export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
+
 export interface StdioTransportOptions {
   input: Readable;
   output: Writable;
   maxLineBytes: number;
   maxOutboundBytes: number;
   onLine(text: string): void;
-  onDropped(event: Exclude<LineEvent, { kind: 'line' }>): void;
+  onDropped(event: DroppedLine): void;
   /** The connection ended: stdin EOF, a broken stdout, or an outbound overflow. */
   onClose(reason: 'eof' | 'outputClosed' | 'outboundOverflow'): void;
 }
@@ -20,10 +27,12 @@ export class StdioTransport {
   readonly #options: StdioTransportOptions;
   readonly #splitter: LineSplitter;
   #closed = false;
+  /** Set when stdout broke or overflowed; stdin EOF alone leaves writing open for pending replies. */
+  #writeClosed = false;
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
-    this.#splitter = new LineSplitter(options.maxLineBytes);
+    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES);
     const { input, output } = options;
     input.on('data', (chunk: Buffer) => this.#deliver(this.#splitter.push(chunk)));
     input.on('end', () => {
@@ -34,9 +43,9 @@ export class StdioTransport {
     output.on('error', () => this.#close('outputClosed'));
   }
 
-  /** Queues one line; false once the connection is closed. */
+  /** Queues one line; false once stdout is unusable (broken or overflowed). */
   send(line: string): boolean {
-    if (this.#closed) return false;
+    if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
     output.write(line + '\n');
     if (output.writableLength > maxOutboundBytes) {
@@ -68,6 +77,7 @@ export class StdioTransport {
   }
 
   #close(reason: 'eof' | 'outputClosed' | 'outboundOverflow'): void {
+    if (reason !== 'eof') this.#writeClosed = true;
     if (this.#closed) return;
     this.#closed = true;
     this.#options.input.pause();

@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../../../src/actors/clock.js';
 import type { JanitorEvent } from '../../../../src/actors/locks/lock-janitor.js';
 import { WriterLockManager, type WriterLockManagerOptions } from '../../../../src/actors/locks/writer-lock-manager.js';
 import { type FlockHolder, holdFlock } from '../../../helpers/lock-holder.js';
+import { snapshotProcLocks } from '../../../helpers/proc-locks.js';
 
 const O_CLOEXEC = 0o2000000;
 
@@ -38,7 +39,8 @@ async function hold(path: string, mode: 'shared' | 'exclusive'): Promise<FlockHo
 function kernelLocksOn(path: string, inode = statSync(path, { bigint: true })) {
   const major = ((inode.dev >> 8n) & 0xfffn) | ((inode.dev >> 32n) & ~0xfffn);
   const minor = (inode.dev & 0xffn) | ((inode.dev >> 12n) & ~0xffn);
-  return readFileSync('/proc/locks', 'utf8')
+  // One consistent snapshot: several reads of /proc/locks can list a lock twice.
+  return snapshotProcLocks()
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => line.replace('->', '').trim().split(/\s+/))

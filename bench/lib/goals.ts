@@ -1,0 +1,64 @@
+// The issue's goals table, checked against a run: server A (the one under test) against B (the
+// reference). A goal is an absolute ceiling on A's figure, a ceiling on A/B, or "report only".
+// Figures are the medians over runs from the summary; a goal whose figure was not measured
+// (scenario not selected, one server only) reads n/a rather than passing.
+import { fmt, fmtRatio, type SummaryRow } from './summary-table.js';
+
+type Target = { kind: 'atMost'; ms: number } | { kind: 'ratioAtMost'; ratio: number; text: string } | { kind: 'report' };
+
+interface Goal {
+  label: string;
+  scenario: string;
+  case: string;
+  figure: string;
+  target: Target;
+}
+
+const GOALS: readonly Goal[] = [
+  { label: 'loaded/list p99 while 8 resumes wait on a held lock', scenario: 'resume-under-lock', case: 'K=8', figure: 'loaded/list during hold p99', target: { kind: 'atMost', ms: 5 } },
+  { label: 'loaded/list p99 while 32 resumes wait on a held lock', scenario: 'resume-under-lock', case: 'K=32', figure: 'loaded/list during hold p99', target: { kind: 'atMost', ms: 5 } },
+  { label: 'unsubscribe → thread/closed under a held lock (seed)', scenario: 'seed', case: '', figure: 'unsubscribe→closed', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+  { label: 'turn/start → turn/completed, sequential (p50)', scenario: 'turn-sequential', case: '', figure: 'turn p50', target: { kind: 'ratioAtMost', ratio: 1 / 5, text: '≤ 1/5 of reference' } },
+  { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
+  { label: 'cold start to initialize response (fresh home, p50)', scenario: 'cold-start', case: 'fresh', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+  { label: 'scale: RSS per loaded thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'report' } },
+  { label: 'scale: loaded/list (full) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'report' } },
+];
+
+export type Verdict = 'met' | 'missed' | 'n/a' | 'reported';
+
+/** One goal as measured. */
+export interface GoalRow {
+  goal: string;
+  unit: string;
+  a: number | null;
+  b: number | null;
+  ratio: number | null;
+  target: string;
+  verdict: Verdict;
+}
+
+export function evaluateGoals(rows: readonly SummaryRow[]): GoalRow[] {
+  return GOALS.map((goal) => {
+    const row = rows.find((r) => r.scenario === goal.scenario && r.case === goal.case && r.figure === goal.figure);
+    const a = row?.values[0] ?? null;
+    const b = row?.values[1] ?? null;
+    const ratio = row?.ratio ?? null;
+    const base = { goal: goal.label, unit: row?.unit ?? '', a, b, ratio };
+    switch (goal.target.kind) {
+      case 'atMost':
+        return { ...base, target: `≤ ${goal.target.ms} ms`, verdict: a === null ? 'n/a' : a <= goal.target.ms ? 'met' : 'missed' };
+      case 'ratioAtMost':
+        return { ...base, target: goal.target.text, verdict: ratio === null ? 'n/a' : ratio <= goal.target.ratio ? 'met' : 'missed' };
+      case 'report':
+        return { ...base, target: 'report', verdict: a === null ? 'n/a' : 'reported' };
+    }
+  });
+}
+
+export function goalsMarkdown(goals: readonly GoalRow[], servers: readonly string[]): string {
+  const [a, b = 'reference'] = servers;
+  const lines = [`| goal | unit | ${a} | ${b} | ${a}/${b} | target | verdict |`, '|---|---|---:|---:|---:|---|---|'];
+  for (const g of goals) lines.push(`| ${g.goal} | ${g.unit} | ${fmt(g.a)} | ${fmt(g.b)} | ${fmtRatio(g.ratio)} | ${g.target} | ${g.verdict} |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,57 @@
+// `cold-start`: spawn → initialize response, `coldRepeats` times per run, in a fresh home (first
+// start ever: the server creates its files) and in a reused one (primed once by a server that
+// ran a thread and a turn). Also stdin EOF → exit, the other half of a process's life cost.
+import { performance } from 'node:perf_hooks';
+import { AppServerClient } from '../lib/app-server-client.js';
+import { LatencyHistogram } from '../lib/histogram.js';
+import { createHome, removeHome } from '../lib/server-home.js';
+import { threadWithOneTurn, type CaseContext, type Scenario } from './scenario.js';
+
+/** One start and stop; resolves with spawn→initialize and EOF→exit in ms. */
+async function startStop(ctx: CaseContext, home: string): Promise<{ initializeMs: number; exitMs: number; code: number | null }> {
+  const client = await AppServerClient.start(ctx.server, home);
+  ctx.rec.userAgent(client.userAgent);
+  const eofAt = performance.now();
+  const { code } = await client.close();
+  return { initializeMs: client.initializeMs, exitMs: performance.now() - eofAt, code };
+}
+
+export const coldStart: Scenario = {
+  name: 'cold-start',
+  summary: 'spawn → initialize response, fresh and reused home; stdin EOF → exit',
+  cases: () => [
+    { id: 'fresh', k: 0 },
+    { id: 'reused', k: 1 },
+  ],
+  async run(ctx, { id }) {
+    const { rec, params } = ctx;
+    const initialize = new LatencyHistogram();
+    const exit = new LatencyHistogram();
+    const raw: number[] = [];
+    const reused = id === 'reused' ? createHome(ctx.mock.url) : null;
+    try {
+      if (reused !== null) {
+        const primer = await AppServerClient.start(ctx.server, reused);
+        await threadWithOneTurn(primer, 'prime').finally(() => primer.close());
+      }
+      for (let r = 0; r < params.coldRepeats; r += 1) {
+        const home = reused ?? createHome(ctx.mock.url);
+        try {
+          const { initializeMs, exitMs, code } = await startStop(ctx, home);
+          initialize.recordMs(initializeMs);
+          exit.recordMs(exitMs);
+          raw.push(initializeMs);
+          rec.check(code === 0, `exit code ${code} after stdin EOF`);
+        } finally {
+          if (reused === null) removeHome(home);
+        }
+        ctx.progress((r + 1) / params.coldRepeats);
+      }
+    } finally {
+      if (reused !== null) removeHome(reused);
+    }
+    rec.latency('spawn→initialize', initialize);
+    rec.latency('stdin EOF→exit', exit);
+    rec.raw('initializeMs', raw);
+  },
+};

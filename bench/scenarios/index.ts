@@ -1,0 +1,45 @@
+// Every scenario by name, in the order a full run takes them, and the group names the command
+// line accepts. Adding a scenario is one import and one entry here.
+import { BenchUsageError } from '../lib/bench-options.js';
+import { churn } from './churn.js';
+import { coldStart } from './cold-start.js';
+import { lockedUnload } from './locked-unload.js';
+import { resumeUnderLock } from './resume-under-lock.js';
+import type { Scenario } from './scenario.js';
+import { scale } from './scale.js';
+import { seed } from './seed.js';
+import { startUnderLock } from './start-under-lock.js';
+import { turnConcurrent, turnSequential } from './turns.js';
+
+export const SCENARIOS: readonly Scenario[] = [
+  seed,
+  lockedUnload,
+  resumeUnderLock,
+  startUnderLock,
+  churn,
+  turnSequential,
+  turnConcurrent,
+  coldStart,
+  scale,
+];
+
+const GROUPS: Record<string, string[]> = {
+  all: SCENARIOS.map((s) => s.name),
+  'under-lock': ['locked-unload', 'resume-under-lock', 'start-under-lock'],
+  turns: ['turn-sequential', 'turn-concurrent'],
+};
+
+/** The scenarios named (groups expanded, duplicates dropped), in SCENARIOS order; all when none. */
+export function selectScenarios(names: readonly string[]): Scenario[] {
+  const wanted = new Set<string>();
+  for (const name of names.length === 0 ? ['all'] : names) {
+    const expanded = GROUPS[name] ?? [name];
+    for (const one of expanded) {
+      if (!SCENARIOS.some((s) => s.name === one)) {
+        throw new BenchUsageError(`unknown scenario '${name}' (known: ${[...SCENARIOS.map((s) => s.name), ...Object.keys(GROUPS)].join(', ')})`);
+      }
+      wanted.add(one);
+    }
+  }
+  return SCENARIOS.filter((s) => wanted.has(s.name));
+}

@@ -1,0 +1,148 @@
+// `scale`: N loaded threads on one server (N thread/start, default 10,000), then
+//   RSS per loaded thread   ((VmRSS loaded − VmRSS before) / N, over the server's process group)
+//   thread/loaded/list      full (no limit) and paged (limit 100, every page walked)
+//   thread/read             of loaded threads, spread over the set
+//   unload all              unsubscribe every thread → the last thread/closed
+// Requests go out WINDOW at a time; a -32001 "overloaded" reply is retried after a pause and
+// counted, since the reference refuses bursts by design. Loading stops at the budget: what
+// loaded by then is measured, and the case fails.
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { OVERLOADED, RpcReplyError, type AppServerClient, type Json } from '../lib/app-server-client.js';
+import { LatencyHistogram } from '../lib/histogram.js';
+import { groupRssKb } from '../lib/proc-rss.js';
+import { UNLOAD_NOW } from '../lib/server-home.js';
+import { SINGLE_CASE, withServer, type Scenario } from './scenario.js';
+
+/** Requests in flight at once: enough to keep a server busy, below the reference's inbound queue. */
+const WINDOW = 16;
+const OVERLOAD_PAUSE_MS = 20;
+const LIST_REPEATS = 20;
+const PAGE_SIZE = 100;
+const PAGED_WALKS = 3;
+/** Each measurement phase after loading stops early past this, keeping what it has. */
+const PHASE_BUDGET_MS = 60_000;
+const UNLOAD_DEADLINE_MS = 600_000;
+/** Lets allocator and GC settle before reading RSS. */
+const SETTLE_MS = 500;
+
+/** Runs `work(i)` for i in [0, count) with WINDOW in flight, until `until` (performance.now). */
+async function windowed(count: number, until: number, work: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  let done = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count && performance.now() < until) {
+      await work(next++);
+      done += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: WINDOW }, lane));
+  return done;
+}
+
+/** A request retried while the server answers "overloaded"; `retries` counts the extra sends. */
+async function patiently(client: AppServerClient, retries: { n: number }, method: string, params: unknown): Promise<{ result: Json; at: number; sentAt: number }> {
+  for (;;) {
+    const sentAt = performance.now();
+    try {
+      return { ...(await client.requestTimed(method, params)), sentAt };
+    } catch (error) {
+      if (!(error instanceof RpcReplyError) || error.code !== OVERLOADED) throw error;
+      retries.n += 1;
+      await delay(OVERLOAD_PAUSE_MS);
+    }
+  }
+}
+
+/** Closed-loop timing of `request` until `repeats` or the phase budget. */
+async function timedRepeats(repeats: number, request: (i: number) => Promise<{ sentAt: number; at: number }>): Promise<LatencyHistogram> {
+  const histogram = new LatencyHistogram();
+  const until = performance.now() + PHASE_BUDGET_MS;
+  for (let i = 0; i < repeats && performance.now() < until; i += 1) {
+    const { sentAt, at } = await request(i);
+    histogram.recordMs(at - sentAt);
+  }
+  return histogram;
+}
+
+export const scale: Scenario = {
+  name: 'scale',
+  summary: 'N loaded threads (default 10,000): RSS per thread, loaded/list full and paged, thread/read, time to unload all',
+  cases: () => SINGLE_CASE,
+  async run(ctx) {
+    const { rec, params } = ctx;
+    const n = params.scaleThreads;
+    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client) => {
+      const pid = client.pid!;
+      await delay(SETTLE_MS);
+      const rssBefore = groupRssKb(pid);
+      const retries = { n: 0 };
+      const ids: string[] = [];
+      const start = new LatencyHistogram();
+      const loadStart = performance.now();
+      await windowed(n, loadStart + params.scaleBudgetS * 1000, async () => {
+        const { result, at, sentAt } = await patiently(client, retries, 'thread/start', {});
+        start.recordMs(at - sentAt);
+        ids.push(result.thread.id as string);
+        if (ids.length % 100 === 0) ctx.progress((0.6 * ids.length) / n);
+      });
+      const loadMs = performance.now() - loadStart;
+      client.clearBuffer(); // N thread/started notifications nobody waits for
+      rec.figure('threads loaded', ids.length, 'count', 'higher');
+      rec.check(ids.length === n, `only ${ids.length} of ${n} threads loaded within ${params.scaleBudgetS} s`);
+      rec.figure('load all', loadMs, 'ms');
+      rec.latency('thread/start', start);
+      await delay(SETTLE_MS);
+      const rssLoaded = groupRssKb(pid);
+      rec.figure('RSS before', rssBefore, 'kB', 'none');
+      rec.figure('RSS loaded', rssLoaded, 'kB');
+      rec.figure('RSS per thread', (rssLoaded - rssBefore) / Math.max(1, ids.length), 'kB');
+
+      let fullCount = 0;
+      rec.latency('loaded/list full', await timedRepeats(LIST_REPEATS, async () => {
+        const { result, at, sentAt } = await patiently(client, retries, 'thread/loaded/list', {});
+        fullCount = (result.data as unknown[]).length;
+        return { sentAt, at };
+      }));
+      rec.figure('list full returned', fullCount, 'count', 'none');
+      ctx.progress(0.65);
+
+      const pages = new LatencyHistogram();
+      const walks = new LatencyHistogram();
+      let pagedCount = 0;
+      for (let walk = 0; walk < PAGED_WALKS; walk += 1) {
+        const walkStart = performance.now();
+        let cursor: string | null = null;
+        pagedCount = 0;
+        do {
+          const { result, at, sentAt }: { result: Json; at: number; sentAt: number } = await patiently(client, retries, 'thread/loaded/list', { cursor, limit: PAGE_SIZE });
+          pages.recordMs(at - sentAt);
+          pagedCount += (result.data as unknown[]).length;
+          cursor = (result.nextCursor as string | null) ?? null;
+        } while (cursor !== null && performance.now() - walkStart < PHASE_BUDGET_MS);
+        walks.recordMs(performance.now() - walkStart);
+      }
+      rec.latency(`loaded/list page of ${PAGE_SIZE}`, pages);
+      rec.figure('list paged walk', walks.summary().p50, 'ms');
+      rec.check(pagedCount === ids.length, `paged walk saw ${pagedCount} of ${ids.length} loaded threads`);
+      ctx.progress(0.7);
+
+      // A prime stride visits threads all over the set rather than the newest few.
+      const reads = Math.min(params.scaleReads, ids.length);
+      rec.latency('thread/read', await timedRepeats(reads, (i) => patiently(client, retries, 'thread/read', { threadId: ids[(i * 7919) % ids.length] })));
+      ctx.progress(0.75);
+
+      const closed = ids.map((threadId) => client.waitFor('thread/closed', threadId, UNLOAD_DEADLINE_MS));
+      const unloadStart = performance.now();
+      await windowed(ids.length, Number.POSITIVE_INFINITY, async (i) => {
+        await patiently(client, retries, 'thread/unsubscribe', { threadId: ids[i] });
+        if (i % 100 === 0) ctx.progress(0.75 + (0.25 * i) / ids.length);
+      });
+      const lastClosed = Math.max(unloadStart, ...(await Promise.all(closed)).map((a) => a.at));
+      rec.figure('unload all', lastClosed - unloadStart, 'ms');
+      await delay(SETTLE_MS);
+      rec.figure('RSS after unload', groupRssKb(pid), 'kB');
+      rec.figure('overloaded retries', retries.n, 'count');
+    });
+  },
+};

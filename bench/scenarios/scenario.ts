@@ -1,0 +1,121 @@
+// The shape every scenario has: a name, the cases it expands to (K=1, K=8 … or one), and a
+// `run` that drives one server through one case and fills a CaseRecorder. The runner owns
+// the order (case → run → server, so A and B alternate) and everything around it.
+import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { performance } from 'node:perf_hooks';
+import { AppServerClient, type Json } from '../lib/app-server-client.js';
+import type { CaseRecorder } from '../lib/case-result.js';
+import type { ServerCommand } from '../lib/server-command.js';
+import { createHome, removeHome } from '../lib/server-home.js';
+
+/** Every tunable of every scenario, with the issue's defaults (bench-options.ts parses them). */
+export interface ScenarioParams {
+  /** Waiting acquisitions / threads per lock case. */
+  k: number[];
+  /** How long the outside process holds the coordination lock. */
+  holdMs: number;
+  /** Open-loop `thread/loaded/list` period during a hold. */
+  intervalMs: number;
+  turns: number;
+  warmupTurns: number;
+  turnThreads: number;
+  churnClients: number;
+  churnSeconds: number;
+  scaleThreads: number;
+  /** Wall-clock budget for loading the scale threads; what loaded by then is measured. */
+  scaleBudgetS: number;
+  scaleReads: number;
+  coldRepeats: number;
+}
+
+/** What a scenario's `run` gets. */
+export interface CaseContext {
+  server: ServerCommand;
+  mock: MockModel;
+  params: ScenarioParams;
+  rec: CaseRecorder;
+  /** Reports progress within the case, 0..1, for the progress bar. */
+  progress(fraction: number): void;
+}
+
+/** One case of a scenario: its id in reports (`K=8`, `fresh`, or '') and its parameter. */
+export interface ScenarioCase {
+  id: string;
+  k: number;
+}
+
+export interface Scenario {
+  name: string;
+  /** One line for `--help` and the docs. */
+  summary: string;
+  cases(params: ScenarioParams): ScenarioCase[];
+  run(ctx: CaseContext, scenarioCase: ScenarioCase): Promise<void>;
+}
+
+/** The cases of a scenario with one case per K. */
+export function perK(params: ScenarioParams): ScenarioCase[] {
+  return params.k.map((k) => ({ id: `K=${k}`, k }));
+}
+
+export const SINGLE_CASE: ScenarioCase[] = [{ id: '', k: 0 }];
+
+/**
+ * Runs `body` against a fresh server in a fresh home, and always stops the server and removes
+ * the home (killing anything it left running). The server's exit code is checked: a server
+ * that cannot stop cleanly after the scenario fails it.
+ */
+export async function withServer<T>(
+  ctx: CaseContext,
+  options: { rootConfig?: string; env?: Record<string, string>; afterExit?: (home: string) => void },
+  body: (client: AppServerClient, home: string) => Promise<T>,
+): Promise<T> {
+  const home = createHome(ctx.mock.url, options.rootConfig ?? '');
+  const server = options.env ? { ...ctx.server, env: { ...ctx.server.env, ...options.env } } : ctx.server;
+  let client: AppServerClient | undefined;
+  try {
+    client = await AppServerClient.start(server, home);
+    ctx.rec.userAgent(client.userAgent);
+    const result = await body(client, home);
+    const { code, signal } = await client.close();
+    ctx.rec.check(code === 0, `server exit ${code ?? signal} after stdin EOF`);
+    options.afterExit?.(home);
+    return result;
+  } finally {
+    await client?.close();
+    removeHome(home);
+  }
+}
+
+export const textInput = (text: string) => [{ type: 'text', text, text_elements: [] }];
+
+/** Starts a thread, runs one turn to completion, returns the thread id. */
+export async function threadWithOneTurn(client: AppServerClient, text: string): Promise<string> {
+  const { thread } = await client.request('thread/start', {});
+  const completed = client.waitFor('turn/completed', thread.id);
+  await client.request('turn/start', { threadId: thread.id, input: textInput(text) });
+  await completed;
+  return thread.id as string;
+}
+
+/** The first line of an error, for failure lists. */
+export const firstLine = (error: unknown): string => String(error instanceof Error ? error.message : error).split('\n')[0]!.slice(0, 200);
+
+/** How one timed request ended: its result, or the first line of its error; `at` either way. */
+export interface Outcome {
+  result: Json | null;
+  error: string | null;
+  at: number;
+}
+
+/** Never rejects, so a batch of requests can be awaited with Promise.all and counted. */
+export function outcome(request: Promise<{ result: Json; at: number }>): Promise<Outcome> {
+  return request.then(
+    ({ result, at }) => ({ result, error: null, at }),
+    (error: unknown) => ({ result: null, error: firstLine(error), at: performance.now() }),
+  );
+}
+
+/** Distinct error texts of a batch, for the failure list. */
+export function errorsOf(outcomes: readonly Outcome[]): string[] {
+  return [...new Set(outcomes.flatMap((o) => (o.error === null ? [] : [o.error])))];
+}

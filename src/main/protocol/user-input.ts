@@ -1,0 +1,49 @@
+// `UserInput`, the items of turn/start's `input`: an internally tagged enum. Text is decoded
+// fully (the host sends it to the model); the other variants are checked the way the
+// reference checks them and kept as sent.
+import type { TextElement, UserInput } from '../../actors/thread-types.js';
+import { DecodeError, optional, pathString, string, struct, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
+import { tagOf } from './decode-struct.js';
+import { toPlainJson, type JsonValue } from './json-text.js';
+
+/** The variants in the reference's declaration order: an integer `type` picks one by index. */
+export const USER_INPUT_TYPES = ['text', 'image', 'localImage', 'audio', 'localAudio', 'skill', 'mention'] as const;
+
+const byteRange = struct('ByteRange', { start: usize, end: usize });
+
+const textElement: Decoder<TextElement> = (value) => {
+  const decoded = struct('TextElement', { byteRange, placeholder: optional(string) })(value);
+  return { byteRange: decoded.byteRange, placeholder: decoded.placeholder };
+};
+
+const textInput = struct('TextUserInput', {
+  text: string,
+  text_elements: withDefault(arrayOf(textElement), () => []),
+});
+
+// `ImageReference` and `AudioReference` are untagged and flattened into their variant.
+const reference = (name: string): Decoder<unknown> =>
+  untagged<unknown>(name, [struct(`${name}Url`, { url: string }), struct(`${name}FileId`, { fileId: string })]);
+
+/** Required fields of each non-text variant, in the order the reference reports them missing. */
+const VARIANT_CHECKS: Record<Exclude<(typeof USER_INPUT_TYPES)[number], 'text'>, Decoder<unknown>> = {
+  image: reference('ImageReference'),
+  localImage: struct('LocalImage', { path: pathString }),
+  audio: reference('AudioReference'),
+  localAudio: struct('LocalAudio', { path: pathString }),
+  skill: struct('Skill', { name: string, path: pathString }),
+  mention: struct('Mention', { name: string, path: pathString }),
+};
+
+export const userInput: Decoder<UserInput> = (value) => {
+  const type = tagOf('UserInput', value, USER_INPUT_TYPES);
+  const object = value as Record<string, unknown>;
+  if (type === 'text') {
+    const text = textInput(object);
+    return { type: 'text', text: text.text, text_elements: text.text_elements };
+  }
+  const check = VARIANT_CHECKS[type as keyof typeof VARIANT_CHECKS];
+  if (check === undefined) throw new DecodeError(`unknown variant \`${type}\``);
+  check(object);
+  return { ...(toPlainJson(object as JsonValue) as object), type } as UserInput;
+};

@@ -1,0 +1,176 @@
+// SIGKILL the host at random points during turns, again and again on one home, and hold every
+// new process to what the previous one acknowledged:
+//   - every thread that had a completed turn resumes at once (the dead process's flock is gone),
+//     and the kernel shows the new process as its only writer;
+//   - every turn seen before comes back exactly as it was, and a `turn/completed` the client
+//     received is never lost;
+//   - the turn the kill cut comes back `interrupted` (or `completed`, when its last line landed
+//     before the kill but its notification did not), or is absent if nothing of it was written;
+//   - a torn last line (a write cut short, injected here since a SIGKILL rarely lands inside one
+//     write(2)) never breaks a resume.
+// The run is seeded; set THREAD_HOST_CRASH_SEED to replay a printed seed.
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { heldFlocks } from '../helpers/proc-locks.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+const ITERATIONS = 50;
+const MAX_THREADS = 6;
+// The kill lands this long after the turns were accepted: from before the actor ran them to
+// after they completed.
+const MAX_KILL_DELAY_MS = 100;
+// Model answers stall this long; a quarter stall for good, so some kills surely land mid-turn.
+const MAX_SHORT_STALL_MS = 30;
+const LONG_STALL_MS = 10_000;
+// The run takes ~25 s alone on 2 cores and ~40 s beside the rest of the suite; the margin is
+// for a busy CI machine.
+const TEST_TIMEOUT_MS = 90_000;
+const SEED = Number(process.env.THREAD_HOST_CRASH_SEED ?? Date.now() % 2 ** 31);
+
+interface TrackedThread {
+  id: string;
+  path: string;
+  /** Turns as the last successful resume returned them: the durable record so far. */
+  durable: Message[];
+  /** The turn started in the process that was then killed. */
+  pending: { id: string; text: string; acknowledged: boolean } | null;
+  /** A resume must succeed: a turn was acknowledged, or an earlier resume succeeded. */
+  mustResume: boolean;
+}
+
+/** What the run went through, printed at the end. */
+interface Tally {
+  resumes: number;
+  acknowledged: number;
+  cutInterrupted: number;
+  cutCompleted: number;
+  cutAbsent: number;
+  tornTails: number;
+}
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel({ reply: 'Done' });
+});
+afterAll(() => mock.close());
+
+test(`${ITERATIONS} SIGKILLs at random points during turns lose no acknowledged turn and never block a resume`, async () => {
+  console.log(`crash-safety seed=${SEED} (THREAD_HOST_CRASH_SEED=${SEED} replays it)`);
+  const random = mulberry32(SEED);
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-crash-'));
+  const lockDir = join(home, 'thread-writer-locks');
+  const threads: TrackedThread[] = [];
+  const tally: Tally = { resumes: 0, acknowledged: 0, cutInterrupted: 0, cutCompleted: 0, cutAbsent: 0, tornTails: 0 };
+  const started = Date.now();
+  try {
+    for (let iteration = 0; iteration < ITERATIONS; iteration += 1) {
+      // A crash inside a write leaves half a line; the next process must read past it.
+      const materialized = threads.filter((t) => existsSync(t.path));
+      if (materialized.length > 0 && random() < 0.2) {
+        appendFileSync(materialized[Math.floor(random() * materialized.length)]!.path, '{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payl');
+        tally.tornTails += 1;
+      }
+      const server = await TestServer.start({ home, modelUrl: mock.url, keepConfig: iteration > 0, env: { THREAD_HOST_WORKERS: '1' } });
+      const loaded: TrackedThread[] = [];
+      for (const thread of [...threads]) {
+        const reply = await server.requestRaw('thread/resume', { threadId: thread.id });
+        if ('error' in reply) {
+          // Only a thread that never reached the disk may be missing; it is forgotten.
+          expect([thread.mustResume, reply.error]).toEqual([false, { code: -32600, message: `no rollout found for thread id ${thread.id}` }]);
+          threads.splice(threads.indexOf(thread), 1);
+          continue;
+        }
+        checkResumed(thread, reply.result.thread.turns, tally);
+        loaded.push(thread);
+        tally.resumes += 1;
+      }
+      // The kernel agrees: the new process, and nobody else, holds every resumed thread.
+      const held = heldFlocks(new Set([server.child.pid!]), lockDir).filter((lock) => !lock.path.endsWith('.coordination.lock'));
+      expect(held.map((lock) => [basename(lock.path), lock.deleted]).sort()).toEqual(loaded.map((t) => [`${t.id}.lock`, false]).sort());
+
+      if (threads.length < MAX_THREADS && (threads.length === 0 || random() < 0.3)) {
+        const { thread } = await server.request('thread/start', {});
+        const tracked: TrackedThread = { id: thread.id, path: thread.path, durable: [], pending: null, mustResume: false };
+        threads.push(tracked);
+        loaded.push(tracked);
+      }
+      const turning = loaded.filter(() => random() < 0.7);
+      for (const thread of turning) {
+        mock.enqueue({ kind: 'stall', ms: random() < 0.25 ? LONG_STALL_MS : Math.floor(random() * MAX_SHORT_STALL_MS) });
+        const text = `iteration ${iteration}`;
+        const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text }] });
+        thread.pending = { id: turn.id, text, acknowledged: false };
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_KILL_DELAY_MS)));
+      await server.kill('SIGKILL');
+      // Everything the process wrote to stdout before it died counts as acknowledged.
+      if (!server.child.stdout.readableEnded) await once(server.child.stdout, 'end');
+      expect(server.schemaProblems).toEqual([]);
+      for (const thread of turning) {
+        const done = server.notifications('turn/completed').some((m) => m.params.turn.id === thread.pending!.id);
+        thread.pending!.acknowledged = done;
+        if (done) {
+          thread.mustResume = true;
+          tally.acknowledged += 1;
+        }
+      }
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  console.log(`crash-safety: ${ITERATIONS} kills in ${Date.now() - started} ms, ${JSON.stringify(tally)}`);
+  // The run exercised what it claims to: kills mid-turn and after acknowledged turns.
+  expect([tally.acknowledged > 0, tally.cutInterrupted > 0]).toEqual([true, true]);
+}, TEST_TIMEOUT_MS);
+
+/** Checks a resumed thread's turns against what earlier processes established. */
+function checkResumed(thread: TrackedThread, turns: Message[], tally: Tally): void {
+  expect(turns.slice(0, thread.durable.length)).toEqual(thread.durable);
+  const rest = turns.slice(thread.durable.length).map(summary);
+  const pending = thread.pending;
+  if (pending === null) {
+    expect(rest).toEqual([]);
+  } else {
+    const user = ['userMessage', pending.text];
+    const agent = ['agentMessage', 'Done'];
+    const completed = [{ id: pending.id, status: 'completed', items: [user, agent] }];
+    if (pending.acknowledged) {
+      expect(rest).toEqual(completed);
+    } else {
+      // Cut: nothing written yet, the turn's first batch written, or its agent line too.
+      const cut = [[], [{ id: pending.id, status: 'interrupted', items: [user] }], [{ id: pending.id, status: 'interrupted', items: [user, agent] }], completed];
+      expect(cut).toContainEqual(rest);
+      const outcome = rest[0]?.status;
+      if (outcome === 'interrupted') tally.cutInterrupted += 1;
+      else if (outcome === 'completed') tally.cutCompleted += 1;
+      else tally.cutAbsent += 1;
+    }
+  }
+  thread.durable = turns;
+  thread.pending = null;
+  thread.mustResume = true;
+}
+
+function summary(turn: Message): Message {
+  return {
+    id: turn.id,
+    status: turn.status,
+    items: turn.items.map((item: Message) => [item.type, item.type === 'userMessage' ? item.content[0].text : item.text]),
+  };
+}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same run of choices. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,130 @@
+// From case results to the summary table, the goals, and the three report files.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { buildReport, reportMarkdown, writeReportFiles, type BenchReport } from '../../../bench/lib/bench-report.js';
+import { CaseRecorder, type CaseResult } from '../../../bench/lib/case-result.js';
+import type { Environment } from '../../../bench/lib/environment.js';
+import { evaluateGoals } from '../../../bench/lib/goals.js';
+import { markdownTable, summarize } from '../../../bench/lib/summary-table.js';
+import type { ScenarioParams } from '../../../bench/scenarios/scenario.js';
+
+/** A resume-under-lock K=8 result with the figures the goals read. */
+function lockResult(server: string, run: number, listP99: number, closeMs: number, pass = true): CaseResult {
+  const rec = new CaseRecorder('resume-under-lock', 'K=8', server, run);
+  rec.latency('loaded/list during hold', { count: 130, p50: listP99 / 4, p90: listP99 / 2, p99: listP99, max: listP99 * 2 });
+  rec.figure('release→all resumed', closeMs, 'ms');
+  rec.figure('resumed ok', 8, 'count', 'higher');
+  rec.timeline({ label: 'resume-under-lock K=8', holds: [[0, 2000]], samples: [[-300, 0.5], [0, 0.6], [15, null], [2100, 0.4]] });
+  rec.userAgent(`${server}/1.0`);
+  if (!pass) rec.fail('2 of 8 resumes failed: timeout');
+  return rec.finish();
+}
+
+const ENVIRONMENT: Environment = {
+  cpuCount: 2, cpuModel: 'Test CPU', memTotalGiB: 8, nodeVersion: 'v20.0.0', platform: 'linux', osRelease: '6.0',
+  loadAverageStart: [1, 1, 1], loadAverageEnd: [2, 2, 2],
+};
+const PARAMS: ScenarioParams = {
+  k: [8], holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
+  scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, coldRepeats: 10,
+};
+const RESULTS = [lockResult('host', 1, 1, 40), lockResult('ref', 1, 2000, 180), lockResult('host', 2, 3, 60), lockResult('ref', 2, 2200, 200, false)];
+
+function report(results: CaseResult[] = RESULTS, servers = ['host', 'ref']): BenchReport {
+  return buildReport({
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:01:00.000Z',
+    argv: ['resume-under-lock', '--k', '8'],
+    environment: ENVIRONMENT,
+    servers: servers.map((name) => ({ name, argv: [name, 'app-server'], env: {}, userAgent: `${name}/1.0` })),
+    scenarios: [{ name: 'resume-under-lock', summary: 'K resumes wait on a held lock' }],
+    runs: 2,
+    params: PARAMS,
+    results,
+  });
+}
+
+describe('the summary', () => {
+  test('is one row per figure with the median over runs per server and the ratio A/B', () => {
+    const rows = summarize(RESULTS, ['host', 'ref']);
+    expect(rows.map((r) => [r.figure, r.values, r.ratio])).toEqual([
+      ['pass', [2, 1], null],
+      ['loaded/list during hold p50', [0.5, 525], 0.5 / 525],
+      ['loaded/list during hold p90', [1, 1050], 1 / 1050],
+      ['loaded/list during hold p99', [2, 2100], 2 / 2100],
+      ['loaded/list during hold max', [4, 4200], 4 / 4200],
+      ['loaded/list during hold n', [130, 130], 1],
+      ['release→all resumed', [50, 190], 50 / 190],
+      ['resumed ok', [8, 8], 1],
+    ]);
+    expect(rows[0]!.runs).toEqual([2, 2]);
+  });
+
+  test('prints as a markdown table with units, directions and ratios', () => {
+    const rows = summarize(RESULTS, ['host', 'ref']).filter((r) => ['pass', 'release→all resumed', 'loaded/list during hold n'].includes(r.figure));
+    expect(markdownTable(rows, ['host', 'ref'])).toBe(
+      [
+        '| scenario | case | figure | unit | host | ref | host/ref |',
+        '|---|---|---|---|---:|---:|---:|',
+        '| resume-under-lock | K=8 | pass | runs ↑ | 2/2 | 1/2 | n/a |',
+        '| resume-under-lock | K=8 | loaded/list during hold n | count | 130 | 130 | 1 |',
+        '| resume-under-lock | K=8 | release→all resumed | ms ↓ | 50 | 190 | 0.26 |',
+      ].join('\n'),
+    );
+  });
+
+  test('with one server has no ratio column', () => {
+    const rows = summarize(RESULTS.filter((r) => r.server === 'host'), ['host']).slice(0, 1);
+    expect(markdownTable(rows, ['host'])).toBe('| scenario | case | figure | unit | host |\n|---|---|---|---|---:|\n| resume-under-lock | K=8 | pass | runs ↑ | 2/2 |');
+  });
+});
+
+test('goals read the summary: absolute ceilings on A, and n/a for figures not measured', () => {
+  const goals = evaluateGoals(summarize(RESULTS, ['host', 'ref']));
+  expect(goals[0]).toEqual({ goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, target: '≤ 5 ms', verdict: 'met' });
+  expect(goals.slice(1).map((g) => g.verdict)).toEqual(['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+});
+
+describe('the report files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-report-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('results.json holds the whole report, raw timelines and environment included', () => {
+    const r = report();
+    const paths = writeReportFiles(join(dir, 'nested', 'out'), r);
+    const json = JSON.parse(readFileSync(paths.json, 'utf8')) as BenchReport;
+    expect(json).toEqual(r);
+    expect(json.pass).toBe(false);
+    expect(json.results[3]!.failures).toEqual(['2 of 8 resumes failed: timeout']);
+    expect(json.results[0]!.timeline!.samples).toEqual([[-300, 0.5], [0, 0.6], [15, null], [2100, 0.4]]);
+    expect(readFileSync(paths.markdown, 'utf8')).toBe(reportMarkdown(r));
+  });
+
+  test('table.md ends with the goals and the failed cases', () => {
+    const text = reportMarkdown(report());
+    expect(text.startsWith('Medians over 2 run(s). ↓ lower is better, ↑ higher is better.\n\n| scenario |')).toBe(true);
+    expect(text).toContain('\nGoals (host against ref):\n\n| goal | unit | host | ref | host/ref | target | verdict |\n');
+    expect(text.endsWith('\nFailed cases:\n- resume-under-lock K=8 ref run 2: 2 of 8 resumes failed: timeout\n')).toBe(true);
+  });
+
+  test('report.html is self-contained, with a bar chart and a timeline with the hold shaded', () => {
+    const html = readFileSync(writeReportFiles(dir, report()).html, 'utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<script|<link|src="|href="http/);
+    expect(html.match(/<svg /g)).toHaveLength(2);
+    expect(html).toContain('<title>resume-under-lock: comparison (medians)</title>');
+    expect(html).toContain('<title>resume-under-lock K=8: thread/loaded/list latency over time</title>');
+    expect(html).toContain('lock held by another process');
+    expect(html).toContain('<td class="met">met</td>');
+  });
+
+  test('one server: no goals, and the page still renders its charts', () => {
+    const r = report(RESULTS.filter((x) => x.server === 'host'), ['host']);
+    expect(r.goals).toBeNull();
+    const html = readFileSync(writeReportFiles(join(dir, 'one'), r).html, 'utf8');
+    expect(html).not.toContain('<h2>Goals</h2>');
+    expect(html.match(/<svg /g)).toHaveLength(2);
+  });
+});
