@@ -59,14 +59,23 @@ export const MAX_JSON_VALUES = 1_000_000;
 // serde_json allows 127 nested containers: its counter starts at 128 and fails on reaching 0.
 const MAX_DEPTH = 127;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-// A run of string characters that needs no decoding: no quote, backslash or control character.
-const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 // Repeated short strings and number texts share one value, so a line of many small values
 // costs about what JSON.parse would, not an object per value. The cache stops growing after
 // SHARED_MAX_ENTRIES distinct texts, so a line of distinct values costs no lookup table.
 const SHARED_MAX_LENGTH = 16;
 const SHARED_MAX_ENTRIES = 4096;
-const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const CONTROL = /[\u0000-\u001f]/g;
+const CONTROL_AT = /[\u0000-\u001f]/;
+// Input lines are decoded strictly from UTF-8, so a lone surrogate can only come from a
+// `\uXXXX` escape, which serde_json refuses and JSON.parse accepts.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when the quote at `at` is escaped: preceded by an odd number of backslashes. */
+function isEscaped(text: string, at: number): boolean {
+  let backslashes = 0;
+  for (let i = at - 1; i >= 0 && text.charCodeAt(i) === 0x5c; i -= 1) backslashes += 1;
+  return backslashes % 2 === 1;
+}
 
 /** Parses one JSON text; throws `JsonSyntaxError` where serde_json would fail, `JsonTooLargeError` past MAX_JSON_VALUES. */
 export function parseJson(text: string): ParsedJson {
@@ -152,51 +161,42 @@ class Parser {
     }
   }
 
+  // Finds the closing quote with indexOf and lets the engine decode the escapes, so a long
+  // string (a turn's text) costs about what JSON.parse spends on it rather than a JS loop per
+  // escape; the checks JSON.parse does not make (control characters, lone surrogates) run
+  // on the raw slice with one regular expression each.
   #string(): string {
     const { text } = this;
-    this.#pos += 1;
-    let out = '';
-    for (;;) {
-      PLAIN_RUN.lastIndex = this.#pos;
-      PLAIN_RUN.test(text);
-      out += text.slice(this.#pos, PLAIN_RUN.lastIndex);
-      this.#pos = PLAIN_RUN.lastIndex;
-      const c = text.charCodeAt(this.#pos);
-      if (c === 0x22) {
-        this.#pos += 1;
-        return out.length <= SHARED_MAX_LENGTH ? share(this.#sharedStrings, out, () => out) : out;
-      }
-      if (c !== 0x5c) this.#fail(Number.isNaN(c) ? 'EOF while parsing a string' : 'control character in string');
-      out += this.#escape();
+    const open = this.#pos;
+    let close = text.indexOf('"', open + 1);
+    while (close !== -1 && isEscaped(text, close)) close = text.indexOf('"', close + 1);
+    if (close === -1) {
+      this.#pos = text.length;
+      this.#fail('EOF while parsing a string');
     }
+    const raw = text.slice(open + 1, close);
+    CONTROL.lastIndex = 0;
+    if (CONTROL.test(raw)) {
+      this.#pos = open + 1 + raw.search(CONTROL_AT);
+      this.#fail('control character in string');
+    }
+    this.#pos = close + 1;
+    if (!raw.includes('\\')) return raw.length <= SHARED_MAX_LENGTH ? share(this.#sharedStrings, raw, () => raw) : raw;
+    let decoded: string;
+    try {
+      decoded = JSON.parse(`"${raw}"`) as string;
+    } catch {
+      this.#pos = open;
+      this.#fail('invalid escape');
+    }
+    if (raw.includes('\\u') && LONE_SURROGATE.test(decoded)) {
+      this.#pos = open;
+      this.#fail('lone surrogate in hex escape');
+    }
+    return decoded;
   }
 
-  #escape(): string {
-    const e = this.text[this.#pos + 1];
-    if (e === undefined) this.#fail('EOF while parsing a string');
-    if (e !== 'u') {
-      const decoded = ESCAPES[e];
-      if (decoded === undefined) this.#fail('invalid escape');
-      this.#pos += 2;
-      return decoded;
-    }
-    const unit = this.#hex4(this.#pos + 2);
-    this.#pos += 6;
-    if (unit >= 0xdc00 && unit <= 0xdfff) this.#fail('lone trailing surrogate in hex escape');
-    if (unit < 0xd800 || unit > 0xdbff) return String.fromCharCode(unit);
-    // A leading surrogate must be followed by an escaped trailing one.
-    if (this.text[this.#pos] !== '\\' || this.text[this.#pos + 1] !== 'u') this.#fail('lone leading surrogate in hex escape');
-    const low = this.#hex4(this.#pos + 2);
-    if (low < 0xdc00 || low > 0xdfff) this.#fail('lone leading surrogate in hex escape');
-    this.#pos += 6;
-    return String.fromCharCode(unit, low);
-  }
 
-  #hex4(at: number): number {
-    const digits = this.text.slice(at, at + 4);
-    if (!/^[0-9a-fA-F]{4}$/.test(digits)) this.#fail('invalid escape');
-    return parseInt(digits, 16);
-  }
 
   #number(): number | JsonNumber {
     NUMBER.lastIndex = this.#pos;

@@ -96,7 +96,7 @@ describe('turnStartParams', () => {
   test('a bad byte range reports the field serde would', () => {
     expect(
       outcome(turnStartParams, { threadId: THREAD, input: [{ type: 'text', text: 'a', text_elements: [{ byteRange: { start: -1, end: 1 } }] }] }),
-    ).toEqual({ error: 'invalid value: integer `-1`, expected u32' });
+    ).toEqual({ error: 'invalid value: integer `-1`, expected usize' });
   });
 
   test('non-text items are kept as sent', () => {
@@ -112,7 +112,7 @@ describe('turnStartParams', () => {
       outcome(turnStartParams, { threadId: THREAD, input: [], approvalPolicy: 'sometimes' }),
     ]).toEqual([
       { value: { threadId: THREAD, input: [], ...turnDefaults, approvalPolicy: 'never' } },
-      { error: 'unknown variant `sometimes`, expected one of `untrusted`, `on-failure`, `on-request`, `never`' },
+      { error: 'unknown variant `sometimes`, expected one of `untrusted`, `on-request`, `granular`, `never`' },
     ]);
   });
 });
@@ -201,7 +201,7 @@ describe('the other method params', () => {
     expect([outcome(threadListParams, { cwd: '/a' }), outcome(threadListParams, { cwd: ['/a', '/b'] }), outcome(threadListParams, { cwd: 1 })]).toEqual([
       { value: { ...base, cwd: ['/a'] } },
       { value: { ...base, cwd: ['/a', '/b'] } },
-      { error: 'invalid type: integer `1`, expected a string' },
+      { error: 'data did not match any variant of untagged enum ThreadListCwdFilter' },
     ]);
   });
 });
