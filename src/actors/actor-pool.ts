@@ -16,11 +16,11 @@
 // balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
 // on the live worker hosting the fewest.
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import * as Comlink from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { Piscina } from 'piscina';
+import type * as Comlink from 'comlink';
+import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState } from './actor-messages.js';
-import { decodeSnapshot } from './snapshot-codec.js';
+
+type PoolRuntime = typeof import('./pool-runtime.js');
 
 /** The message a worker's bootstrap task receives. */
 export interface AttachTask {
@@ -56,7 +56,9 @@ const ATTACH_TIMEOUT_MS = 10_000;
 
 export class ActorPool {
   readonly #options: ActorPoolOptions;
-  readonly #pool: Piscina;
+  #runtime: PoolRuntime | null = null;
+  #pool: Piscina | null = null;
+  #starting: Promise<void> | null = null;
   readonly #links = new Map<number, WorkerLink>();
   readonly #placement = new Map<string, WorkerLink>();
   #closing = false;
@@ -66,7 +68,24 @@ export class ActorPool {
   constructor(options: ActorPoolOptions) {
     this.#options = options;
     this.#ready = new Promise((resolve) => (this.#readyResolve = resolve));
-    this.#pool = new Piscina({
+  }
+
+  /** Starts the workers in the background (idempotent); `ready()` and `spawn()` also start them. */
+  warmUp(): void {
+    void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
+  }
+
+  #start(): Promise<void> {
+    this.#starting ??= import('./pool-runtime.js').then((runtime) => {
+      this.#runtime = runtime;
+      if (!this.#closing) this.#pool = this.#createPool(runtime);
+    });
+    return this.#starting;
+  }
+
+  #createPool({ Piscina }: PoolRuntime): Piscina {
+    const options = this.#options;
+    const pool = new Piscina({
       filename: options.filename,
       minThreads: options.size,
       maxThreads: options.size,
@@ -81,10 +100,11 @@ export class ActorPool {
       ...(options.env ? { env: options.env } : {}),
       ...(options.maxOldGenerationSizeMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } } : {}),
     });
-    this.#pool.on('workerCreate', (worker: { id: number }) => void this.#attach(worker.id));
-    this.#pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
+    pool.on('workerCreate', (worker: { id: number }) => void this.#attach(worker.id));
+    pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
     // Piscina re-emits worker errors here; without a listener they would crash the process.
-    this.#pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
+    pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
+    return pool;
   }
 
   /**
@@ -92,6 +112,7 @@ export class ActorPool {
    * past ATTACH_TIMEOUT_MS it settles for the workers that did come up.
    */
   async ready(): Promise<void> {
+    await this.#start();
     try {
       await raceDeadline(this.#ready, ATTACH_TIMEOUT_MS, 'pool workers did not all come up');
     } catch (error) {
@@ -120,7 +141,7 @@ export class ActorPool {
     this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
     try {
       const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
-      return packed === null ? null : decodeSnapshot<ActorResumeState>(packed);
+      return packed === null ? null : this.#runtime!.decodeSnapshot<ActorResumeState>(packed);
     } catch (error) {
       this.forget(init.threadId);
       throw error;
@@ -141,8 +162,9 @@ export class ActorPool {
 
   async close(): Promise<void> {
     this.#closing = true;
-    for (const link of this.#links.values()) link.api[Comlink.releaseProxy]();
-    await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
+    const runtime = this.#runtime;
+    if (runtime) for (const link of this.#links.values()) link.api[runtime.Comlink.releaseProxy]();
+    if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
   }
 
   /**
@@ -172,7 +194,9 @@ export class ActorPool {
   }
 
   async #attach(workerId: number): Promise<void> {
-    if (this.#closing) return;
+    const pool = this.#pool;
+    const { Piscina, Comlink, nodeEndpoint } = this.#runtime!;
+    if (this.#closing || pool === null) return;
     const host = new MessageChannel();
     const events = new MessageChannel();
     const task: AttachTask & { [key: symbol]: unknown } = {
@@ -184,7 +208,7 @@ export class ActorPool {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), ATTACH_TIMEOUT_MS);
     try {
-      await this.#pool.run(task, { transferList: [host.port2, events.port2], signal: abort.signal });
+      await pool.run(task, { transferList: [host.port2, events.port2], signal: abort.signal });
     } catch (error) {
       host.port1.close();
       events.port1.close();

@@ -31,6 +31,8 @@ const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 const DEFAULT_ACTOR_CLOSE_TIMEOUT_MS = 2_000;
 // Whole-shutdown budget: answer in-flight requests, interrupt turns, unload threads, stop the pool.
 const SHUTDOWN_DEADLINE_MS = 5_000;
+// When the workers start if no request has come yet.
+const POOL_WARM_UP_DELAY_MS = 100;
 // Part of that budget given to requests already in flight when shutdown starts.
 const IN_FLIGHT_DRAIN_MS = 2_000;
 
@@ -170,13 +172,24 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     finish(0);
   };
 
+  let poolWarm = false;
+  // A client that connects and waits still finds the workers up when it starts a thread.
+  setTimeout(() => pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
   const connection = connections.open((line) => transport.send(line));
   const transport = new StdioTransport({
     input: process.stdin,
     output: process.stdout,
     maxLineBytes: limits.maxLineBytes,
     maxOutboundBytes: limits.maxOutboundBytes,
-    onLine: (text) => router.handleLine(connection, text),
+    onLine: (text) => {
+      router.handleLine(connection, text);
+      // Workers start once the first reply is on its way, so a cold start answers
+      // `initialize` without paying for them; `ready()` starts them anyway if needed first.
+      if (!poolWarm) {
+        poolWarm = true;
+        setImmediate(() => pool.warmUp());
+      }
+    },
     onDropped: (event) => router.handleDroppedLine(connection, event),
     onClose: (reason) => {
       dropConnection(ctx, connection);

@@ -1,6 +1,12 @@
 // The one place that touches the native flock binding. BSD flock(2), never fcntl: Codex uses
 // flock, and on Linux fcntl record locks do not conflict with flock locks at all (spec §1.2).
-import fsExt from 'fs-ext';
+import { createRequire } from 'node:module';
+import type fsExtModule from 'fs-ext';
+
+// Loaded at the first lock, not at process start: loading the native addon is a noticeable
+// part of a cold start, and a server that only answers `initialize` never needs it.
+let fsExt: typeof fsExtModule | null = null;
+const loadFsExt = (): typeof fsExtModule => (fsExt ??= createRequire(import.meta.url)('fs-ext') as typeof fsExtModule);
 
 /** Which flock to take. */
 export type FlockMode = 'shared' | 'exclusive';
@@ -14,7 +20,7 @@ export type FlockAttempt = 'locked' | 'contended';
  */
 export function tryFlock(fd: number, mode: FlockMode): FlockAttempt {
   try {
-    fsExt.flockSync(fd, mode === 'shared' ? 'shnb' : 'exnb');
+    loadFsExt().flockSync(fd, mode === 'shared' ? 'shnb' : 'exnb');
     return 'locked';
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -2,7 +2,8 @@
 // per-thread `config` maps, each layered on the last as dotted-path assignments.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'smol-toml';
+import { createRequire } from 'node:module';
+import type * as SmolToml from 'smol-toml';
 
 export type ConfigDocument = Record<string, unknown>;
 
@@ -27,8 +28,13 @@ export function readConfigFile(home: string): ConfigDocument {
 }
 
 // Integers beyond 2^53 stay BigInt so range checks (thread_unload_delay_secs) see the real value.
-const parseToml = (text: string): ConfigDocument =>
-  parse(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
+// The TOML parser is loaded only when there is TOML to read: a fresh home has no config.toml,
+// and a cold start should not pay for the parser then.
+let toml: typeof SmolToml | null = null;
+const parseToml = (text: string): ConfigDocument => {
+  toml ??= createRequire(import.meta.url)('smol-toml') as typeof SmolToml;
+  return toml.parse(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
+};
 
 /**
  * Parses one `-c key=value` override. The value is TOML; when it does not parse as a TOML
