@@ -12,13 +12,17 @@
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ModelUsage } from '../thread-types.js';
 import {
   IDLE_TIMEOUT_WAITING_FOR_SSE, ModelAbortedError, ModelStreamError, STREAM_CLOSED_BEFORE_COMPLETED,
-  connectionFailed, httpStatusError, requestTimedOut, responseFailed, streamDisconnected,
+  connectionFailed, httpStatusError, requestTimedOut, streamDisconnected,
   type ModelClient, type ModelEvent, type ModelRequest,
 } from './model-client.js';
+import { ReplayGuard } from './replay-guard.js';
+import { buildResponsesBody } from './responses-body.js';
+import { ResponseEventMapper } from './response-event-mapper.js';
 import { SseEventTooLargeError, SseParser } from './sse-parser.js';
+
+export { buildResponsesBody };
 
 /** How to reach one provider, and how patient to be with it. */
 export interface ResponsesClientOptions {
@@ -230,31 +234,6 @@ export class ResponsesHttpClient implements ModelClient {
   }
 }
 
-/** The request body: the whole conversation as input messages, no tools. */
-export function buildResponsesBody(request: ModelRequest): Record<string, unknown> {
-  const input: unknown[] = [];
-  if (request.baseInstructions !== null) input.push(inputMessage('developer', request.baseInstructions));
-  if (request.developerInstructions !== null) input.push(inputMessage('developer', request.developerInstructions));
-  for (const message of request.history) input.push(inputMessage(message.role, message.text));
-  input.push(inputMessage('user', request.userText));
-  // Key order follows the reference's ResponsesApiRequest, which helps when diffing captures.
-  const body: Record<string, unknown> = {
-    model: request.model, input, tools: [], tool_choice: 'auto', parallel_tool_calls: false,
-  };
-  if (request.effort !== null) body.reasoning = { effort: request.effort };
-  body.store = false;
-  body.stream = true;
-  if (request.outputSchema !== null && request.outputSchema !== undefined) {
-    // create_text_param_for_request in the reference: this name, strict by default.
-    body.text = { format: { type: 'json_schema', strict: true, schema: request.outputSchema, name: 'codex_output_schema' } };
-  }
-  return body;
-}
-
-function inputMessage(role: 'user' | 'assistant' | 'developer', text: string): unknown {
-  return { type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] };
-}
-
 type Interruption = 'aborted' | 'requestTimeout' | 'idleTimeout';
 
 /** One HTTP request/response pair, and why the client cut it short, if it did. */
@@ -317,129 +296,6 @@ class Exchange {
   }
 }
 
-/** Maps Responses API events (keyed on their JSON `type`) to ModelEvents. */
-class ResponseEventMapper {
-  /** Returns the event to yield, null to skip, or throws for `response.failed`/`incomplete`. */
-  accept(data: string): ModelEvent | null {
-    if (data.length === 0) return null; // an `event:`-only block
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch {
-      return null; // the reference skips events it cannot parse
-    }
-    if (!isRecord(event)) return null;
-    switch (event.type) {
-      case 'response.output_item.added': {
-        const item = assistantMessage(event.item);
-        return item === null ? null : { type: 'messageStarted', itemId: itemId(item, event) };
-      }
-      case 'response.output_text.delta':
-        if (typeof event.delta !== 'string') return null;
-        return { type: 'textDelta', itemId: typeof event.item_id === 'string' ? event.item_id : null, delta: event.delta };
-      case 'response.output_item.done': {
-        const item = assistantMessage(event.item);
-        return item === null ? null : { type: 'messageDone', itemId: itemId(item, event), text: outputText(item) };
-      }
-      case 'response.completed': {
-        if (!isRecord(event.response)) return null;
-        const id = event.response.id;
-        return { type: 'completed', responseId: typeof id === 'string' ? id : null, usage: toUsage(event.response.usage) };
-      }
-      case 'response.failed': {
-        const error = isRecord(event.response) && isRecord(event.response.error) ? event.response.error : null;
-        throw responseFailed(error);
-      }
-      case 'response.incomplete': {
-        const details = isRecord(event.response) ? event.response.incomplete_details : null;
-        const reason = isRecord(details) && typeof details.reason === 'string' ? details.reason : 'unknown';
-        throw streamDisconnected(`Incomplete response returned, reason: ${reason}`);
-      }
-      default:
-        return null;
-    }
-  }
-}
-
-function assistantMessage(item: unknown): Record<string, unknown> | null {
-  return isRecord(item) && item.type === 'message' && item.role === 'assistant' ? item : null;
-}
-
-/** The item's id; a provider that omits it gets a stable stand-in from the output index. */
-function itemId(item: Record<string, unknown>, event: Record<string, unknown>): string {
-  if (typeof item.id === 'string') return item.id;
-  return `msg-${typeof event.output_index === 'number' ? event.output_index : 0}`;
-}
-
-function outputText(item: Record<string, unknown>): string {
-  if (!Array.isArray(item.content)) return '';
-  let text = '';
-  for (const part of item.content) {
-    if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
-  }
-  return text;
-}
-
-function toUsage(usage: unknown): ModelUsage {
-  const u = isRecord(usage) ? usage : {};
-  const inputDetails = isRecord(u.input_tokens_details) ? u.input_tokens_details : {};
-  const outputDetails = isRecord(u.output_tokens_details) ? u.output_tokens_details : {};
-  return {
-    inputTokens: count(u.input_tokens),
-    cachedInputTokens: count(inputDetails.cached_tokens),
-    outputTokens: count(u.output_tokens),
-    reasoningOutputTokens: count(outputDetails.reasoning_tokens),
-    totalTokens: count(u.total_tokens),
-  };
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * Remembers what the caller has seen so a retried sampling does not repeat it. Each retry must
- * replay the same events up to that point; if it diverges, the events already shown cannot be
- * taken back, so the retry fails with the error that caused it.
- */
-class ReplayGuard {
-  readonly #record: boolean;
-  readonly #seen: string[] = [];
-  #cursor = 0;
-  #lastFailure: ModelStreamError | null = null;
-  diverged = false;
-
-  constructor(record: boolean) {
-    this.#record = record;
-  }
-
-  /** True when the event is new to the caller. */
-  admit(event: ModelEvent): boolean {
-    if (!this.#record) return true;
-    const key = JSON.stringify(event);
-    if (this.#cursor < this.#seen.length) {
-      if (this.#seen[this.#cursor] !== key) {
-        this.diverged = true;
-        throw this.#lastFailure ?? streamDisconnected(STREAM_CLOSED_BEFORE_COMPLETED);
-      }
-      this.#cursor += 1;
-      return false;
-    }
-    this.#seen.push(key);
-    this.#cursor += 1;
-    return true;
-  }
-
-  /** Starts a replay after `failure` broke the previous attempt. */
-  rewind(failure: ModelStreamError): void {
-    this.#cursor = 0;
-    this.#lastFailure = failure;
-  }
-}
 
 /** Reads a whole (error) body as text, keeping at most `limit` bytes. */
 async function readCapped(res: http.IncomingMessage, limit: number): Promise<string> {

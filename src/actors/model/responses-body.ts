@@ -1,0 +1,27 @@
+// The Responses API request body for one sampling: the whole conversation as input messages.
+import type { ModelRequest } from './model-client.js';
+
+/** The request body: the whole conversation as input messages, no tools. */
+export function buildResponsesBody(request: ModelRequest): Record<string, unknown> {
+  const input: unknown[] = [];
+  if (request.baseInstructions !== null) input.push(inputMessage('developer', request.baseInstructions));
+  if (request.developerInstructions !== null) input.push(inputMessage('developer', request.developerInstructions));
+  for (const message of request.history) input.push(inputMessage(message.role, message.text));
+  input.push(inputMessage('user', request.userText));
+  // Key order follows the reference's ResponsesApiRequest, which helps when diffing captures.
+  const body: Record<string, unknown> = {
+    model: request.model, input, tools: [], tool_choice: 'auto', parallel_tool_calls: false,
+  };
+  if (request.effort !== null) body.reasoning = { effort: request.effort };
+  body.store = false;
+  body.stream = true;
+  if (request.outputSchema !== null && request.outputSchema !== undefined) {
+    // create_text_param_for_request in the reference: this name, strict by default.
+    body.text = { format: { type: 'json_schema', strict: true, schema: request.outputSchema, name: 'codex_output_schema' } };
+  }
+  return body;
+}
+
+function inputMessage(role: 'user' | 'assistant' | 'developer', text: string): unknown {
+  return { type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] };
+}
