@@ -15,6 +15,7 @@ import type { HostContext } from './host-context.js';
 import { createLogger, levelFromEnv } from './log.js';
 import { Outgoing } from './outgoing.js';
 import { Router } from './router.js';
+import { startStatsReporter } from './stats-reporter.js';
 import { StdioTransport } from './transport/stdio.js';
 import { failTurnLocally, handleActorEvent } from './turn-events.js';
 
@@ -142,6 +143,11 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     draining: false,
   };
   const router = new Router(ctx, limits.maxInFlightRequests);
+  const statsIntervalMs = Number(options.env.THREAD_HOST_STATS_INTERVAL_MS) || 0;
+  const stopStats =
+    statsIntervalMs > 0
+      ? startStatsReporter(statsIntervalMs, log, { loadedThreads: () => directory.loadedCount, liveWorkers: () => pool.liveWorkers })
+      : () => undefined;
 
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -165,6 +171,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     })();
     await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
     supervisor.stop();
+    stopStats();
     locks.close();
     await transport.flush(1_000);
     await pool.close();

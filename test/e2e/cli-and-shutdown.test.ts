@@ -145,3 +145,12 @@ test('requests in flight when stdin closes are still answered before the process
   expect([answered.id, typeof answered.result.thread.id]).toEqual([1, 'string']);
   expect(await server.close()).toBe(0);
 });
+
+test('THREAD_HOST_STATS_INTERVAL_MS logs memory, descriptors, event-loop delay, threads and workers', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_STATS_INTERVAL_MS: '100', THREAD_HOST_LOG: 'info' } });
+  await server.request('thread/start', {});
+  const stats = await server.waitForLog((line) => line.msg === 'stats' && line.loadedThreads === 1 && line.liveWorkers === 2);
+  expect(Object.keys(stats).sort()).toEqual(['eventLoopDelayMs', 'level', 'liveWorkers', 'loadedThreads', 'msg', 'openFds', 'rssBytes', 'ts']);
+  expect([typeof stats.rssBytes, typeof stats.openFds, Object.keys(stats.eventLoopDelayMs)]).toEqual(['number', 'number', ['p50', 'p99', 'max']]);
+  expect(await server.close()).toBe(0);
+});
