@@ -8,7 +8,7 @@
 //        │ pid 4242, inode 917505
 //        ▼
 //   /proc/4242/fd/23 ──stat──► ino 917505 ──readlink──► /home/thread-writer-locks/<id>.lock
-import { closeSync, openSync, readSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 
 /** One line of /proc/locks. */
 export interface KernelLock {
@@ -47,26 +47,23 @@ export function readProcLocks(): KernelLock[] {
   return locks;
 }
 
-// /proc/locks is a seq_file: one read() returns whole records from a single walk of the lock
-// list (at most a page of them), but a second read() resumes by record index, so records that
-// moved in between come out twice or not at all (seen: one lock listed twice, which would pass
-// for a second writer). Only a snapshot that one read() returned whole is used.
-const SNAPSHOT_ATTEMPTS = 20;
-const READ_BUFFER_BYTES = 1 << 20;
-
-/** The text of /proc/locks from one read() (see above). */
+// /proc/locks is a seq_file: each read() returns whole records, but a later read() resumes by
+// record index, so records that moved in between can come out twice (seen: one lock listed
+// twice, which would pass for a second writer) or, rarely, not at all. The file is global to
+// the machine and can be longer than one read, so it is read whole and identical records are
+// merged; callers that wait for a lock to appear poll, which covers a record skipped once.
+/** The text of /proc/locks, with duplicate records (same lock listed twice) removed. */
 export function snapshotProcLocks(): string {
-  const buffer = Buffer.alloc(READ_BUFFER_BYTES);
-  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS; attempt += 1) {
-    const fd = openSync('/proc/locks', 'r');
-    try {
-      const first = readSync(fd, buffer, 0, buffer.length, null);
-      if (readSync(fd, buffer, first, buffer.length - first, null) === 0) return buffer.toString('utf8', 0, first);
-    } finally {
-      closeSync(fd);
-    }
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const line of readFileSync('/proc/locks', 'utf8').split('\n')) {
+    // Drop the "<n>:" ordinal, which differs between the two copies of a repeated record.
+    const record = line.replace(/^\s*\d+:\s*/, '');
+    if (record === '' || seen.has(record)) continue;
+    seen.add(record);
+    lines.push(line);
   }
-  throw new Error(`/proc/locks did not fit one read() in ${SNAPSHOT_ATTEMPTS} attempts (more than a page of locks on this machine)`);
+  return lines.join('\n');
 }
 
 /**
