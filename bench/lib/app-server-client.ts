@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { trackChild } from './children.js';
 import { NotificationBuffer, notificationKey, type Arrival, type Json } from './notification-buffer.js';
 import type { ServerCommand } from './server-command.js';
@@ -27,6 +28,7 @@ const DEFAULT_DEADLINE_MS = 30_000;
 const INITIALIZE_DEADLINE_MS = 30_000;
 const STDERR_TAIL_CHARS = 4_000;
 const CLOSE_GRACE_MS = 3_000;
+const STDERR_DRAIN_MS = 200;
 
 /** Routes outbound traffic to loopback only: the reference must not try the network at start. */
 const LOOPBACK_ENV = { HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,localhost' };
@@ -47,6 +49,8 @@ export class AppServerClient {
   readonly #exit: Promise<Exit>;
   #nextId = 1;
   #stderr = '';
+  /** Set once the server exited and its last stderr was read: why waits now fail. */
+  #exited: string | null = null;
   #firstLine: ((message: Json, at: number) => void) | null = null;
   /** Spawn → initialize response, in ms. */
   initializeMs = 0;
@@ -72,16 +76,22 @@ export class AppServerClient {
       detached: true, // own process group, so a kill reaches a wrapper's children too
     });
     trackChild(this.#child);
-    this.#exit = new Promise((resolve) =>
-      this.#child.once('exit', (code, signal) => {
-        for (const fail of this.#onExit) fail(`server exited (${code ?? signal})`);
-        resolve({ code, signal });
-      }),
-    );
     // An undrained stderr pipe would eventually block the server's writes.
     this.#child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL_CHARS);
     });
+    const stderrEnded = new Promise<void>((resolve) => this.#child.stderr.once('end', resolve));
+    this.#exit = new Promise((resolve) =>
+      this.#child.once('exit', (code, signal) => {
+        // The last stderr lines (why it exited) may still be in the pipe; a grandchild that
+        // inherited it may keep it open for ever, hence the short cap.
+        void Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]).then(() => {
+          this.#exited = `server exited (${code ?? signal})`;
+          for (const fail of this.#onExit) fail(this.#exited);
+          resolve({ code, signal });
+        });
+      }),
+    );
     this.#child.stdin.on('error', () => undefined); // EPIPE after the server exits is reported via exit
     createInterface({ input: this.#child.stdout }).on('line', (line) => this.#receive(line, performance.now()));
   }
@@ -199,7 +209,9 @@ export class AppServerClient {
     return new Promise<T>((resolve, reject) => {
       const fail = (why: string): void => {
         settle();
-        reject(new Error(`${label}: ${why}; server stderr tail:\n${this.#stderr.slice(-1500)}`));
+        // Reports keep an error's first line, so the server's last words go on it.
+        const last = this.#stderr.trimEnd().split('\n').pop()?.slice(0, 200) ?? '';
+        reject(new Error(`${label}: ${why}${last ? `; server stderr: ${last}` : ''}\nserver stderr tail:\n${this.#stderr.slice(-1500)}`));
       };
       const settle = (): void => {
         clearTimeout(timer);
@@ -207,7 +219,7 @@ export class AppServerClient {
       };
       const timer = setTimeout(() => fail(`no answer within ${ms} ms`), ms);
       // A dead server never answers: fail at once instead of at the deadline.
-      if (this.#child.exitCode !== null || this.#child.signalCode !== null) fail('server already exited');
+      if (this.#exited !== null) fail(this.#exited);
       else this.#onExit.add(fail);
       promise.then(
         (value) => {

@@ -62,7 +62,7 @@ export function reportMarkdown(report: BenchReport): string {
   const failed = report.results.filter((r) => !r.pass);
   if (failed.length > 0) {
     parts.push('', 'Failed cases:');
-    for (const r of failed) parts.push(`- ${r.scenario} ${r.case} ${r.server} run ${r.run}: ${r.failures.join('; ')}`);
+    for (const r of failed) parts.push(`- ${[r.scenario, r.case, r.server].filter(Boolean).join(' ')} run ${r.run}: ${r.failures.join('; ')}`);
   }
   return parts.join('\n') + '\n';
 }

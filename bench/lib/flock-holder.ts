@@ -1,6 +1,7 @@
 // A real flock(2) held by a separate real process (test/fixtures/hold-flock.mjs), standing in
 // for a second server on the same home. Spawned, not imported: bench code never imports tests.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { trackChild } from './children.js';
 import { HOLD_FLOCK_SCRIPT } from './repo-paths.js';
@@ -17,6 +18,8 @@ export interface FlockHolder {
 }
 
 export function holdFlock(path: string, mode: 'shared' | 'exclusive'): Promise<FlockHolder> {
+  // The holder lives with the tests, which an installed package does not ship.
+  if (!existsSync(HOLD_FLOCK_SCRIPT)) return Promise.reject(new Error(`${HOLD_FLOCK_SCRIPT} is missing: the lock scenarios need a source checkout`));
   const child = spawn(process.execPath, [HOLD_FLOCK_SCRIPT, path, mode], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   trackChild(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -20,7 +20,10 @@ const GOALS: readonly Goal[] = [
   { label: 'unsubscribe → thread/closed under a held lock (seed)', scenario: 'seed', case: '', figure: 'unsubscribe→closed', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
   { label: 'turn/start → turn/completed, sequential (p50)', scenario: 'turn-sequential', case: '', figure: 'turn p50', target: { kind: 'ratioAtMost', ratio: 1 / 5, text: '≤ 1/5 of reference' } },
   { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
+  // Both homes: a first start is the reference's slow case (it creates its files), a reused
+  // home its fast one, and the "≈ 100 ms" is the latter.
   { label: 'cold start to initialize response (fresh home, p50)', scenario: 'cold-start', case: 'fresh', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+  { label: 'cold start to initialize response (reused home, p50)', scenario: 'cold-start', case: 'reused', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
   { label: 'scale: RSS per loaded thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'report' } },
   { label: 'scale: loaded/list (full) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'report' } },
 ];
