@@ -3,6 +3,7 @@
 // in reverse order with a deadline on every stage.
 import { fileURLToPath } from 'node:url';
 import { ActorPool } from '../actors/actor-pool.js';
+import { RolloutIndex } from '../actors/history/rollout-index.js';
 import { systemClock } from '../actors/clock.js';
 import { ThreadDirectory } from '../actors/directory.js';
 import { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
@@ -138,6 +139,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     supervisor,
     pool,
     locks,
+    rollouts: new RolloutIndex(options.home),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,

@@ -2,6 +2,7 @@
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
 import type { ActorPool } from '../actors/actor-pool.js';
 import type { Clock } from '../actors/clock.js';
+import type { RolloutIndex } from '../actors/history/rollout-index.js';
 import type { ThreadDirectory } from '../actors/directory.js';
 import type { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
 import type { Supervisor } from '../actors/supervisor.js';
@@ -24,6 +25,8 @@ export interface HostContext {
   supervisor: Supervisor;
   pool: ActorPool;
   locks: WriterLockManager;
+  /** Where rollouts are, learned once instead of walking sessions/ per request. */
+  rollouts: RolloutIndex;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

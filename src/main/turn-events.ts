@@ -28,6 +28,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
     }
     case 'materialized':
       thread.materialized = true;
+      ctx.rollouts.remember(thread.id, event.path);
       return;
     case 'userItem': {
       thread.findTurn(event.turnId)?.items.push(event.item);

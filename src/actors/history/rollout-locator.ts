@@ -1,4 +1,4 @@
-// Finds rollouts under <home>/sessions without any index: by file name for one thread (the
+// Finds rollouts under <home>/sessions by walking it: by file name for one thread (the
 // reference's fallback walk, `find_thread_path_by_id_str_in_subdir` in codex-rs/rollout/src/
 // list.rs), and by reading just the head of each file for `thread/list`.
 //
@@ -44,6 +44,11 @@ export async function findRolloutPath(home: string, threadId: string): Promise<s
   return null;
 }
 
+/** Every rollout file under <home>/sessions, newest date directory first. */
+export function walkRolloutPaths(home: string): AsyncGenerator<string> {
+  return walkRollouts(join(home, SESSIONS_DIR));
+}
+
 /** Every rollout with a readable session_meta, newest first (ties by thread id). */
 export async function listRollouts(home: string): Promise<RolloutSummary[]> {
   const paths: string[] = [];
@@ -58,7 +63,7 @@ export async function listRollouts(home: string): Promise<RolloutSummary[]> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, paths.length) }, worker));
-  return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || a.threadId.localeCompare(b.threadId));
+  return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
 }
 
 // Depth-first over real directories only; a missing or unreadable directory is just empty.
@@ -70,8 +75,10 @@ async function* walkRollouts(dir: string): AsyncGenerator<string> {
   } catch {
     return;
   }
-  // Newest date directories first, so a recent thread is found early.
-  entries.sort((a, b) => b.name.localeCompare(a.name));
+  // Newest date directories first, so a recent thread is found early. Names are ASCII
+  // (dates, rollout-<ts>-<uuid>), so plain comparison orders them and costs far less than
+  // localeCompare.
+  entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
   for (const entry of entries) {
     // Dirent types come from lstat semantics: a symlink is neither a directory nor a file.
     const path = join(dir, entry.name);

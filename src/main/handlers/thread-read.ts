@@ -1,6 +1,5 @@
 // `thread/read`: a loaded thread is answered from the main thread's mirror; an unloaded one
 // from its rollout on disk. It never loads or subscribes the thread.
-import { findRolloutPath } from '../../actors/history/rollout-locator.js';
 import { readRollout } from '../../actors/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { ErrorCode, invalidRequest, RpcError, threadNotLoaded } from '../errors.js';
@@ -22,7 +21,7 @@ export async function threadRead(ctx: HostContext, _connection: Connection, para
     const turns = params.includeTurns ? thread.turns.map((turn) => ({ ...turn, itemsView: 'full' as const })) : null;
     return { thread: loadedThreadView(thread, turns) };
   }
-  const path = await findRolloutPath(ctx.home, id);
+  const path = await ctx.rollouts.find(id);
   if (path === null) throw threadNotLoaded(id);
   const parsed = await readRollout(path);
   if (!parsed.meta) throw threadNotLoaded(id);

@@ -3,7 +3,6 @@
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
 import { LoadedThread } from '../../actors/loaded-thread.js';
-import { findRolloutPath } from '../../actors/history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, threadClosing } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -63,7 +62,7 @@ async function coldResume(
   session: ReturnType<typeof resolveSession>,
   afterReply: AfterReply,
 ): Promise<unknown> {
-  const path = await findRolloutPath(ctx.home, thread.id).catch(() => null);
+  const path = await ctx.rollouts.find(thread.id).catch(() => null);
   if (path === null) {
     thread.moveTo({ kind: 'unloading', reason: 'loadFailed', since: ctx.clock.now() });
     thread.moveTo({ kind: 'unloaded', reason: 'loadFailed' });

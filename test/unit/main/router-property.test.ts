@@ -16,6 +16,7 @@ import type { HostContext } from '../../../src/main/host-context.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
 import { parseJson, toPlainJson } from '../../../src/main/protocol/json-text.js';
 import { Router } from '../../../src/main/router.js';
+import { RolloutIndex } from '../../../src/actors/history/rollout-index.js';
 
 const METHODS = ['initialize', 'thread/start', 'thread/resume', 'thread/unsubscribe', 'thread/loaded/list', 'thread/read', 'thread/list', 'turn/start', 'turn/interrupt'];
 const FIELDS = ['clientInfo', 'capabilities', 'name', 'version', 'threadId', 'turnId', 'input', 'type', 'text', 'text_elements', 'cursor', 'limit', 'ephemeral', 'model', 'sandbox', 'approvalPolicy', 'config', 'cwd', 'includeTurns', 'excludeTurns', 'sortKey', 'sourceKinds', 'path', '__proto__', 'constructor'];
@@ -56,6 +57,7 @@ function harness(): { router: Router; connection: Connection; written: string[];
     supervisor: { noteChanged: () => undefined, unload: async () => 'unloaded' },
     pool: { spawn: async () => null, linkOf: () => ({ api }), forget: () => undefined },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => ({ kind: 'released' }) },
+    rollouts: new RolloutIndex(home),
     actorSpawnTimeoutMs: 1_000,
     originator: null,
     draining: false,
