@@ -1,4 +1,4 @@
-// A real flock(2) held by a separate real process (test/fixtures/hold-flock.mjs), standing in
+// A real flock(2) held by a separate real process (bench/hold-flock.ts), standing in
 // for a second server on the same home. Spawned, not imported: bench code never imports tests.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,8 +18,8 @@ export interface FlockHolder {
 }
 
 export function holdFlock(path: string, mode: 'shared' | 'exclusive'): Promise<FlockHolder> {
-  // The holder lives with the tests, which an installed package does not ship.
-  if (!existsSync(HOLD_FLOCK_SCRIPT)) return Promise.reject(new Error(`${HOLD_FLOCK_SCRIPT} is missing: the lock scenarios need a source checkout`));
+  // The holder is compiled with the bench; a missing file means the build did not run.
+  if (!existsSync(HOLD_FLOCK_SCRIPT)) return Promise.reject(new Error(`${HOLD_FLOCK_SCRIPT} is missing: run \`npm run build\` first`));
   const child = spawn(process.execPath, [HOLD_FLOCK_SCRIPT, path, mode], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   trackChild(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

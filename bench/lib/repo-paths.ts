@@ -21,5 +21,5 @@ function findRepoRoot(): string {
 export const REPO_ROOT = findRepoRoot();
 /** The host's compiled CLI (`npm run build` first). */
 export const HOST_CLI = join(REPO_ROOT, 'dist', 'src', 'main', 'cli.js');
-/** A real separate process holding a real flock (`node hold-flock.mjs <path> exclusive`). */
-export const HOLD_FLOCK_SCRIPT = join(REPO_ROOT, 'test', 'fixtures', 'hold-flock.mjs');
+/** A real separate process holding a real flock (`node dist/bench/hold-flock.js <path> exclusive`). */
+export const HOLD_FLOCK_SCRIPT = join(REPO_ROOT, 'dist', 'bench', 'hold-flock.js');

@@ -1,9 +1,10 @@
-// Spawns test/fixtures/hold-flock.mjs: a REAL separate process holding a REAL flock, so tests
+// Spawns dist/bench/hold-flock.js: a REAL separate process holding a REAL flock, so tests
 // see exactly what they would see with a second Codex app-server on the same home.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/hold-flock.mjs', import.meta.url));
+// The holder is compiled with the bench (npm test builds first), so an installed package has it too.
+const FIXTURE = fileURLToPath(new URL('../../dist/bench/hold-flock.js', import.meta.url));
 /** Node start-up plus an uncontended flock is well under a second; this only bounds a hang. */
 const LOCKED_DEADLINE_MS = 5_000;
 

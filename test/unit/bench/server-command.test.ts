@@ -35,7 +35,7 @@ describe('a shell-like string', () => {
     const previous = process.cwd();
     process.chdir(REPO);
     try {
-      expect(parseServerCommand('node test/fixtures/hold-flock.mjs x').argv).toEqual(['node', join(REPO, 'test/fixtures/hold-flock.mjs'), 'x']);
+      expect(parseServerCommand('node test/fixtures/schema/SOURCE.md x').argv).toEqual(['node', join(REPO, 'test/fixtures/schema/SOURCE.md'), 'x']);
       expect(parseServerCommand('node no/such/file.js').argv).toEqual(['node', 'no/such/file.js']);
     } finally {
       process.chdir(previous);
