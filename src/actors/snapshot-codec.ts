@@ -1,11 +1,11 @@
 // The one payload that crosses threads packed with msgpackr: the state a cold resume reads
 // from a rollout (every turn and item of the thread), sent worker → main once per resume.
 //
-// bench/codec.ts measured both ways on this machine: for the small per-turn events,
-// structured clone is 2-3x faster than msgpackr, so events travel as plain objects; for a
-// thread's history, msgpackr with records (each item shape's keys sent once) is 1.3x faster
-// at 1,000 turns and 1.9x at 5,000, and most of the remaining cost moves off the main
-// thread, which only unpacks. The bytes are copied to an exact-size buffer and transferred:
+// bench/codec.ts measured both ways (docs/BENCHMARKS.md): for the small per-turn events,
+// structured clone gives 1.6-4.8x msgpackr's throughput, so events travel as plain objects;
+// for a thread's history, msgpackr with records (each item shape's keys sent once) is 1.2x
+// faster end to end at 1,000 turns and 2.1x at 5,000, and the main thread, which only
+// unpacks, does 4x (1,000) to 12x (5,000) less decoding work. The bytes are copied to an exact-size buffer and transferred:
 // Packr writes into a shared scratch buffer, and posting a view of it would clone all of it.
 import { Packr } from 'msgpackr';
 
