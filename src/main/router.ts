@@ -4,7 +4,7 @@
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
 // handling a line escapes it: a bad line can cost a log line, never the process.
 import type { Connection } from './connections.js';
-import { asRpcError, deserializeError, notInitialized, overloaded, RpcError } from './errors.js';
+import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, serverDraining } from './errors.js';
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
@@ -90,6 +90,8 @@ export class Router {
         throw error;
       }
       if (method !== 'initialize' && !connection.initialized) throw notInitialized();
+      // During shutdown (SIGTERM with stdin still open) new work is refused, not half-started.
+      if (this.ctx.draining) throw serverDraining();
       const effects: Array<() => void> = [];
       const outcome = spec.handle(this.ctx, connection, decoded, (effect) => effects.push(effect));
       if (outcome instanceof Promise) {

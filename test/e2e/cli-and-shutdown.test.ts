@@ -154,3 +154,16 @@ test('THREAD_HOST_STATS_INTERVAL_MS logs memory, descriptors, event-loop delay, 
   expect([typeof stats.rssBytes, typeof stats.openFds, Object.keys(stats.eventLoopDelayMs)]).toEqual(['number', 'number', ['p50', 'p99', 'max']]);
   expect(await server.close()).toBe(0);
 });
+
+test('requests that arrive while a SIGTERM shutdown is under way are refused as draining', async () => {
+  const server = await TestServer.start({
+    modelUrl: mock.url,
+    env: { THREAD_HOST_LOG: 'info', THREAD_HOST_FAULT_BLOCK_CLOSE_MS: '1500', THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS: '3000' },
+  });
+  const { thread } = await server.request('thread/start', {});
+  server.child.kill('SIGTERM');
+  await server.waitForLog((line) => line.msg === 'shutting down');
+  expect((await server.requestRaw('thread/loaded/list', {})).error).toEqual({ code: -32600, message: 'server is shutting down', data: { reason: 'draining' } });
+  expect(await server.waitForNotification('thread/closed')).toEqual({ threadId: thread.id });
+  expect(await server.exited).toBe(0);
+});

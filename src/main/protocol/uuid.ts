@@ -74,8 +74,6 @@ const invalidCharacter = (character: string, index: number): string =>
 const groupLength = (group: number, found: number): string =>
   `invalid group length in group ${group}: expected ${GROUP_LENGTHS[group]}, found ${found}`;
 
-/** True when `value` is a lowercase-or-uppercase hyphenated UUID (a cheap check for file names). */
-export const isHyphenatedUuid = (value: string): boolean => HYPHENATED.test(value);
 
 // UUIDv7: 48-bit Unix ms timestamp, version and variant bits, random rest. A per-process
 // counter in the random field keeps ids minted in the same millisecond sorted, which
