@@ -28,7 +28,8 @@ Drives an app-server over stdio through contention scenarios, each server in a f
 with its own mock model on loopback, and writes results.json, report.html and table.md.
 
 Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
-  turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all
+  turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all;
+  soak (10 minutes) runs only when named
 
 Options:
   --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)
@@ -46,6 +47,8 @@ Options:
   --scale-budget-s <s>   Time allowed to load them (default 600)
   --scale-reads <n>      thread/read requests in scale (default 500)
   --cold-repeats <n>     Starts per cold-start run (default 10)
+  --soak-s <s>           Soak duration (default 600)
+  --soak-sample-s <s>    Soak sampling period (default 10)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -66,6 +69,8 @@ const OPTIONS = {
   'scale-budget-s': { type: 'string' },
   'scale-reads': { type: 'string' },
   'cold-repeats': { type: 'string' },
+  'soak-s': { type: 'string' },
+  'soak-sample-s': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -107,6 +112,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       scaleBudgetS: count('scale-budget-s', 600),
       scaleReads: count('scale-reads', 500),
       coldRepeats: count('cold-repeats', 10),
+      soakSeconds: count('soak-s', 600),
+      soakSampleS: count('soak-sample-s', 10),
     },
   };
 }

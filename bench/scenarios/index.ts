@@ -8,6 +8,7 @@ import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
 import { scale } from './scale.js';
 import { seed } from './seed.js';
+import { soak } from './soak.js';
 import { startUnderLock } from './start-under-lock.js';
 import { turnConcurrent, turnSequential } from './turns.js';
 
@@ -21,10 +22,14 @@ export const SCENARIOS: readonly Scenario[] = [
   turnConcurrent,
   coldStart,
   scale,
+  soak,
 ];
 
+/** Scenarios too long for `all` (the default): they run only when named. */
+const ONLY_WHEN_NAMED = new Set(['soak']);
+
 const GROUPS: Record<string, string[]> = {
-  all: SCENARIOS.map((s) => s.name),
+  all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),
   'under-lock': ['locked-unload', 'resume-under-lock', 'start-under-lock'],
   turns: ['turn-sequential', 'turn-concurrent'],
 };

@@ -26,6 +26,9 @@ export interface ScenarioParams {
   scaleBudgetS: number;
   scaleReads: number;
   coldRepeats: number;
+  /** How long `soak` churns, and how often it samples the server. */
+  soakSeconds: number;
+  soakSampleS: number;
 }
 
 /** What a scenario's `run` gets. */

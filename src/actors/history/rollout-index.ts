@@ -9,6 +9,10 @@ import { basename } from 'node:path';
 import { walkRolloutPaths } from './rollout-locator.js';
 import { parseRolloutFileName } from './rollout-path.js';
 
+// Remembered paths kept at most (oldest forgotten first): about 15 MB at the limit, and a
+// forgotten thread is found again by a walk.
+const MAX_REMEMBERED = 100_000;
+
 export class RolloutIndex {
   readonly #paths = new Map<string, string>();
   #walk: Promise<void> | null = null;
@@ -17,7 +21,13 @@ export class RolloutIndex {
 
   /** Records where `threadId`'s rollout is (after this host created it). */
   remember(threadId: string, path: string): void {
-    this.#paths.set(threadId.toLowerCase(), path);
+    this.#set(threadId.toLowerCase(), path);
+  }
+
+  #set(id: string, path: string): void {
+    this.#paths.delete(id);
+    this.#paths.set(id, path);
+    if (this.#paths.size > MAX_REMEMBERED) this.#paths.delete(this.#paths.keys().next().value as string);
   }
 
   /** The rollout of `threadId`, or null when there is none under <home>/sessions. */
@@ -54,7 +64,7 @@ export class RolloutIndex {
         for await (const path of walkRolloutPaths(this.home)) {
           const name = parseRolloutFileName(basename(path));
           // The walk is newest first: keep the first file seen for an id.
-          if (name !== null && !this.#paths.has(name.threadId)) this.#paths.set(name.threadId, path);
+          if (name !== null && !this.#paths.has(name.threadId)) this.#set(name.threadId, path);
         }
       } finally {
         this.#walk = null;
