@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isHyphenatedUuid, parseUuid, uuidv7 } from '../../../../src/main/protocol/uuid.js';
+import { parseUuid, uuidv7 } from '../../../../src/main/protocol/uuid.js';
 
 // The uuid crate's invalid-character text, as codex 0.171.0 prints it.
 const P = 'invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found';
@@ -37,14 +37,6 @@ describe('parseUuid accepts every form the crate accepts and normalizes to lower
   ])('$form', ({ input }) => {
     expect(parseUuid(input)).toEqual({ ok: true, value: canonical });
   });
-});
-
-test('isHyphenatedUuid accepts only the 8-4-4-4-12 form', () => {
-  expect(
-    ['01a23644-4410-7392-9ce9-3a08921e3af1', '01A23644-4410-7392-9CE9-3A08921E3AF1', '01a23644441073929ce93a08921e3af1', '{01a23644-4410-7392-9ce9-3a08921e3af1}', 'x'].map(
-      isHyphenatedUuid,
-    ),
-  ).toEqual([true, true, false, false, false]);
 });
 
 describe('uuidv7', () => {
