@@ -17,6 +17,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { heldFlocks } from '../helpers/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
+import { mulberry32 } from '../helpers/seeded-random.js';
 
 const ITERATIONS = 50;
 const MAX_THREADS = 6;
@@ -163,14 +164,3 @@ function summary(turn: Message): Message {
   };
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same run of choices. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,6 +1,7 @@
 // The validated configuration a host runs with. Keys and defaults follow the reference's
 // config.toml so a home can be shared with it; thread-host's own keys are marked.
 import { uptime } from 'node:os';
+import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID } from '../../actors/model/embedded-responder.js';
 import { ConfigError, type ConfigDocument } from './config-document.js';
 
 /** A Responses-API endpoint, or the built-in local responder. */
@@ -52,8 +53,6 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxOutboundBytes: 64 * 1024 * 1024,
 };
 
-export const EMBEDDED_PROVIDER_ID = 'embedded';
-export const EMBEDDED_MODEL = 'thread-host-echo';
 // The reference's defaults for a provider's retry budget and stream idle timeout.
 const DEFAULT_REQUEST_MAX_RETRIES = 4;
 const DEFAULT_STREAM_MAX_RETRIES = 5;

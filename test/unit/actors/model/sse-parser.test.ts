@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
 import { SseEventTooLargeError, SseParser, type SseEvent } from '../../../../src/actors/model/sse-parser.js';
+import { mulberry32 } from '../../../helpers/seeded-random.js';
 
 function parseChunks(chunks: Array<string | Buffer>, options?: { maxEventLength?: number }): SseEvent[] {
   const parser = new SseParser(options);
@@ -83,17 +84,6 @@ test('events at the limit are accepted and the count restarts per event', () => 
   expect(events).toEqual([{ event: null, data: '12345' }, { event: null, data: '12345' }]);
 });
 
-// mulberry32: small, seedable, good enough to choose split points.
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('random chunk splits give the same events as one chunk', () => {
   const seed = Number(process.env.SSE_SEED ?? Date.now() % 2 ** 31);

@@ -1,17 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { LineSplitter, type LineEvent } from '../../../../src/main/transport/line-splitter.js';
+import { mulberry32 } from '../../../helpers/seeded-random.js';
 
-/** mulberry32: a tiny seeded PRNG, so a failing split can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Feeds `chunks` then ends the stream, returning every event in order. */
 function run(maxLineBytes: number, chunks: (Buffer | string)[]): LineEvent[] {
@@ -48,7 +38,7 @@ describe('LineSplitter', () => {
   test('random multi-chunk splits (seeded) give the same lines', () => {
     const seed = Number(process.env.LINE_SPLITTER_SEED ?? Date.now() % 2 ** 31);
     console.log(`line-splitter random split seed: ${seed} (replay with LINE_SPLITTER_SEED=${seed})`);
-    const random = prng(seed);
+    const random = mulberry32(seed);
     const bytes = Buffer.from(TEXT.repeat(20));
     const expected = Array.from({ length: 20 }, () => TEXT_LINES).flat();
     for (let round = 0; round < 200; round += 1) {
