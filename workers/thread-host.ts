@@ -4,8 +4,8 @@
 import { threadId } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import type { AttachTask } from '../src/actors/actor-pool.js';
-import { ActorHost } from '../src/actors/worker/actor-host.js';
+import type { AttachTask } from '../src/main/pool/actor-pool.js';
+import { ActorHost } from '../src/actors/actor-host.js';
 
 let host: ActorHost | null = null;
 

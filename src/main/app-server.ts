@@ -2,23 +2,23 @@
 // transport → router → handlers and actor events → notifications, and shuts everything down
 // in reverse order with a deadline on every stage.
 import { fileURLToPath } from 'node:url';
-import { ActorPool } from '../actors/actor-pool.js';
-import { RolloutIndex } from '../actors/history/rollout-index.js';
-import { systemClock } from '../actors/clock.js';
-import { ThreadDirectory } from '../actors/directory.js';
-import { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
-import { Supervisor, withDeadline } from '../actors/supervisor.js';
+import { ActorPool } from './pool/actor-pool.js';
+import { RolloutIndex } from './history/rollout-index.js';
+import { systemClock } from '../shared/clock.js';
+import { ThreadDirectory } from './threads/directory.js';
+import { WriterLockManager } from './locks/writer-lock-manager.js';
+import { Supervisor, withDeadline } from './threads/supervisor.js';
 import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from './config/config-document.js';
 import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveHostConfig } from './config/host-config.js';
 import { ConnectionTable } from './connections.js';
 import { dropConnection } from './handlers/thread-subscriptions.js';
 import type { HostContext } from './host-context.js';
-import { createLogger, levelFromEnv } from './log.js';
+import { createLogger, levelFromEnv } from '../shared/log.js';
 import { Outgoing } from './outgoing.js';
 import { Router } from './router.js';
 import { startStatsReporter } from './stats-reporter.js';
 import { StdioTransport } from './transport/stdio.js';
-import { failTurnLocally, handleActorEvent } from './turn-events.js';
+import { failTurnLocally, handleActorEvent } from './threads/turn-events.js';
 
 export interface AppServerOptions {
   home: string;

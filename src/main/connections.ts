@@ -1,6 +1,6 @@
 // Per-connection state the router needs: whether it has initialized, who it said it was,
 // which notifications it opted out of, and how to write to it.
-import type { ConnectionId } from '../actors/loaded-thread.js';
+import type { ConnectionId } from './threads/loaded-thread.js';
 
 /** Writes one serialized line; returns false when the connection is gone or overloaded. */
 export type LineSink = (line: string) => boolean;

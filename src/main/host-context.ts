@@ -1,14 +1,14 @@
 // What request handlers share: the process's home, configuration and the main-thread
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
-import type { ActorPool } from '../actors/actor-pool.js';
-import type { Clock } from '../actors/clock.js';
-import type { RolloutIndex } from '../actors/history/rollout-index.js';
-import type { ThreadDirectory } from '../actors/directory.js';
-import type { WriterLockManager } from '../actors/locks/writer-lock-manager.js';
-import type { Supervisor } from '../actors/supervisor.js';
+import type { ActorPool } from './pool/actor-pool.js';
+import type { Clock } from '../shared/clock.js';
+import type { RolloutIndex } from './history/rollout-index.js';
+import type { ThreadDirectory } from './threads/directory.js';
+import type { WriterLockManager } from './locks/writer-lock-manager.js';
+import type { Supervisor } from './threads/supervisor.js';
 import type { ConfigDocument } from './config/config-document.js';
 import type { ConnectionTable } from './connections.js';
-import type { LogFn } from './log.js';
+import type { LogFn } from '../shared/log.js';
 import type { Outgoing } from './outgoing.js';
 
 export interface HostContext {

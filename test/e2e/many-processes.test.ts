@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test } from 'vitest';
-import { parseRollout } from '../../src/actors/history/rollout-reader.js';
+import { parseRollout } from '../../src/shared/history/rollout-reader.js';
 import { holdFlock } from '../helpers/lock-holder.js';
 import { heldFlocks } from '../helpers/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';

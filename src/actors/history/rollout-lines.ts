@@ -17,8 +17,8 @@ import type {
   ModelUsage,
   TextElement,
   UserMessageItem,
-} from '../thread-types.js';
-import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../thread-types.js';
+} from '../../shared/wire-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../shared/wire-types.js';
 
 /** What `session_meta` records about a thread; written once, as the file's first line. */
 export interface SessionMetaInput {

@@ -2,7 +2,7 @@
 // like a real model would (start, deltas, done, completed) and counts words as tokens. No
 // network and no randomness, so demos and tests get the same reply every time.
 
-import type { ConversationMessage, ModelUsage } from '../thread-types.js';
+import type { ConversationMessage, ModelUsage } from '../../shared/wire-types.js';
 import { ModelAbortedError, type ModelClient, type ModelEvent, type ModelRequest } from './model-client.js';
 
 /** The provider id under which the embedded responder is reported. */

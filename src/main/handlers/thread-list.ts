@@ -1,8 +1,8 @@
 // `thread/list`: materialized threads from the rollouts under sessions/, newest first by
 // default. Loaded threads show their live status. The cursor is "<sort value>|<id>" of the
 // last row, continuing in the same direction.
-import type { RolloutSummary } from '../../actors/history/rollout-locator.js';
-import { listRollouts } from '../../actors/history/rollout-locator.js';
+import type { RolloutSummary } from '../history/rollout-locator.js';
+import { listRollouts } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';

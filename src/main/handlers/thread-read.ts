@@ -1,13 +1,13 @@
 // `thread/read`: a loaded thread is answered from the main thread's mirror; an unloaded one
 // from its rollout on disk. It never loads or subscribes the thread.
-import { readRollout } from '../../actors/history/rollout-reader.js';
+import { readRollout } from '../../shared/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { ErrorCode, invalidRequest, RpcError, threadNotLoaded } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
-import { afterPendingLoad } from '../thread-serialization.js';
+import { afterPendingLoad } from '../threads/pending-load.js';
 
 export async function threadRead(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);

@@ -2,15 +2,15 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
-import { LoadedThread } from '../../actors/loaded-thread.js';
+import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, threadClosing } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
-import { loadThread, publishThread } from '../thread-loader.js';
-import { resolveSession } from '../thread-settings.js';
+import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
 type AfterReply = (effect: () => void) => void;

@@ -1,15 +1,15 @@
 // `thread/start`: a new thread with a fresh UUIDv7, its writer lock taken, an actor placed in
 // the pool, the caller subscribed; `thread/started` is broadcast after the response. Nothing
 // is written to disk until the first turn (lazy materialization).
-import { LoadedThread } from '../../actors/loaded-thread.js';
-import { rolloutPathFor } from '../../actors/history/rollout-path.js';
+import { LoadedThread } from '../threads/loaded-thread.js';
+import { rolloutPathFor } from '../../shared/history/rollout-path.js';
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import type { threadStartParams } from '../protocol/method-params.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { uuidv7 } from '../protocol/uuid.js';
-import { loadThread, publishThread } from '../thread-loader.js';
-import { resolveSession } from '../thread-settings.js';
+import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadStartParams>;
 

@@ -6,7 +6,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadIdParams, threadLoadedListParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { parseUuid } from '../protocol/uuid.js';
-import { afterPendingLoad } from '../thread-serialization.js';
+import { afterPendingLoad } from '../threads/pending-load.js';
 
 export type UnsubscribeStatus = 'unsubscribed' | 'notSubscribed' | 'notLoaded';
 

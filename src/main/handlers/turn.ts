@@ -1,17 +1,17 @@
 // `turn/start` and `turn/interrupt`. A turn is answered at once with its in-progress shape;
 // the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
 // the worker: commands are posted and a failure to deliver one ends the turn with an error.
-import type { TurnCommand } from '../../actors/actor-messages.js';
-import type { LoadedThread } from '../../actors/loaded-thread.js';
-import type { Turn, TurnId } from '../../actors/thread-types.js';
+import type { TurnCommand } from '../../shared/actor-messages.js';
+import type { LoadedThread } from '../threads/loaded-thread.js';
+import type { Turn, TurnId } from '../../shared/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { uuidv7 } from '../protocol/uuid.js';
-import { afterPendingLoad } from '../thread-serialization.js';
-import { failTurnLocally } from '../turn-events.js';
+import { afterPendingLoad } from '../threads/pending-load.js';
+import { failTurnLocally } from '../threads/turn-events.js';
 
 type TurnStartParams = ReturnType<typeof turnStartParams>;
 

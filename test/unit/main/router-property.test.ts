@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { systemClock } from '../../../src/actors/clock.js';
-import { ThreadDirectory } from '../../../src/actors/directory.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { ThreadDirectory } from '../../../src/main/threads/directory.js';
 import { ConnectionTable, type Connection } from '../../../src/main/connections.js';
 import { ErrorCode } from '../../../src/main/errors.js';
 import type { HostContext } from '../../../src/main/host-context.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
 import { parseJson, toPlainJson } from '../../../src/main/protocol/json-text.js';
 import { Router } from '../../../src/main/router.js';
-import { RolloutIndex } from '../../../src/actors/history/rollout-index.js';
+import { RolloutIndex } from '../../../src/main/history/rollout-index.js';
 
 const METHODS = ['initialize', 'thread/start', 'thread/resume', 'thread/unsubscribe', 'thread/loaded/list', 'thread/read', 'thread/list', 'turn/start', 'turn/interrupt'];
 const FIELDS = ['clientInfo', 'capabilities', 'name', 'version', 'threadId', 'turnId', 'input', 'type', 'text', 'text_elements', 'cursor', 'limit', 'ephemeral', 'model', 'sandbox', 'approvalPolicy', 'config', 'cwd', 'includeTurns', 'excludeTurns', 'sortKey', 'sourceKinds', 'path', '__proto__', 'constructor'];

@@ -1,0 +1,68 @@
+// The worker-side half of the pool: one ActorHost per worker thread, holding the actors
+// placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
+// on their own port as plain objects; a cold resume's history comes back packed (snapshot-codec).
+import type { MessagePort } from 'node:worker_threads';
+import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../shared/actor-messages.js';
+import * as Comlink from 'comlink';
+import { encodeSnapshot } from '../shared/snapshot-codec.js';
+import { ThreadActor } from './thread-actor.js';
+import { readFaults, type Faults } from './faults.js';
+
+export class ActorHost implements ActorHostApi {
+  readonly #actors = new Map<string, ThreadActor>();
+  readonly #events: MessagePort;
+  readonly #faults: Faults;
+
+  constructor(events: MessagePort) {
+    this.#events = events;
+    this.#faults = readFaults(process.env);
+  }
+
+  async spawn(init: ActorInit): Promise<Uint8Array | null> {
+    const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults);
+    this.#actors.set(init.threadId, actor);
+    try {
+      const state = await actor.load();
+      if (state === null) return null;
+      const bytes = encodeSnapshot(state);
+      return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
+    } catch (error) {
+      this.#actors.delete(init.threadId);
+      throw error;
+    }
+  }
+
+  async startTurn(threadId: string, command: TurnCommand): Promise<void> {
+    this.#require(threadId).startTurn(command);
+  }
+
+  async interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'> {
+    return this.#actors.get(threadId)?.interrupt(turnId) ?? 'notRunning';
+  }
+
+  async close(threadId: string): Promise<'closed' | 'notFound'> {
+    const actor = this.#actors.get(threadId);
+    if (!actor) return 'notFound';
+    try {
+      await actor.close();
+    } finally {
+      this.#actors.delete(threadId);
+    }
+    return 'closed';
+  }
+
+  async ping(): Promise<number> {
+    return this.#actors.size;
+  }
+
+  #require(threadId: string): ThreadActor {
+    const actor = this.#actors.get(threadId);
+    if (!actor) throw new Error(`no actor for thread ${threadId} on this worker`);
+    return actor;
+  }
+
+  // Events are small; structured clone beats packing them (bench/codec.ts).
+  #emit(event: ActorEvent): void {
+    this.#events.postMessage(event);
+  }
+}

@@ -1,0 +1,156 @@
+// Finds rollouts under <home>/sessions by walking it: by file name for one thread (the
+// reference's fallback walk, `find_thread_path_by_id_str_in_subdir` in codex-rs/rollout/src/
+// list.rs), and by reading just the head of each file for `thread/list`.
+//
+// The walk never follows symbolic links, so nothing outside <home>/sessions is ever opened or
+// returned, whatever a thread id or a planted link says.
+
+import type { Dirent } from 'node:fs';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { parseRolloutFileName, SESSIONS_DIR } from '../../shared/history/rollout-path.js';
+import { parseRollout } from '../../shared/history/rollout-reader.js';
+
+/** What `thread/list` needs about one rollout, read without replaying its turns. */
+export interface RolloutSummary {
+  threadId: string;
+  path: string;
+  createdAtMs: number;
+  /** The file's mtime: the last append. */
+  updatedAtMs: number;
+  preview: string;
+  modelProvider: string;
+  cwd: string;
+  cliVersion: string;
+  source: string;
+  originator: string;
+  model: string | null;
+}
+
+// Reads in flight at once while listing: enough to hide disk latency, few enough not to
+// exhaust file descriptors beside the sockets and rollouts this process already holds.
+const LIST_READ_CONCURRENCY = 16;
+// The head is read in chunks until the first user message. The reference's session_meta alone
+// is ~22 KB (it embeds the base instructions); past HEAD_READ_LIMIT we give up on a preview.
+const HEAD_CHUNK_BYTES = 64 * 1024;
+const HEAD_READ_LIMIT = 4 * 1024 * 1024;
+
+/** The rollout file of `threadId`, or null if there is none under <home>/sessions. */
+export async function findRolloutPath(home: string, threadId: string): Promise<string | null> {
+  const wanted = threadId.toLowerCase();
+  for await (const path of walkRollouts(join(home, SESSIONS_DIR))) {
+    if (parseRolloutFileName(basename(path))?.threadId === wanted) return path;
+  }
+  return null;
+}
+
+/** Every rollout file under <home>/sessions, newest date directory first. */
+export function walkRolloutPaths(home: string): AsyncGenerator<string> {
+  return walkRollouts(join(home, SESSIONS_DIR));
+}
+
+/** Every rollout with a readable session_meta, newest first (ties by thread id). */
+export async function listRollouts(home: string): Promise<RolloutSummary[]> {
+  const paths: string[] = [];
+  for await (const path of walkRollouts(join(home, SESSIONS_DIR))) paths.push(path);
+  const summaries: RolloutSummary[] = [];
+  let next = 0;
+  // A fixed set of workers pulling from one index bounds the reads in flight.
+  const worker = async (): Promise<void> => {
+    while (next < paths.length) {
+      const summary = await summarise(paths[next++] as string);
+      if (summary !== null) summaries.push(summary);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, paths.length) }, worker));
+  return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
+}
+
+// Depth-first over real directories only; a missing or unreadable directory is just empty.
+async function* walkRollouts(dir: string): AsyncGenerator<string> {
+  if (!(await isRealDirectory(dir))) return;
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  // Newest date directories first, so a recent thread is found early. Names are ASCII
+  // (dates, rollout-<ts>-<uuid>), so plain comparison orders them and costs far less than
+  // localeCompare.
+  entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  for (const entry of entries) {
+    // Dirent types come from lstat semantics: a symlink is neither a directory nor a file.
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walkRollouts(path);
+    else if (entry.isFile() && parseRolloutFileName(entry.name) !== null) yield path;
+  }
+}
+
+async function isRealDirectory(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function summarise(path: string): Promise<RolloutSummary | null> {
+  const fromName = parseRolloutFileName(basename(path));
+  try {
+    const head = parseRollout(await readHead(path));
+    const meta = head.meta;
+    // A file whose meta names another thread is a copy or a corruption; the reference skips it.
+    if (meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+    const { mtimeMs } = await stat(path);
+    return {
+      threadId: head.threadId as string,
+      path,
+      createdAtMs: meta.createdAtMs,
+      updatedAtMs: Math.floor(mtimeMs),
+      preview: head.preview,
+      modelProvider: meta.modelProvider,
+      cwd: meta.cwd,
+      cliVersion: meta.cliVersion,
+      source: meta.source,
+      originator: meta.originator,
+      model: meta.model,
+    };
+  } catch {
+    return null; // vanished or unreadable between the walk and the read
+  }
+}
+
+// The complete lines up to and including the first user message (or the whole file if short).
+async function readHead(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let read = 0;
+    while (read < HEAD_READ_LIMIT) {
+      const chunk = Buffer.alloc(HEAD_CHUNK_BYTES);
+      const { bytesRead } = await handle.read(chunk, 0, HEAD_CHUNK_BYTES, read);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      read += bytesRead;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = firstUserMessageEnd(text);
+      if (end !== -1) return text.slice(0, end);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+// The end of the line holding the first user message event (legacy or paginated), or -1.
+function firstUserMessageEnd(text: string): number {
+  const marker = /"type":"(?:user_message|item_completed)"/g;
+  for (let match = marker.exec(text); match !== null; match = marker.exec(text)) {
+    const end = text.indexOf('\n', match.index);
+    if (end === -1) return -1; // that line is not complete yet
+    const line = text.slice(text.lastIndexOf('\n', match.index) + 1, end);
+    if (line.includes('"type":"user_message"') || line.includes('"type":"UserMessage"')) return end + 1;
+  }
+  return -1;
+}

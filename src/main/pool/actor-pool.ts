@@ -1,0 +1,276 @@
+// Hosts thread actors in a Piscina pool of worker threads (2 by default, mirroring the
+// reference's TOKIO_WORKER_THREADS=2). Each worker runs one ActorHost that multiplexes the
+// actors placed on it; the main thread reaches it with comlink over a MessagePort, and
+// receives its actors' events on a second port.
+//
+//   main thread                               worker k (Piscina)
+//   ┌──────────────┐  comlink (commands)     ┌──────────────────────────┐
+//   │ WorkerLink k ├────────────────────────>│ ActorHost ─ ThreadActor… │
+//   │              │<────────────────────────┤  (one mailbox per actor) │
+//   └──────────────┘  events (msgpackr)      └──────────────────────────┘
+//
+// Piscina's job is the workers' lifecycle: start them, replace one that dies, apply
+// resource limits, tear them down. Its default idle mode parks a worker in Atomics.wait,
+// which would freeze the actors' timers and sockets, hence `atomics: 'disabled'`.
+// Placement is ours: Piscina would stack every actor on one worker, so a custom load
+// balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
+// on the live worker hosting the fewest.
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type * as Comlink from 'comlink';
+import type { Piscina } from 'piscina';
+import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState } from '../../shared/actor-messages.js';
+
+type PoolRuntime = typeof import('./pool-runtime.js');
+
+/** The message a worker's bootstrap task receives. */
+export interface AttachTask {
+  kind: 'attach';
+  hostPort: MessagePort;
+  eventPort: MessagePort;
+}
+
+/** The main thread's handle on one live worker. */
+export interface WorkerLink {
+  readonly workerId: number;
+  readonly api: Comlink.Remote<ActorHostApi>;
+  readonly actors: Set<string>;
+  alive: boolean;
+  /** False after a call to this worker overran its deadline, until the worker answers again. */
+  responsive: boolean;
+}
+
+export interface ActorPoolOptions {
+  size: number;
+  /** Compiled worker entry (workers/thread-host.js). */
+  filename: string;
+  onEvent(event: ActorEvent): void;
+  /** A worker died: its actors are gone. */
+  onWorkerLost(threadIds: string[], reason: string): void;
+  log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
+  env?: Record<string, string>;
+  maxOldGenerationSizeMb?: number;
+}
+
+/** The time a worker gets to come up and attach its actor host. */
+const ATTACH_TIMEOUT_MS = 10_000;
+
+export class ActorPool {
+  readonly #options: ActorPoolOptions;
+  #runtime: PoolRuntime | null = null;
+  #pool: Piscina | null = null;
+  #starting: Promise<void> | null = null;
+  readonly #links = new Map<number, WorkerLink>();
+  readonly #placement = new Map<string, WorkerLink>();
+  #closing = false;
+  #ready: Promise<void>;
+  #readyResolve!: () => void;
+
+  constructor(options: ActorPoolOptions) {
+    this.#options = options;
+    this.#ready = new Promise((resolve) => (this.#readyResolve = resolve));
+  }
+
+  /** Starts the workers in the background (idempotent); `ready()` and `spawn()` also start them. */
+  warmUp(): void {
+    void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
+  }
+
+  #start(): Promise<void> {
+    this.#starting ??= import('./pool-runtime.js').then((runtime) => {
+      this.#runtime = runtime;
+      if (!this.#closing) this.#pool = this.#createPool(runtime);
+    });
+    return this.#starting;
+  }
+
+  #createPool({ Piscina }: PoolRuntime): Piscina {
+    const options = this.#options;
+    const pool = new Piscina({
+      filename: options.filename,
+      minThreads: options.size,
+      maxThreads: options.size,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 1,
+      loadBalancer: (task, workers) => {
+        const options = (task as unknown as Record<symbol, { workerId?: number } | null>)[Piscina.queueOptionsSymbol];
+        const target = options?.workerId;
+        return workers.find((worker) => worker.id === target && !worker.terminating && !worker.destroyed) ?? null;
+      },
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.maxOldGenerationSizeMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } } : {}),
+    });
+    pool.on('workerCreate', (worker: { id: number }) => void this.#attach(worker.id));
+    pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
+    // Piscina re-emits worker errors here; without a listener they would crash the process.
+    pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
+    return pool;
+  }
+
+  /**
+   * Resolves once every worker has attached, so the first actors spread over all of them;
+   * past ATTACH_TIMEOUT_MS it settles for the workers that did come up.
+   */
+  async ready(): Promise<void> {
+    await this.#start();
+    try {
+      await raceDeadline(this.#ready, ATTACH_TIMEOUT_MS, 'pool workers did not all come up');
+    } catch (error) {
+      if (this.liveWorkers === 0) throw error;
+    }
+  }
+
+  get liveWorkers(): number {
+    return [...this.#links.values()].filter((link) => link.alive).length;
+  }
+
+  /** Actors per live worker, by worker id. */
+  placement(): Record<number, number> {
+    const result: Record<number, number> = {};
+    for (const link of this.#links.values()) if (link.alive) result[link.workerId] = link.actors.size;
+    return result;
+  }
+
+  /** Creates an actor on the least-loaded live worker; for a cold resume, returns what it read. */
+  async spawn(init: ActorInit, timeoutMs: number): Promise<ActorResumeState | null> {
+    await this.ready();
+    const link = this.#leastLoaded();
+    if (!link) throw new Error('no live pool worker to host the thread');
+    link.actors.add(init.threadId);
+    this.#placement.set(init.threadId, link);
+    this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
+    try {
+      const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
+      return packed === null ? null : this.#runtime!.decodeSnapshot<ActorResumeState>(packed);
+    } catch (error) {
+      this.forget(init.threadId);
+      throw error;
+    }
+  }
+
+  /** The live worker hosting `threadId`'s actor, if any. */
+  linkOf(threadId: string): WorkerLink | undefined {
+    const link = this.#placement.get(threadId);
+    return link?.alive ? link : undefined;
+  }
+
+  /** Drops the main thread's record of an actor (after it closed or its worker died). */
+  forget(threadId: string): void {
+    this.#placement.get(threadId)?.actors.delete(threadId);
+    this.#placement.delete(threadId);
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    const runtime = this.#runtime;
+    if (runtime) for (const link of this.#links.values()) link.api[runtime.Comlink.releaseProxy]();
+    if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
+  }
+
+  /**
+   * Notes that the worker hosting `threadId` missed a deadline (blocked or stuck): new actors
+   * avoid it until it answers a ping again.
+   */
+  reportUnresponsive(threadId: string): void {
+    const link = this.#placement.get(threadId);
+    if (!link || !link.alive || !link.responsive) return;
+    link.responsive = false;
+    this.#options.log('warn', 'pool worker unresponsive; placing new actors elsewhere', { workerId: link.workerId, threadId });
+    link.api.ping().then(
+      () => (link.responsive = true),
+      () => undefined,
+    );
+  }
+
+  // Fewest actors among responsive live workers; a stuck worker is used only when no other is left.
+  #leastLoaded(): WorkerLink | undefined {
+    let best: WorkerLink | undefined;
+    const better = (link: WorkerLink) =>
+      best === undefined ||
+      (link.responsive && !best.responsive) ||
+      (link.responsive === best.responsive && link.actors.size < best.actors.size);
+    for (const link of this.#links.values()) if (link.alive && better(link)) best = link;
+    return best;
+  }
+
+  async #attach(workerId: number): Promise<void> {
+    const pool = this.#pool;
+    const { Piscina, Comlink, nodeEndpoint } = this.#runtime!;
+    if (this.#closing || pool === null) return;
+    const host = new MessageChannel();
+    const events = new MessageChannel();
+    const task: AttachTask & { [key: symbol]: unknown } = {
+      kind: 'attach',
+      hostPort: host.port2,
+      eventPort: events.port2,
+      [Piscina.queueOptionsSymbol]: { workerId },
+    };
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), ATTACH_TIMEOUT_MS);
+    try {
+      await pool.run(task, { transferList: [host.port2, events.port2], signal: abort.signal });
+    } catch (error) {
+      host.port1.close();
+      events.port1.close();
+      if (!this.#closing) this.#options.log('error', 'attaching a pool worker failed', { workerId, error: String(error) });
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const link: WorkerLink = {
+      workerId,
+      api: Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never)),
+      actors: new Set(),
+      alive: true,
+      responsive: true,
+    };
+    events.port1.on('message', (event: ActorEvent) => {
+      try {
+        this.#options.onEvent(event);
+      } catch (error) {
+        this.#options.log('error', 'bad actor event', { workerId, error: String(error) });
+      }
+    });
+    // A port closes when its worker exits, even when Piscina has not noticed yet.
+    host.port1.on('close', () => this.#lose(workerId, 'worker port closed'));
+    // Ports must not keep the process alive: shutdown is decided by the transport.
+    host.port1.unref();
+    events.port1.unref();
+    this.#links.set(workerId, link);
+    // liveWorkers against size shows a replaced worker bringing the pool back to strength.
+    this.#options.log('info', 'pool worker ready', { workerId, liveWorkers: this.liveWorkers, size: this.#options.size });
+    if (this.liveWorkers >= this.#options.size) this.#readyResolve();
+  }
+
+  #lose(workerId: number, reason: string): void {
+    const link = this.#links.get(workerId);
+    if (!link || !link.alive) return;
+    link.alive = false;
+    this.#links.delete(workerId);
+    const orphans = [...link.actors];
+    for (const threadId of orphans) this.#placement.delete(threadId);
+    link.actors.clear();
+    if (!this.#closing) {
+      this.#options.log('warn', 'pool worker lost', { workerId, reason, threadIds: orphans, liveWorkers: this.liveWorkers, size: this.#options.size });
+      if (orphans.length > 0) this.#options.onWorkerLost(orphans, reason);
+    }
+  }
+}
+
+/** Rejects with `message` unless `work` settles within `ms`. */
+export function raceDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,91 @@
+// The main thread's record of one loaded thread: lifecycle, subscribers, the mirror of its
+// turns (so reads are answered from memory, never by asking the worker), its writer lock
+// and where its actor lives.
+import type { ThreadSettings, TokenUsageSnapshot } from '../../shared/actor-messages.js';
+import type { ThreadWriterLock } from '../locks/writer-lock-manager.js';
+import type { ThreadLifecycle } from './lifecycle.js';
+import { transition } from './lifecycle.js';
+import { Mailbox } from '../../shared/mailbox.js';
+import type { Turn } from '../../shared/wire-types.js';
+
+/** A connection's id, as the transport assigns it. */
+export type ConnectionId = number & { readonly __brand: 'ConnectionId' };
+
+/** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
+export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: string[] } | { type: 'systemError' };
+
+/** Static facts about a thread, fixed when it is created or resumed. */
+export interface ThreadIdentity {
+  createdAtMs: number;
+  path: string | null;
+  ephemeral: boolean;
+  originator: string;
+  cliVersion: string;
+  source: string;
+}
+
+let nextGeneration = 1;
+
+/** One loaded thread, owned by the main thread. */
+export class LoadedThread {
+  /** Distinguishes incarnations of the same id, so a late unload never removes a newer one. */
+  readonly generation = nextGeneration++;
+  /** Lifecycle requests about this thread (resume, unload) run here one at a time. */
+  readonly mailbox = new Mailbox();
+  readonly subscribers = new Set<ConnectionId>();
+  lifecycle: ThreadLifecycle;
+  identity: ThreadIdentity | null = null;
+  settings: ThreadSettings | null = null;
+  status: LoadedStatus = { type: 'idle' };
+  turns: Turn[] = [];
+  preview = '';
+  updatedAtMs = 0;
+  /** True once the rollout file exists (the first turn has started). */
+  materialized = false;
+  lastTokenUsage: TokenUsageSnapshot | null = null;
+  /** The flock that makes this process the thread's one writer; null for ephemeral threads. */
+  writerLock: ThreadWriterLock | null = null;
+  /** Idle seconds before unload for this thread (config, or the thread's `config` map); null = never. */
+  unloadDelaySecs: number | null = null;
+  /** Turns accepted but not finished, the running one included. */
+  pendingTurns = 0;
+  runningTurnId: string | null = null;
+  noSubscribersSince: number;
+  inactiveSince: number;
+
+  constructor(
+    readonly id: string,
+    now: number,
+  ) {
+    this.lifecycle = { kind: 'loading', since: now };
+    this.noSubscribersSince = now;
+    this.inactiveSince = now;
+  }
+
+  moveTo(next: ThreadLifecycle): void {
+    this.lifecycle = transition(this.lifecycle, next);
+  }
+
+  /** Adds a subscriber; returns false when it was already subscribed. */
+  subscribe(connection: ConnectionId): boolean {
+    if (this.subscribers.has(connection)) return false;
+    this.subscribers.add(connection);
+    return true;
+  }
+
+  /** Removes a subscriber; returns false when it was not subscribed. */
+  unsubscribe(connection: ConnectionId, now: number): boolean {
+    if (!this.subscribers.delete(connection)) return false;
+    if (this.subscribers.size === 0) this.noSubscribersSince = now;
+    return true;
+  }
+
+  get turnRunning(): boolean {
+    return this.pendingTurns > 0;
+  }
+
+  findTurn(turnId: string): Turn | undefined {
+    for (let i = this.turns.length - 1; i >= 0; i -= 1) if (this.turns[i]!.id === turnId) return this.turns[i];
+    return undefined;
+  }
+}

@@ -1,0 +1,57 @@
+// Resolves the settings a new or resumed thread runs with: configuration (config.toml,
+// `-c`, the request's `config` map), then the request's explicit fields.
+import { join, resolve } from 'node:path';
+import type { ResolvedProvider, ThreadSettings } from '../../shared/actor-messages.js';
+import { ConfigError, withOverrides } from '../config/config-document.js';
+import { resolveHostConfig, type HostConfig } from '../config/host-config.js';
+import { invalidRequest } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+
+/** The request fields that override configuration for a thread. */
+export interface SessionOverrides {
+  model: string | null;
+  modelProvider: string | null;
+  cwd: string | null;
+  approvalPolicy: unknown;
+  approvalsReviewer: string | null;
+  sandbox: string | null;
+  config: Record<string, unknown> | null;
+  baseInstructions: string | null;
+  developerInstructions: string | null;
+}
+
+export interface ResolvedSession {
+  config: HostConfig;
+  settings: ThreadSettings;
+  provider: ResolvedProvider;
+}
+
+/** Throws -32600 "failed to load configuration: …" for a bad value, as the reference does. */
+export function resolveSession(ctx: HostContext, overrides: SessionOverrides): ResolvedSession {
+  let document = ctx.configDocument;
+  if (overrides.config) document = withOverrides(document, overrides.config);
+  if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
+  let config: HostConfig;
+  try {
+    config = resolveHostConfig(document);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Name the file when the problem is in config.toml itself rather than in this request.
+    const fromFile = overrides.config === null && overrides.modelProvider === null;
+    throw invalidRequest(`failed to load configuration: ${fromFile ? `${join(ctx.home, 'config.toml')}: ` : ''}${error.message}`);
+  }
+  const provider = config.provider;
+  const settings: ThreadSettings = {
+    model: overrides.model ?? config.model,
+    modelProvider: provider.id,
+    cwd: overrides.cwd === null ? ctx.cwd : resolve(ctx.cwd, overrides.cwd),
+    approvalPolicy: overrides.approvalPolicy ?? config.approvalPolicy,
+    approvalsReviewer: overrides.approvalsReviewer ?? config.approvalsReviewer,
+    sandboxMode: overrides.sandbox ?? config.sandboxMode,
+    baseInstructions: overrides.baseInstructions,
+    developerInstructions: overrides.developerInstructions,
+    effort: null,
+  };
+  const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
+  return { config, settings, provider: { ...provider, apiKey } };
+}

@@ -1,0 +1,138 @@
+// Turns actor events into the main thread's mirror of the thread and into protocol
+// notifications, in the order the reference sends them (protocol §4.1):
+//   status active → turn/started → user item started/completed → agent item started →
+//   deltas → agent item completed → tokenUsage → status idle|systemError → [error] →
+//   turn/completed
+// Turn and item events go to the thread's subscribers; status changes to everyone.
+import type { ActorEvent } from '../../shared/actor-messages.js';
+import type { LoadedThread } from './loaded-thread.js';
+import type { Turn, TurnError } from '../../shared/wire-types.js';
+import type { HostContext } from '../host-context.js';
+import { breakdown } from '../handlers/thread-resume.js';
+
+export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
+  const thread = ctx.directory.get(event.threadId);
+  if (!thread || thread.lifecycle.kind === 'unloaded' || thread.lifecycle.kind === 'loading') return;
+  const out = ctx.outgoing;
+  const toSubscribers = (method: string, params: unknown) => out.notifyMany(thread.subscribers, method, params);
+  switch (event.type) {
+    case 'turnStarted': {
+      const turn = thread.findTurn(event.turnId);
+      if (!turn) return;
+      turn.startedAt = Math.floor(event.startedAtMs / 1000);
+      thread.runningTurnId = event.turnId;
+      thread.status = { type: 'active', activeFlags: [] };
+      out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
+      toSubscribers('turn/started', { threadId: thread.id, turn: { ...turn, items: [], itemsView: 'notLoaded' } });
+      return;
+    }
+    case 'materialized':
+      thread.materialized = true;
+      ctx.rollouts.remember(thread.id, event.path);
+      return;
+    case 'userItem': {
+      thread.findTurn(event.turnId)?.items.push(event.item);
+      const base = { threadId: thread.id, turnId: event.turnId };
+      toSubscribers('item/started', { item: { ...event.item, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
+      toSubscribers('item/completed', { item: event.item, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
+      return;
+    }
+    case 'agentItemStarted':
+      thread.findTurn(event.turnId)?.items.push(event.item);
+      toSubscribers('item/started', { item: event.item, threadId: thread.id, turnId: event.turnId, startedAtMs: event.item.startedAtMs });
+      return;
+    case 'agentDelta': {
+      const item = thread.findTurn(event.turnId)?.items.find((candidate) => candidate.type === 'agentMessage');
+      if (item?.type === 'agentMessage') item.text += event.delta;
+      toSubscribers('item/agentMessage/delta', { threadId: thread.id, turnId: event.turnId, itemId: event.itemId, delta: event.delta });
+      return;
+    }
+    case 'agentItemCompleted': {
+      const turn = thread.findTurn(event.turnId);
+      if (turn) {
+        const index = turn.items.findIndex((item) => item.type === 'agentMessage');
+        if (index >= 0) turn.items[index] = event.item;
+        else turn.items.push(event.item);
+      }
+      toSubscribers('item/completed', {
+        item: event.item,
+        threadId: thread.id,
+        turnId: event.turnId,
+        contentTokenCount: null,
+        completedAtMs: event.item.completedAtMs,
+      });
+      return;
+    }
+    case 'tokenUsage':
+      thread.lastTokenUsage = event.usage;
+      toSubscribers('thread/tokenUsage/updated', {
+        threadId: thread.id,
+        turnId: event.turnId,
+        tokenUsage: { total: breakdown(event.usage.total), last: breakdown(event.usage.last), modelContextWindow: event.usage.modelContextWindow },
+      });
+      return;
+    case 'warning':
+      ctx.log('warn', event.message, { threadId: thread.id });
+      toSubscribers('warning', { threadId: thread.id, message: event.message });
+      return;
+    case 'retrying':
+      ctx.log('warn', 'model request retrying', { threadId: thread.id, turnId: event.turnId, detail: event.message });
+      return;
+    case 'turnEnded':
+      ctx.log(event.status === 'failed' ? 'warn' : 'info', 'turn ended', {
+        threadId: thread.id,
+        turnId: event.turnId,
+        status: event.status,
+        durationMs: event.durationMs,
+        ...(event.error ? { error: event.error.message } : {}),
+      });
+      endTurn(ctx, thread, event.turnId, event.status, event.error, event.completedAtMs, event.durationMs);
+      if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
+      return;
+  }
+}
+
+/** Ends a turn the actor can no longer report on (its worker is gone or refused the command). */
+export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: string, message: string): void {
+  const turn = thread.findTurn(turnId);
+  if (!turn || turn.status !== 'inProgress') return;
+  ctx.log('warn', 'turn ended', { threadId: thread.id, turnId, status: 'failed', error: message });
+  const now = ctx.clock.now();
+  const startedMs = (turn.startedAt ?? Math.floor(now / 1000)) * 1000;
+  endTurn(ctx, thread, turnId, 'failed', { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null }, now, now - startedMs);
+}
+
+function endTurn(
+  ctx: HostContext,
+  thread: LoadedThread,
+  turnId: string,
+  status: 'completed' | 'interrupted' | 'failed',
+  error: TurnError | null,
+  completedAtMs: number,
+  durationMs: number,
+): void {
+  const turn = thread.findTurn(turnId);
+  if (!turn || turn.status !== 'inProgress') return;
+  turn.status = status;
+  turn.error = error;
+  turn.completedAt = Math.floor(completedAtMs / 1000);
+  turn.startedAt ??= turn.completedAt;
+  turn.durationMs = durationMs;
+  thread.pendingTurns = Math.max(0, thread.pendingTurns - 1);
+  if (thread.runningTurnId === turnId) thread.runningTurnId = null;
+  thread.inactiveSince = ctx.clock.now();
+  thread.status = status === 'failed' ? { type: 'systemError' } : thread.pendingTurns > 0 ? thread.status : { type: 'idle' };
+  const out = ctx.outgoing;
+  out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
+  if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
+  out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
+  ctx.supervisor.noteChanged(thread);
+}
+
+// turn/completed carries only the final agent message ("summary"); a failed or interrupted
+// turn carries none.
+function completedView(turn: Turn): Turn {
+  if (turn.status !== 'completed') return { ...turn, items: [], itemsView: 'notLoaded' };
+  const agent = turn.items.filter((item) => item.type === 'agentMessage');
+  return { ...turn, items: agent.slice(-1), itemsView: 'summary' };
+}

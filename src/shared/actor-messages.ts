@@ -1,0 +1,98 @@
+// Every message that crosses between the main thread and a pool worker, in one place.
+// Commands go main -> worker as comlink calls on the worker's `ActorHostApi`; events go
+// worker -> main on a separate port as plain objects; a cold resume's state returns packed
+// with msgpackr (see snapshot-codec.ts for the measurements behind that split).
+import type { ProviderConfig } from '../main/config/host-config.js';
+import type { AgentMessageItem, ModelUsage, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
+
+/** Settings a turn runs with: the thread's, with per-turn overrides applied. */
+export interface ThreadSettings {
+  model: string;
+  modelProvider: string;
+  cwd: string;
+  approvalPolicy: unknown;
+  approvalsReviewer: string;
+  sandboxMode: string;
+  baseInstructions: string | null;
+  developerInstructions: string | null;
+  effort: string | null;
+}
+
+/** A provider with its key already read from the environment on the main thread. */
+export type ResolvedProvider = ProviderConfig & { apiKey: string | null };
+
+/** What a worker needs to host one thread's actor. */
+export interface ActorInit {
+  threadId: string;
+  /** Where the rollout lives; null for an ephemeral thread (never written). */
+  rolloutPath: string | null;
+  /** True for a cold resume: replay the existing rollout before taking turns. */
+  resume: boolean;
+  session: { createdAtMs: number; originator: string; cliVersion: string; source: string };
+  settings: ThreadSettings;
+  provider: ResolvedProvider;
+  userAgent: string;
+}
+
+/** What a cold resume learned from the rollout. */
+export interface ActorResumeState {
+  turns: Turn[];
+  preview: string;
+  updatedAtMs: number;
+  createdAtMs: number | null;
+  cwd: string | null;
+  modelProvider: string | null;
+  model: string | null;
+  lastTokenUsage: TokenUsageSnapshot | null;
+}
+
+/** Totals and the last sampling, in the wire's breakdown spelling. */
+export interface TokenUsageSnapshot {
+  total: ModelUsage;
+  last: ModelUsage;
+  modelContextWindow: number;
+}
+
+/** One `turn/start`, as the actor runs it. */
+export interface TurnCommand {
+  turnId: string;
+  userItemId: string;
+  clientId: string | null;
+  input: UserInput[];
+  settings: ThreadSettings;
+  outputSchema: unknown;
+}
+
+/** Events an actor reports; each names its thread. */
+export type ActorEvent =
+  | { type: 'turnStarted'; threadId: string; turnId: string; startedAtMs: number }
+  | { type: 'materialized'; threadId: string; path: string }
+  | { type: 'userItem'; threadId: string; turnId: string; item: UserMessageItem }
+  | { type: 'agentItemStarted'; threadId: string; turnId: string; item: AgentMessageItem }
+  | { type: 'agentDelta'; threadId: string; turnId: string; itemId: string; delta: string }
+  | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem }
+  | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
+  | { type: 'retrying'; threadId: string; turnId: string; message: string }
+  /** Something the client should know that did not fail a turn (e.g. a rollout recreated). */
+  | { type: 'warning'; threadId: string; message: string }
+  | {
+      type: 'turnEnded';
+      threadId: string;
+      turnId: string;
+      status: Exclude<TurnStatus, 'inProgress'>;
+      error: TurnError | null;
+      completedAtMs: number;
+      durationMs: number;
+      /** False when history could not be written: the client is told, nothing is hidden. */
+      persisted: boolean;
+    };
+
+/** The API a worker exposes over comlink, one per worker, multiplexing its actors. */
+export interface ActorHostApi {
+  /** Creates the actor; for a cold resume, returns its `ActorResumeState` packed by snapshot-codec. */
+  spawn(init: ActorInit): Promise<Uint8Array | null>;
+  startTurn(threadId: string, command: TurnCommand): Promise<void>;
+  interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
+  close(threadId: string): Promise<'closed' | 'notFound'>;
+  ping(): Promise<number>;
+}

@@ -1,0 +1,148 @@
+// Reads a rollout file back for a cold `thread/resume` or a `thread/read`: splits it into
+// records, tolerates the damage a crashed writer leaves, and gathers the thread-level facts
+// (session meta, latest model, last token usage, update time). Turns and the conversation to
+// replay are rebuilt by turn-history-builder.ts from the same records, in one pass:
+//
+//   text ──split──► line ──parseLine──► record ──┬──► thread facts (here)
+//                   (torn last line dropped,     └──► TurnHistoryBuilder: turns, messages
+//                    other bad lines counted)
+
+import { readFile } from 'node:fs/promises';
+import type { ConversationMessage, TokenUsageBreakdown, Turn } from '../wire-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../wire-types.js';
+import type { Json } from './rollout-json.js';
+import { num, obj, parseLine, parseTs, str } from './rollout-json.js';
+import { TurnHistoryBuilder } from './turn-history-builder.js';
+
+/** Thread-level facts from `session_meta` (model: the latest `turn_context`'s). */
+export interface RolloutMeta {
+  createdAtMs: number;
+  cwd: string;
+  originator: string;
+  cliVersion: string;
+  source: string;
+  modelProvider: string;
+  model: string | null;
+  baseInstructions: string | null;
+  historyMode: 'legacy' | 'paginated' | null;
+}
+
+/** The last `token_count` in the file, in wire spelling. */
+export interface RolloutTokenUsage {
+  total: TokenUsageBreakdown;
+  last: TokenUsageBreakdown;
+  modelContextWindow: number;
+}
+
+/** Everything a cold resume needs from one rollout file. */
+export interface ParsedRollout {
+  threadId: string | null;
+  meta: RolloutMeta | null;
+  turns: Turn[];
+  messages: ConversationMessage[];
+  preview: string;
+  lastTokenUsage: RolloutTokenUsage | null;
+  /** Timestamp of the last line (ms); 0 for an empty file. */
+  updatedAtMs: number;
+  lastTurnId: string | null;
+  /** Unparseable lines other than a torn last line. */
+  skippedLines: number;
+}
+
+/** Reads and parses a rollout file. */
+export async function readRollout(path: string): Promise<ParsedRollout> {
+  return parseRollout(await readFile(path, 'utf8'));
+}
+
+/** Parses rollout text. A torn (unparseable) last line is ignored silently. */
+export function parseRollout(text: string): ParsedRollout {
+  const raw = text.split('\n');
+  let lastIndex = raw.length - 1;
+  while (lastIndex >= 0 && (raw[lastIndex] as string).trim() === '') lastIndex -= 1;
+  const history = new TurnHistoryBuilder();
+  let session: { threadId: string | null; meta: RolloutMeta } | null = null;
+  let latestModel: string | null = null;
+  let lastTokenUsage: RolloutTokenUsage | null = null;
+  let updatedAtMs = 0;
+  let skippedLines = 0;
+  for (let i = 0; i <= lastIndex; i += 1) {
+    const source = raw[i] as string;
+    if (source.trim() === '') continue;
+    const record = parseLine(source);
+    if (record === null) {
+      // The writer crashed mid-write: only the last line can be torn, so that one is expected.
+      if (i !== lastIndex) skippedLines += 1;
+      continue;
+    }
+    const { ts, type, payload } = record;
+    if (ts !== null) updatedAtMs = ts;
+    // A fork may copy its parent's session_meta later on; the first one wins.
+    if (type === 'session_meta') session ??= sessionMeta(payload, ts);
+    else if (type === 'turn_context') latestModel = str(payload.model) ?? latestModel;
+    else if (type === 'event_msg' && payload.type === 'token_count') lastTokenUsage = tokenUsage(payload) ?? lastTokenUsage;
+    history.handle(record, i);
+  }
+  const { turns, messages } = history.finish();
+  const meta = session === null ? null : { ...session.meta, model: latestModel ?? session.meta.model };
+  return {
+    threadId: session?.threadId ?? null,
+    meta,
+    turns,
+    messages,
+    preview: preview(turns),
+    lastTokenUsage,
+    updatedAtMs,
+    lastTurnId: turns.at(-1)?.id ?? null,
+    skippedLines,
+  };
+}
+
+function sessionMeta(p: Json, ts: number | null): { threadId: string | null; meta: RolloutMeta } {
+  const base = p.base_instructions;
+  const baseObj = obj(base);
+  const mode = str(p.history_mode);
+  return {
+    threadId: str(p.id) ?? str(p.session_id),
+    meta: {
+      createdAtMs: parseTs(p.timestamp) ?? ts ?? 0,
+      cwd: str(p.cwd) ?? '',
+      originator: str(p.originator) ?? '',
+      cliVersion: str(p.cli_version) ?? '',
+      source: str(p.source) ?? 'unknown',
+      modelProvider: str(p.model_provider) ?? '',
+      model: str(obj(baseObj?.provenance)?.model),
+      baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),
+      historyMode: mode === 'legacy' || mode === 'paginated' ? mode : null,
+    },
+  };
+}
+
+// `info` is null when the turn ended before any usage was reported (an interrupt, a failed
+// request); the previous figures then stand.
+function tokenUsage(p: Json): RolloutTokenUsage | null {
+  const info = obj(p.info);
+  if (info === null) return null;
+  return {
+    total: breakdown(obj(info.total_token_usage)),
+    last: breakdown(obj(info.last_token_usage)),
+    modelContextWindow: num(info.model_context_window) ?? DEFAULT_MODEL_CONTEXT_WINDOW,
+  };
+}
+
+function breakdown(u: Json | null): TokenUsageBreakdown {
+  return {
+    totalTokens: num(u?.total_tokens) ?? 0,
+    inputTokens: num(u?.input_tokens) ?? 0,
+    cachedInputTokens: num(u?.cached_input_tokens) ?? 0,
+    cacheWriteInputTokens: num(u?.cache_write_input_tokens) ?? 0,
+    outputTokens: num(u?.output_tokens) ?? 0,
+    reasoningOutputTokens: num(u?.reasoning_output_tokens) ?? 0,
+  };
+}
+
+// The thread's preview is the text of its first user message.
+function preview(turns: Turn[]): string {
+  const firstUser = turns.flatMap((t) => t.items).find((item) => item.type === 'userMessage');
+  const firstText = firstUser?.type === 'userMessage' ? firstUser.content.find((c) => c.type === 'text') : undefined;
+  return firstText?.type === 'text' ? firstText.text : '';
+}

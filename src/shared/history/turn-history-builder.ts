@@ -1,0 +1,256 @@
+// Rebuilds a thread's turns, and the conversation to replay to the model, from its rollout
+// records. It reads the reference's legacy lines (`user_message`/`agent_message` events), its
+// paginated lines (`item_completed`) and what rollout-lines.ts writes, following the
+// reference's ThreadHistoryBuilder (codex-rs/app-server-protocol/src/protocol/thread_history.rs):
+//
+//   task_started            opens a turn (inProgress) with the event's turn id
+//   user_message/agent_...  legacy items; ids come from the neighbouring response_item
+//   item_completed          paginated items, upserted by id into the turn they name
+//   error                   marks the open turn failed (unless the error kind does not count)
+//   turn_aborted            marks the named turn interrupted
+//   task_complete           closes the named turn: failed if it carries an `error` (0.171.0),
+//                           else completed unless already failed/interrupted
+//
+// A turn still inProgress at the end had no terminal event and is reported `interrupted`, as
+// the reference does for a thread that is not running (spec §5.4). An interrupted turn keeps
+// only the items that completed: the model's partial output never reaches the rollout, and the
+// `<turn_aborted>` note the harness adds as a user-role response item is neither a user item
+// nor part of the replayed conversation.
+
+import type { ConversationMessage, ThreadItem, Turn, TurnError, TurnId, TurnStatus, UserMessageItem } from '../wire-types.js';
+import type { Json, RolloutRecord } from './rollout-json.js';
+import { num, obj, str } from './rollout-json.js';
+import {
+  agentItem,
+  coreUserInput,
+  errorKind,
+  isUserAuthored,
+  legacyUserContent,
+  messageText,
+  turnError,
+} from './rollout-items.js';
+
+/** What the builder rebuilds: the turns, and the messages to replay to the model. */
+export interface TurnHistory {
+  turns: Turn[];
+  messages: ConversationMessage[];
+}
+
+// ErrorEvent::affects_turn_status: these error kinds do not fail the turn.
+const NON_FAILING_ERRORS = new Set(['thread_rollback_failed', 'active_turn_not_steerable']);
+
+interface PendingTurn {
+  turn: Turn;
+  // Opened by task_started; an implicit turn (older rollouts) is one user message's worth.
+  explicit: boolean;
+  startedAtMs: number | null;
+  // Items whose id is still unknown (a legacy event whose response_item has not been seen).
+  unnamed: Set<ThreadItem>;
+}
+
+/** Feeds on rollout records in file order; `finish` once at the end. */
+export class TurnHistoryBuilder {
+  #turns: PendingTurn[] = [];
+  #current: PendingTurn | null = null;
+  #messages: ConversationMessage[] = [];
+  // A legacy user response_item precedes its user_message event; an assistant one follows it.
+  #userResponseId: string | null = null;
+  #generatedIds = 0;
+
+  /** Takes one record; `index` is its line number, used to name turns that have no id. */
+  handle(record: RolloutRecord, index: number): void {
+    if (record.type === 'response_item') this.#responseItem(record.payload);
+    else if (record.type === 'event_msg') this.#event(record.payload, record.ts, index);
+  }
+
+  finish(): TurnHistory {
+    this.#close();
+    return { turns: this.#turns.map((pending) => this.#materialise(pending)), messages: this.#messages };
+  }
+
+  #responseItem(p: Json): void {
+    if (p.type !== 'message') return;
+    const text = messageText(p.content);
+    const id = str(p.id);
+    if (p.role === 'user') {
+      // Harness notes such as `<turn_aborted>` must not name the next legacy user item either.
+      if (!isUserAuthored(p, text)) return;
+      this.#messages.push({ role: 'user', text });
+      // The reference names it `msg_<uuid>`; the item id is the bare uuid.
+      this.#userResponseId = id?.startsWith('msg_') ? id.slice(4) : id;
+    } else if (p.role === 'assistant') {
+      if (text !== '') this.#messages.push({ role: 'assistant', text });
+      const unnamed = this.#current === null ? undefined : [...this.#current.unnamed].reverse();
+      const target = unnamed?.find((item) => item.type === 'agentMessage' && item.text === text);
+      if (target !== undefined && id !== null) {
+        target.id = id;
+        this.#current?.unnamed.delete(target);
+      }
+    }
+  }
+
+  #event(p: Json, ts: number | null, index: number): void {
+    // `turn_*` are the v2 aliases the reference also accepts for `task_*`.
+    switch (p.type) {
+      case 'task_started': case 'turn_started': return this.#turnStarted(p, ts);
+      case 'task_complete': case 'turn_complete': return this.#turnCompleted(p, ts);
+      case 'turn_aborted': return this.#turnAborted(p, ts);
+      case 'error': return this.#errorEvent(p);
+      case 'user_message': return this.#legacyUser(p, ts, index);
+      case 'agent_message': return this.#legacyAgent(p, ts, index);
+      case 'item_completed': return this.#itemCompleted(p, ts, index);
+    }
+  }
+
+  #turnStarted(p: Json, ts: number | null): void {
+    this.#close();
+    const id = (str(p.turn_id) ?? `rollout-${this.#turns.length}`) as TurnId;
+    this.#current = {
+      turn: emptyTurn(id, (str(p.root_turn_id) ?? id) as TurnId, 'inProgress'),
+      explicit: true,
+      startedAtMs: ts,
+      unnamed: new Set(),
+    };
+    this.#current.turn.startedAt = num(p.started_at) ?? (ts === null ? null : Math.floor(ts / 1000));
+    this.#userResponseId = null;
+  }
+
+  // 0.171.0 records a failed turn as a task_complete whose `error` says why; older releases
+  // wrote an `error` event first and a plain task_complete after it.
+  #turnCompleted(p: Json, ts: number | null): void {
+    const pending = this.#endedTurn(p);
+    if (pending === null) return;
+    const error = obj(p.error);
+    if (error !== null) fail(pending.turn, turnError(error));
+    else if (pending.turn.status === 'inProgress') pending.turn.status = 'completed';
+    this.#stamp(pending, p, ts);
+    if (pending === this.#current) this.#close();
+  }
+
+  // The turn stays current: nothing after an abort belongs to another turn until task_started.
+  #turnAborted(p: Json, ts: number | null): void {
+    const pending = this.#endedTurn(p);
+    if (pending === null) return;
+    pending.turn.status = 'interrupted';
+    this.#stamp(pending, p, ts);
+  }
+
+  #errorEvent(p: Json): void {
+    const kind = errorKind(p);
+    if (kind !== undefined && NON_FAILING_ERRORS.has(kind)) return;
+    if (this.#current !== null) fail(this.#current.turn, turnError(p));
+  }
+
+  // The turn a terminal event names, else the open one.
+  #endedTurn(p: Json): PendingTurn | null {
+    const turnId = str(p.turn_id);
+    const named = turnId === null ? undefined : [this.#current, ...this.#turns].find((t) => t?.turn.id === turnId);
+    return named ?? this.#current;
+  }
+
+  #stamp(pending: PendingTurn, p: Json, ts: number | null): void {
+    pending.turn.completedAt = num(p.completed_at) ?? (ts === null ? null : Math.floor(ts / 1000));
+    pending.turn.durationMs =
+      num(p.duration_ms) ?? (ts !== null && pending.startedAtMs !== null ? ts - pending.startedAtMs : null);
+  }
+
+  #legacyUser(p: Json, ts: number | null, index: number): void {
+    // Older rollouts have no task_started: each user message then opens its own turn.
+    if (this.#current !== null && !this.#current.explicit) this.#close();
+    const pending = this.#ensureTurn(index);
+    const item: UserMessageItem = {
+      type: 'userMessage',
+      id: '',
+      clientId: str(p.client_id),
+      content: legacyUserContent(p),
+      startedAtMs: ts,
+      completedAtMs: ts,
+    };
+    pending.turn.items.push(item);
+    if (this.#userResponseId === null) pending.unnamed.add(item);
+    else item.id = this.#userResponseId;
+    this.#userResponseId = null;
+  }
+
+  #legacyAgent(p: Json, ts: number | null, index: number): void {
+    const text = str(p.message) ?? '';
+    if (text === '') return;
+    const pending = this.#ensureTurn(index);
+    // Some legacy writers also persist the agent's item_completed; if it came first, keep it.
+    const last = pending.turn.items.at(-1);
+    if (last?.type === 'agentMessage' && last.text === text && !pending.unnamed.has(last)) return;
+    const item = agentItem('', text, ts, ts);
+    pending.turn.items.push(item);
+    pending.unnamed.add(item);
+  }
+
+  #itemCompleted(p: Json, ts: number | null, index: number): void {
+    const core = obj(p.item);
+    const id = str(core?.id);
+    if (core === null || id === null) return;
+    const completedAtMs = num(p.completed_at_ms) ?? ts;
+    const startedAtMs = num(p.started_at_ms) ?? completedAtMs;
+    let item: ThreadItem;
+    if (core.type === 'UserMessage') {
+      const content = Array.isArray(core.content) ? core.content.flatMap(coreUserInput) : [];
+      item = { type: 'userMessage', id, clientId: str(core.client_id), content, startedAtMs, completedAtMs };
+    } else if (core.type === 'AgentMessage') {
+      item = agentItem(id, messageText(core.content), startedAtMs, completedAtMs);
+    } else {
+      return;
+    }
+    const turnId = str(p.turn_id);
+    const pending = [this.#current, ...this.#turns].find((t) => t?.turn.id === turnId) ?? this.#ensureTurn(index);
+    const items = pending.turn.items;
+    // Upsert: same id, else the legacy twin of this item that is still waiting for its id.
+    const twin =
+      items.find((existing) => existing.id === id && existing.type === item.type) ??
+      [...pending.unnamed].find((u) => u.type === item.type && sameText(u, item));
+    if (twin === undefined) items.push(item);
+    else {
+      items[items.indexOf(twin)] = item;
+      pending.unnamed.delete(twin);
+    }
+  }
+
+  #ensureTurn(index: number): PendingTurn {
+    this.#current ??= {
+      turn: emptyTurn(`rollout-${index}` as TurnId, `rollout-${index}` as TurnId, 'completed'),
+      explicit: false,
+      startedAtMs: null,
+      unnamed: new Set(),
+    };
+    return this.#current;
+  }
+
+  #close(): void {
+    const pending = this.#current;
+    this.#current = null;
+    if (pending === null || (pending.turn.items.length === 0 && !pending.explicit)) return;
+    this.#turns.push(pending);
+  }
+
+  #materialise(pending: PendingTurn): Turn {
+    // Items whose id never showed up get the reference's positional `item-N` names.
+    for (const item of pending.unnamed) item.id = `item-${++this.#generatedIds}`;
+    pending.unnamed.clear();
+    const turn = pending.turn;
+    // No terminal event and the thread is not running: the turn was interrupted.
+    return turn.status === 'inProgress' ? { ...turn, status: 'interrupted' } : { ...turn };
+  }
+}
+
+function fail(turn: Turn, error: TurnError): void {
+  turn.status = 'failed';
+  turn.error = error;
+}
+
+function emptyTurn(id: TurnId, rootTurnId: TurnId, status: TurnStatus): Turn {
+  return { id, rootTurnId, items: [], itemsView: 'full', status, error: null, startedAt: null, completedAt: null, durationMs: null };
+}
+
+function sameText(a: ThreadItem, b: ThreadItem): boolean {
+  if (a.type === 'agentMessage' && b.type === 'agentMessage') return a.text === b.text;
+  if (a.type === 'userMessage' && b.type === 'userMessage') return JSON.stringify(a.content) === JSON.stringify(b.content);
+  return false;
+}

@@ -1,0 +1,211 @@
+import { describe, expect, test } from 'vitest';
+import type { Clock } from '../../../../src/shared/clock.js';
+import type { CoordinationHold } from '../../../../src/main/locks/coordination-lock.js';
+import { CoordinationPoller, type PollOutcome } from '../../../../src/main/locks/coordination-poller.js';
+
+/** A clock whose time moves only when the test says so. */
+class FakeClock implements Clock {
+  #now = 0;
+  #nextId = 1;
+  readonly #timers = new Map<number, { at: number; fn: () => void }>();
+  timersSet = 0;
+
+  now(): number {
+    return this.#now;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.#nextId++;
+    this.timersSet += 1;
+    this.#timers.set(id, { at: this.#now + ms, fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+  activeTimers(): number {
+    return this.#timers.size;
+  }
+  /** Runs due timers in time order, moving `now` to each one's due time. */
+  advance(ms: number): void {
+    const target = this.#now + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const entry of this.#timers) if (entry[1].at <= target && (next === undefined || entry[1].at < next[1].at)) next = entry;
+      if (next === undefined) break;
+      this.#timers.delete(next[0]);
+      this.#now = next[1].at;
+      next[1].fn();
+    }
+    this.#now = target;
+  }
+}
+
+/** A coordination lock that is free or held "by another process", counting attempts. */
+class FakeCoordination {
+  state: 'free' | 'held' = 'free';
+  attemptTimes: number[] = [];
+  holds = 0;
+  inside = false;
+  constructor(private readonly clock: FakeClock) {}
+  tryEnter = (): CoordinationHold | undefined => {
+    this.attemptTimes.push(this.clock.now());
+    if (this.state === 'held') return undefined;
+    this.holds += 1;
+    this.inside = true;
+    return { exit: () => (this.inside = false) };
+  };
+}
+
+function setup(pollIntervalMs = 50) {
+  const clock = new FakeClock();
+  const coordination = new FakeCoordination(clock);
+  const poller = new CoordinationPoller({ clock, pollIntervalMs, tryEnter: coordination.tryEnter });
+  return { clock, coordination, poller };
+}
+
+/**
+ * Records a promise's outcome and the fake time when its continuation ran. Timers fire inside
+ * `advance`, so advance exactly to the expected instant before flushing.
+ */
+function track<T>(promise: Promise<T>, clock: FakeClock) {
+  const seen: { value?: T; error?: unknown; at?: number } = {};
+  promise.then(
+    (value) => Object.assign(seen, { value, at: clock.now() }),
+    (error: unknown) => Object.assign(seen, { error, at: clock.now() }),
+  );
+  return seen;
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('CoordinationPoller', () => {
+  test('an uncontended acquisition is served synchronously under coordination and arms no timer', async () => {
+    const { clock, coordination, poller } = setup();
+    const outcome = poller.enqueue(() => (coordination.inside ? 'served inside' : 'served outside'), 30_000);
+    expect(poller.pendingCount()).toBe(0);
+    expect(clock.timersSet).toBe(0);
+    expect(coordination.inside).toBe(false);
+    await expect(outcome).resolves.toEqual({ kind: 'served', value: 'served inside' });
+  });
+
+  test('while contended it retries every poll interval and serves on the first attempt after release', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    const seen = track(poller.enqueue(() => 'lock', 30_000), clock);
+    clock.advance(149);
+    expect(coordination.attemptTimes).toEqual([0, 50, 100]);
+    coordination.state = 'free';
+    clock.advance(1);
+    await flush();
+    expect(coordination.attemptTimes).toEqual([0, 50, 100, 150]);
+    expect(seen).toEqual({ value: { kind: 'served', value: 'lock' }, at: 150 });
+    expect(clock.activeTimers()).toBe(0);
+  });
+
+  test('honours a configured poll interval', () => {
+    const { clock, coordination, poller } = setup(/*pollIntervalMs*/ 20);
+    coordination.state = 'held';
+    void poller.enqueue(() => 'lock', 100).catch(() => {});
+    clock.advance(100);
+    expect(coordination.attemptTimes).toEqual([0, 20, 40, 60, 80, 100]);
+  });
+
+  test('each acquisition times out at its own deadline, not at the next poll tick', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    const short = track(poller.enqueue(() => 'short', 120), clock);
+    const long = track(poller.enqueue(() => 'long', 1_000), clock);
+    clock.advance(119);
+    await flush();
+    expect(short).toEqual({});
+    clock.advance(1);
+    await flush();
+    expect(short).toEqual({ value: { kind: 'timedOut' }, at: 120 });
+    expect(poller.pendingCount()).toBe(1);
+    coordination.state = 'free';
+    clock.advance(30);
+    await flush();
+    expect(long).toEqual({ value: { kind: 'served', value: 'long' }, at: 150 });
+    expect(coordination.attemptTimes).toEqual([0, 50, 100, 120, 150]);
+  });
+
+  test('a shorter deadline that joins a waiting batch re-arms the timer so it is not late', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    void poller.enqueue(() => 'first', 30_000).catch(() => {});
+    clock.advance(10);
+    const quick = track(poller.enqueue(() => 'quick', 5), clock);
+    expect(clock.activeTimers()).toBe(1);
+    clock.advance(5);
+    await flush();
+    expect(quick).toEqual({ value: { kind: 'timedOut' }, at: 15 });
+    expect(coordination.attemptTimes).toEqual([0, 15]);
+    poller.close();
+  });
+
+  test('a timeout of zero makes exactly one attempt', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    await expect(poller.enqueue(() => 'x', 0)).resolves.toEqual({ kind: 'timedOut' });
+    expect(coordination.attemptTimes).toEqual([0]);
+    expect(clock.timersSet).toBe(0);
+  });
+
+  test('eight waiting acquisitions share one timer and are all served under a single hold', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    const outcomes: Promise<PollOutcome<string>>[] = [];
+    for (let index = 0; index < 8; index += 1) {
+      outcomes.push(poller.enqueue(() => (coordination.inside ? `t${index}` : 'outside'), 30_000));
+      expect(clock.activeTimers()).toBe(1);
+    }
+    expect(poller.pendingCount()).toBe(8);
+    clock.advance(200);
+    expect(clock.activeTimers()).toBe(1);
+    coordination.state = 'free';
+    clock.advance(50);
+    expect(await Promise.all(outcomes)).toEqual(
+      ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'].map((value) => ({ kind: 'served', value })),
+    );
+    expect(coordination.holds).toBe(1);
+    expect(coordination.inside).toBe(false);
+    expect(clock.timersSet).toBe(5);
+    expect(clock.activeTimers()).toBe(0);
+  });
+
+  test('a serve that throws rejects only its own acquisition and coordination is still let go', async () => {
+    const { poller, coordination } = setup();
+    const failing = poller.enqueue(() => {
+      throw new Error('EACCES opening thread file');
+    }, 1_000);
+    const fine = poller.enqueue(() => 'ok', 1_000);
+    await expect(failing).rejects.toThrow('EACCES opening thread file');
+    await expect(fine).resolves.toEqual({ kind: 'served', value: 'ok' });
+    expect(coordination.inside).toBe(false);
+  });
+
+  test('an error entering coordination rejects the whole waiting batch', async () => {
+    const clock = new FakeClock();
+    const poller = new CoordinationPoller({
+      clock,
+      pollIntervalMs: 50,
+      tryEnter: () => {
+        throw new Error('EACCES: thread-writer-locks');
+      },
+    });
+    await expect(poller.enqueue(() => 'x', 1_000)).rejects.toThrow('EACCES: thread-writer-locks');
+    expect(poller.pendingCount()).toBe(0);
+    expect(clock.activeTimers()).toBe(0);
+  });
+
+  test('close rejects waiting acquisitions, cancels the timer and refuses new ones', async () => {
+    const { clock, coordination, poller } = setup();
+    coordination.state = 'held';
+    const waiting = poller.enqueue(() => 'x', 30_000);
+    poller.close();
+    await expect(waiting).rejects.toThrow('coordination poller is closed');
+    expect(clock.activeTimers()).toBe(0);
+    await expect(poller.enqueue(() => 'y', 30_000)).rejects.toThrow('coordination poller is closed');
+    expect(coordination.attemptTimes).toEqual([0]);
+  });
+});
