@@ -55,12 +55,30 @@ async function main(argv: string[]): Promise<number> {
       const { runDemo } = await import('./demo.js');
       return runDemo(rest);
     }
-    case 'bench': {
-      const { runBenchCommand } = await import('../../bench/bench-command.js');
-      return runBenchCommand(rest);
-    }
+    case 'bench':
+      return runBench(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+// The bench lives outside the host's source tree and drives servers from outside, so it runs
+// as its own process instead of being imported; Ctrl-C reaches both, and the bench reaps its
+// children before it exits.
+async function runBench(args: string[]): Promise<number> {
+  const { spawn } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const entry = fileURLToPath(new URL('../../bench/main.js', import.meta.url));
+  const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: 'inherit' });
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 130 : 1)));
+    });
+  } finally {
+    process.off('SIGINT', ignore);
   }
 }
 

@@ -2,7 +2,8 @@
 // Commands go main -> worker as comlink calls on the worker's `ActorHostApi`; events go
 // worker -> main on a separate port as plain objects; a cold resume's state returns packed
 // with msgpackr (see snapshot-codec.ts for the measurements behind that split).
-import type { ProviderConfig } from '../main/config/host-config.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { ResolvedProvider } from './model-provider.js';
 import type { AgentMessageItem, ModelUsage, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
 
 /** Settings a turn runs with: the thread's, with per-turn overrides applied. */
@@ -17,9 +18,6 @@ export interface ThreadSettings {
   developerInstructions: string | null;
   effort: string | null;
 }
-
-/** A provider with its key already read from the environment on the main thread. */
-export type ResolvedProvider = ProviderConfig & { apiKey: string | null };
 
 /** What a worker needs to host one thread's actor. */
 export interface ActorInit {
@@ -95,4 +93,14 @@ export interface ActorHostApi {
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;
   ping(): Promise<number>;
+}
+
+/**
+ * The one Piscina task a worker ever runs: it attaches the worker's actor host to these two
+ * ports (comlink commands in, actor events out) and returns the worker's id.
+ */
+export interface AttachTask {
+  kind: 'attach';
+  hostPort: MessagePort;
+  eventPort: MessagePort;
 }

@@ -5,11 +5,6 @@
 import type { ConversationMessage, ModelUsage } from '../../shared/wire-types.js';
 import { ModelAbortedError, type ModelClient, type ModelEvent, type ModelRequest } from './model-client.js';
 
-/** The provider id under which the embedded responder is reported. */
-export const EMBEDDED_PROVIDER_ID = 'embedded';
-/** The model name the embedded responder reports. */
-export const EMBEDDED_MODEL = 'thread-host-echo';
-
 // Enough deltas to exercise streaming clients, few enough to keep a turn cheap.
 const MAX_DELTA_CHUNKS = 8;
 

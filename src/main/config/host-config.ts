@@ -1,23 +1,10 @@
 // The validated configuration a host runs with. Keys and defaults follow the reference's
 // config.toml so a home can be shared with it; thread-host's own keys are marked.
 import { uptime } from 'node:os';
-import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID } from '../../actors/model/embedded-responder.js';
+import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID, type ProviderConfig } from '../../shared/model-provider.js';
 import { ConfigError, type ConfigDocument } from './config-document.js';
 
-/** A Responses-API endpoint, or the built-in local responder. */
-export type ProviderConfig =
-  | { kind: 'embedded'; id: string; name: string }
-  | {
-      kind: 'responses';
-      id: string;
-      name: string;
-      baseUrl: string;
-      envKey: string | null;
-      requestMaxRetries: number;
-      streamMaxRetries: number;
-      streamIdleTimeoutMs: number;
-      requestTimeoutMs: number;
-    };
+export type { ProviderConfig };
 
 /** Everything a thread needs from configuration, resolved and checked. */
 export interface HostConfig {

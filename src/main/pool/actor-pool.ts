@@ -7,7 +7,7 @@
 //   ┌──────────────┐  comlink (commands)     ┌──────────────────────────┐
 //   │ WorkerLink k ├────────────────────────>│ ActorHost ─ ThreadActor… │
 //   │              │<────────────────────────┤  (one mailbox per actor) │
-//   └──────────────┘  events (msgpackr)      └──────────────────────────┘
+//   └──────────────┘  events (plain objects) └──────────────────────────┘
 //
 // Piscina's job is the workers' lifecycle: start them, replace one that dies, apply
 // resource limits, tear them down. Its default idle mode parks a worker in Atomics.wait,
@@ -15,19 +15,12 @@
 // Placement is ours: Piscina would stack every actor on one worker, so a custom load
 // balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
 // on the live worker hosting the fewest.
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
-import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState } from '../../shared/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../shared/actor-messages.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
-
-/** The message a worker's bootstrap task receives. */
-export interface AttachTask {
-  kind: 'attach';
-  hostPort: MessagePort;
-  eventPort: MessagePort;
-}
 
 /** The main thread's handle on one live worker. */
 export interface WorkerLink {

@@ -7,8 +7,6 @@
 import { formatFloatForError, numberText, readNumber, type NumberReading } from './json-number.js';
 import { JsonNumber, toPlainJson, type JsonValue } from './json-text.js';
 
-export { internallyTagged, shape, struct } from './decode-struct.js';
-
 /** A decoding failure; `detail` is the serde-style text without the "Invalid request: " prefix. */
 export class DecodeError extends Error {
   constructor(readonly detail: string) {

@@ -20,7 +20,6 @@ import {
   readingOf,
   singleEntry,
   string,
-  struct,
   u32,
   unitEnum,
   untagged,
@@ -28,7 +27,7 @@ import {
   withDefault,
   type Decoder,
 } from './decode.js';
-import { checked, defaulted, internallyTagged, shape } from './decode-struct.js';
+import { checked, defaulted, internallyTagged, shape, struct } from './decode-struct.js';
 import { toPlainJson, type JsonValue } from './json-text.js';
 import { userInput } from './user-input.js';
 

@@ -2,8 +2,8 @@
 // fully (the host sends it to the model); the other variants are checked the way the
 // reference checks them and kept as sent.
 import type { TextElement, UserInput } from '../../shared/wire-types.js';
-import { DecodeError, optional, pathString, string, struct, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
-import { tagOf } from './decode-struct.js';
+import { DecodeError, optional, pathString, string, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
+import { struct, tagOf } from './decode-struct.js';
 import { toPlainJson, type JsonValue } from './json-text.js';
 
 /** The variants in the reference's declaration order: an integer `type` picks one by index. */

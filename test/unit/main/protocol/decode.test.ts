@@ -7,12 +7,12 @@ import {
   oneOf,
   optional,
   string,
-  struct,
   u32,
   u64,
   withDefault,
   type Decoder,
 } from '../../../../src/main/protocol/decode.js';
+import { struct } from '../../../../src/main/protocol/decode-struct.js';
 import { threadIdParams, threadListParams, threadLoadedListParams, threadReadParams } from '../../../../src/main/protocol/method-params.js';
 
 /** The serde-style text a decoder fails with, or its value when it succeeds. */

@@ -1,0 +1,86 @@
+// Where code runs is part of the design: src/main/ only on the host's main thread, src/actors/
+// and workers/ only inside pool workers, src/shared/ on both. An import across that line would
+// load host code into every worker (or worker code into the host), so it fails here, as does a
+// runtime import cycle.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../helpers/import-graph.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+type Zone = 'main' | 'worker' | 'shared' | 'bench';
+
+function zoneOf(path: string): Zone | null {
+  if (path.startsWith('src/main/')) return 'main';
+  if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
+  if (path.startsWith('src/shared/')) return 'shared';
+  if (path.startsWith('bench/')) return 'bench';
+  return null;
+}
+
+/** Which zones each zone may import. The bench drives the host from outside, so it may use any. */
+const ALLOWED: Record<Zone, readonly Zone[]> = {
+  main: ['main', 'shared'],
+  worker: ['worker', 'shared'],
+  shared: ['shared'],
+  bench: ['bench', 'main', 'worker', 'shared'],
+};
+
+/** Imports that cross the line the wrong way, as `from -> to`. Type-only imports count too. */
+function wrongWay(edges: ImportEdge[]): string[] {
+  return edges
+    .filter((edge) => {
+      const from = zoneOf(edge.from);
+      const to = zoneOf(edge.to);
+      return from !== null && (to === null || !ALLOWED[from].includes(to));
+    })
+    .map((edge) => `${edge.from} -> ${edge.to}`);
+}
+
+function projectEdges(): ImportEdge[] {
+  return sourceFiles(ROOT, ['src', 'workers', 'bench']).flatMap((file) => importsOf(ROOT, file));
+}
+
+describe('the import graph', () => {
+  test('no file imports across the main-thread / worker line the wrong way', () => {
+    expect(wrongWay(projectEdges())).toEqual([]);
+  });
+
+  test('has no runtime import cycle', () => {
+    expect(runtimeCycles(projectEdges())).toEqual([]);
+  });
+
+  test('every source file sits in a zone', () => {
+    expect(sourceFiles(ROOT, ['src', 'workers']).filter((file) => zoneOf(file) === null)).toEqual([]);
+  });
+});
+
+describe('the checker itself', () => {
+  test('catches a planted wrong-way import of each kind', () => {
+    const planted = [
+      importsOf(ROOT, 'src/actors/thread-actor.ts', "import { Router } from '../main/router.js';"),
+      importsOf(ROOT, 'workers/thread-host.ts', "import type { HostContext } from '../src/main/host-context.js';"),
+      importsOf(ROOT, 'src/main/router.ts', "const x = await import('../actors/thread-actor.js');"),
+      importsOf(ROOT, 'src/shared/log.ts', "export { x } from '../main/errors.js';"),
+      importsOf(ROOT, 'src/main/cli.ts', "import { runBenchCommand } from '../../bench/bench-command.js';"),
+    ].flat();
+    expect(wrongWay(planted)).toEqual([
+      'src/actors/thread-actor.ts -> src/main/router.ts',
+      'workers/thread-host.ts -> src/main/host-context.ts',
+      'src/main/router.ts -> src/actors/thread-actor.ts',
+      'src/shared/log.ts -> src/main/errors.ts',
+      'src/main/cli.ts -> bench/bench-command.ts',
+    ]);
+  });
+
+  test('finds a runtime cycle and ignores one closed only by a type import', () => {
+    const edges: ImportEdge[] = [
+      { from: 'b.ts', to: 'c.ts', typeOnly: false },
+      { from: 'c.ts', to: 'a.ts', typeOnly: false },
+      { from: 'a.ts', to: 'b.ts', typeOnly: false },
+      { from: 'x.ts', to: 'y.ts', typeOnly: false },
+      { from: 'y.ts', to: 'x.ts', typeOnly: true },
+    ];
+    expect(runtimeCycles(edges)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+});
