@@ -1,6 +1,7 @@
 // Per-connection state the router needs: whether it has initialized, who it said it was,
 // which notifications it opted out of, and how to write to it.
-import type { ConnectionId } from './threads/loaded-thread.js';
+/** A connection's id, as the connection table assigns it. */
+export type ConnectionId = number & { readonly __brand: 'ConnectionId' };
 
 /** Writes one serialized line; returns false when the connection is gone or overloaded. */
 export type LineSink = (line: string) => boolean;
@@ -44,6 +45,13 @@ export class ConnectionTable {
   /** Connections that completed `initialize`: the audience of broadcasts. */
   *initialized(): Iterable<Connection> {
     for (const connection of this.#connections.values()) if (connection.initialized) yield connection;
+  }
+
+  /** Requests still being handled, over every connection. */
+  inFlightTotal(): number {
+    let total = 0;
+    for (const connection of this.#connections.values()) total += connection.inFlight;
+    return total;
   }
 
   get size(): number {

@@ -4,7 +4,7 @@ import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../shared/clock.js';
 import type { RolloutIndex } from './history/rollout-index.js';
 import type { ThreadDirectory } from './threads/directory.js';
-import type { WriterLockManager } from './locks/writer-lock-manager.js';
+import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
 import type { ConfigDocument } from './config/config-document.js';
 import type { ConnectionTable } from './connections.js';
@@ -24,7 +24,7 @@ export interface HostContext {
   directory: ThreadDirectory;
   supervisor: Supervisor;
   pool: ActorPool;
-  locks: WriterLockManager;
+  locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
   /** Deadlines for waiting on a worker. */

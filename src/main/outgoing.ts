@@ -3,8 +3,7 @@
 // message is serialized once however many connections receive it, with the key order the
 // reference writes (`{"id","result"}`, `{"error","id"}`, `{"method","params","emittedAtMs"}`).
 // Ids are echoed exactly as they arrived, including integers beyond 2^53.
-import type { ConnectionId } from './threads/loaded-thread.js';
-import type { ConnectionTable } from './connections.js';
+import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from './errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
 

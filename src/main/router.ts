@@ -12,7 +12,7 @@ import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/deco
 import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
 import { JsonTooLargeError, parseJson, type ParsedJson } from './protocol/json-text.js';
 import { requestInHead } from './protocol/request-head.js';
-import type { DroppedLine } from './transport/stdio.js';
+import type { DroppedLine } from './transport/transport.js';
 
 // As much of a line as the transport keeps of an oversized one, for finding its request id.
 const HEAD_CHARS = 4096;

@@ -4,7 +4,10 @@
 // with msgpackr (see snapshot-codec.ts for the measurements behind that split).
 import type { MessagePort } from 'node:worker_threads';
 import type { ResolvedProvider } from './model-provider.js';
-import type { AgentMessageItem, ModelUsage, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
+import type { TokenUsageSnapshot } from './token-usage.js';
+
+export type { TokenUsageSnapshot };
+import type { AgentMessageItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
 
 /** Settings a turn runs with: the thread's, with per-turn overrides applied. */
 export interface ThreadSettings {
@@ -44,12 +47,6 @@ export interface ActorResumeState {
   lastTokenUsage: TokenUsageSnapshot | null;
 }
 
-/** Totals and the last sampling, in the wire's breakdown spelling. */
-export interface TokenUsageSnapshot {
-  total: ModelUsage;
-  last: ModelUsage;
-  modelContextWindow: number;
-}
 
 /** One `turn/start`, as the actor runs it. */
 export interface TurnCommand {

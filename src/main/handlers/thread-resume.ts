@@ -2,6 +2,7 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
+import { tokenUsageView } from '../../shared/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, threadClosing } from '../errors.js';
@@ -64,9 +65,7 @@ async function coldResume(
 ): Promise<unknown> {
   const path = await ctx.rollouts.find(thread.id).catch(() => null);
   if (path === null) {
-    thread.moveTo({ kind: 'unloading', reason: 'loadFailed', since: ctx.clock.now() });
-    thread.moveTo({ kind: 'unloaded', reason: 'loadFailed' });
-    ctx.directory.remove(thread);
+    await ctx.supervisor.unload(thread, 'loadFailed');
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();
@@ -120,17 +119,6 @@ function replayTokenUsage(ctx: HostContext, connection: Connection, thread: Load
   ctx.outgoing.notifyMany([connection.id], 'thread/tokenUsage/updated', {
     threadId: thread.id,
     turnId: lastTurn.id,
-    tokenUsage: { total: breakdown(usage.total), last: breakdown(usage.last), modelContextWindow: usage.modelContextWindow },
+    tokenUsage: tokenUsageView(usage),
   });
-}
-
-export function breakdown(usage: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens: number; totalTokens: number }) {
-  return {
-    totalTokens: usage.totalTokens,
-    inputTokens: usage.inputTokens,
-    cachedInputTokens: usage.cachedInputTokens,
-    cacheWriteInputTokens: 0,
-    outputTokens: usage.outputTokens,
-    reasoningOutputTokens: usage.reasoningOutputTokens,
-  };
 }

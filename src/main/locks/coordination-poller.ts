@@ -8,7 +8,7 @@
 //                      (next 50 ms grid point       re-arm if any remain
 //                       or earliest deadline)
 import type { Clock } from '../../shared/clock.js';
-import type { CoordinationHold } from './coordination-lock.js';
+import type { CoordinationHold } from './flock/coordination-lock.js';
 
 /** How one queued acquisition ended: its serve callback ran under coordination, or its deadline passed first. */
 export type PollOutcome<R> = { kind: 'served'; value: R } | { kind: 'timedOut' };

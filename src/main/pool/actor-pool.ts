@@ -147,6 +147,11 @@ export class ActorPool {
     return link?.alive ? link : undefined;
   }
 
+  /** Asks the thread's actor to flush and close its rollout; null when no live worker hosts it. */
+  closeActor(threadId: string): Promise<'closed' | 'notFound'> | null {
+    return this.linkOf(threadId)?.api.close(threadId) ?? null;
+  }
+
   /** Drops the main thread's record of an actor (after it closed or its worker died). */
   forget(threadId: string): void {
     this.#placement.get(threadId)?.actors.delete(threadId);

@@ -1,7 +1,8 @@
 // The main thread's directory of threads: every thread this process has registered, the
 // sorted list of loaded ids that `thread/loaded/list` pages through, and which threads
 // each connection subscribes to. Everything here is synchronous and in memory.
-import type { ConnectionId, LoadedThread } from './loaded-thread.js';
+import type { ConnectionId } from '../connections.js';
+import type { LoadedThread } from './loaded-thread.js';
 
 /** A page of loaded thread ids, as `thread/loaded/list` returns it. */
 export interface LoadedPage {

@@ -1,15 +1,15 @@
 // The main thread's record of one loaded thread: lifecycle, subscribers, the mirror of its
 // turns (so reads are answered from memory, never by asking the worker), its writer lock
 // and where its actor lives.
-import type { ThreadSettings, TokenUsageSnapshot } from '../../shared/actor-messages.js';
-import type { ThreadWriterLock } from '../locks/writer-lock-manager.js';
+import type { ThreadSettings } from '../../shared/actor-messages.js';
+import type { TokenUsageSnapshot } from '../../shared/token-usage.js';
+import type { ConnectionId } from '../connections.js';
+import type { WriterLock } from '../locks/writer-lock-backend.js';
 import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../shared/mailbox.js';
 import type { Turn } from '../../shared/wire-types.js';
 
-/** A connection's id, as the transport assigns it. */
-export type ConnectionId = number & { readonly __brand: 'ConnectionId' };
 
 /** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
 export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: string[] } | { type: 'systemError' };
@@ -43,8 +43,8 @@ export class LoadedThread {
   /** True once the rollout file exists (the first turn has started). */
   materialized = false;
   lastTokenUsage: TokenUsageSnapshot | null = null;
-  /** The flock that makes this process the thread's one writer; null for ephemeral threads. */
-  writerLock: ThreadWriterLock | null = null;
+  /** The lock that makes this process the thread's one writer; null for ephemeral threads. */
+  writerLock: WriterLock | null = null;
   /** Idle seconds before unload for this thread (config, or the thread's `config` map); null = never. */
   unloadDelaySecs: number | null = null;
   /** Turns accepted but not finished, the running one included. */

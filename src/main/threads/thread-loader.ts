@@ -1,10 +1,9 @@
 // Brings a registered thread (lifecycle `loading`) into memory for thread/start and cold
 // thread/resume: take the writer lock (waiting costs a timer, not a thread), place an actor
-// in the pool, then publish the thread as loaded. On any failure the thread is dropped
-// again and whatever was acquired is released.
+// in the pool, then publish the thread as loaded. On any failure the thread goes through the
+// one unload sequence (reason `loadFailed`), which releases whatever was acquired.
 import type { ActorInit, ActorResumeState } from '../../shared/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
-import type { ThreadWriterLock } from '../locks/writer-lock-manager.js';
 import { activeWriter, coordinationTimeout, internalError } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
@@ -20,13 +19,12 @@ export interface LoadRequest {
 }
 
 export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<ActorResumeState | null> {
-  let lock: ThreadWriterLock | null = null;
   try {
     if (request.rolloutPath !== null) {
       const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
       if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation);
       if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
-      lock = acquired.lock;
+      thread.writerLock = acquired.lock;
     }
     const init: ActorInit = {
       threadId: thread.id,
@@ -45,7 +43,6 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
         `${request.operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`,
       );
     }
-    thread.writerLock = lock;
     thread.identity = {
       createdAtMs: request.createdAtMs,
       path: request.rolloutPath,
@@ -59,10 +56,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
     return resumed;
   } catch (error) {
     ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: request.operation, error: (error as Error).message });
-    if (lock) ctx.locks.release(lock);
-    thread.moveTo({ kind: 'unloading', reason: 'loadFailed', since: ctx.clock.now() });
-    thread.moveTo({ kind: 'unloaded', reason: 'loadFailed' });
-    ctx.directory.remove(thread);
+    await ctx.supervisor.unload(thread, 'loadFailed');
     throw error;
   }
 }

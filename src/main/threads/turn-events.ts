@@ -8,7 +8,7 @@ import type { ActorEvent } from '../../shared/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
 import type { Turn, TurnError } from '../../shared/wire-types.js';
 import type { HostContext } from '../host-context.js';
-import { breakdown } from '../handlers/thread-resume.js';
+import { tokenUsageView } from '../../shared/token-usage.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -68,7 +68,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       toSubscribers('thread/tokenUsage/updated', {
         threadId: thread.id,
         turnId: event.turnId,
-        tokenUsage: { total: breakdown(event.usage.total), last: breakdown(event.usage.last), modelContextWindow: event.usage.modelContextWindow },
+        tokenUsage: tokenUsageView(event.usage),
       });
       return;
     case 'warning':
@@ -89,6 +89,21 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       endTurn(ctx, thread, event.turnId, event.status, event.error, event.completedAtMs, event.durationMs);
       if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
       return;
+  }
+}
+
+/**
+ * A pool worker died with these threads' actors: their running turns fail with a clear error
+ * and the threads unload (a later thread/resume rebuilds them from their rollouts).
+ */
+export function unloadThreadsOfLostWorker(ctx: HostContext, threadIds: string[]): void {
+  for (const id of threadIds) {
+    const thread = ctx.directory.get(id);
+    if (!thread) continue;
+    for (const turn of thread.turns) {
+      if (turn.status === 'inProgress') failTurnLocally(ctx, thread, turn.id, 'the worker hosting this thread exited; resume the thread to continue');
+    }
+    void ctx.supervisor.unload(thread, 'workerLost');
   }
 }
 

@@ -1,31 +1,26 @@
-// The stdio transport: one connection per process, newline-delimited JSON both ways.
-// Reading and writing are separate; writes are ordered, and when the client stops reading
-// its stdout the queued bytes are capped: past the cap the connection is closed rather than
-// letting the host grow without bound.
+// The stdio transport: one connection for the process's life, newline-delimited JSON both
+// ways. Reading and writing are separate; writes are ordered, and when the client stops
+// reading its stdout the queued bytes are capped: past the cap the connection is closed
+// rather than letting the host grow without bound.
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
+import type { CloseReason, ConnectionHandler, ConnectionSink, Transport } from './transport.js';
 
 // How much of an oversized line is kept: enough for `{"id":…,"method":"…"` with a long
 // string id, so that request can still be answered with the overload error.
-const OVERSIZED_HEAD_BYTES = 4096;
-
-/** A line the transport could not deliver: too long, or not UTF-8. */
-export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
+export const OVERSIZED_HEAD_BYTES = 4096;
 
 export interface StdioTransportOptions {
   input: Readable;
   output: Writable;
   maxLineBytes: number;
   maxOutboundBytes: number;
-  onLine(text: string): void;
-  onDropped(event: DroppedLine): void;
-  /** The connection ended: stdin EOF, a broken stdout, or an outbound overflow. */
-  onClose(reason: 'eof' | 'outputClosed' | 'outboundOverflow'): void;
 }
 
-export class StdioTransport {
+export class StdioTransport implements Transport, ConnectionSink {
   readonly #options: StdioTransportOptions;
   readonly #splitter: LineSplitter;
+  #handler: ConnectionHandler | null = null;
   #closed = false;
   /** Set when stdout broke or overflowed; stdin EOF alone leaves writing open for pending replies. */
   #writeClosed = false;
@@ -33,7 +28,13 @@ export class StdioTransport {
   constructor(options: StdioTransportOptions) {
     this.#options = options;
     this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES);
-    const { input, output } = options;
+  }
+
+  /** The one connection opens at once, on stdin/stdout. */
+  listen(open: (sink: ConnectionSink) => ConnectionHandler): void {
+    if (this.#handler !== null) throw new Error('the stdio transport has one connection');
+    this.#handler = open(this);
+    const { input, output } = this.#options;
     input.on('data', (chunk: Buffer) => this.#deliver(this.#splitter.push(chunk)));
     input.on('end', () => {
       this.#deliver(this.#splitter.end());
@@ -42,6 +43,10 @@ export class StdioTransport {
     input.on('error', () => this.#close('eof'));
     output.on('error', () => this.#close('outputClosed'));
   }
+
+  // There is never a second connection to refuse; input keeps flowing so requests sent during
+  // shutdown get the draining error instead of silence.
+  stopAccepting(): void {}
 
   /** Queues one line; false once stdout is unusable (broken or overflowed). */
   send(line: string): boolean {
@@ -71,16 +76,16 @@ export class StdioTransport {
   #deliver(events: LineEvent[]): void {
     for (const event of events) {
       if (this.#closed) return;
-      if (event.kind === 'line') this.#options.onLine(event.text);
-      else this.#options.onDropped(event);
+      if (event.kind === 'line') this.#handler!.message(event.text);
+      else this.#handler!.dropped(event);
     }
   }
 
-  #close(reason: 'eof' | 'outputClosed' | 'outboundOverflow'): void {
+  #close(reason: CloseReason): void {
     if (reason !== 'eof') this.#writeClosed = true;
     if (this.#closed) return;
     this.#closed = true;
     this.#options.input.pause();
-    this.#options.onClose(reason);
+    this.#handler!.closed(reason);
   }
 }

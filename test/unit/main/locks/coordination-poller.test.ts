@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Clock } from '../../../../src/shared/clock.js';
-import type { CoordinationHold } from '../../../../src/main/locks/coordination-lock.js';
+import type { CoordinationHold } from '../../../../src/main/locks/flock/coordination-lock.js';
 import { CoordinationPoller, type PollOutcome } from '../../../../src/main/locks/coordination-poller.js';
 
 /** A clock whose time moves only when the test says so. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ThreadDirectory } from '../../../../src/main/threads/directory.js';
-import { LoadedThread, type ConnectionId } from '../../../../src/main/threads/loaded-thread.js';
+import type { ConnectionId } from '../../../../src/main/connections.js';
+import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 
 // Real UUIDv7-shaped ids, named for their sort order: A < B < C < D < E.
 const A = '019a0000-0000-7000-8000-00000000000a';

@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import type { Clock } from '../../../../src/shared/clock.js';
 import { ThreadDirectory } from '../../../../src/main/threads/directory.js';
-import { LoadedThread, type ConnectionId } from '../../../../src/main/threads/loaded-thread.js';
-import { Supervisor, withDeadline, type SupervisorDeps, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
+import type { ConnectionId } from '../../../../src/main/connections.js';
+import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
+import { Unloader, withDeadline } from '../../../../src/main/threads/unloader.js';
 
 // Distinct from every idle delay used below, so the actor-close deadline timers can be told
 // apart from the supervisor's own sweep timer in the fake clock's log.
@@ -104,15 +106,18 @@ class RecordingDirectory extends ThreadDirectory {
 const id = (n: number) => `019a0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 const conn = (n: number) => n as ConnectionId;
 
-function setup(options: Partial<Pick<SupervisorDeps, 'closeActor' | 'releaseLock'>> = {}) {
+/** Stand-ins for the unload sequence's collaborators, named as the effects they record. */
+interface FakeSteps {
+  closeActor(thread: LoadedThread): Promise<unknown>;
+  releaseLock(thread: LoadedThread): void;
+}
+
+function setup(options: Partial<FakeSteps> = {}) {
   const clock = new FakeClock();
   const effects: string[] = [];
   const logs: { level: string; message: string; fields: Record<string, unknown> }[] = [];
   const directory = new RecordingDirectory(effects);
-  const deps: SupervisorDeps = {
-    clock,
-    directory,
-    actorCloseTimeoutMs: CLOSE_TIMEOUT_MS,
+  const steps: FakeSteps = {
     closeActor:
       options.closeActor ??
       (async (thread) => {
@@ -123,23 +128,47 @@ function setup(options: Partial<Pick<SupervisorDeps, 'closeActor' | 'releaseLock
       ((thread) => {
         effects.push(`releaseLock ${thread.id}`);
       }),
-    actorUnresponsive: (thread) => {
-      effects.push(`actorUnresponsive ${thread.id}`);
-    },
-    announceUnloaded: (thread) => {
-      // What a client would see at this instant: the thread is gone from the listing.
-      const listed = directory.page(null, null).data.includes(thread.id);
-      effects.push(`announceUnloaded ${thread.id} ${thread.lifecycle.kind} listed=${listed}`);
-    },
-    log: (level, message, fields) => {
-      logs.push({ level, message, fields });
-    },
   };
-  const supervisor = new Supervisor(deps);
+  const log = (level: string, message: string, fields: Record<string, unknown> = {}) => {
+    logs.push({ level, message, fields });
+  };
+  const unloader = new Unloader({
+    clock,
+    directory,
+    actorCloseTimeoutMs: CLOSE_TIMEOUT_MS,
+    actors: {
+      closeActor: (threadId) => steps.closeActor(directory.get(threadId)!),
+      reportUnresponsive: (threadId) => {
+        effects.push(`actorUnresponsive ${threadId}`);
+      },
+      forget: () => undefined,
+    },
+    locks: {
+      release: (lock) => {
+        steps.releaseLock(directory.get(lock.threadId)!);
+        return 'unlinked';
+      },
+    },
+    announcer: {
+      broadcast: (method, params) => {
+        if (method !== 'thread/closed') return;
+        const thread = unloading.get((params as { threadId: string }).threadId)!;
+        // What a client would see at this instant: the thread is gone from the listing.
+        const listed = directory.page(null, null).data.includes(thread.id);
+        effects.push(`announceUnloaded ${thread.id} ${thread.lifecycle.kind} listed=${listed}`);
+      },
+    },
+    log,
+  });
+  // The announcer sees ids only, after the thread has left the directory.
+  const unloading = new Map<string, LoadedThread>();
+  const supervisor = new Supervisor({ clock, directory, unloader, log });
 
   /** A registered, listed thread in `loaded`, created at the current fake time. */
   function load(n: number, options: { delaySecs?: number | null; subscribers?: number[] } = {}): LoadedThread {
     const thread = new LoadedThread(id(n), clock.now());
+    thread.writerLock = { threadId: thread.id, released: false };
+    unloading.set(thread.id, thread);
     thread.unloadDelaySecs = options.delaySecs === undefined ? 60 : options.delaySecs;
     for (const s of options.subscribers ?? []) thread.subscribe(conn(s));
     directory.register(thread);

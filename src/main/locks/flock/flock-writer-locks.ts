@@ -1,4 +1,4 @@
-// Per-thread writer locks compatible with Codex app-server sharing the same home (spec §1–3):
+// The flock writer-lock backend: per-thread writer locks compatible with Codex app-server sharing the same home (spec §1–3):
 // `<home>/thread-writer-locks/<thread-id>.lock`, flocked EX|NB and held by keeping the fd open
 // for the thread's loaded life. Creating/locking happens under SHARED coordination, deleting
 // under EXCLUSIVE coordination (see coordination-lock.ts for why).
@@ -9,7 +9,8 @@
 // is the poller's timer.
 import { closeSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Clock, systemClock } from '../../shared/clock.js';
+import { type Clock, systemClock } from '../../../shared/clock.js';
+import type { LogFn } from '../../../shared/log.js';
 import {
   LOCK_FILE_FLAGS,
   LOCK_FILE_MODE,
@@ -17,10 +18,11 @@ import {
   tryEnterCoordination,
   writerLockPaths,
 } from './coordination-lock.js';
-import { CoordinationPoller } from './coordination-poller.js';
+import { CoordinationPoller } from '../coordination-poller.js';
 import { tryFlock } from './flock.js';
 import { type JanitorEvent, LockJanitor } from './lock-janitor.js';
 import { sweepStaleThreadLocks } from './stale-lock-sweep.js';
+import type { AcquireResult as BackendAcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
 
 /** Codex waits 30 s for coordination before failing thread/start or thread/resume (spec §2). */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
@@ -28,38 +30,25 @@ export const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
 export const DEFAULT_POLL_INTERVAL_MS = 50;
 
 /** Ownership of one thread's writer lock; the open `fd` *is* the flock. */
-export interface ThreadWriterLock {
-  readonly threadId: string;
+export interface ThreadWriterLock extends WriterLock {
   readonly path: string;
   readonly fd: number;
-  /** Set once by `release`; the fd is closed from then on. */
-  readonly released: boolean;
 }
 
-/**
- * How an acquisition ended. 'activeWriter': another open file description (another live process,
- * or this process for the same thread) owns the thread; answered at once, like Codex's -32600.
- * 'timedOut': coordination stayed contended past the deadline; no thread file was created.
- */
-export type AcquireResult =
-  | { kind: 'acquired'; lock: ThreadWriterLock }
-  | { kind: 'activeWriter' }
-  | { kind: 'timedOut' };
-
-/**
- * How a release ended. Ownership is released in every case. 'unlinked': the file is gone.
- * 'leftBehind': coordination was busy, the file stays and the janitor retries later.
- */
-export type ReleaseResult = 'unlinked' | 'leftBehind' | 'alreadyReleased';
+/** 'activeWriter' here means another open file description owns the thread's flock. */
+export type AcquireResult = BackendAcquireResult<ThreadWriterLock>;
+export type { ReleaseResult };
 
 /** Construction options; defaults match Codex 0.171.0. */
-export interface WriterLockManagerOptions {
+export interface FlockWriterLocksOptions {
   timeoutMs?: number;
   pollIntervalMs?: number;
   clock?: Clock;
   /** Janitor tuning (delays, attempts, batch) and an observation hook, mainly for tests and logs. */
   janitor?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number; batchSize?: number };
   onJanitorEvent?: (event: JanitorEvent) => void;
+  /** Where releases are reported (info level), with their threadId. */
+  log?: LogFn;
 }
 
 /** The mutable twin of ThreadWriterLock; only this module flips `released`. */
@@ -80,19 +69,21 @@ type SweepState = 'notYetTried' | 'done';
 
 type ManagerState = 'open' | 'closed';
 
-/** Acquires and releases thread writer locks for one home. */
-export class WriterLockManager {
+/** The flock backend: acquires and releases thread writer locks for one home. */
+export class FlockWriterLocks implements WriterLockBackend<ThreadWriterLock> {
   readonly #paths: WriterLockPaths;
   readonly #timeoutMs: number;
   readonly #poller: CoordinationPoller;
   readonly #janitor: LockJanitor;
   readonly #owned = new Map<string, OwnedLock>();
+  readonly #log: LogFn;
   #sweep: SweepState = 'notYetTried';
   #state: ManagerState = 'open';
 
-  constructor(home: string, options: WriterLockManagerOptions = {}) {
+  constructor(home: string, options: FlockWriterLocksOptions = {}) {
     const clock = options.clock ?? systemClock;
     this.#paths = writerLockPaths(home);
+    this.#log = options.log ?? (() => undefined);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
     this.#poller = new CoordinationPoller({
       clock,
@@ -140,6 +131,12 @@ export class WriterLockManager {
    * janitor. Idempotent.
    */
   release(lock: ThreadWriterLock): ReleaseResult {
+    const result = this.#release(lock);
+    if (result !== 'alreadyReleased') this.#log('info', 'writer lock released', { threadId: lock.threadId, result });
+    return result;
+  }
+
+  #release(lock: ThreadWriterLock): ReleaseResult {
     const owned = this.#owned.get(lock.threadId);
     if (lock.released || owned !== lock) return 'alreadyReleased';
     owned.released = true;

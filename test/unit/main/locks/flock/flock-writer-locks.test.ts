@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { type Clock, systemClock } from '../../../../src/shared/clock.js';
-import type { JanitorEvent } from '../../../../src/main/locks/lock-janitor.js';
-import { WriterLockManager, type WriterLockManagerOptions } from '../../../../src/main/locks/writer-lock-manager.js';
-import { type FlockHolder, holdFlock } from '../../../helpers/lock-holder.js';
-import { snapshotProcLocks } from '../../../helpers/proc-locks.js';
+import { type Clock, systemClock } from '../../../../../src/shared/clock.js';
+import type { JanitorEvent } from '../../../../../src/main/locks/flock/lock-janitor.js';
+import { FlockWriterLocks, type FlockWriterLocksOptions } from '../../../../../src/main/locks/flock/flock-writer-locks.js';
+import { type FlockHolder, holdFlock } from '../../../../helpers/lock-holder.js';
+import { snapshotProcLocks } from '../../../../helpers/proc-locks.js';
 
 const O_CLOEXEC = 0o2000000;
 
@@ -23,8 +23,8 @@ function tempHome(): { home: string; dir: string; coordination: string; lockPath
   return { home, dir, coordination: join(dir, '.coordination.lock'), lockPath: (id) => join(dir, `${id}.lock`) };
 }
 
-function manager(home: string, options: WriterLockManagerOptions = {}): WriterLockManager {
-  const created = new WriterLockManager(home, options);
+function manager(home: string, options: FlockWriterLocksOptions = {}): FlockWriterLocks {
+  const created = new FlockWriterLocks(home, options);
   cleanups.push(() => void created.close());
   return created;
 }

@@ -1,11 +1,10 @@
-// `thread/unsubscribe` and `thread/loaded/list`: answered from the main thread's directory,
-// in memory, never waiting on a worker or a lock.
+// `thread/unsubscribe`, and the same for every thread at once when a connection closes:
+// answered from the main thread's directory, in memory, never waiting on a worker or a lock.
+// A thread left without subscribers starts its idle countdown.
 import type { Connection } from '../connections.js';
-import { invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
-import type { threadIdParams, threadLoadedListParams } from '../protocol/method-params.js';
+import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { parseUuid } from '../protocol/uuid.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 
 export type UnsubscribeStatus = 'unsubscribed' | 'notSubscribed' | 'notLoaded';
@@ -25,17 +24,6 @@ function unsubscribeNow(ctx: HostContext, connection: Connection, id: string): {
   if (!thread.unsubscribe(connection.id, ctx.clock.now())) return { status: 'notSubscribed' };
   ctx.supervisor.noteChanged(thread);
   return { status: 'unsubscribed' };
-}
-
-export function threadLoadedList(
-  ctx: HostContext,
-  _connection: Connection,
-  params: ReturnType<typeof threadLoadedListParams>,
-): { data: string[]; nextCursor: string | null } {
-  // The reference answers an empty list before it looks at the cursor.
-  if (ctx.directory.loadedCount === 0) return { data: [], nextCursor: null };
-  if (params.cursor !== null && !parseUuid(params.cursor).ok) throw invalidRequest(`invalid cursor: ${params.cursor}`);
-  return ctx.directory.page(params.cursor, params.limit);
 }
 
 /** Drops every subscription of a closed connection; threads left alone start their idle countdown. */

@@ -1,0 +1,18 @@
+// `thread/loaded/list`: a page of the sorted ids of loaded threads, answered from the main
+// thread's directory, in memory, never waiting on a worker or a lock.
+import type { Connection } from '../connections.js';
+import { invalidRequest } from '../errors.js';
+import type { HostContext } from '../host-context.js';
+import type { threadLoadedListParams } from '../protocol/method-params.js';
+import { parseUuid } from '../protocol/uuid.js';
+
+export function threadLoadedList(
+  ctx: HostContext,
+  _connection: Connection,
+  params: ReturnType<typeof threadLoadedListParams>,
+): { data: string[]; nextCursor: string | null } {
+  // The reference answers an empty list before it looks at the cursor.
+  if (ctx.directory.loadedCount === 0) return { data: [], nextCursor: null };
+  if (params.cursor !== null && !parseUuid(params.cursor).ok) throw invalidRequest(`invalid cursor: ${params.cursor}`);
+  return ctx.directory.page(params.cursor, params.limit);
+}

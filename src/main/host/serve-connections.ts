@@ -1,0 +1,36 @@
+// Connects a transport to the host: each connection the transport opens gets an entry in the
+// connection table and the router for its input; when it closes, its subscriptions are
+// dropped (feeding the idle-unload rule exactly like explicit unsubscribes).
+import type { Connection } from '../connections.js';
+import { dropConnection } from '../handlers/thread-unsubscribe.js';
+import type { HostContext } from '../host-context.js';
+import type { Router } from '../router.js';
+import type { CloseReason, Transport } from '../transport/transport.js';
+
+export interface ServeOptions {
+  /** After a connection closed and its subscriptions were dropped. */
+  onClosed(connection: Connection, reason: CloseReason): void;
+}
+
+export function serveConnections(ctx: HostContext, router: Router, transport: Transport, options: ServeOptions): void {
+  let poolWarm = false;
+  transport.listen((sink) => {
+    const connection = ctx.connections.open((line) => sink.send(line));
+    return {
+      message: (text) => {
+        router.handleLine(connection, text);
+        // Workers start once the first reply is on its way, so a cold start answers
+        // `initialize` without paying for them; `ready()` starts them anyway if needed first.
+        if (!poolWarm) {
+          poolWarm = true;
+          setImmediate(() => ctx.pool.warmUp());
+        }
+      },
+      dropped: (event) => router.handleDroppedLine(connection, event),
+      closed: (reason) => {
+        dropConnection(ctx, connection);
+        options.onClosed(connection, reason);
+      },
+    };
+  });
+}

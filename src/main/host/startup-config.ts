@@ -1,0 +1,57 @@
+// What the process reads once at start: config.toml with the command line's `-c` overrides,
+// and the host-wide settings taken from it. Like the reference, a bad `-c` value stops the
+// process at once, while a bad value in config.toml lets it start and surfaces on thread/start.
+import type { LogFn } from '../../shared/log.js';
+import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
+import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveHostConfig, type ConnectionLimits } from '../config/host-config.js';
+
+// How long an unload waits for the actor to flush and close its rollout before finishing
+// from the main thread anyway.
+const DEFAULT_ACTOR_CLOSE_TIMEOUT_MS = 2_000;
+
+/** Host-wide settings, fixed for the process's life. */
+export interface StartupConfig {
+  /** config.toml with `-c` overrides applied; validated again per thread. */
+  document: ConfigDocument;
+  /** `writer_lock_timeout_ms`, when the configuration is valid. */
+  lockTimeoutMs: number | undefined;
+  /** Per-connection limits; the defaults when the configuration is invalid. */
+  limits: ConnectionLimits;
+  actorCloseTimeoutMs: number;
+}
+
+/** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
+export function loadConfigDocument(home: string, overrides: string[]): ConfigDocument {
+  let document = readConfigFile(home);
+  for (const text of overrides) {
+    const { path, value } = parseOverride(text);
+    document = withValueAt(document, path, value);
+  }
+  return document;
+}
+
+/** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */
+export function readStartupConfig(home: string, overrides: string[], env: NodeJS.ProcessEnv, log: LogFn): StartupConfig {
+  const document = loadConfigDocument(home, overrides);
+  let lockTimeoutMs: number | undefined;
+  let limits = DEFAULT_CONNECTION_LIMITS;
+  try {
+    lockTimeoutMs = resolveHostConfig(document).writerLockTimeoutMs;
+    limits = resolveConnectionLimits(document);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (overrides.length > 0 && fileIsValid(home)) throw error;
+    log('error', 'invalid configuration; thread/start will report it', { error: error.message });
+  }
+  const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
+  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs };
+}
+
+function fileIsValid(home: string): boolean {
+  try {
+    resolveHostConfig(readConfigFile(home));
+    return true;
+  } catch {
+    return false;
+  }
+}

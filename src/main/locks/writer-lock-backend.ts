@@ -1,0 +1,48 @@
+// The seam every writer-lock implementation plugs into. A thread has one writer across every
+// process that shares a home; the backend is what enforces it. Today's backend is `flock` on
+// `<home>/thread-writer-locks/` (the reference's protocol, so thread-host and codex exclude
+// each other); others (a lockfile backend for network homes) implement the same contract.
+//
+// The contract, whatever the mechanism:
+//   - `acquire` never blocks the event loop: waiting for a contended coordination step costs a
+//     timer, and ends at the deadline with 'timedOut';
+//   - 'activeWriter' is answered at once when another live owner holds the thread;
+//   - `release` is synchronous, never waits, and always gives up ownership; what it cannot
+//     clean up at once (a file it may not delete while coordination is contended) it leaves to
+//     its own janitor;
+//   - `close` releases everything still owned (shutdown).
+
+/** Ownership of one thread's writer lock, as handed out by a backend. */
+export interface WriterLock {
+  readonly threadId: string;
+  /** Set once by `release`. */
+  readonly released: boolean;
+}
+
+/**
+ * How an acquisition ended. 'activeWriter': another owner (another live process, or this
+ * process for the same thread) holds the thread. 'timedOut': coordination stayed contended past
+ * the deadline; nothing was taken.
+ */
+export type AcquireResult<Lock extends WriterLock = WriterLock> =
+  | { kind: 'acquired'; lock: Lock }
+  | { kind: 'activeWriter' }
+  | { kind: 'timedOut' };
+
+/**
+ * How a release ended. Ownership is given up in every case. 'unlinked': nothing is left
+ * behind. 'leftBehind': the lock's file stays and the backend's janitor removes it later.
+ */
+export type ReleaseResult = 'unlinked' | 'leftBehind' | 'alreadyReleased';
+
+/** Acquires and releases thread writer locks for one home. */
+export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
+  acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>>;
+  release(lock: Lock): ReleaseResult;
+  /** Locks currently owned through this backend. */
+  ownedCount(): number;
+  /** Acquisitions waiting for coordination. */
+  pendingCount(): number;
+  /** Shutdown: rejects waiting acquisitions and releases every owned lock, by thread id. */
+  close(): ReadonlyMap<string, ReleaseResult>;
+}

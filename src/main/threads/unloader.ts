@@ -1,0 +1,151 @@
+// The one unload sequence. Every way a thread leaves memory comes through here: the idle rule
+// (supervisor), shutdown, a worker that died, a load that failed half way. Read it top to
+// bottom; every wait has a deadline and nothing waits on a lock:
+//
+//   mark unloading (first reason wins)
+//     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
+//        is abandoned, its late answer ignored)
+//     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor)
+//     3. forget the thread: out of the directory and the pool's placement
+//     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
+//   unloaded
+import type { Clock } from '../../shared/clock.js';
+import type { LogFn } from '../../shared/log.js';
+import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
+import type { ThreadDirectory } from './directory.js';
+import type { UnloadReason } from './lifecycle.js';
+import type { LoadedThread } from './loaded-thread.js';
+
+/** How an unload ended: the actor confirmed (or had none), or it was abandoned at the deadline. */
+export type UnloadOutcome = 'complete' | 'actorTimedOut' | 'actorFailed';
+
+/** The pool's side of an unload (ActorPool implements it). */
+export interface ActorControl {
+  /** Asks the thread's actor to flush and close; null when no live actor hosts the thread. */
+  closeActor(threadId: string): Promise<unknown> | null;
+  /** The actor missed its close deadline: its worker is presumed stuck. */
+  reportUnresponsive(threadId: string): void;
+  /** Drops the pool's record of the thread's actor. */
+  forget(threadId: string): void;
+}
+
+/** Where the unload is announced (Outgoing implements it). */
+export interface Announcer {
+  broadcast(method: string, params: unknown): void;
+}
+
+export interface UnloaderDeps {
+  clock: Clock;
+  directory: ThreadDirectory;
+  actors: ActorControl;
+  locks: Pick<WriterLockBackend, 'release'>;
+  announcer: Announcer;
+  /** Deadline for the actor to flush and close its rollout. */
+  actorCloseTimeoutMs: number;
+  log: LogFn;
+}
+
+type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
+
+export class Unloader {
+  readonly #deps: UnloaderDeps;
+  readonly #running = new Map<LoadedThread, Promise<UnloadOutcome>>();
+
+  constructor(deps: UnloaderDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Unloads `thread`. Idempotent: a second call returns the first call's promise, so the first
+   * reason wins. A thread without a live actor (a failed load, a dead worker) finishes
+   * synchronously, before this returns.
+   */
+  unload(thread: LoadedThread, reason: UnloadReason): Promise<UnloadOutcome> {
+    const running = this.#running.get(thread);
+    if (running) return running;
+    if (thread.lifecycle.kind === 'unloaded') return Promise.resolve('complete');
+    // Only a thread that clients saw loaded is announced; a failed load was never listed.
+    const announce = thread.lifecycle.kind === 'loaded';
+    thread.moveTo({ kind: 'unloading', reason, since: this.#deps.clock.now() });
+    const outcome = this.#run(thread, reason, announce);
+    this.#running.set(thread, outcome);
+    void outcome.finally(() => this.#running.delete(thread));
+    return outcome;
+  }
+
+  /** Unloads every thread given, waiting for unloads already running too (they keep their reason). */
+  unloadAll(threads: LoadedThread[], reason: UnloadReason): Promise<UnloadOutcome[]> {
+    const loaded = threads.filter((thread) => thread.lifecycle.kind === 'loaded');
+    return Promise.all([...this.#running.values(), ...loaded.map((thread) => this.unload(thread, reason))]);
+  }
+
+  async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
+    const closing = this.#deps.actors.closeActor(thread.id);
+    const closed = closing === null ? 'noActor' : await this.#closeActor(thread, closing);
+    this.#releaseWriterLock(thread);
+    this.#forget(thread, reason);
+    if (announce) this.#announce(thread);
+    const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
+    this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
+    return outcome;
+  }
+
+  // Step 1. The worker may be stuck or gone; ownership is released below regardless, so no
+  // other process is kept out of the thread by a worker that does not answer.
+  async #closeActor(thread: LoadedThread, closing: Promise<unknown>): Promise<ActorClosed> {
+    const { clock, actorCloseTimeoutMs } = this.#deps;
+    const closed = await withDeadline(closing, actorCloseTimeoutMs, clock);
+    if (closed === 'timedOut') this.#deps.actors.reportUnresponsive(thread.id);
+    if (closed !== 'done') {
+      const why = closed === 'timedOut' ? `did not close its rollout within ${actorCloseTimeoutMs} ms` : 'failed to close its rollout';
+      this.#deps.log('warn', `actor ${why}; finishing unload from the main thread`, { threadId: thread.id, outcome: closed });
+    }
+    return closed;
+  }
+
+  // Step 2. Synchronous and never waits.
+  #releaseWriterLock(thread: LoadedThread): void {
+    const lock = thread.writerLock;
+    thread.writerLock = null;
+    if (lock === null) return;
+    try {
+      this.#deps.locks.release(lock);
+    } catch (error) {
+      this.#deps.log('error', 'releasing the writer lock failed', { threadId: thread.id, error: String(error) });
+    }
+  }
+
+  // Step 3. Removes only this incarnation: a newer one registered under the same id stays.
+  #forget(thread: LoadedThread, reason: UnloadReason): void {
+    this.#deps.directory.remove(thread);
+    this.#deps.actors.forget(thread.id);
+    thread.moveTo({ kind: 'unloaded', reason });
+  }
+
+  // Step 4.
+  #announce(thread: LoadedThread): void {
+    try {
+      this.#deps.announcer.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'notLoaded' } });
+      this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
+    } catch (error) {
+      this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
+    }
+  }
+}
+
+/** Resolves 'done' when `work` settles in time, 'failed' when it rejects, 'timedOut' otherwise. */
+export function withDeadline(work: Promise<unknown>, ms: number, clock: Clock): Promise<'done' | 'failed' | 'timedOut'> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(() => resolve('timedOut'), ms);
+    work.then(
+      () => {
+        clock.clearTimeout(timer);
+        resolve('done');
+      },
+      () => {
+        clock.clearTimeout(timer);
+        resolve('failed');
+      },
+    );
+  });
+}

@@ -1,0 +1,41 @@
+// The seam between the wire and the host. A transport accepts connections and, for each,
+// delivers complete input messages and writes output with backpressure; the host decides
+// what messages mean. stdio is one transport (one connection for the process's life); a
+// socket transport opens many.
+import type { LineEvent } from './line-splitter.js';
+
+/** An input message the transport could not deliver whole: too long, or not UTF-8. */
+export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
+
+/**
+ * Why a connection ended. 'eof': the client closed its side (its pending replies may still be
+ * written). 'outputClosed': the client can no longer be written to. 'outboundOverflow': the
+ * client stopped reading and its queued output passed the cap.
+ */
+export type CloseReason = 'eof' | 'outputClosed' | 'outboundOverflow';
+
+/** The host's handle on one connection's output. */
+export interface ConnectionSink {
+  /** Queues one message; false once the connection cannot be written to. */
+  send(message: string): boolean;
+  /** Resolves when everything queued has been handed to the OS, or after `ms`. */
+  flush(ms: number): Promise<void>;
+}
+
+/** What the host does with one connection's input; the transport calls these in order. */
+export interface ConnectionHandler {
+  message(text: string): void;
+  dropped(event: DroppedLine): void;
+  /** Called once; nothing is delivered after it. */
+  closed(reason: CloseReason): void;
+}
+
+/** Accepts connections and moves messages; knows nothing of JSON-RPC. */
+export interface Transport {
+  /** Starts accepting: `open` is called once per new connection and returns its handler. */
+  listen(open: (sink: ConnectionSink) => ConnectionHandler): void;
+  /** Stops accepting connections and reading input (shutdown); open sinks stay writable. */
+  stopAccepting(): void;
+  /** Flushes every open connection's output, up to `ms`. */
+  flush(ms: number): Promise<void>;
+}
