@@ -5,6 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../shared/actor-messages.js';
 import * as Comlink from 'comlink';
 import { encodeSnapshot } from '../shared/snapshot-codec.js';
+import { systemClock } from '../shared/clock.js';
 import { ThreadActor } from './thread-actor.js';
 import { readFaults, type Faults } from './faults.js';
 
@@ -19,7 +20,7 @@ export class ActorHost implements ActorHostApi {
   }
 
   async spawn(init: ActorInit): Promise<Uint8Array | null> {
-    const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults);
+    const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults, systemClock);
     this.#actors.set(init.threadId, actor);
     try {
       const state = await actor.load();

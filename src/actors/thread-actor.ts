@@ -3,28 +3,33 @@
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
 import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../shared/actor-messages.js';
-import { RolloutAppender } from './history/rollout-appender.js';
-import * as lines from './history/rollout-lines.js';
+import type { Clock } from '../shared/clock.js';
 import { readRollout } from '../shared/history/rollout-reader.js';
 import { Mailbox } from '../shared/mailbox.js';
-import type { ModelClient } from './model/model-client.js';
-import { ModelAbortedError } from './model/model-client.js';
-import type { AgentMessageItem, ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../shared/wire-types.js';
+import { addUsage, usageOf, ZERO_USAGE } from '../shared/token-usage.js';
+import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../shared/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../shared/wire-types.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
+import { legacyFormat } from './history/legacy-format.js';
+import { RolloutAppender } from './history/rollout-appender.js';
+import type { RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './history/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
+import type { ModelClient } from './model/model-client.js';
+import { ModelAbortedError } from './model/model-client.js';
+import { streamReply, type Reply } from './reply-stream.js';
 import { snakeCaseInfo, turnErrorOf } from './turn-error.js';
 import { TurnWrites } from './turn-writes.js';
 import { workerLog } from './worker-log.js';
 
 type Emit = (event: ActorEvent) => void;
 
-const ZERO_USAGE: ModelUsage = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0, totalTokens: 0 };
-
 export class ThreadActor {
   readonly #init: ActorInit;
   readonly #emit: Emit;
   readonly #faults: Faults;
+  readonly #clock: Pick<Clock, 'now'>;
+  /** How this thread's rollout is written. */
+  readonly #format: RolloutFormat = legacyFormat;
   readonly #mailbox = new Mailbox();
   readonly #model: ModelClient;
   readonly #appender: RolloutAppender | null;
@@ -44,10 +49,11 @@ export class ThreadActor {
   /** The turn in progress, for the safety net in startTurn. */
   #current: { turnId: string; startedAtMs: number; writes: TurnWrites; reported: boolean } | null = null;
 
-  constructor(init: ActorInit, emit: Emit, faults: Faults) {
+  constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     this.#init = init;
     this.#emit = emit;
     this.#faults = faults;
+    this.#clock = clock;
     this.#model = createModelClient(init.provider, init.userAgent, init.session.originator);
     this.#appender =
       init.rolloutPath === null
@@ -64,7 +70,7 @@ export class ThreadActor {
     if (!this.#init.resume || this.#init.rolloutPath === null) return null;
     const parsed = await readRollout(this.#init.rolloutPath);
     this.#history = parsed.messages;
-    if (parsed.lastTokenUsage) this.#totalUsage = fromBreakdown(parsed.lastTokenUsage.total);
+    if (parsed.lastTokenUsage) this.#totalUsage = usageOf(parsed.lastTokenUsage.total);
     return {
       turns: parsed.turns,
       preview: parsed.preview,
@@ -75,8 +81,8 @@ export class ThreadActor {
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage
         ? {
-            total: fromBreakdown(parsed.lastTokenUsage.total),
-            last: fromBreakdown(parsed.lastTokenUsage.last),
+            total: usageOf(parsed.lastTokenUsage.total),
+            last: usageOf(parsed.lastTokenUsage.last),
             modelContextWindow: parsed.lastTokenUsage.modelContextWindow,
           }
         : null,
@@ -112,13 +118,28 @@ export class ThreadActor {
     });
   }
 
+  // A turn, top to bottom: open it (events, the rollout lines that start it), sample the
+  // model, close it (the lines that end it), wait for the disk, then report its end.
   async #runTurn(command: TurnCommand): Promise<void> {
+    const turn = this.#beginTurn(command);
+    const fault = this.#faults.turnFaults.get(turn.userText);
+    if (fault !== undefined) {
+      // Strike mid-turn, after the user message reached the rollout, as a real fault would.
+      await turn.writes.settle();
+      injectTurnFault(fault);
+    }
+    const reply: Reply = { agentItem: null, firstTokenMs: null };
+    const outcome = await this.#sample(command, turn, reply);
+    await this.#endTurn(turn, reply, outcome);
+  }
+
+  #beginTurn(command: TurnCommand): RunningTurn {
     const { threadId } = this.#init;
     const { turnId, settings } = command;
     const abort = new AbortController();
     if (this.#interruptedEarly.delete(turnId)) abort.abort();
     this.#running = { turnId, abort };
-    const startedAtMs = Date.now();
+    const startedAtMs = this.#clock.now();
     // A failed append stops the appender; between turns a gap is harmless (the owed line
     // closes the failed turn), so the disk gets another chance with this turn.
     this.#appender?.reset();
@@ -127,7 +148,6 @@ export class ThreadActor {
     const writes = new TurnWrites(this.#appender);
     this.#current = { turnId, startedAtMs, writes, reported: false };
     this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs });
-    const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     const userItem: UserMessageItem = {
       type: 'userMessage',
       id: command.userItemId,
@@ -136,103 +156,76 @@ export class ThreadActor {
       startedAtMs,
       completedAtMs: startedAtMs,
     };
-    const needsMeta = !this.#materialized && this.#appender !== null;
-    if (needsMeta) {
-      writes.add('meta', [lines.sessionMeta(this.#sessionMeta(settings), startedAtMs)]);
+    const wroteMeta = !this.#materialized && this.#appender !== null;
+    if (wroteMeta) {
+      writes.add('meta', this.#format.sessionMeta(this.#sessionMeta(settings), startedAtMs));
       this.#materialized = true;
       this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
     }
     const owed = this.#owed.splice(0);
     writes.add('owed', owed);
-    writes.add('start', [
-      lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
-      lines.turnContext(this.#turnContext(turnId, settings), startedAtMs),
-      ...lines.userMessage(userItem, startedAtMs, turnId),
-    ]);
+    writes.add('start', this.#format.turnStart({ turnId, startedAtMs, context: this.#turnContext(turnId, settings), userItem }));
     this.#emit({ type: 'userItem', threadId, turnId, item: userItem });
+    const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    return { turnId, startedAtMs, abort, writes, wroteMeta, owed, userText };
+  }
 
-    const fault = this.#faults.turnFaults.get(userText);
-    if (fault !== undefined) {
-      // Strike mid-turn, after the user message reached the rollout, as a real fault would.
-      await writes.settle();
-      injectTurnFault(fault);
-    }
-
-    let agentItem: AgentMessageItem | null = null;
-    let firstTokenMs: number | null = null;
-    let outcome: { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null };
+  // Streams the reply, telling the host each step and queueing what the rollout keeps.
+  async #sample(command: TurnCommand, turn: RunningTurn, reply: Reply): Promise<TurnOutcome> {
+    const { threadId } = this.#init;
+    const { turnId, writes, abort } = turn;
+    const { settings } = command;
+    const request = {
+      model: settings.model,
+      baseInstructions: settings.baseInstructions,
+      developerInstructions: settings.developerInstructions,
+      history: this.#history,
+      userText: turn.userText,
+      effort: settings.effort,
+      outputSchema: command.outputSchema ?? null,
+      threadId,
+      turnId,
+      signal: abort.signal,
+      onRetry: (attempt: number, max: number, reason: string) =>
+        this.#emit({ type: 'retrying', threadId, turnId, message: `Reconnecting... ${attempt}/${max} (${reason})` }),
+    };
     try {
-      const stream = this.#model.stream({
-        model: settings.model,
-        baseInstructions: settings.baseInstructions,
-        developerInstructions: settings.developerInstructions,
-        history: this.#history,
-        userText,
-        effort: settings.effort,
-        outputSchema: command.outputSchema ?? null,
-        threadId,
-        turnId,
-        signal: abort.signal,
-        onRetry: (attempt, max, reason) =>
-          this.#emit({ type: 'retrying', threadId, turnId, message: `Reconnecting... ${attempt}/${max} (${reason})` }),
-      });
-      for await (const event of stream) {
-        if (event.type === 'messageStarted' || event.type === 'textDelta') {
-          if (agentItem === null) {
-            agentItem = newAgentItem(event.itemId ?? 'msg', '');
-            this.#emit({ type: 'agentItemStarted', threadId, turnId, item: { ...agentItem } });
-          }
-          if (event.type === 'textDelta') {
-            firstTokenMs ??= Date.now() - startedAtMs;
-            agentItem.text += event.delta;
-            this.#emit({ type: 'agentDelta', threadId, turnId, itemId: agentItem.id, delta: event.delta });
-          }
-        } else if (event.type === 'messageDone') {
-          firstTokenMs ??= Date.now() - startedAtMs;
-          if (agentItem === null) {
-            // No output_item.added: like the reference, item/started already carries the text.
-            agentItem = newAgentItem(event.itemId, event.text);
-            this.#emit({ type: 'agentItemStarted', threadId, turnId, item: { ...agentItem } });
-          }
-          agentItem.id = event.itemId;
-          agentItem.text = event.text;
-          agentItem.completedAtMs = Date.now();
-          writes.add('item', lines.agentMessage(agentItem, agentItem.completedAtMs, turnId));
-          this.#emit({ type: 'agentItemCompleted', threadId, turnId, item: { ...agentItem } });
-        } else {
-          this.#totalUsage = addUsage(this.#totalUsage, event.usage);
-          const usage = { total: this.#totalUsage, last: event.usage, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
-          writes.add('item', [lines.tokenCount(usage, Date.now())]);
+      await streamReply(this.#model, request, turn.startedAtMs, this.#clock, reply, {
+        itemStarted: (item) => this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
+        delta: (itemId, delta) => this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
+        itemCompleted: (item) => {
+          writes.add('item', this.#format.agentMessage(item, turnId, item.completedAtMs!));
+          this.#emit({ type: 'agentItemCompleted', threadId, turnId, item });
+        },
+        usage: (last) => {
+          this.#totalUsage = addUsage(this.#totalUsage, last);
+          const usage = { total: this.#totalUsage, last, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
+          writes.add('item', this.#format.tokenCount(usage, this.#clock.now()));
           this.#emit({ type: 'tokenUsage', threadId, turnId, usage });
-        }
-      }
-      outcome = { status: 'completed', error: null };
+        },
+      });
+      return { status: 'completed', error: null };
     } catch (error) {
-      if (error instanceof ModelAbortedError || abort.signal.aborted) {
-        outcome = { status: 'interrupted', error: null };
-      } else {
-        outcome = { status: 'failed', error: turnErrorOf(error) };
-      }
+      if (error instanceof ModelAbortedError || abort.signal.aborted) return { status: 'interrupted', error: null };
+      return { status: 'failed', error: turnErrorOf(error) };
     } finally {
       this.#running = null;
     }
+  }
 
-    const completedAtMs = Date.now();
-    const timing = {
-      turnId,
-      startedAtSec: Math.floor(startedAtMs / 1000),
-      completedAtSec: Math.floor(completedAtMs / 1000),
-      durationMs: completedAtMs - startedAtMs,
-    };
-    if (outcome.status === 'completed') {
-      writes.add('end', [lines.taskComplete({ ...timing, lastAgentMessage: agentItem?.text ?? null, timeToFirstTokenMs: firstTokenMs }, completedAtMs)]);
-    } else {
-      writes.add('end', endLines(timing, outcome, completedAtMs));
-    }
+  // Records the turn's end, waits for every line of it to reach the kernel, then reports it.
+  async #endTurn(turn: RunningTurn, reply: Reply, sampled: TurnOutcome): Promise<void> {
+    const { threadId } = this.#init;
+    const { turnId, writes } = turn;
+    let outcome = sampled;
+    const completedAtMs = this.#clock.now();
+    const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
+    const lastAgentMessage = reply.agentItem?.text ?? null;
+    writes.add('end', this.#format.turnEnd(timing, endOf(outcome, lastAgentMessage, reply.firstTokenMs), completedAtMs));
     // The model's next view is what a resume would rebuild from the rollout: the user message
     // of every turn, and the assistant message whenever one was completed, whatever the outcome.
-    this.#history = [...this.#history, { role: 'user', text: userText }];
-    if (agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: agentItem.text });
+    this.#history = [...this.#history, { role: 'user', text: turn.userText }];
+    if (reply.agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: reply.agentItem.text });
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
       if (outcome.status === 'completed') {
@@ -242,11 +235,11 @@ export class ThreadActor {
       // What landed is a prefix of what was queued. Without session_meta the file is no
       // rollout yet, so the next turn writes it first; lines owed from before stay owed; a
       // turn whose start landed is owed its end; one whose start did not is not in the file.
-      if (needsMeta && !landed.has('meta')) this.#materialized = false;
-      if (owed.length > 0 && !landed.has('owed')) this.#owed = owed;
-      else if (landed.has('start')) this.#owed = endLines(timing, outcome, completedAtMs);
+      if (turn.wroteMeta && !landed.has('meta')) this.#materialized = false;
+      if (turn.owed.length > 0 && !landed.has('owed')) this.#owed = turn.owed;
+      else if (landed.has('start')) this.#owed = this.#format.turnEnd(timing, endOf(outcome, null, null), completedAtMs);
     }
-    this.#current.reported = true;
+    this.#current!.reported = true;
     this.#emit({
       type: 'turnEnded',
       threadId,
@@ -266,27 +259,22 @@ export class ThreadActor {
     const current = this.#current;
     if (current === null || current.turnId !== turnId || current.reported) return;
     current.reported = true;
-    const completedAtMs = Date.now();
+    const completedAtMs = this.#clock.now();
     const message = `the thread actor failed during the turn: ${error instanceof Error ? error.message : String(error)}`;
     workerLog('error', message, { threadId: this.#init.threadId, turnId, stack: error instanceof Error ? error.stack : undefined });
     const failed = { status: 'failed' as const, error: { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null } };
-    const timing = {
-      turnId,
-      startedAtSec: Math.floor(current.startedAtMs / 1000),
-      completedAtSec: Math.floor(completedAtMs / 1000),
-      durationMs: completedAtMs - current.startedAtMs,
-    };
+    const timing = timingOf(turnId, current.startedAtMs, completedAtMs);
     let persisted = false;
     const { failure, landed } = await current.writes.settle();
     if (failure === null && landed.has('start')) {
       const end = new TurnWrites(this.#appender);
-      end.add('end', endLines(timing, failed, completedAtMs));
+      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs));
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
   }
 
-  #sessionMeta(settings: ThreadSettings): lines.SessionMetaInput {
+  #sessionMeta(settings: ThreadSettings): SessionMetaInput {
     const { session, threadId } = this.#init;
     return {
       threadId,
@@ -301,13 +289,13 @@ export class ThreadActor {
     };
   }
 
-  #turnContext(turnId: string, settings: ThreadSettings): lines.TurnContextInput {
+  #turnContext(turnId: string, settings: ThreadSettings): TurnContextInput {
     return {
       turnId,
       cwd: settings.cwd,
       approvalPolicy: typeof settings.approvalPolicy === 'string' ? settings.approvalPolicy : 'on-request',
       approvalsReviewer: settings.approvalsReviewer,
-      sandboxMode: settings.sandboxMode as lines.TurnContextInput['sandboxMode'],
+      sandboxMode: settings.sandboxMode as TurnContextInput['sandboxMode'],
       model: settings.model,
       effort: settings.effort,
       developerInstructions: settings.developerInstructions,
@@ -315,49 +303,34 @@ export class ThreadActor {
   }
 }
 
-/** The line that closes an interrupted or failed turn as its client was told. */
-function endLines(
-  timing: { turnId: string; startedAtSec: number; completedAtSec: number; durationMs: number },
-  outcome: { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null },
-  nowMs: number,
-): string[] {
-  if (outcome.status === 'interrupted') return [lines.turnAborted({ ...timing, reason: 'interrupted' }, nowMs)];
-  const error = outcome.error!;
-  return lines.turnFailed({ ...timing, lastAgentMessage: null, message: error.message, codexErrorInfo: snakeCaseInfo(error.codexErrorInfo) }, nowMs);
+/** How the sampling ended, as the client will be told. */
+type TurnOutcome = { status: 'completed' | 'interrupted' | 'failed'; error: TurnError | null };
+
+/** A turn between its start and its reported end. */
+interface RunningTurn {
+  turnId: string;
+  startedAtMs: number;
+  abort: AbortController;
+  writes: TurnWrites;
+  /** This turn queued the file's session_meta (the thread's first turn). */
+  wroteMeta: boolean;
+  /** Lines owed by an earlier turn, queued ahead of this one's. */
+  owed: string[];
+  userText: string;
 }
 
-function newAgentItem(id: string, text: string): AgentMessageItem {
-  const now = Date.now();
+function timingOf(turnId: string, startedAtMs: number, completedAtMs: number): TurnTiming {
   return {
-    type: 'agentMessage',
-    moderation: null,
-    id,
-    text,
-    phase: null,
-    memoryCitation: null,
-    delivery: null,
-    questions: null,
-    startedAtMs: now,
-    completedAtMs: null,
+    turnId,
+    startedAtSec: Math.floor(startedAtMs / 1000),
+    completedAtSec: Math.floor(completedAtMs / 1000),
+    durationMs: completedAtMs - startedAtMs,
   };
 }
 
-function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    reasoningOutputTokens: a.reasoningOutputTokens + b.reasoningOutputTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-  };
-}
-
-function fromBreakdown(b: { inputTokens: number; cachedInputTokens: number; outputTokens: number; reasoningOutputTokens: number; totalTokens: number }): ModelUsage {
-  return {
-    inputTokens: b.inputTokens,
-    cachedInputTokens: b.cachedInputTokens,
-    outputTokens: b.outputTokens,
-    reasoningOutputTokens: b.reasoningOutputTokens,
-    totalTokens: b.totalTokens,
-  };
+/** The rollout's view of an outcome; a failed turn records its error in snake_case. */
+function endOf(outcome: TurnOutcome, lastAgentMessage: string | null, timeToFirstTokenMs: number | null): TurnEnd {
+  if (outcome.status === 'completed') return { status: 'completed', lastAgentMessage, timeToFirstTokenMs };
+  if (outcome.status === 'interrupted') return { status: 'interrupted' };
+  return { status: 'failed', message: outcome.error!.message, codexErrorInfo: snakeCaseInfo(outcome.error!.codexErrorInfo) };
 }
