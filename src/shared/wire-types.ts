@@ -2,8 +2,6 @@
 // input and token usage, spelled exactly as the app-server protocol sends them (camelCase,
 // nullable fields present as null). Kept free of behaviour so either side can import it.
 
-/** A thread id: a UUID string, checked at the edge. */
-export type ThreadId = string & { readonly __brand: 'ThreadId' };
 /** A turn id (UUIDv7). */
 export type TurnId = string & { readonly __brand: 'TurnId' };
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { parseRollout } from '../../src/shared/history/rollout-reader.js';
-import { holdFlock } from '../helpers/lock-holder.js';
+import { holdFlock } from '../../bench/lib/flock-holder.js';
 import { heldFlocks } from '../helpers/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 

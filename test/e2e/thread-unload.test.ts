@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
-import { holdFlock } from '../helpers/lock-holder.js';
+import { holdFlock } from '../../bench/lib/flock-holder.js';
 import { RpcReplyError, TestServer } from '../helpers/test-server.js';
 
 let mock: MockModel;
