@@ -64,6 +64,7 @@ function view(ctx: HostContext, summary: RolloutSummary): unknown {
       cliVersion: summary.cliVersion,
       originator: summary.originator,
       source: summary.source,
+      historyMode: summary.historyMode,
       turns: [],
     },
     false,

@@ -112,7 +112,7 @@ export const threadStartParams = struct('ThreadStartParams', {
   personality: optional(unitEnum(PERSONALITIES)),
   multiAgentMode: checked(optional(unitEnum(MULTI_AGENT_MODES))),
   ephemeral: optional(boolean),
-  historyMode: checked(optional(unitEnum(['legacy', 'paginated']))),
+  historyMode: optional(unitEnum(['legacy', 'paginated'] as const)),
   sessionStartSource: optional(unitEnum(['startup', 'clear'])),
   threadSource: optionalString,
   projectId: checked(optionalString),
@@ -207,4 +207,29 @@ export const threadListParams = struct('ThreadListParams', {
   parentThreadId: checked(optionalString),
   ancestorThreadId: checked(optionalString),
   attachedToThreadId: checked(optionalString),
+});
+
+const TURN_ITEMS_VIEWS = ['notLoaded', 'summary', 'full'] as const;
+
+export const threadTurnsListParams = struct('ThreadTurnsListParams', {
+  threadId: string,
+  cursor: optionalString,
+  limit: optional(u32),
+  sortDirection: optional(unitEnum(['asc', 'desc'])),
+  itemsView: optional(unitEnum(TURN_ITEMS_VIEWS)),
+});
+
+/** An exclusive item anchor within one turn (`{"type":"item","itemId":…}`). */
+const itemAnchor: Decoder<{ itemId: string }> = (value) => {
+  if (!isJsonObject(value) || value.type !== 'item') throw new DecodeError('not an item anchor');
+  return { itemId: string(value.itemId) };
+};
+
+export const threadItemsListParams = struct('ThreadItemsListParams', {
+  threadId: string,
+  turnId: optionalString,
+  cursor: optional(untagged<string | { itemId: string }>('ThreadItemsListCursor', [string, itemAnchor])),
+  limit: optional(u32),
+  sortDirection: optional(unitEnum(['asc', 'desc'])),
+  deferOutput: checked(optional(shape('ThreadItemOutputDeferral'))),
 });

@@ -134,6 +134,7 @@ describe('the other method params', () => {
         personality: null,
         serviceName: null,
         ephemeral: null,
+        historyMode: null,
         sessionStartSource: null,
         threadSource: null,
       },
