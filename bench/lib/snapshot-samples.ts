@@ -61,6 +61,8 @@ export function sampleResumeState(turns: number): ActorResumeState {
     updatedAtMs: STARTED_AT_MS + turns * 61_000,
     createdAtMs: STARTED_AT_MS,
     cwd: '/home/user/project',
+    originator: 'codex_vscode',
+    cliVersion: '0.171.0',
     modelProvider: 'openai',
     model: 'gpt-5.1-codex',
     lastTokenUsage: { total: usage, last: usage, modelContextWindow: 258_400 },

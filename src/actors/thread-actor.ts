@@ -88,6 +88,8 @@ export class ThreadActor {
       updatedAtMs: parsed.updatedAtMs,
       createdAtMs: parsed.meta?.createdAtMs ?? null,
       cwd: parsed.meta?.cwd ?? null,
+      originator: parsed.meta?.originator ?? null,
+      cliVersion: parsed.meta?.cliVersion ?? null,
       modelProvider: parsed.meta?.modelProvider ?? null,
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage

@@ -52,6 +52,9 @@ export interface ActorResumeState {
   updatedAtMs: number;
   createdAtMs: number | null;
   cwd: string | null;
+  /** Who created the thread (`session_meta.originator`, `cli_version`). */
+  originator: string | null;
+  cliVersion: string | null;
   modelProvider: string | null;
   model: string | null;
   lastTokenUsage: TokenUsageSnapshot | null;

@@ -2,6 +2,7 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
+import type { ActorResumeState } from '../../shared/actor-messages.js';
 import { tokenUsageView } from '../../shared/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
@@ -95,7 +96,7 @@ async function coldResume(
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;
     thread.lastTokenUsage = state.lastTokenUsage;
-    if (thread.identity && state.createdAtMs !== null) thread.identity.createdAtMs = state.createdAtMs;
+    restoreFromRollout(thread, state, params);
   }
   thread.materialized = true;
   thread.status = { type: 'idle' };
@@ -107,6 +108,23 @@ async function coldResume(
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread));
   return resumeResponse(thread, params.excludeTurns);
+}
+
+// As the reference does, a resumed thread is who its rollout says it is, and runs where and
+// with the model its history last ran with unless the request says otherwise. The provider
+// stays this host's configured one: a provider id from another host's configuration may not
+// exist here.
+function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, params: Params): void {
+  const identity = thread.identity!;
+  if (state.createdAtMs !== null) identity.createdAtMs = state.createdAtMs;
+  if (state.originator) identity.originator = state.originator;
+  if (state.cliVersion) identity.cliVersion = state.cliVersion;
+  const settings = thread.settings!;
+  thread.settings = {
+    ...settings,
+    ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
+    ...(params.model === null && state.model ? { model: state.model } : {}),
+  };
 }
 
 function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
