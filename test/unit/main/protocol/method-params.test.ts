@@ -192,10 +192,13 @@ describe('the other method params', () => {
     const base = {
       cursor: null,
       limit: null,
+      includedThreadIds: null,
+      excludedThreadIds: null,
       sortKey: null,
       sortDirection: null,
       modelProviders: null,
       sourceKinds: null,
+      originators: null,
       archived: null,
       searchTerm: null,
     };
