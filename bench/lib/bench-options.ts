@@ -28,7 +28,7 @@ Drives an app-server over stdio through contention scenarios, each server in a f
 with its own mock model on loopback, and writes results.json, report.html and table.md.
 
 Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
-  turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all;
+  turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
   soak (10 minutes) runs only when named
 
 Options:

@@ -3,6 +3,7 @@
 import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
+import { fullHost } from './full-host.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -21,6 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   turnSequential,
   turnConcurrent,
   coldStart,
+  fullHost,
   scale,
   soak,
 ];

@@ -11,9 +11,11 @@ import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
 import { Outgoing } from '../outgoing.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
+import { LoadCapacity } from '../threads/load-capacity.js';
 import { Supervisor } from '../threads/supervisor.js';
 import { Unloader } from '../threads/unloader.js';
 import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-events.js';
+import { loadLimitFor, readOpenFileLimit } from './descriptor-budget.js';
 import type { StartupConfig } from './startup-config.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
@@ -54,6 +56,8 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
   });
+  const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
+  const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
     configDocument: startup.document,
@@ -64,7 +68,8 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     connections,
     outgoing,
     directory,
-    supervisor: new Supervisor({ clock: systemClock, directory, unloader, log }),
+    supervisor,
+    capacity: new LoadCapacity({ directory, supervisor, unloader, ...loadLimit }),
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),

@@ -73,6 +73,11 @@ export class Unloader {
     return outcome;
   }
 
+  /** Settles when the first unload now running ends; null when none is running. */
+  anyFinished(): Promise<UnloadOutcome> | null {
+    return this.#running.size === 0 ? null : Promise.race(this.#running.values());
+  }
+
   /** Unloads every thread given, waiting for unloads already running too (they keep their reason). */
   unloadAll(threads: LoadedThread[], reason: UnloadReason): Promise<UnloadOutcome[]> {
     const loaded = threads.filter((thread) => thread.lifecycle.kind === 'loaded');
