@@ -13,6 +13,9 @@ const STARTS_DURING_TURNS = 200;
 const DEADLINE_MS = 120_000;
 
 const isHostFull = (o: Outcome): boolean => o.error !== null && o.error.includes('host is full');
+// 2,000 requests in one burst also pass the connection's max_in_flight_requests (1,024): those
+// are refused -32001 "Server overloaded" before they reach the host, which is as harmless.
+const isOverloaded = (o: Outcome): boolean => o.error !== null && o.error.includes('Server overloaded');
 
 export const fullHost: Scenario = {
   name: 'full-host',
@@ -27,9 +30,10 @@ export const fullHost: Scenario = {
       const starts = await Promise.all(Array.from({ length: STARTS }, () => outcome(client.requestTimed('thread/start', {}, DEADLINE_MS))));
       rec.figure('all starts answered', performance.now() - startedAt, 'ms');
       const admitted = starts.flatMap((o) => (o.result === null ? [] : [o.result.thread as { id: string; path: string }]));
-      const otherStartErrors = starts.filter((o) => o.error !== null && !isHostFull(o));
+      const otherStartErrors = starts.filter((o) => o.error !== null && !isHostFull(o) && !isOverloaded(o));
       rec.figure('admitted', admitted.length, 'count', 'none');
       rec.figure('refused host full', starts.filter(isHostFull).length, 'count', 'none');
+      rec.figure('refused overloaded (in-flight cap)', starts.filter(isOverloaded).length, 'count', 'none');
       rec.figure('other start errors', otherStartErrors.length, 'count');
       ctx.progress(0.4);
 
@@ -47,7 +51,7 @@ export const fullHost: Scenario = {
       rec.figure('turns missing from rollouts', unrecorded, 'count');
 
       rec.check(admitted.length > 0, 'no start was admitted');
-      rec.check(otherStartErrors.length === 0, `starts failed otherwise than "host is full": ${errorsOf(otherStartErrors).slice(0, 3).join('; ')}`);
+      rec.check(otherStartErrors.length === 0, `starts failed otherwise than "host is full" or "overloaded": ${errorsOf(otherStartErrors).slice(0, 3).join('; ')}`);
       rec.check(failedTurns === 0, `${failedTurns} turns on admitted threads failed`);
       rec.check(unrecorded === 0, `${unrecorded} admitted threads' turns are not in their rollouts`);
     });
