@@ -696,3 +696,23 @@ describe('withDeadline', () => {
     expect({ result: result.value, pending: clock.pending() }).toEqual({ result: expected, pending: [] });
   });
 });
+
+describe('eviction under pressure', () => {
+  test('tryEvictIdle unloads the thread idle longest, now, and leaves subscribed threads alone', async () => {
+    const { clock, effects, supervisor, load, state } = setup();
+    const subscribed = load(1, { delaySecs: 60, subscribers: [7] });
+    await clock.advanceTo(1_000);
+    const older = load(2, { delaySecs: 60 });
+    await clock.advanceTo(2_000);
+    const newer = load(3, { delaySecs: 60 });
+    expect(await supervisor.tryEvictIdle()).toEqual('complete');
+    expect({ effects, scheduled: supervisor.scheduledCount, older: state(older).lifecycle, newer: state(newer).lifecycle }).toEqual({
+      effects: cleanUnload(older.id),
+      scheduled: 1,
+      older: { kind: 'unloaded', reason: 'idle' },
+      newer: { kind: 'loaded', since: 2_000 },
+    });
+    expect(await supervisor.tryEvictIdle()).toEqual('complete');
+    expect([supervisor.tryEvictIdle(), state(subscribed).lifecycle]).toEqual([null, { kind: 'loaded', since: 0 }]);
+  });
+});
