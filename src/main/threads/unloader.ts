@@ -4,8 +4,8 @@
 //
 //   mark unloading (first reason wins)
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
-//        is abandoned, its late answer ignored). An actor that is quiet (no turn queued or
-//        running, nothing owed, its rollout in place) is fenced instead: it can never write
+//        is abandoned, its late answer ignored). On an idle unload, an actor that is quiet (no
+//        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can never write
 //        again, so the steps below run at once and its close finishes in the background.
 //     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor)
 //     3. forget the thread: out of the directory and the pool's placement
@@ -90,7 +90,9 @@ export class Unloader {
   }
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
-    const fenced = this.#tryFence(thread);
+    // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
+    // closed its own file by then.
+    const fenced = reason === 'idle' && announce && this.#tryFence(thread);
     const closing = this.#deps.actors.closeActor(thread.id);
     let closed: ActorClosed = 'noActor';
     if (closing !== null && fenced) this.#closeInBackground(thread, closing);

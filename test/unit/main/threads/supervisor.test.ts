@@ -740,16 +740,16 @@ describe('fenced unload of a quiet actor', () => {
     close.resolve();
   });
 
-  test('an actor in a command, or a thread with a turn pending, is waited for as before', async () => {
-    for (const busy of ['command', 'pendingTurn'] as const) {
+  test('an actor in a command, a thread with a turn pending, or a shutdown is waited for as before', async () => {
+    for (const busy of ['command', 'pendingTurn', 'shutdown'] as const) {
       const close = deferred();
       const { clock, effects, supervisor, load } = setup({ closeActor: () => close.promise });
       const thread = load(1);
       const buffer = WriteFence.allocate();
       thread.fence = new WriteFence(buffer);
       if (busy === 'command') new WriteFence(buffer).enter();
-      else thread.pendingTurns = 1;
-      const outcome = track(supervisor.unload(thread, 'shutdown'), clock);
+      if (busy === 'pendingTurn') thread.pendingTurns = 1;
+      const outcome = track(supervisor.unload(thread, busy === 'shutdown' ? 'shutdown' : 'idle'), clock);
       await flush();
       expect({ busy, effects, outcome, fenced: thread.fence.fenced }).toEqual({ busy, effects: [], outcome: {}, fenced: false });
       close.resolve();
