@@ -4,6 +4,7 @@ import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
 import { fullHost } from './full-host.js';
+import { idleUnload } from './idle-unload.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -15,6 +16,7 @@ import { turnConcurrent, turnSequential } from './turns.js';
 
 export const SCENARIOS: readonly Scenario[] = [
   seed,
+  idleUnload,
   lockedUnload,
   resumeUnderLock,
   startUnderLock,
