@@ -10,10 +10,20 @@ import { killStragglers } from './children.js';
 /** Lets a closed thread unload at once, so unsubscribe → thread/closed is not a 60 s timer. */
 export const UNLOAD_NOW = 'thread_unload_delay_secs = 0';
 
-/** Creates a fresh home holding config.toml; the caller removes it with `removeHome`. */
-export function createHome(modelUrl: string, rootConfig = ''): string {
+/**
+ * Creates a fresh home holding config.toml; the caller removes it with `removeHome`. With
+ * `modelUrl` null the home names no provider, so thread-host answers with its embedded model
+ * (a home only thread-host serves need not share the bench's one mock model).
+ */
+export function createHome(modelUrl: string | null, rootConfig = ''): string {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-bench-'));
-  writeFileSync(join(home, 'config.toml'), mockModelConfig(modelUrl, rootConfig));
+  writeFileSync(join(home, 'config.toml'), modelUrl === null ? `${rootConfig}\n` : mockModelConfig(modelUrl, rootConfig));
+  return home;
+}
+
+/** Kills what the servers left running in a home that is kept for inspection. */
+export function keepHome(home: string): string {
+  killStragglers(home);
   return home;
 }
 
