@@ -33,9 +33,13 @@ const STEP_DEADLINE_MS = 30_000;
 interface Kill {
   at: number;
   slot: number;
+  pid: number;
   process: string;
   heldThreads: string[];
-  /** Kill → every thread it held acquired by some process; null when it held none. */
+  /**
+   * Kill → every thread it held locked by another process, as the lock table shows (10 ms
+   * precision); null when it held none, or nobody wanted one of them before the race ended.
+   */
   recoveryMs: number | null;
   /** Kill → its replacement answered initialize. */
   replacementMs: number | null;
@@ -159,7 +163,7 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
   rec.figure('lock table samples with a writer', lockSamples.length, 'count', 'none');
   // A sampler that never saw a writer would make the two-writers check vacuous.
   rec.check(lockSamples.length > 0 || acquisitions.length === 0, 'the lock table never showed a writer lock held: the sampler sees nothing');
-  recordFigures(rec, slots, acquisitions, kills, startedAt);
+  recordFigures(rec, slots, acquisitions, kills, lockSamples, startedAt);
   return { lockSamples, processes };
 }
 
@@ -172,19 +176,20 @@ async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, kills:
       return; // the race ended
     }
     const live = slots.filter((s) => s.pid !== undefined && Number.isNaN(s.finishedAt));
-    if (live.length === 0) return;
+    // A lone process left racing has nobody to hand off to: killing it only measures restarts.
+    if (live.length < 2) return;
     const victim = live[Math.floor(random() * live.length)]!;
-    const victimPid = victim.pid;
     // What the kernel says it holds, an instant before: those threads must move on at once.
-    const held = sampler.sample().holders.filter((h) => h.pid === victimPid).map((h) => h.threadId);
+    const held = sampler.sample().holders.filter((h) => h.pid === victim.pid).map((h) => h.threadId);
     const label = victim.label;
     const at = performance.now();
-    if (victim.kill() === undefined) continue; // restarting, or just finished: try again next time
-    kills.push({ at, slot: victim.index, process: label, heldThreads: held, recoveryMs: null, replacementMs: null });
+    const pid = victim.kill();
+    if (pid === undefined) continue; // restarting, or just finished: try again next time
+    kills.push({ at, slot: victim.index, pid, process: label, heldThreads: held, recoveryMs: null, replacementMs: null });
   }
 }
 
-function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Acquisition[], kills: Kill[], startedAt: number): void {
+function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Acquisition[], kills: Kill[], lockSamples: readonly LockSample[], startedAt: number): void {
   const finishedAt = Math.max(...slots.map((s) => s.finishedAt));
   const elapsedS = (finishedAt - startedAt) / 1000;
   const wait = new LatencyHistogram();
@@ -213,7 +218,7 @@ function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Ac
   rec.figure('loaded/list p99, worst process', worstListP99, 'ms');
 
   for (const kill of kills) {
-    const moved = kill.heldThreads.map((threadId) => acquisitions.find((a) => a.threadId === threadId && a.acquiredAt > kill.at)?.acquiredAt);
+    const moved = kill.heldThreads.map((threadId) => lockSamples.find((s) => s.at > kill.at && s.holders.some((h) => h.threadId === threadId && h.pid !== kill.pid))?.at);
     kill.recoveryMs = moved.length === 0 || moved.some((at) => at === undefined) ? null : Math.max(...(moved as number[])) - kill.at;
     const ready = slots[kill.slot]!.restartedAt.find((at) => at > kill.at);
     kill.replacementMs = ready === undefined ? null : ready - kill.at;
