@@ -79,11 +79,53 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, scale, soak, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, scale, soak, handoff, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
     stdout: '',
     stderr: "thread-host bench: --k: expected a positive integer, got '0'\nRun 'thread-host bench --help' for usage.\n",
   });
+  expect(await runCli(['bench', 'handoff', '--mix'], 10_000)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: "thread-host bench: --mix needs --compare: it mixes server A and server B on one home\nRun 'thread-host bench --help' for usage.\n",
+  });
+  expect(await runCli(['bench', 'handoff', 'seed', '--mix', '--compare', 'x'], 10_000)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: "thread-host bench: --mix applies only to handoff, not to seed\nRun 'thread-host bench --help' for usage.\n",
+  });
+});
+
+test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with no violation', { timeout: 30_000 }, async () => {
+  const dir = join(out, 'handoff');
+  // The kill comes 50 ms into the race, which lasts longer: each thread's 15 handoffs run one after another.
+  const args = ['bench', 'handoff', '--processes', '3', '--threads', '2', '--rounds', '5', '--kill-every', '0.05', '--max-kills', '1', '--out', dir];
+  const { code, stdout, stderr } = await runCli(args, 25_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  expect(stdout).toContain('| handoff |  | violations | count ↓ | 0 |');
+
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  const [result] = report.results;
+  expect([report.results.length, result!.scenario, result!.pass, result!.failures]).toEqual([1, 'handoff', true, []]);
+  expect(report.params).toMatchObject({ processes: 3, threads: 2, rounds: 5, killEveryMs: 50, maxKills: 1, historyMode: 'legacy' });
+  expect(Object.keys(result!.figures).sort()).toEqual(
+    [
+      'lock table samples', 'lock table samples with a writer', 'handoffs per s', 'resume tries per acquisition', "Jain's fairness index",
+      'turn share min', 'turn share max', 'longest starvation', 'loaded/list p99, worst process', 'kills', 'replacement ready after kill, max',
+      'violations', 'turns acknowledged', 'turns cut by kills',
+      ...(result!.figures['recovery after kill, max'] === undefined ? [] : ['recovery after kill, max']),
+    ].sort(),
+  );
+  expect(Object.keys(result!.latency)).toEqual(['acquisition wait', 'loaded/list p0 thread-host', 'loaded/list p1 thread-host', 'loaded/list p2 thread-host']);
+  const kills = result!.raw.kills as Array<{ slot: number }>;
+  expect([kills.length, result!.figures.kills!.value, result!.figures.violations!.value, result!.raw.violations]).toEqual([1, 1, 0, []]);
+  // Two seed turns and 30 handoffs; a kill between a turn's completion and its thread/closed redoes that handoff.
+  expect([32, 33]).toContain(result!.figures['turns acknowledged']!.value);
+  expect(result!.latency['acquisition wait']!.count).toBeGreaterThanOrEqual(30);
+  expect(result!.figures['lock table samples with a writer']!.value).toBeGreaterThan(0);
+  // A passing run removes its home.
+  expect(existsSync(result!.raw.home as string)).toBe(false);
+  expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('handoff: acquisition wait (first try → acquired) over time, per process');
 });
