@@ -66,6 +66,8 @@ export class HandoffSlot {
   readonly probeSamples: ProbeSample[] = [];
   /** Probe requests cut by a kill of their process: expected, and not counted as failures. */
   probesCutByKill = 0;
+  /** The longest the bench's own event loop was late while this slot probed (noise, not the server). */
+  clientStallMaxMs = 0;
   /** When each replacement after a kill answered initialize. */
   readonly restartedAt: number[] = [];
   label = '';
@@ -207,6 +209,7 @@ export class HandoffSlot {
     this.#probe = null;
     if (probe === null) return;
     const samples = await probe.stop();
+    this.clientStallMaxMs = Math.max(this.clientStallMaxMs, probe.clientStallMaxMs);
     for (const s of samples) {
       if (killed && s.at === null) this.probesCutByKill += 1;
       else this.probeSamples.push(s);

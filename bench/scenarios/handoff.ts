@@ -216,6 +216,7 @@ function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Ac
     rec.check(list.failed === 0, `${slot.label}: ${list.failed} thread/loaded/list requests failed: ${list.errors.join('; ') || 'no answer'}`);
   }
   rec.figure('loaded/list p99, worst process', worstListP99, 'ms');
+  rec.figure('bench client stall max', Math.max(...slots.map((s) => s.clientStallMaxMs)), 'ms', 'none');
 
   for (const kill of kills) {
     const moved = kill.heldThreads.map((threadId) => lockSamples.find((s) => s.at > kill.at && s.holders.some((h) => h.threadId === threadId && h.pid !== kill.pid))?.at);
