@@ -44,7 +44,8 @@ export interface LockSample {
   holders: ReadonlyArray<{ threadId: string; pid: number }>;
 }
 
-export type ViolationKind = 'missing' | 'duplicate' | 'wrongStatus' | 'unexpected' | 'unreadable' | 'twoWriters';
+/** `deadHolder`: a killed server's writer lock still held after it died (scenarios/handoff.ts checks it). */
+export type ViolationKind = 'missing' | 'duplicate' | 'wrongStatus' | 'unexpected' | 'unreadable' | 'twoWriters' | 'deadHolder';
 
 export interface Violation {
   kind: ViolationKind;

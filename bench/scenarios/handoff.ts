@@ -11,13 +11,15 @@
 //   read: one fresh process per implementation reads every thread (thread/read includeTurns)
 //
 // A failed case keeps its home (its path is printed and in results.json) for inspection.
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppServerClient } from '../lib/app-server-client.js';
 import type { CaseRecorder } from '../lib/case-result.js';
+import { checkDeadHolder, EXIT_DEADLINE_MS } from '../lib/dead-holder-check.js';
 import { jainIndex, longestStarvation, sharesInWindow } from '../lib/handoff-figures.js';
 import { HandoffSlot, type Acquisition, type RaceShared } from '../lib/handoff-slot.js';
-import { historyViolations, lockViolations, type HistoryRead, type LockSample, type ReadTurn, type SentTurn } from '../lib/handoff-verdict.js';
+import { historyViolations, lockViolations, type HistoryRead, type LockSample, type ReadTurn, type SentTurn, type Violation } from '../lib/handoff-verdict.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { windowStats } from '../lib/list-probe.js';
 import { HOST_CLI } from '../lib/repo-paths.js';
@@ -43,6 +45,10 @@ interface Kill {
   recoveryMs: number | null;
   /** Kill → its replacement answered initialize. */
   replacementMs: number | null;
+  /** Kill → the process gone, after which the bench could take each lock it held (dead-holder-check.ts). */
+  goneAfterMs: number | null;
+  /** Locks it held that someone other than a live racing server still held after it was gone. */
+  stillHeld: string[];
 }
 
 export const handoff: Scenario = {
@@ -64,7 +70,11 @@ export const handoff: Scenario = {
       const threads = await seedThreads(fleet[0]!, home, params.threads, params.historyMode, sent, rec);
       const outcome = await race(ctx, home, threads, sent, mulberry32(seed));
       const reads = await readBack(fleet, home, threads, rec);
-      const violations = [...historyViolations(sent, reads), ...lockViolations(outcome.lockSamples, (pid) => outcome.processes.get(pid) ?? `pid ${pid}`)];
+      const violations = [
+        ...historyViolations(sent, reads),
+        ...lockViolations(outcome.lockSamples, (pid) => outcome.processes.get(pid) ?? `pid ${pid}`),
+        ...outcome.kills.flatMap((k) => k.stillHeld.map((held): Violation => ({ kind: 'deadHolder', threadId: held.split(' ')[0]!, turn: null, processes: [k.process], message: `thread ${held}: writer lock of the killed ${k.process} not free after it died` }))),
+      ];
       rec.figure('violations', violations.length, 'count');
       rec.raw('violations', violations);
       for (const v of violations) rec.fail(v.message);
@@ -115,7 +125,7 @@ async function seedThreads(server: ServerCommand, home: string, count: number, h
 }
 
 /** The race itself, with the lock sampler and the kill loop around it; records its figures. */
-async function race(ctx: CaseContext, home: string, threads: string[], sent: SentTurn[], random: () => number): Promise<{ lockSamples: LockSample[]; processes: Map<number, string> }> {
+async function race(ctx: CaseContext, home: string, threads: string[], sent: SentTurn[], random: () => number): Promise<{ lockSamples: LockSample[]; processes: Map<number, string>; kills: Kill[] }> {
   const { params, rec, fleet } = ctx;
   const sampler = new WriterLockSampler(home);
   const processes = new Map<number, string>();
@@ -148,7 +158,7 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
     startedAt = performance.now();
     shared.endAt = startedAt + params.handoffBudgetS * 1000;
     sampler.start();
-    const killing = params.killEveryMs > 0 ? killLoop(slots, sampler, kills, params, random, stopKilling.signal) : Promise.resolve();
+    const killing = params.killEveryMs > 0 ? killLoop(slots, sampler, join(home, 'thread-writer-locks'), kills, params, random, stopKilling.signal) : Promise.resolve();
     await Promise.all(slots.map((s) => s.run()));
     stopKilling.abort();
     await killing;
@@ -164,11 +174,11 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
   // A sampler that never saw a writer would make the two-writers check vacuous.
   rec.check(lockSamples.length > 0 || acquisitions.length === 0, 'the lock table never showed a writer lock held: the sampler sees nothing');
   recordFigures(rec, slots, acquisitions, kills, lockSamples, startedAt);
-  return { lockSamples, processes };
+  return { lockSamples, processes, kills };
 }
 
 /** Every `killEveryMs`, SIGKILLs a random slot's live process (at most `maxKills` times). */
-async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, kills: Kill[], params: CaseContext['params'], random: () => number, signal: AbortSignal): Promise<void> {
+async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, lockDir: string, kills: Kill[], params: CaseContext['params'], random: () => number, signal: AbortSignal): Promise<void> {
   while (kills.length < params.maxKills && !signal.aborted) {
     try {
       await delay(params.killEveryMs, undefined, { signal });
@@ -185,7 +195,9 @@ async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, kills:
     const at = performance.now();
     const pid = victim.kill();
     if (pid === undefined) continue; // restarting, or just finished: try again next time
-    kills.push({ at, slot: victim.index, pid, process: label, heldThreads: held, recoveryMs: null, replacementMs: null });
+    const isRacer = (p: number): boolean => p !== pid && slots.some((s) => s.pid === p);
+    const check = await checkDeadHolder(pid, at, lockDir, held, isRacer);
+    kills.push({ at, slot: victim.index, pid, process: label, heldThreads: held, recoveryMs: null, replacementMs: null, ...check });
   }
 }
 
@@ -226,6 +238,8 @@ function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Ac
   }
   if (kills.length > 0) {
     rec.figure('kills', kills.length, 'count', 'none');
+    rec.figure('killed process gone, max', Math.max(...kills.map((k) => k.goneAfterMs ?? Number.NaN)), 'ms');
+    for (const k of kills) if (k.goneAfterMs === null) rec.fail(`${k.process}: still running ${EXIT_DEADLINE_MS} ms after SIGKILL`);
     const recovered = kills.flatMap((k) => (k.recoveryMs === null ? [] : [k.recoveryMs]));
     if (recovered.length > 0) rec.figure('recovery after kill, max', Math.max(...recovered), 'ms');
     rec.figure('replacement ready after kill, max', Math.max(...kills.map((k) => k.replacementMs ?? Number.NaN)), 'ms');

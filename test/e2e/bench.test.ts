@@ -113,7 +113,7 @@ test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with 
   expect(Object.keys(result!.figures).sort()).toEqual(
     [
       'lock table samples', 'lock table samples with a writer', 'handoffs per s', 'resume tries per acquisition', "Jain's fairness index",
-      'turn share min', 'turn share max', 'longest starvation', 'loaded/list p99, worst process', 'bench client stall max', 'kills', 'replacement ready after kill, max',
+      'turn share min', 'turn share max', 'longest starvation', 'loaded/list p99, worst process', 'bench client stall max', 'kills', 'killed process gone, max', 'replacement ready after kill, max',
       'violations', 'turns acknowledged', 'turns cut by kills',
       ...(result!.figures['recovery after kill, max'] === undefined ? [] : ['recovery after kill, max']),
     ].sort(),
