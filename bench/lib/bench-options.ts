@@ -1,7 +1,7 @@
 // The `thread-host bench` command line, parsed once with node:util parseArgs into a plan:
 // which scenarios, which servers (A, then B with --compare), how many runs, where the report
 // goes, and every scenario parameter with the issue's defaults.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScenarioParams } from '../scenarios/scenario.js';
 import { REPO_ROOT } from './repo-paths.js';
@@ -59,6 +59,8 @@ Options:
   --max-kills <n>        handoff: stop killing after <n> kills (default no limit)
   --history-mode <mode>  handoff: threads start in 'legacy' (default; every implementation appends) or 'paginated'
   --handoff-budget-s <s> handoff: time allowed for the race (default 600)
+  --keep-home            handoff: keep the temp home (with handoff-ledger.json) even when it passed
+  --verify-home <dir>    handoff: no race; judge a kept home (or a copy with planted faults) again
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -89,6 +91,8 @@ const OPTIONS = {
   'history-mode': { type: 'string' },
   'handoff-budget-s': { type: 'string' },
   mix: { type: 'boolean' },
+  'keep-home': { type: 'boolean' },
+  'verify-home': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -143,6 +147,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       maxKills: count('max-kills', Number.MAX_SAFE_INTEGER),
       historyMode,
       handoffBudgetS: count('handoff-budget-s', 600),
+      keepHome: values['keep-home'] === true,
+      verifyHome: values['verify-home'] === undefined ? null : resolve(values['verify-home']),
     },
   };
 }

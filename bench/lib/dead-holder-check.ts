@@ -1,10 +1,10 @@
 // After a kill: are the writer locks the dead process held free at once? The bench waits for
-// the process to be gone (a SIGKILLed process drops its flocks as it exits, before it is even
-// reaped), then tries each lock file it held with a non-blocking exclusive flock of its own and
+// the process to be gone (a SIGKILLed process drops its flocks once its last thread has
+// exited, before it is even reaped), then tries each lock file it held with a non-blocking exclusive flock of its own and
 // lets go at once. Taken means free. Refused means somebody holds it: that must be another
 // racing server that already moved in, never the dead one nor a child that inherited its fd
 // (a flock belongs to the open file, so a surviving child would keep the dead server's lock).
-import { closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +20,7 @@ const EXIT_POLL_MS = 1;
 
 /** What the check found for one kill. */
 export interface DeadHolderCheck {
-  /** Kill → the process gone (exited, or a zombie: either way its files are closed). */
+  /** Kill → the process gone (reaped, or a zombie with no thread left: either way its files are closed). */
   goneAfterMs: number | null;
   /** Held threads whose lock was still held by a pid that is not a live racing server (must be none). */
   stillHeld: string[];
@@ -67,11 +67,16 @@ function tryLock(path: string): boolean {
   }
 }
 
-/** Gone, or a zombie: /proc/<pid>/stat's state field is `Z` once the exit has closed every file. */
+/**
+ * Gone (reaped), or a zombie whose every thread has exited. A zombie thread-group leader alone
+ * is not enough: its other threads (a host's pool workers, a runtime's) may still be exiting,
+ * and the open files, flocks with them, are closed only when the last thread is done.
+ */
 function gone(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' && readdirSync(`/proc/${pid}/task`).length === 1;
   } catch {
     return true;
   }

@@ -1,8 +1,8 @@
 // `handoff`: P server processes on one home race for the same T threads, R rounds each
 // (handoff-slot.ts), optionally with a random one SIGKILLed every --kill-every seconds and
 // replaced. Its verdict is correctness first (handoff-verdict.ts): every acknowledged turn in
-// every implementation's reading of the history exactly once, cut turns interrupted or absent,
-// and never two processes holding one thread's writer lock in the kernel's lock table. Then the
+// every implementation's reading of the history exactly once, cut turns interrupted, completed
+// or absent, the locks of a killed process free once it is gone, and never two processes holding one thread's writer lock in the kernel's lock table. Then the
 // figures: handoffs/s, tries per acquisition, acquisition wait, fairness, starvation,
 // thread/loaded/list latency on every process, recovery after each kill.
 //
@@ -10,7 +10,9 @@
 //   race: P slots (A B A B with --mix) ── lock sampler every 10 ms ── kill loop
 //   read: one fresh process per implementation reads every thread (thread/read includeTurns)
 //
-// A failed case keeps its home (its path is printed and in results.json) for inspection.
+// A failed case keeps its home (its path is printed and in results.json) for inspection, with
+// handoff-ledger.json, so that it (or a copy with planted faults) can be judged again by
+// --verify-home.
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -19,15 +21,17 @@ import type { CaseRecorder } from '../lib/case-result.js';
 import { checkDeadHolder, EXIT_DEADLINE_MS } from '../lib/dead-holder-check.js';
 import { jainIndex, longestStarvation, sharesInWindow } from '../lib/handoff-figures.js';
 import { HandoffSlot, type Acquisition, type RaceShared } from '../lib/handoff-slot.js';
-import { historyViolations, lockViolations, type HistoryRead, type LockSample, type ReadTurn, type SentTurn, type Violation } from '../lib/handoff-verdict.js';
+import { historyViolations, lockViolations, type LockSample, type SentTurn, type Violation } from '../lib/handoff-verdict.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { windowStats } from '../lib/list-probe.js';
+import { readLedger, writeLedger } from '../lib/handoff-ledger.js';
+import { readBack } from '../lib/history-read-back.js';
 import { HOST_CLI } from '../lib/repo-paths.js';
 import { mulberry32 } from '../lib/seeded-random.js';
 import type { ServerCommand } from '../lib/server-command.js';
 import { createHome, keepHome, removeHome, UNLOAD_NOW } from '../lib/server-home.js';
 import { WriterLockSampler } from '../lib/writer-lock-sampler.js';
-import { firstLine, SINGLE_CASE, textInput, type CaseContext, type Scenario } from './scenario.js';
+import { SINGLE_CASE, textInput, type CaseContext, type Scenario } from './scenario.js';
 
 const STEP_DEADLINE_MS = 30_000;
 
@@ -58,6 +62,7 @@ export const handoff: Scenario = {
   mixes: true,
   async run(ctx) {
     const { params, rec, fleet } = ctx;
+    if (params.verifyHome !== null) return verifyHome(params.verifyHome, fleet, rec);
     // Only thread-host has the embedded model; a home any other implementation shares uses the mock.
     const embedded = fleet.every((s) => s.argv.includes(HOST_CLI));
     const home = createHome(embedded ? null : ctx.mock.url, UNLOAD_NOW);
@@ -69,6 +74,8 @@ export const handoff: Scenario = {
       const sent: SentTurn[] = [];
       const threads = await seedThreads(fleet[0]!, home, params.threads, params.historyMode, sent, rec);
       const outcome = await race(ctx, home, threads, sent, mulberry32(seed));
+      // Kept with the home, so a copy with planted faults can be judged again (--verify-home).
+      writeLedger(home, { threads, sent });
       const reads = await readBack(fleet, home, threads, rec);
       const violations = [
         ...historyViolations(sent, reads),
@@ -82,16 +89,25 @@ export const handoff: Scenario = {
       rec.figure('turns cut by kills', sent.filter((t) => t.outcome === 'cut').length, 'count', 'none');
       pass = rec.passing;
     } finally {
-      if (pass) {
+      if (pass && !params.keepHome) {
         removeHome(home);
       } else {
         keepHome(home);
-        rec.fail(`home kept for inspection: ${home}`);
-        process.stderr.write(`\nthread-host bench handoff: failed; home kept for inspection: ${home}\n`);
+        if (!pass) rec.fail(`home kept for inspection: ${home}`);
+        process.stderr.write(`\nthread-host bench handoff: ${pass ? 'passed' : 'failed'}; home kept for inspection: ${home}\n`);
       }
     }
   },
 };
+
+/** Judges a kept home again (a copy, perhaps with faults planted): its ledger against every implementation's reads. */
+async function verifyHome(home: string, fleet: readonly ServerCommand[], rec: CaseRecorder): Promise<void> {
+  const { threads, sent } = readLedger(home);
+  const violations = historyViolations(sent, await readBack(fleet, home, threads, rec));
+  rec.figure('violations', violations.length, 'count');
+  rec.raw('violations', violations);
+  for (const v of violations) rec.fail(v.message);
+}
 
 /** Server A starts T threads with one turn each (so they are on disk), unloads them, exits. */
 async function seedThreads(server: ServerCommand, home: string, count: number, historyMode: string, sent: SentTurn[], rec: CaseRecorder): Promise<string[]> {
@@ -256,35 +272,6 @@ function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Ac
     })),
     marks: kills.map((k) => round(k.at - startedAt)),
   });
-}
-
-/** Each implementation in the run reads every thread from a fresh process of its own. */
-async function readBack(fleet: readonly ServerCommand[], home: string, threads: string[], rec: CaseRecorder): Promise<HistoryRead[]> {
-  const reads: HistoryRead[] = [];
-  for (const server of fleet) {
-    const client = await AppServerClient.start(server, home);
-    try {
-      for (const threadId of threads) {
-        try {
-          const { thread } = await client.request('thread/read', { threadId, includeTurns: true }, STEP_DEADLINE_MS);
-          reads.push({ reader: server.name, threadId, turns: (thread.turns as unknown[]).map(readTurn), error: null });
-        } catch (error) {
-          reads.push({ reader: server.name, threadId, turns: null, error: firstLine(error) });
-        }
-      }
-    } finally {
-      const { code, signal } = await client.close();
-      rec.check(code === 0, `reader ${server.name}: exit ${code ?? signal} after stdin EOF`);
-    }
-  }
-  return reads;
-}
-
-/** A wire turn as the verdict sees it: id, status, and the texts of its user messages. */
-function readTurn(wire: unknown): ReadTurn {
-  const turn = wire as { id: string; status: string; items?: Array<{ type: string; content?: Array<{ type: string; text?: string }> }> };
-  const texts = (turn.items ?? []).filter((i) => i.type === 'userMessage').flatMap((i) => (i.content ?? []).flatMap((c) => (typeof c.text === 'string' ? [c.text] : [])));
-  return { id: turn.id, status: turn.status, texts };
 }
 
 const round = (x: number): number => Math.round(x * 100) / 100;

@@ -39,6 +39,10 @@ export interface ScenarioParams {
   /** handoff: the history mode threads are started in. */
   historyMode: 'legacy' | 'paginated';
   handoffBudgetS: number;
+  /** handoff: keep the temp home even when the run passed. */
+  keepHome: boolean;
+  /** handoff: judge this kept home again instead of racing (its ledger against fresh reads). */
+  verifyHome: string | null;
 }
 
 /** What a scenario's `run` gets. */

@@ -2,11 +2,12 @@
 // resume-under-lock (K=2, short hold) through the built CLI, checking the report's structure
 // and pass flags. Timings are the bench's business, not this test's.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { BenchReport } from '../../bench/lib/bench-report.js';
+import type { HandoffLedger } from '../../bench/lib/handoff-ledger.js';
 import { CLI } from '../helpers/test-server.js';
 
 const out = mkdtempSync(join(tmpdir(), 'thread-host-bench-e2e-'));
@@ -128,4 +129,30 @@ test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with 
   // A passing run removes its home.
   expect(existsSync(result!.raw.home as string)).toBe(false);
   expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('handoff: acquisition wait (first try → acquired) over time, per process');
+});
+
+test('bench handoff --verify-home catches a turn cut out of a kept home\'s rollout, naming thread, turn and process', { timeout: 30_000 }, async () => {
+  const first = await runCli(['bench', 'handoff', '--processes', '2', '--threads', '1', '--rounds', '2', '--keep-home', '--out', join(out, 'kept')], 25_000);
+  expect(first.code).toBe(0);
+  const home = /home kept for inspection: (\S+)/.exec(first.stderr)![1]!;
+  try {
+    const ledger = JSON.parse(readFileSync(join(home, 'handoff-ledger.json'), 'utf8')) as HandoffLedger;
+    const [rollout] = readdirSync(join(home, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    const path = join(home, 'sessions', rollout!);
+    // Plant the fault: the last turn of the thread (the last one sent) never reached the rollout.
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const lastStart = lines.findLastIndex((line) => line.includes('"type":"task_started"'));
+    writeFileSync(path, lines.slice(0, lastStart).join('\n') + '\n');
+    const last = ledger.sent[ledger.sent.length - 1]!;
+    expect([ledger.threads.length, ledger.sent.length, last.outcome]).toEqual([1, 5, 'acknowledged']);
+
+    const verified = await runCli(['bench', 'handoff', '--verify-home', home, '--out', join(out, 'verified')], 25_000);
+    expect(verified.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'verified', 'results.json'), 'utf8')) as BenchReport;
+    expect(report.results.map((r) => [r.scenario, r.pass, r.failures])).toEqual([
+      ['handoff', false, [`thread ${last.threadId}: acknowledged turn ${last.turnId} (${last.process}) missing as read by thread-host`]],
+    ]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
