@@ -11,6 +11,7 @@ import { killAllChildren } from './lib/children.js';
 import { captureEnvironment, finishEnvironment } from './lib/environment.js';
 import { ProgressBar } from './lib/progress-bar.js';
 import { HOST_CLI } from './lib/repo-paths.js';
+import { removeLiveHomes } from './lib/server-home.js';
 import type { ServerCommand } from './lib/server-command.js';
 import { selectScenarios } from './scenarios/index.js';
 import type { Scenario } from './scenarios/scenario.js';
@@ -126,10 +127,11 @@ function caseLine(r: CaseResult): Record<string, unknown> {
   return { scenario: r.scenario, case: r.case, server: r.server, run: r.run, pass: r.pass, failures: r.failures, figures, latency: r.latency };
 }
 
-/** Ctrl-C or SIGTERM kills every child before exiting; returns the uninstaller. */
+/** Ctrl-C or SIGTERM kills every child and removes the homes in use before exiting; returns the uninstaller. */
 function onSignals(): () => void {
   const handler = (): void => {
     killAllChildren();
+    removeLiveHomes();
     process.exit(130);
   };
   const last = (): void => void killAllChildren(); // synchronous, so it works in 'exit'

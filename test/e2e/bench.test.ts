@@ -156,3 +156,38 @@ test('bench handoff --verify-home catches a turn cut out of a kept home\'s rollo
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test('bench handoff stopped by SIGTERM to the CLI leaves no server running and no home behind', { timeout: 30_000 }, async () => {
+  // A temp dir of its own, so the homes this bench creates are the only ones looked at.
+  const tmp = mkdtempSync(join(tmpdir(), 'thread-host-bench-sigterm-'));
+  try {
+    const child = spawn(process.execPath, [CLI, 'bench', 'handoff', '--rounds', '1000', '--out', join(out, 'sigterm')], { stdio: 'ignore', env: { ...process.env, TMPDIR: tmp } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Racing: the home has rollouts and four servers carry it in their environment.
+    await waitUntil(() => homeProcesses(tmp).length >= 4 && readdirSync(tmp).some((home) => existsSync(join(tmp, home, 'sessions'))), 20_000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect([homeProcesses(tmp), readdirSync(tmp)]).toEqual([[], []]);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+/** Pids of processes whose CODEX_HOME lies under `dir` (the bench's servers set it to their home). */
+function homeProcesses(dir: string): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((entry) => entry.startsWith(`CODEX_HOME=${dir}/`)) ? [Number(pid)] : [];
+    } catch {
+      return []; // gone, or not ours to read
+    }
+  });
+}
+
+async function waitUntil(condition: () => boolean, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`condition not met within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
