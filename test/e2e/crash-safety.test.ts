@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
-import { heldFlocks } from '../helpers/proc-locks.js';
+import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
+import { mulberry32 } from '../../bench/lib/seeded-random.js';
 
 const ITERATIONS = 50;
 const MAX_THREADS = 6;

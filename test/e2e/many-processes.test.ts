@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { expect, test } from 'vitest';
 import { parseRollout } from '../../src/shared/history/rollout-reader.js';
 import { holdFlock } from '../../bench/lib/flock-holder.js';
-import { heldFlocks } from '../helpers/proc-locks.js';
+import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const HOSTS = 4;
