@@ -17,15 +17,28 @@ export interface CoordinationHolder {
   release(): Promise<void>;
 }
 
-/** Takes `home`'s coordination lock for `backend`; rejects if another owner holds it. */
+/** A host holds coordination for milliseconds; this only bounds a hang. */
+const HOLD_DEADLINE_MS = 10_000;
+const RETRY_MS = 10;
+
+/**
+ * Takes `home`'s coordination lock for `backend`, waiting while a host holds it (as the flock
+ * holder's blocking flock does); rejects after the deadline.
+ */
 export async function holdCoordination(home: string, backend: WriterLockBackendKind): Promise<CoordinationHolder> {
   if (backend === 'flock') return holdFlock(join(home, WRITER_LOCK_DIR, '.coordination.lock'), 'exclusive');
   const paths = lockDirPaths(home);
   await mkdir(paths.dir, { recursive: true });
-  const attempt = await tryLockDir(paths.coordination, HOLDER_TIMING, (error) => {
-    throw new Error(`coordination holder lost ${paths.coordination}: ${error.message}`);
-  });
-  if (attempt.kind === 'contended') throw new Error(`${paths.coordination} is held by someone else`);
-  let released: Promise<void> | null = null;
-  return { release: () => (released ??= attempt.dir.release()) };
+  const deadline = Date.now() + HOLD_DEADLINE_MS;
+  for (;;) {
+    const attempt = await tryLockDir(paths.coordination, HOLDER_TIMING, (error) => {
+      throw new Error(`coordination holder lost ${paths.coordination}: ${error.message}`);
+    });
+    if (attempt.kind === 'held') {
+      let released: Promise<void> | null = null;
+      return { release: () => (released ??= attempt.dir.release()) };
+    }
+    if (Date.now() > deadline) throw new Error(`${paths.coordination}: not held within ${HOLD_DEADLINE_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
 }

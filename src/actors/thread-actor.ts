@@ -106,6 +106,17 @@ export class ThreadActor {
     return 'notRunning';
   }
 
+  /**
+   * The host lost this thread's writer lock: at once, outside the mailbox (commands ahead of it
+   * may be the very writes to stop), refuse every further append and abort the running turn.
+   * The host fails the turn and unloads the thread; close() then only closes the file.
+   */
+  revokeWriter(reason: string): void {
+    this.#appender?.revoke(reason);
+    this.#owed = [];
+    this.#running?.abort.abort();
+  }
+
   /** Flushes and closes the rollout after the commands ahead of it. */
   close(): Promise<void> {
     return this.#mailbox.post(async () => {

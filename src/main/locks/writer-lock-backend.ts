@@ -35,6 +35,15 @@ export type AcquireResult<Lock extends WriterLock = WriterLock> =
  */
 export type ReleaseResult = 'unlinked' | 'leftBehind' | 'alreadyReleased';
 
+/**
+ * A lock this host owned is no longer its own (a lockfile heartbeat failed, or another host took
+ * the lock over after a stall). flock locks cannot be lost while the process lives.
+ */
+export interface LockLoss {
+  readonly threadId: string;
+  readonly message: string;
+}
+
 /** Acquires and releases thread writer locks for one home. */
 export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
   acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>>;

@@ -16,7 +16,9 @@
 import { mkdir } from 'node:fs/promises';
 import { type Clock, systemClock } from '../../../shared/clock.js';
 import type { LogFn } from '../../../shared/log.js';
-import type { AcquireResult as BackendAcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
+import type { AcquireResult as BackendAcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
+
+export type { LockLoss };
 import { assertLockableId } from '../lockable-id.js';
 import { type AsyncCoordinationHold, CoordinationQueue } from './coordination-queue.js';
 import { type HeldLockDir, type LockDirPaths, type LockDirTiming, lockDirPaths, threadLockDir, tryLockDir } from './lock-dir.js';
@@ -33,11 +35,6 @@ export interface LockfileWriterLock extends WriterLock {
 
 export type AcquireResult = BackendAcquireResult<LockfileWriterLock>;
 
-/** Why the host lost a thread it owned: the heartbeat could not refresh it, or it was taken. */
-export interface LockLoss {
-  readonly threadId: string;
-  readonly message: string;
-}
 
 export interface LockfileWriterLocksOptions extends LockDirTiming {
   timeoutMs?: number;
