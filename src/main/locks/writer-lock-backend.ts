@@ -48,6 +48,13 @@ export interface LockLoss {
 export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
   acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>>;
   release(lock: Lock): ReleaseResult;
+  /**
+   * For a release that left something behind which still keeps other hosts out (a lockfile
+   * directory waiting for its janitor): resolves once it is gone. Callers wait with a deadline,
+   * so a thread's unload is announced after the lock is free whenever that comes quickly.
+   * Backends whose leftovers never keep anyone out (flock) do not implement it.
+   */
+  cleared?(lock: Lock): Promise<void>;
   /** Locks currently owned through this backend. */
   ownedCount(): number;
   /** Acquisitions waiting for coordination. */

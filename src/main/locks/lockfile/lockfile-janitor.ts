@@ -32,6 +32,8 @@ export interface LockfileJanitorOptions {
 export class LockfileJanitor {
   readonly #options: LockfileJanitorOptions;
   readonly #leftovers = new Map<string, HeldLockDir>();
+  /** Waiters for `cleared`, by directory: settled when it is removed, found gone, or adopted. */
+  readonly #waiters = new Map<HeldLockDir, Array<() => void>>();
   #state: JanitorState = { kind: 'idle' };
   #delayMs = JANITOR_FIRST_DELAY_MS;
 
@@ -51,12 +53,27 @@ export class LockfileJanitor {
   tryAdopt(threadId: string): HeldLockDir | undefined {
     const dir = this.#leftovers.get(threadId);
     this.#leftovers.delete(threadId);
+    if (dir !== undefined) this.#settle(dir);
     return dir;
   }
 
   /** The heartbeat found a leftover compromised: it is no longer ours to remove. */
   forget(threadId: string, dir: HeldLockDir): void {
-    if (this.#leftovers.get(threadId) === dir) this.#leftovers.delete(threadId);
+    if (this.#leftovers.get(threadId) !== dir) return;
+    this.#leftovers.delete(threadId);
+    this.#settle(dir);
+  }
+
+  /** Resolves once `dir` no longer waits here (at once if it never did). */
+  cleared(dir: HeldLockDir): Promise<void> {
+    if (![...this.#leftovers.values()].includes(dir)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.set(dir, [...(this.#waiters.get(dir) ?? []), resolve]));
+  }
+
+  #settle(dir: HeldLockDir): void {
+    const waiters = this.#waiters.get(dir) ?? [];
+    this.#waiters.delete(dir);
+    for (const resolve of waiters) resolve();
   }
 
   /** Directories waiting for removal. */
@@ -104,6 +121,8 @@ export class LockfileJanitor {
         // ERELEASED: compromised under us; ENOENT: someone removed it. Either way not ours now.
         if (code === 'ERELEASED' || code === 'ENOENT') this.#options.onRemoved?.(threadId, 'gone');
         else this.#options.onError(threadId, error);
+      } finally {
+        this.#settle(dir);
       }
     }
   }

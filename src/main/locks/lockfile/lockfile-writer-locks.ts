@@ -124,6 +124,11 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
     return 'leftBehind';
   }
 
+  /** Resolves once the janitor has removed the released lock's directory (or it was adopted or lost). */
+  cleared(lock: LockfileWriterLock): Promise<void> {
+    return this.#janitor.cleared((lock as OwnedLock).dir);
+  }
+
   ownedCount(): number {
     return this.#owned.size;
   }

@@ -61,7 +61,8 @@ describe('acquire', () => {
     const id = randomUUID();
     const first = await backend(home).acquire(id);
     expect(first.kind).toBe('acquired');
-    expect(readdirSync(dir)).toEqual([`${id}.lock`]);
+    // Coordination is given back just after the acquisition it served.
+    await vi.waitFor(() => expect(readdirSync(dir)).toEqual([`${id}.lock`]));
     expect(await backend(home).acquire(id)).toEqual({ kind: 'activeWriter' });
   });
 
