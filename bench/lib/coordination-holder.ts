@@ -3,6 +3,7 @@
 // (flock-holder.ts). lockfile: this process holds `.coordination.lock/` as a proper-lockfile
 // mkdir lock with a live heartbeat, exactly as another host's backend would.
 import { mkdir } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { WRITER_LOCK_DIR } from '../../src/main/locks/flock/coordination-lock.js';
@@ -14,6 +15,8 @@ const HOLDER_TIMING = { staleMs: 2_000, updateMs: 1_000 };
 
 /** A held coordination lock; `release()` is idempotent. */
 export interface CoordinationHolder {
+  /** `performance.now()` once the lock was held. */
+  readonly lockedAt: number;
   release(): Promise<void>;
 }
 
@@ -26,7 +29,10 @@ const RETRY_MS = 10;
  * holder's blocking flock does); rejects after the deadline.
  */
 export async function holdCoordination(home: string, backend: WriterLockBackendKind): Promise<CoordinationHolder> {
-  if (backend === 'flock') return holdFlock(join(home, WRITER_LOCK_DIR, '.coordination.lock'), 'exclusive');
+  if (backend === 'flock') {
+    await mkdir(join(home, WRITER_LOCK_DIR), { recursive: true });
+    return holdFlock(join(home, WRITER_LOCK_DIR, '.coordination.lock'), 'exclusive');
+  }
   const paths = lockDirPaths(home);
   await mkdir(paths.dir, { recursive: true });
   const deadline = Date.now() + HOLD_DEADLINE_MS;
@@ -36,7 +42,7 @@ export async function holdCoordination(home: string, backend: WriterLockBackendK
     });
     if (attempt.kind === 'held') {
       let released: Promise<void> | null = null;
-      return { release: () => (released ??= attempt.dir.release()) };
+      return { lockedAt: performance.now(), release: () => (released ??= attempt.dir.release()) };
     }
     if (Date.now() > deadline) throw new Error(`${paths.coordination}: not held within ${HOLD_DEADLINE_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
