@@ -49,6 +49,13 @@ function janitorReports(count: number) {
   };
 }
 
+/** Acquires `id`, which must be free. */
+async function acquireFree(locks: LockfileWriterLocks, id: string) {
+  const result = await locks.acquire(id);
+  if (result.kind !== 'acquired') throw new Error(`${id}: ${result.kind}`);
+  return result.lock;
+}
+
 function nextLoss(): { onLost: (loss: LockLoss) => void; lost: Promise<LockLoss> } {
   let onLost!: (loss: LockLoss) => void;
   const lost = new Promise<LockLoss>((resolve) => (onLost = resolve));
@@ -80,8 +87,7 @@ describe('acquire', () => {
     const holder = await holdFromOutside(home);
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     const waiting = ids.map((id) => locks.acquire(id));
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(locks.pendingCount()).toBe(3);
+    await vi.waitFor(() => expect(locks.pendingCount()).toBe(3));
     await holder.release();
     expect((await Promise.all(waiting)).map((r) => r.kind)).toEqual(['acquired', 'acquired', 'acquired']);
     expect(locks.ownedCount()).toBe(3);
@@ -138,9 +144,8 @@ describe('release', () => {
     const reports = janitorReports(1);
     const locks = backend(home, { onJanitorRemoved: reports.onJanitorRemoved });
     const id = randomUUID();
-    const acquired = await locks.acquire(id);
-    if (acquired.kind !== 'acquired') throw new Error('not acquired');
-    expect([locks.release(acquired.lock), locks.ownedCount(), locks.release(acquired.lock)]).toEqual(['leftBehind', 0, 'alreadyReleased']);
+    const lock = await acquireFree(locks, id);
+    expect([locks.release(lock), locks.ownedCount(), locks.release(lock)]).toEqual(['leftBehind', 0, 'alreadyReleased']);
     expect(await reports.finished).toEqual([`${id} removed`]);
     // Coordination is given back right after the batch that removed it.
     await vi.waitFor(() => expect(readdirSync(dir)).toEqual([]));
@@ -152,11 +157,11 @@ describe('release', () => {
     const reports = janitorReports(1);
     const locks = backend(home, { onJanitorRemoved: reports.onJanitorRemoved });
     const id = randomUUID();
-    const acquired = await locks.acquire(id);
-    if (acquired.kind !== 'acquired') throw new Error('not acquired');
+    const lock = await acquireFree(locks, id);
     const holder = await holdFromOutside(home);
-    expect(locks.release(acquired.lock)).toBe('leftBehind');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(locks.release(lock)).toBe('leftBehind');
+    // The janitor's run is waiting for coordination: the directory stays meanwhile.
+    await vi.waitFor(() => expect(locks.pendingCount()).toBe(1));
     expect([readdirSync(dir).sort(), locks.leftoverCount()]).toEqual([['.coordination.lock', `${id}.lock`], 1]);
     await holder.release();
     expect(await reports.finished).toEqual([`${id} removed`]);
@@ -168,10 +173,9 @@ describe('release', () => {
     const { home, lockPath } = tempHome();
     const locks = backend(home);
     const id = randomUUID();
-    const first = await locks.acquire(id);
-    if (first.kind !== 'acquired') throw new Error('not acquired');
+    const first = await acquireFree(locks, id);
     const holder = await holdFromOutside(home);
-    locks.release(first.lock);
+    locks.release(first);
     const again = locks.acquire(id);
     await holder.release();
     expect([(await again).kind, existsSync(lockPath(id)), locks.ownedCount()]).toEqual(['acquired', true, 1]);
@@ -184,7 +188,7 @@ describe('release', () => {
     await locks.acquire(id);
     await holdFromOutside(home);
     const waiting = locks.acquire(randomUUID());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(locks.pendingCount()).toBe(1));
     expect([...locks.close()]).toEqual([[id, 'leftBehind']]);
     await expect(waiting).rejects.toThrow('coordination queue is closed');
     expect(locks.ownedCount()).toBe(0);
