@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { ScenarioParams } from '../scenarios/scenario.js';
 import { REPO_ROOT } from './repo-paths.js';
 import { defaultServerCommand, distinctNames, parseServerCommand, type ServerCommand } from './server-command.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 
 /** What the command will do. */
 export interface BenchPlan {
@@ -41,6 +42,9 @@ Options:
   --out <dir>            Report folder (default bench/out/<timestamp>)
   --k <list>             K for the lock scenarios (default 1,8,32)
   --hold-ms <ms>         How long the outside process holds the lock (default 2000)
+  --lock-backend <b>     flock, lockfile or both: the writer-lock backend(s) of the lock scenarios
+                         (locked-unload, resume-under-lock, start-under-lock), side by side per K
+                         (default flock; lockfile cases configure thread-host only)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
   --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
@@ -71,6 +75,7 @@ const OPTIONS = {
   out: { type: 'string' },
   k: { type: 'string' },
   'hold-ms': { type: 'string' },
+  'lock-backend': { type: 'string' },
   'interval-ms': { type: 'string' },
   turns: { type: 'string' },
   warmup: { type: 'string' },
@@ -127,6 +132,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
     help: values.help === true,
     params: {
       k: (values.k ?? '1,8,32').split(',').map((k) => positiveInt(k.trim(), 'k', 1)),
+      lockBackends: lockBackends(values['lock-backend']),
       holdMs: count('hold-ms', 2_000),
       intervalMs: count('interval-ms', 15),
       turns: count('turns', 50),
@@ -151,6 +157,14 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       verifyHome: values['verify-home'] === undefined ? null : resolve(values['verify-home']),
     },
   };
+}
+
+/** `--lock-backend`: one backend, or `both` (flock first, so each K reads flock then lockfile). */
+function lockBackends(value: string | undefined): WriterLockBackendKind[] {
+  if (value === undefined || value === 'flock') return ['flock'];
+  if (value === 'lockfile') return ['lockfile'];
+  if (value === 'both') return ['flock', 'lockfile'];
+  throw new BenchUsageError(`--lock-backend: expected flock, lockfile or both, got '${value}'`);
 }
 
 /** A positive integer flag, or `fallback` when absent. */

@@ -1,10 +1,11 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
 // the transport, and shut down in reverse order when the client goes or a signal arrives.
 import { createLogger, levelFromEnv } from '../shared/log.js';
-import { buildHost } from './host/build-host.js';
+import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
 import { createShutdown } from './host/shutdown.js';
 import { readStartupConfig } from './host/startup-config.js';
+import { ensureHomeBackend } from './locks/home-marker.js';
 import { Router } from './router.js';
 import { startStatsReporter } from './stats-reporter.js';
 import { StdioTransport } from './transport/stdio.js';
@@ -23,7 +24,9 @@ const POOL_WARM_UP_DELAY_MS = 100;
 export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
-  const ctx = buildHost(options, startup, log);
+  // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
+  ensureHomeBackend(options.home, startup.lockBackend.kind);
+  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup));
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
   const transport = new StdioTransport({

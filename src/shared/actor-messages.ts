@@ -102,6 +102,8 @@ export interface ActorHostApi {
   spawn(init: ActorInit): Promise<Uint8Array | null>;
   startTurn(threadId: string, command: TurnCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
+  /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
+  revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;
   ping(): Promise<number>;
 }

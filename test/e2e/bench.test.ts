@@ -191,3 +191,19 @@ async function waitUntil(condition: () => boolean, deadlineMs: number): Promise<
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+test('bench --lock-backend both runs each lock case on flock and lockfile side by side, and both pass', { timeout: 45_000 }, async () => {
+  const dir = join(out, 'both');
+  const { code, stdout, stderr } = await runCli(['bench', 'resume-under-lock', '--k', '2', '--hold-ms', '300', '--lock-backend', 'both', '--out', dir], 40_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.map((l) => [l.scenario, l.case, l.pass])).toEqual([
+    ['resume-under-lock', 'K=2 flock', true],
+    ['resume-under-lock', 'K=2 lockfile', true],
+  ]);
+});
+
+test('bench --lock-backend refuses anything but flock, lockfile or both', async () => {
+  const { code, stderr } = await runCli(['bench', '--lock-backend', 'nfs'], 10_000);
+  expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --lock-backend: expected flock, lockfile or both, got 'nfs'\nRun 'thread-host bench --help' for usage.\n" });
+});

@@ -169,3 +169,32 @@ describe('ordinals (paginated history)', () => {
     expect(ordinals).toEqual([0, 1]);
   });
 });
+
+describe('revoking (the writer lock was lost)', () => {
+  test('appends queued before the revoke and every one after it are refused, and nothing reaches the file', async () => {
+    const path = join(dir, 'r.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"n":1}']);
+    // Queued behind each other; the revoke comes before the queue drains.
+    const queued = [appender.append(['{"n":2}']), appender.append(['{"n":3}'])];
+    appender.revoke('lost the lock');
+    const results = await Promise.allSettled([...queued, appender.append(['{"n":4}'])]);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'written'))).toEqual([
+      'lost the lock',
+      'lost the lock',
+      'lost the lock',
+    ]);
+    expect([appender.reset(), await readFile(path, 'utf8')]).toEqual(['unrecoverable', '{"n":1}\n']);
+    await appender.close();
+  });
+
+  test('a revoked appender never recreates a rollout deleted under it at close', async () => {
+    const path = join(dir, 'r.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"n":1}']);
+    await rm(path);
+    appender.revoke('lost the lock');
+    await appender.close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
