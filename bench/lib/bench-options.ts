@@ -61,7 +61,7 @@ Options:
   --rounds <n>           handoff: passes over every thread per process (default 25)
   --kill-every <s>       handoff: SIGKILL a random server every <s> seconds, start another (default off)
   --max-kills <n>        handoff: stop killing after <n> kills (default no limit)
-  --history-mode <mode>  handoff: threads start in 'legacy' (default; every implementation appends) or 'paginated'
+  --history-mode <mode>  handoff: threads start in 'legacy' (default) or 'paginated' history
   --handoff-budget-s <s> handoff: time allowed for the race (default 600)
   --keep-home            handoff: keep the temp home (with handoff-ledger.json) even when it passed
   --verify-home <dir>    handoff: no race; judge a kept home (or a copy with planted faults) again

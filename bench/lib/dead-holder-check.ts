@@ -22,14 +22,14 @@ const EXIT_POLL_MS = 1;
 export interface DeadHolderCheck {
   /** Kill → the process gone (reaped, or a zombie with no thread left: either way its files are closed). */
   goneAfterMs: number | null;
-  /** Held threads whose lock was still held by a pid that is not a live racing server (must be none). */
-  stillHeld: string[];
+  /** Held threads whose lock was still held by pids that are not live racing servers (must be none). */
+  stillHeld: Array<{ threadId: string; pids: number[] }>;
 }
 
 /** Waits for `pid` to be gone, then checks the lock files of `threadIds` (in `lockDir`). */
 export async function checkDeadHolder(pid: number, killedAt: number, lockDir: string, threadIds: readonly string[], isRacer: (pid: number) => boolean): Promise<DeadHolderCheck> {
   while (!gone(pid)) {
-    if (performance.now() - killedAt > EXIT_DEADLINE_MS) return { goneAfterMs: null, stillHeld: [...threadIds] };
+    if (performance.now() - killedAt > EXIT_DEADLINE_MS) return { goneAfterMs: null, stillHeld: threadIds.map((threadId) => ({ threadId, pids: [pid] })) };
     await delay(EXIT_POLL_MS);
   }
   const goneAfterMs = performance.now() - killedAt;
@@ -44,7 +44,7 @@ export async function checkDeadHolder(pid: number, killedAt: number, lockDir: st
       return []; // removed since the try: free
     }
     const foreign = locks.filter((l) => l.kind === 'FLOCK' && !l.blocked && l.inode === inode && !isRacer(l.pid)).map((l) => l.pid);
-    return foreign.length === 0 ? [] : [`${threadId} (pid ${foreign.join(', ')})`];
+    return foreign.length === 0 ? [] : [{ threadId, pids: foreign }];
   });
   return { goneAfterMs, stillHeld };
 }

@@ -52,7 +52,7 @@ interface Kill {
   /** Kill → the process gone, after which the bench could take each lock it held (dead-holder-check.ts). */
   goneAfterMs: number | null;
   /** Locks it held that someone other than a live racing server still held after it was gone. */
-  stillHeld: string[];
+  stillHeld: Array<{ threadId: string; pids: number[] }>;
 }
 
 export const handoff: Scenario = {
@@ -80,7 +80,13 @@ export const handoff: Scenario = {
       const violations = [
         ...historyViolations(sent, reads),
         ...lockViolations(outcome.lockSamples, (pid) => outcome.processes.get(pid) ?? `pid ${pid}`),
-        ...outcome.kills.flatMap((k) => k.stillHeld.map((held): Violation => ({ kind: 'deadHolder', threadId: held.split(' ')[0]!, turn: null, processes: [k.process], message: `thread ${held}: writer lock of the killed ${k.process} not free after it died` }))),
+        ...outcome.kills.flatMap((k) => k.stillHeld.map(({ threadId, pids }): Violation => ({
+          kind: 'deadHolder',
+          threadId,
+          turn: null,
+          processes: [k.process],
+          message: `thread ${threadId}: writer lock of the killed ${k.process} still held (by pid ${pids.join(', ')}) after it died`,
+        }))),
       ];
       rec.figure('violations', violations.length, 'count');
       rec.raw('violations', violations);
