@@ -61,7 +61,7 @@ Options:
   --rounds <n>           handoff: passes over every thread per process (default 25)
   --kill-every <s>       handoff: SIGKILL a random server every <s> seconds, start another (default off)
   --max-kills <n>        handoff: stop killing after <n> kills (default no limit)
-  --history-mode <mode>  handoff: threads start in 'legacy' (default) or 'paginated' history
+  --history-mode <mode>  handoff: threads start in 'paginated' (default, as the reference) or 'legacy' history
   --handoff-budget-s <s> handoff: time allowed for the race (default 600)
   --keep-home            handoff: keep the temp home (with handoff-ledger.json) even when it passed
   --verify-home <dir>    handoff: no race; judge a kept home (or a copy with planted faults) again
@@ -119,7 +119,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
     throw new BenchUsageError((error as Error).message);
   }
   if (values.mix === true && servers.length !== 2) throw new BenchUsageError('--mix needs --compare: it mixes server A and server B on one home');
-  const historyMode = values['history-mode'] ?? 'legacy';
+  const historyMode = values['history-mode'] ?? 'paginated';
   if (historyMode !== 'legacy' && historyMode !== 'paginated') throw new BenchUsageError(`--history-mode: expected legacy or paginated, got '${historyMode}'`);
   const stamp = now.toISOString().replace(/[:.]/g, '-').slice(0, 19);
   return {

@@ -110,7 +110,7 @@ test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with 
   const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
   const [result] = report.results;
   expect([report.results.length, result!.scenario, result!.pass, result!.failures]).toEqual([1, 'handoff', true, []]);
-  expect(report.params).toMatchObject({ processes: 3, threads: 2, rounds: 5, killEveryMs: 50, maxKills: 1, historyMode: 'legacy' });
+  expect(report.params).toMatchObject({ processes: 3, threads: 2, rounds: 5, killEveryMs: 50, maxKills: 1, historyMode: 'paginated' });
   expect(Object.keys(result!.figures).sort()).toEqual(
     [
       'lock table samples', 'lock table samples with a writer', 'handoffs per s', 'resume tries per acquisition', "Jain's fairness index",
