@@ -1,56 +1,112 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
-// the transport, and shut down in reverse order when the client goes or a signal arrives.
+// the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
+// the one client goes).
 import { createLogger, levelFromEnv } from '../shared/log.js';
 import { buildHost } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
-import { createShutdown } from './host/shutdown.js';
-import { readStartupConfig } from './host/startup-config.js';
+import { createShutdown, type Shutdown } from './host/shutdown.js';
+import { createSocketListener } from './host/socket-listener.js';
+import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
+import type { HostContext } from './host-context.js';
+import { createHostMetrics } from './metrics/host-metrics.js';
 import { Router } from './router.js';
+import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
+import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
+import { resolveWsAuth, type WsAuthFlags } from './transport/ws-auth-options.js';
 
 export interface AppServerOptions {
   home: string;
   overrides: string[];
   workers: number;
   env: NodeJS.ProcessEnv;
+  listen: ListenTarget;
+  wsAuth: WsAuthFlags;
+  metricsWithoutAuth: boolean;
 }
 
 // When the workers start if no request has come yet.
 const POOL_WARM_UP_DELAY_MS = 100;
 
-/** Serves stdio until stdin ends or SIGTERM/SIGINT; resolves with the exit code. */
+/** Serves until SIGTERM/SIGINT (or stdin's end, over stdio); resolves with the exit code. */
 export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
+  const { listen } = options;
+  if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
+  const auth = resolveWsAuth(options.wsAuth, process.cwd());
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
   const ctx = buildHost(options, startup, log);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
-  const transport = new StdioTransport({
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const onSignals = (shutdown: Shutdown, afterShutdown: () => void) => {
+    const onSignal = (signal: string) =>
+      void shutdown(signal).finally(() => {
+        afterShutdown();
+        finish(0);
+      });
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+  };
+
+  // A client that connects and waits still finds the workers up when it starts a thread.
+  setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
+  if (listen.kind === 'stdio') {
+    const transport = stdioTransport(startup);
+    const shutdown = createShutdown(ctx, transport, stopStats);
+    serveConnections(ctx, router, transport, {
+      // stdio has one client: when it goes, so does the process. The table keeps the connection
+      // until shutdown is done, so replies to requests already in flight still go out.
+      onClosed: (connection, reason) =>
+        void shutdown(`stdio ${reason}`).finally(() => {
+          ctx.connections.close(connection.id);
+          finish(0);
+        }),
+    });
+    onSignals(shutdown, () => undefined);
+    return finished;
+  }
+
+  const metrics = createHostMetrics(ctx, () => listener.transport.connectionCount);
+  const listener = await createSocketListener({
+    target: listen,
+    auth,
+    home: options.home,
+    limits: startup.limits,
+    metrics: { render: () => metrics.render(), withoutAuth: options.metricsWithoutAuth },
+    env: options.env,
+    log,
+  }).catch(async (error: unknown) => abandon(ctx, stopStats, error));
+  const shutdown = createShutdown(ctx, listener.transport, () => {
+    stopStats();
+    metrics.stop();
+  });
+  // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
+  serveConnections(ctx, router, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
+  await listener.start().catch(async (error: unknown) => abandon(ctx, stopStats, error, listener.cleanUp));
+  onSignals(shutdown, listener.cleanUp);
+  return finished;
+}
+
+/** Start-up failed after the host was built: stop what it started, then rethrow. */
+async function abandon(ctx: HostContext, stopStats: () => void, error: unknown, cleanUp: () => void = () => undefined): Promise<never> {
+  cleanUp();
+  stopStats();
+  ctx.supervisor.stop();
+  ctx.locks.close();
+  await ctx.pool.close();
+  throw error;
+}
+
+function stdioTransport(startup: StartupConfig): StdioTransport {
+  return new StdioTransport({
     input: process.stdin,
     output: process.stdout,
     maxLineBytes: startup.limits.maxLineBytes,
     maxOutboundBytes: startup.limits.maxOutboundBytes,
   });
-  const shutdown = createShutdown(ctx, transport, stopStats);
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
-
-  // A client that connects and waits still finds the workers up when it starts a thread.
-  setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
-  serveConnections(ctx, router, transport, {
-    // stdio has one client: when it goes, so does the process. The table keeps the connection
-    // until shutdown is done, so replies to requests already in flight still go out.
-    onClosed: (connection, reason) =>
-      void shutdown(`stdio ${reason}`).finally(() => {
-        ctx.connections.close(connection.id);
-        finish(0);
-      }),
-  });
-  const onSignal = (signal: string) => void shutdown(signal).finally(() => finish(0));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  return finished;
 }
 
 function startStats(env: NodeJS.ProcessEnv, ctx: ReturnType<typeof buildHost>): () => void {
@@ -58,3 +114,4 @@ function startStats(env: NodeJS.ProcessEnv, ctx: ReturnType<typeof buildHost>): 
   if (intervalMs <= 0) return () => undefined;
   return startStatsReporter(intervalMs, ctx.log, { loadedThreads: () => ctx.directory.loadedCount, liveWorkers: () => ctx.pool.liveWorkers });
 }
+
