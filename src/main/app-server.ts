@@ -47,8 +47,10 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
         afterShutdown();
         finish(0);
       });
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
-    process.once('SIGINT', () => onSignal('SIGINT'));
+    // `on`, not `once`: a second signal while shutting down must not kill the process
+    // half-way (shutdown is idempotent and every stage has a deadline).
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
   };
 
   // A client that connects and waits still finds the workers up when it starts a thread.
