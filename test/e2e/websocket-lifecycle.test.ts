@@ -16,8 +16,10 @@ const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
 test('a subscriber dropped mid-turn leaves the turn running; the thread unloads once idle, and fds return to where they were', async () => {
   const server = await WsServer.start({ modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
   const observer = await server.connect();
-  // Warm the pool so its fds are counted in the baseline.
-  const warm = await observer.request('thread/start', { ephemeral: true });
+  // One whole thread life first, so the pool's and the model connection's fds are in the baseline.
+  const warm = await observer.request('thread/start', {});
+  await observer.request('turn/start', { threadId: warm.thread.id, input: text('warm') });
+  await observer.waitForNotification('turn/completed');
   await observer.request('thread/unsubscribe', { threadId: warm.thread.id });
   await observer.waitForNotification('thread/closed', (p) => p.threadId === warm.thread.id);
   const fdsBefore = server.openFds();
