@@ -68,6 +68,13 @@ export class WsServer {
     return client;
   }
 
+  /** One unlabelled sample from `GET /metrics` (TCP listeners, metrics without auth or none configured). */
+  async metric(name: string, headers: Record<string, string> = {}): Promise<number | null> {
+    const text = await (await fetch(`${this.httpUrl}/metrics`, { headers })).text();
+    const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+    return match ? Number(match[1]) : null;
+  }
+
   /** Open file descriptors of the server process. */
   openFds(): number {
     return readdirSync(`/proc/${this.process.child.pid}/fd`).length;
