@@ -45,6 +45,8 @@ test('a subscriber dropped mid-turn leaves the turn running; the thread unloads 
   ]);
   expect(await observer.request('thread/loaded/list', {})).toEqual({ data: [], nextCursor: null });
   expect(server.openFds()).toBe(fdsBefore);
+  const samples = ['thread_host_unloads_total{reason="idle",outcome="complete"}', 'thread_host_unload_duration_seconds_count', 'thread_host_turn_duration_seconds_count'];
+  expect(await Promise.all(samples.map((name) => server.metric(name)))).toEqual([2, 2, 2]);
   expect(await server.stop()).toBe(0);
 });
 

@@ -55,6 +55,8 @@ test('thread and status notifications reach every initialized client; turn event
   expect(b.methods().slice(bBefore)).toEqual(TURN_METHODS);
   expect(c.methods().slice(cBefore)).toEqual(['thread/status/changed', 'thread/status/changed']);
   expect(c.methods()).toEqual(['thread/started', 'thread/status/changed', 'thread/status/changed', 'thread/status/changed', 'thread/status/changed']);
+  const samples = ['thread_host_turns_started_total', 'thread_host_turns_ended_total{status="completed"}', 'thread_host_writer_lock_acquisitions_total{outcome="acquired"}', 'thread_host_connections'];
+  expect(await Promise.all(samples.map((name) => server.metric(name)))).toEqual([2, 2, 1, 4]);
   // A request on the uninitialized connection is refused; it has received nothing else.
   await expect(silent.request('thread/loaded/list', {})).rejects.toEqual(new RpcReplyError(-32600, 'Not initialized'));
   expect(silent.received).toEqual([{ error: { code: -32600, message: 'Not initialized' }, id: 0 }]);

@@ -68,11 +68,11 @@ export class WsServer {
     return client;
   }
 
-  /** One unlabelled sample from `GET /metrics` (TCP listeners, metrics without auth or none configured). */
+  /** One sample from `GET /metrics`, named as exposed (`name{label="v"}`); null when absent. */
   async metric(name: string, headers: Record<string, string> = {}): Promise<number | null> {
     const text = await (await fetch(`${this.httpUrl}/metrics`, { headers })).text();
-    const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-    return match ? Number(match[1]) : null;
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? null : Number(line.slice(name.length + 1));
   }
 
   /** Open file descriptors of the server process. */

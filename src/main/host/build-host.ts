@@ -15,6 +15,8 @@ import { Supervisor } from '../threads/supervisor.js';
 import { Unloader } from '../threads/unloader.js';
 import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-events.js';
 import type { StartupConfig } from './startup-config.js';
+import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
+import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 
@@ -24,15 +26,19 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export function buildHost(options: HostOptions, startup: StartupConfig, log: LogFn): HostContext {
+export function buildHost(options: HostOptions, startup: StartupConfig, log: LogFn, recorder: HostRecorder = NO_RECORDING): HostContext {
   const connections = new ConnectionTable();
   const outgoing = new Outgoing(connections);
   const directory = new ThreadDirectory();
-  const locks = new FlockWriterLocks(options.home, {
+  const flockLocks = new FlockWriterLocks(options.home, {
     clock: systemClock,
     log,
     ...(startup.lockTimeoutMs ? { timeoutMs: startup.lockTimeoutMs } : {}),
+    onJanitorEvent: (event) => {
+      if (event.outcome === 'removed') recorder.janitorRemoved();
+    },
   });
+  const locks = recorder === NO_RECORDING ? flockLocks : new MeteredWriterLocks(flockLocks, recorder, systemClock);
   // The pool reports events and lost workers into the context built below.
   let ctx!: HostContext;
   const pool = new ActorPool({
@@ -53,6 +59,7 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     announcer: outgoing,
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
+    recorder,
   });
   ctx = {
     home: options.home,
@@ -71,6 +78,7 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,
+    recorder,
   };
   return ctx;
 }

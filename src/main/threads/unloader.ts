@@ -15,6 +15,7 @@ import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';
+import type { HostRecorder } from '../metrics/host-recorder.js';
 
 /** How an unload ended: the actor confirmed (or had none), or it was abandoned at the deadline. */
 export type UnloadOutcome = 'complete' | 'actorTimedOut' | 'actorFailed';
@@ -43,6 +44,8 @@ export interface UnloaderDeps {
   /** Deadline for the actor to flush and close its rollout. */
   actorCloseTimeoutMs: number;
   log: LogFn;
+  /** Told each unload's reason, outcome and duration (metrics). */
+  recorder?: Pick<HostRecorder, 'unloaded'>;
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
@@ -80,6 +83,7 @@ export class Unloader {
   }
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
+    const startedAt = this.#deps.clock.now();
     const closing = this.#deps.actors.closeActor(thread.id);
     const closed = closing === null ? 'noActor' : await this.#closeActor(thread, closing);
     this.#releaseWriterLock(thread);
@@ -87,6 +91,7 @@ export class Unloader {
     if (announce) this.#announce(thread);
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
+    this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
     return outcome;
   }
 
