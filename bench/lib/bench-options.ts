@@ -29,7 +29,8 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all;
-  soak (10 minutes) runs only when named
+  soak (10 minutes) and fanout (WebSocket: a command with {port}, a free port substituted;
+  this host's default command is switched to ws://127.0.0.1:{port}) run only when named
 
 Options:
   --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)
@@ -49,6 +50,11 @@ Options:
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
   --soak-sample-s <s>    Soak sampling period (default 10)
+  --clients <n>          fanout: WebSocket clients on one server (default 200)
+  --fanout-threads <n>   fanout: threads turns stream on (default 20)
+  --subscriptions <n>    fanout: threads each client subscribes to (default 3)
+  --rounds <n>           fanout: rounds of one turn on every thread (default 5)
+  --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -71,6 +77,11 @@ const OPTIONS = {
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
   'soak-sample-s': { type: 'string' },
+  clients: { type: 'string' },
+  'fanout-threads': { type: 'string' },
+  subscriptions: { type: 'string' },
+  rounds: { type: 'string' },
+  'probe-ms': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -114,6 +125,11 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),
+      fanoutClients: count('clients', 200),
+      fanoutThreads: count('fanout-threads', 20),
+      fanoutSubscriptions: count('subscriptions', 3),
+      fanoutRounds: count('rounds', 5),
+      fanoutProbeMs: count('probe-ms', 100),
     },
   };
 }

@@ -3,6 +3,7 @@
 import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
+import { fanout } from './fanout.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -23,10 +24,11 @@ export const SCENARIOS: readonly Scenario[] = [
   coldStart,
   scale,
   soak,
+  fanout,
 ];
 
 /** Scenarios too long for `all` (the default): they run only when named. */
-const ONLY_WHEN_NAMED = new Set(['soak']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'fanout']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

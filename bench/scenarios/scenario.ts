@@ -29,6 +29,12 @@ export interface ScenarioParams {
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;
   soakSampleS: number;
+  /** `fanout`: WebSocket clients, threads, subscriptions per client, turn rounds, probe period. */
+  fanoutClients: number;
+  fanoutThreads: number;
+  fanoutSubscriptions: number;
+  fanoutRounds: number;
+  fanoutProbeMs: number;
 }
 
 /** What a scenario's `run` gets. */

@@ -30,6 +30,7 @@ const PARAMS: ScenarioParams = {
   k: [8], holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
   scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, coldRepeats: 10,
   soakSeconds: 600, soakSampleS: 10,
+  fanoutClients: 200, fanoutThreads: 20, fanoutSubscriptions: 3, fanoutRounds: 5, fanoutProbeMs: 500,
 };
 const RESULTS = [lockResult('host', 1, 1, 40), lockResult('ref', 1, 2000, 180), lockResult('host', 2, 3, 60), lockResult('ref', 2, 2200, 200, false)];
 
