@@ -2,6 +2,7 @@
 // (port read from the banner) or a unix socket, and any number of real `ws` clients, each a
 // generic JSON-RPC peer (rpc-peer.ts) whose received messages are schema-checked.
 import { readdirSync, readFileSync } from 'node:fs';
+import { onTestFinished } from 'vitest';
 import WebSocket from 'ws';
 import { RpcPeer, type Message } from './rpc-peer.js';
 import { ServerProcess, type ServerProcessOptions } from './server-process.js';
@@ -40,6 +41,11 @@ export class WsServer {
     const unix = listen.startsWith('unix://');
     const env = unix ? { THREAD_HOST_LOG: 'info', ...options.env } : (options.env ?? {});
     const server = new WsServer(listen, { ...options, env });
+    // A test that fails before stop() must not leave its server running.
+    onTestFinished(async () => {
+      for (const client of server.clients) client.ws.terminate();
+      if (server.process.child.exitCode === null && server.process.child.signalCode === null) await server.process.reap(0);
+    });
     if (unix) {
       const line = await server.process.waitForLog((l) => l.msg === 'app-server control socket listening');
       server.baseUrl = `ws+unix:${line.socketPath}`;
