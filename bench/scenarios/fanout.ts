@@ -6,8 +6,9 @@
 //   RSS per connection   (VmRSS with C clients − VmRSS before them) / C
 //   non-subscriber events   turn/item events that reached a client not subscribed: must be 0
 // Needs a WebSocket command (`--listen ws://127.0.0.1:{port}`); this host's default is switched.
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
+import { OVERLOADED, RpcReplyError } from '../lib/app-server-client.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { rssKb } from '../lib/proc-rss.js';
 import { createHome, removeHome } from '../lib/server-home.js';
@@ -20,6 +21,10 @@ const CONNECT_BATCH = 20;
 const TURN_DEADLINE_MS = 60_000;
 /** Lets allocator and GC settle before reading RSS. */
 const SETTLE_MS = 500;
+/** The reference sheds load ("overloaded") when its shared inbound queue fills: retry after this. */
+const OVERLOAD_PAUSE_MS = 20;
+/** Sampling period of the bench's own event-loop monitor. */
+const LOOP_RESOLUTION_MS = 5;
 
 /** Notifications only a thread's subscribers may get (broadcasts are thread/started, status, closed). */
 const isSubscriberOnly = (method: string): boolean => method.startsWith('turn/') || method.startsWith('item/') || method === 'thread/tokenUsage/updated';
@@ -63,7 +68,7 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     Promise.all(
       threadIds.map(async (threadId) => {
         const done = new Promise<void>((resolve) => completions.set(threadId, resolve));
-        await owner.request('turn/start', { threadId, input: textInput(label) }, TURN_DEADLINE_MS);
+        await patiently(() => owner.request('turn/start', { threadId, input: textInput(label) }, TURN_DEADLINE_MS));
         await Promise.race([done, delay(TURN_DEADLINE_MS).then(() => Promise.reject(new Error(`turn on ${threadId} did not complete`)))]);
       }),
     );
@@ -99,9 +104,14 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     };
     return mine;
   });
-  await Promise.all(subscribers.map((client, i) => Promise.all([...subscriptions[i]!].map((threadId) => client.request('thread/resume', { threadId, excludeTurns: true })))));
+  await Promise.all(subscribers.map((client, i) => Promise.all([...subscriptions[i]!].map((threadId) => patiently(() => client.request('thread/resume', { threadId, excludeTurns: true }))))));
   ctx.progress(0.4);
 
+  // The bench process (200 clients and the mock model) shares the machine with the server: its
+  // own event-loop delay is reported beside the latencies, so a bench stall is not read as a
+  // server one.
+  const benchLoop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  benchLoop.enable();
   const probe = new LatencyHistogram();
   let probeErrors = 0;
   const probeOnce = (client: WsBenchClient) => {
@@ -131,6 +141,7 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     }
   } finally {
     for (const stop of probing) stop();
+    benchLoop.disable();
   }
   // The last subscriber events may still be on the way after the owner saw its completions.
   const expected = params.fanoutRounds * Math.min(params.fanoutSubscriptions, threadIds.length);
@@ -140,8 +151,21 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   rec.latency('probe', probe);
   rec.figure('events to non-subscribers', nonSubscriber, 'count');
   rec.figure('probe errors', probeErrors, 'count');
+  rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');
   rec.check(nonSubscriber === 0, `${nonSubscriber} turn/item events reached clients not subscribed to the thread`);
   rec.check(probeErrors === 0, `${probeErrors} thread/loaded/list probes failed`);
   const short = completedSeen.filter((n) => n !== expected).length;
   rec.check(short === 0, `${short} clients did not get exactly ${expected} turn/completed`);
+}
+
+/** A request retried while the server answers "overloaded" (the reference's bounded inbound queue). */
+async function patiently<T>(send: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof RpcReplyError) || error.code !== OVERLOADED) throw error;
+      await delay(OVERLOAD_PAUSE_MS);
+    }
+  }
 }
