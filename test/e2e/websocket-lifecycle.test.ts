@@ -79,3 +79,14 @@ test('SIGTERM (twice, too) unloads threads mid-turn, drops the clients and exits
   expect(await server.stop()).toBe(0);
   expect(server.process.logLines().filter((l) => l.level === 'error')).toEqual([]);
 });
+
+test('keepalive drops a peer that stops answering pings, and its subscriptions with it; a live idle peer stays', async () => {
+  const server = await WsServer.start({ env: { THREAD_HOST_WS_PING_INTERVAL_MS: '200' }, rootConfig: 'thread_unload_delay_secs = 0' });
+  const [live, dead] = [await server.connect(), await server.connect({ autoPong: false })];
+  const { thread } = await dead.request('thread/start', { ephemeral: true });
+  expect(await dead.closed).toBe(1006);
+  expect(await live.waitForNotification('thread/closed')).toEqual({ threadId: thread.id });
+  expect(server.process.logLines().filter((l) => l.msg === 'dropping websocket peer that answered no ping').length).toBe(1);
+  expect(await live.request('thread/loaded/list', {})).toEqual({ data: [], nextCursor: null });
+  expect(await server.stop()).toBe(0);
+});

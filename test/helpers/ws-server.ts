@@ -21,6 +21,8 @@ export interface ConnectOptions {
   clientName?: string;
   /** Request path on the server (default `/`). */
   path?: string;
+  /** Answer the server's pings (default true); false plays a peer that vanished. */
+  autoPong?: boolean;
 }
 
 const BANNER = /listening on: (ws:\/\/\S+)/;
@@ -68,7 +70,7 @@ export class WsServer {
   async connect(options: ConnectOptions = {}): Promise<WsClient> {
     const path = options.path ?? '/';
     const url = this.baseUrl.startsWith('ws+unix:') ? `${this.baseUrl}:${path}` : `${this.baseUrl}${path}`;
-    const client = await WsClient.open(url, options.headers ?? {}, this.process);
+    const client = await WsClient.open(url, { headers: options.headers ?? {}, autoPong: options.autoPong ?? true }, this.process);
     this.clients.push(client);
     if (options.initialize !== false) await client.initialize({ name: options.clientName ?? 'codex-app-server-tests', title: null, version: '0.1.0' });
     return client;
@@ -119,8 +121,8 @@ export class WsClient extends RpcPeer {
     });
   }
 
-  static open(url: string, headers: Record<string, string>, server: ServerProcess): Promise<WsClient> {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+  static open(url: string, options: { headers: Record<string, string>; autoPong: boolean }, server: ServerProcess): Promise<WsClient> {
+    const ws = new WebSocket(url, { ...options, perMessageDeflate: false });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new WsClient(ws, server)));
       ws.once('unexpected-response', (_request, response) => {

@@ -55,6 +55,11 @@ export class WebSocketPeer implements ConnectionSink {
     return waitUntil(() => this.socket.bufferedAmount === 0 || this.socket.readyState !== this.socket.OPEN, ms);
   }
 
+  /** True once the host dropped the connection (its close event may still be on the way). */
+  get dropped(): boolean {
+    return this.#closeReason !== null;
+  }
+
   /** Drops the connection at once (no close handshake), as the reference does. */
   terminate(reason: CloseReason): void {
     this.#closeReason ??= reason;

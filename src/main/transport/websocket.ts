@@ -214,6 +214,7 @@ export class WebSocketTransport implements Transport {
     // One timer for all connections, not one per connection.
     this.#keepalive = setInterval(() => {
       for (const peer of this.#peers) {
+        if (peer.dropped) continue;
         if (!peer.alive) {
           log('warn', 'dropping websocket peer that answered no ping', { peer: peer.id });
           peer.terminate('outputClosed');
