@@ -89,6 +89,18 @@ export class WsEndpoint {
     return this.#exit;
   }
 
+  /** One sample of this server's `GET /metrics` (thread-host), or null when it has none. */
+  async metric(name: string): Promise<number | null> {
+    try {
+      const response = await fetch(`${this.url.replace(/^ws:/, 'http:')}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      if (response.status !== 200) return null;
+      const line = (await response.text()).split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? null : Number(line.slice(name.length + 1));
+    } catch {
+      return null;
+    }
+  }
+
   async #ready(port: number): Promise<boolean> {
     try {
       return (await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) })).status === 200;
