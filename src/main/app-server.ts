@@ -2,13 +2,14 @@
 // the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
 // the one client goes).
 import { createLogger, levelFromEnv } from '../shared/log.js';
-import { buildHost } from './host/build-host.js';
+import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
 import { createShutdown, type Shutdown } from './host/shutdown.js';
 import { createSocketListener } from './host/socket-listener.js';
 import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
 import type { HostContext } from './host-context.js';
 import { createHostMetrics, type HostMetrics } from './metrics/host-metrics.js';
+import { ensureHomeBackend } from './locks/home-marker.js';
 import { Router } from './router.js';
 import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
@@ -47,9 +48,11 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
   const auth = resolveWsAuth(options.wsAuth, process.cwd());
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
+  // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
+  ensureHomeBackend(options.home, startup.lockBackend.kind);
   // /metrics exists only on the socket listeners; over stdio nothing is recorded.
   const metrics = listen.kind === 'stdio' ? null : createHostMetrics();
-  const ctx = buildHost(options, startup, log, metrics?.recorder);
+  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;

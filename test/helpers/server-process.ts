@@ -22,6 +22,8 @@ export interface ServerProcessOptions {
   keepConfig?: boolean;
   env?: Record<string, string>;
   args?: string[];
+  /** The server to spawn instead of this build (argv; `args` are appended): the reference, say. */
+  command?: string[];
 }
 
 export class ServerProcess {
@@ -31,7 +33,7 @@ export class ServerProcess {
   readonly #ownsHome: boolean;
   readonly #exit: Promise<number | null>;
 
-  /** Spawns `thread-host app-server <listenArgs…> <options.args…>`. */
+  /** Spawns `thread-host app-server <listenArgs…> <options.args…>` (or `options.command`, then the args). */
   constructor(listenArgs: string[], options: ServerProcessOptions) {
     this.#ownsHome = options.home === undefined;
     this.home = options.home ?? mkdtempSync(join(tmpdir(), 'thread-host-test-'));
@@ -39,7 +41,8 @@ export class ServerProcess {
       const config = options.modelUrl ? mockModelConfig(options.modelUrl, options.rootConfig) : (options.rootConfig ?? '');
       writeFileSync(join(this.home, 'config.toml'), config);
     }
-    this.child = spawn(process.execPath, [CLI, 'app-server', ...listenArgs, ...(options.args ?? [])], {
+    const [program, ...argv] = options.command ?? [process.execPath, CLI, 'app-server', ...listenArgs];
+    this.child = spawn(program!, [...argv, ...(options.args ?? [])], {
       cwd: this.home,
       env: { ...process.env, CODEX_HOME: this.home, THREAD_HOST_HOME: this.home, RUST_LOG: 'warn', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -34,9 +34,19 @@ export interface AppendFaults {
   bytesAccepted(length: number): number;
 }
 
+/**
+ * Paginated history: each line is stamped with its ordinal as it is written. `next` is the
+ * ordinal of the file's next line (its last record's + 1, or 0 for a new file).
+ */
+export interface OrdinalStamp {
+  next: number;
+  stamp(line: string, ordinal: number): string;
+}
+
 /** Construction options. */
 export interface RolloutAppenderOptions {
   faults?: AppendFaults | null;
+  ordinals?: OrdinalStamp | null;
   /** Something the owner should know and log, though no append failed. */
   onNotice?: (message: string) => void;
 }
@@ -48,6 +58,9 @@ type AppenderState =
   | { kind: 'open'; handle: FileHandle; tornTail: boolean; size: number }
   // `size` null: a partial write could not be cut back, so the file may end mid-line.
   | { kind: 'failed'; error: Error; handle: FileHandle | null; tornTail: boolean; size: number | null }
+  // The writer lock was lost: the file may belong to another host now. Terminal; the handle
+  // is closed once queued work has seen the state, and nothing is recreated.
+  | { kind: 'revoked'; error: Error; handle: FileHandle | null }
   | { kind: 'closed' };
 
 type OpenState = Extract<AppenderState, { kind: 'open' }>;
@@ -57,6 +70,9 @@ export class RolloutAppender {
   readonly path: string;
   readonly #faults: AppendFaults | null;
   readonly #onNotice: (message: string) => void;
+  readonly #ordinals: OrdinalStamp | null;
+  /** Lines handed to `append` whose write has not settled yet. */
+  #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
   // Settles when every append queued so far has settled; never rejects.
   #tail: Promise<void> = Promise.resolve();
@@ -66,6 +82,16 @@ export class RolloutAppender {
     this.path = path;
     this.#faults = options.faults ?? null;
     this.#onNotice = options.onNotice ?? (() => undefined);
+    // Its own copy: `next` advances as lines land.
+    this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
+  }
+
+  /**
+   * The ordinal a line appended now will get if everything queued before it lands; null for a
+   * file without ordinals. Cursors into the history are built from it.
+   */
+  peekOrdinal(): number | null {
+    return this.#ordinals === null ? null : this.#ordinals.next + this.#queuedLines;
   }
 
   /** True after a failed append, until `reset()`. */
@@ -82,7 +108,8 @@ export class RolloutAppender {
     if (this.#closing !== null) {
       return Promise.reject(new Error(`rollout ${this.path} is closed; cannot append`));
     }
-    const run = this.#tail.then(() => this.#write(lines));
+    this.#queuedLines += lines.length;
+    const run = this.#tail.then(() => this.#write(lines)).finally(() => (this.#queuedLines -= lines.length));
     this.#tail = run.then(
       () => undefined,
       () => undefined,
@@ -98,7 +125,7 @@ export class RolloutAppender {
    */
   reset(): 'ready' | 'unrecoverable' {
     const state = this.#state;
-    if (state.kind === 'closed') return 'unrecoverable';
+    if (state.kind === 'closed' || state.kind === 'revoked') return 'unrecoverable';
     if (state.kind !== 'failed') return 'ready';
     if (state.handle === null) {
       this.#state = { kind: 'unopened' };
@@ -107,6 +134,18 @@ export class RolloutAppender {
     if (state.size === null) return 'unrecoverable';
     this.#state = { kind: 'open', handle: state.handle, tornTail: state.tornTail, size: state.size };
     return 'ready';
+  }
+
+  /**
+   * The writer lock is gone: from now on no byte reaches the file, not even appends already
+   * queued (a write(2) already issued cannot be recalled). Every later append rejects with
+   * `reason`. Synchronous, so it takes effect before the next queued write starts.
+   */
+  revoke(reason: string): void {
+    const state = this.#state;
+    if (state.kind === 'revoked' || state.kind === 'closed') return;
+    const handle = state.kind === 'open' || state.kind === 'failed' ? state.handle : null;
+    this.#state = { kind: 'revoked', error: new Error(reason), handle };
   }
 
   /** Waits for queued appends, then closes the file. Idempotent. */
@@ -119,17 +158,24 @@ export class RolloutAppender {
     if (lines.length === 0) return;
     const state = await this.#ensureOpen();
     await this.#ensureLinked(state);
+    // Checked again after the awaits above: a revoke may have arrived while they ran.
+    this.#refuseIfRevoked();
+    // Ordinals are taken only here, in write order, and kept only when the write lands.
+    const ordinals = this.#ordinals;
+    const stamped = ordinals === null ? lines : lines.map((line, i) => ordinals.stamp(line, ordinals.next + i));
     // After a crash mid-line, start ours on a fresh line, in the same write.
-    const data = Buffer.from(`${state.tornTail ? '\n' : ''}${lines.join('\n')}\n`, 'utf8');
+    const data = Buffer.from(`${state.tornTail ? '\n' : ''}${stamped.join('\n')}\n`, 'utf8');
     try {
       // One write(2) in practice; loop only if the kernel reports a short write.
       for (let offset = 0; offset < data.length; ) offset += await this.#writeSome(state.handle, data, offset);
     } catch (cause) {
-      const cutBack = await cutBackTo(state.handle, state.size);
+      // Never truncate a file that may be another host's now.
+      const cutBack = (this.#state as AppenderState).kind !== 'revoked' && (await cutBackTo(state.handle, state.size));
       throw this.#fail('write to', cause, state.handle, state.tornTail, cutBack ? state.size : null);
     }
     state.size += data.length;
     state.tornTail = false;
+    if (ordinals !== null) ordinals.next += lines.length;
   }
 
   async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {
@@ -143,7 +189,13 @@ export class RolloutAppender {
     return bytesWritten;
   }
 
+  #refuseIfRevoked(): void {
+    const state = this.#state as AppenderState;
+    if (state.kind === 'revoked') throw state.error;
+  }
+
   async #ensureOpen(): Promise<OpenState> {
+    this.#refuseIfRevoked();
     const state = this.#state;
     if (state.kind === 'open') return state;
     if (state.kind === 'failed') {
@@ -160,6 +212,8 @@ export class RolloutAppender {
       handle = await open(this.path, 'a+');
       const { size } = await handle.stat();
       const opened: OpenState = { kind: 'open', handle, tornTail: await endsTorn(handle, size), size };
+      // Revoked while opening: the catch below closes the handle, and the revocation stays.
+      this.#refuseIfRevoked();
       this.#state = opened;
       return opened;
     } catch (cause) {
@@ -171,6 +225,7 @@ export class RolloutAppender {
 
   // Recreates the file from the orphaned inode if someone deleted it under us.
   async #ensureLinked(state: OpenState): Promise<void> {
+    this.#refuseIfRevoked();
     const orphan = state.handle;
     let linked: { nlink: number; size: number };
     try {
@@ -209,7 +264,8 @@ export class RolloutAppender {
   #fail(action: string, cause: unknown, handle: FileHandle | null, tornTail: boolean, size: number | null): Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     const error = new Error(`failed to ${action} rollout ${this.path}: ${reason}`, { cause });
-    this.#state = { kind: 'failed', error, handle, tornTail, size };
+    // A revocation is terminal: a failure seen after it must not make the file writable again.
+    if (this.#state.kind !== 'revoked') this.#state = { kind: 'failed', error, handle, tornTail, size };
     return error;
   }
 
@@ -220,7 +276,7 @@ export class RolloutAppender {
       await this.#ensureLinked(state).catch((error: Error) => this.#onNotice(error.message));
     }
     this.#state = { kind: 'closed' };
-    const handle = state.kind === 'open' || state.kind === 'failed' ? state.handle : null;
+    const handle = state.kind === 'open' || state.kind === 'failed' || state.kind === 'revoked' ? state.handle : null;
     await handle?.close();
   }
 }

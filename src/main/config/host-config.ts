@@ -3,6 +3,7 @@
 import { uptime } from 'node:os';
 import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID, type ProviderConfig } from '../../shared/model-provider.js';
 import { ConfigError, type ConfigDocument } from './config-document.js';
+import { resolveLockBackendConfig } from './lock-backend-config.js';
 
 export type { ProviderConfig };
 
@@ -17,6 +18,8 @@ export interface HostConfig {
   sandboxMode: string;
   /** thread-host: how long an acquisition waits for the writer coordination lock. */
   writerLockTimeoutMs: number;
+  /** The history format of new threads' rollouts (existing rollouts keep theirs). */
+  historyMode: 'legacy' | 'paginated';
 }
 
 /** thread-host: limits of one client connection (see the README's Configuration table). */
@@ -57,6 +60,8 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
 export function resolveHostConfig(document: ConfigDocument): HostConfig {
   // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
   resolveConnectionLimits(document);
+  // Startup already refused a bad backend; a request's `config` may still carry one.
+  resolveLockBackendConfig(document);
   const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
   const provider = resolveProvider(document, providerId);
   const model = optionalString(document, 'model') ?? (provider.kind === 'embedded' ? EMBEDDED_MODEL : 'gpt-5-codex');
@@ -69,7 +74,17 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
     writerLockTimeoutMs:
       unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
+    historyMode: historyMode(document),
   };
+}
+
+// The reference's default for new threads is paginated history.
+function historyMode(document: ConfigDocument): 'legacy' | 'paginated' {
+  const mode = optionalString(document, 'history_mode') ?? 'paginated';
+  if (mode !== 'legacy' && mode !== 'paginated') {
+    throw new ConfigError(`history_mode: unknown variant \`${mode}\`, expected \`legacy\` or \`paginated\``);
+  }
+  return mode;
 }
 
 /** The connection limits a document sets, each defaulted; throws `ConfigError` for a bad value. */

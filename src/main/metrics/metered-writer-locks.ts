@@ -5,11 +5,16 @@ import type { AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from
 import type { HostRecorder } from './host-recorder.js';
 
 export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBackend<Lock> {
+  /** The inner backend's, when it has one (lockfile), so the unloader still waits for it. */
+  readonly cleared?: (lock: Lock) => Promise<void>;
+
   constructor(
     private readonly inner: WriterLockBackend<Lock>,
     private readonly recorder: HostRecorder,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    if (inner.cleared) this.cleared = (lock) => inner.cleared!(lock);
+  }
 
   async acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>> {
     const startedAt = this.clock.now();

@@ -20,6 +20,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       const turn = thread.findTurn(event.turnId);
       if (!turn) return;
       turn.startedAt = Math.floor(event.startedAtMs / 1000);
+      thread.notePosition(event.turnId, event.ordinal);
       thread.runningTurnId = event.turnId;
       thread.status = { type: 'active', activeFlags: [] };
       ctx.recorder.turnStarted();
@@ -33,6 +34,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       return;
     case 'userItem': {
       thread.findTurn(event.turnId)?.items.push(event.item);
+      thread.notePosition(event.turnId, event.ordinal, event.item.id);
       const base = { threadId: thread.id, turnId: event.turnId };
       toSubscribers('item/started', { item: { ...event.item, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
       toSubscribers('item/completed', { item: event.item, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
@@ -55,6 +57,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         if (index >= 0) turn.items[index] = event.item;
         else turn.items.push(event.item);
       }
+      thread.notePosition(event.turnId, event.ordinal, event.item.id);
       toSubscribers('item/completed', {
         item: event.item,
         threadId: thread.id,

@@ -5,7 +5,8 @@
 //   mark unloading (first reason wins)
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
 //        is abandoned, its late answer ignored)
-//     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor)
+//     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor;
+//        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
 //   unloaded
@@ -39,7 +40,7 @@ export interface UnloaderDeps {
   clock: Clock;
   directory: ThreadDirectory;
   actors: ActorControl;
-  locks: Pick<WriterLockBackend, 'release'>;
+  locks: Pick<WriterLockBackend, 'release' | 'cleared'>;
   announcer: Announcer;
   /** Deadline for the actor to flush and close its rollout. */
   actorCloseTimeoutMs: number;
@@ -49,6 +50,12 @@ export interface UnloaderDeps {
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
+
+// How long an unload waits for a released lockfile directory to be removed, so that a client
+// who sees thread/closed and resumes on another host finds the thread free. An uncontended
+// removal is a few round trips even on a network home; under contention the unload goes on
+// and the janitor finishes later (the seed scenario: unload never waits on coordination).
+const LOCK_CLEAR_WAIT_MS = 250;
 
 export class Unloader {
   readonly #deps: UnloaderDeps;
@@ -86,7 +93,8 @@ export class Unloader {
     const startedAt = this.#deps.clock.now();
     const closing = this.#deps.actors.closeActor(thread.id);
     const closed = closing === null ? 'noActor' : await this.#closeActor(thread, closing);
-    this.#releaseWriterLock(thread);
+    const clearing = this.#releaseWriterLock(thread);
+    if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
     if (announce) this.#announce(thread);
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
@@ -108,15 +116,18 @@ export class Unloader {
     return closed;
   }
 
-  // Step 2. Synchronous and never waits.
-  #releaseWriterLock(thread: LoadedThread): void {
+  // Step 2. The release itself is synchronous and never waits. What it returns is the lock's
+  // leftover being cleared, for a backend whose leftovers keep other hosts out; null otherwise.
+  #releaseWriterLock(thread: LoadedThread): Promise<void> | null {
     const lock = thread.writerLock;
     thread.writerLock = null;
-    if (lock === null) return;
+    if (lock === null) return null;
     try {
-      this.#deps.locks.release(lock);
+      const result = this.#deps.locks.release(lock);
+      return result === 'leftBehind' && this.#deps.locks.cleared ? this.#deps.locks.cleared(lock) : null;
     } catch (error) {
       this.#deps.log('error', 'releasing the writer lock failed', { threadId: thread.id, error: String(error) });
+      return null;
     }
   }
 
