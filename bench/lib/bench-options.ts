@@ -70,7 +70,8 @@ Options:
   --clients <n>          fanout: WebSocket clients on one server (default 200)
   --fanout-threads <n>   fanout: threads turns stream on (default 20)
   --subscriptions <n>    fanout: threads each client subscribes to (default 3)
-  --fanout-rounds <n>    fanout: rounds of one turn on every thread (default 5)
+  --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
+  --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
   --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
@@ -109,6 +110,7 @@ const OPTIONS = {
   'fanout-threads': { type: 'string' },
   subscriptions: { type: 'string' },
   'fanout-rounds': { type: 'string' },
+  'fanout-s': { type: 'string' },
   'probe-ms': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -171,6 +173,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       fanoutThreads: count('fanout-threads', 20),
       fanoutSubscriptions: count('subscriptions', 3),
       fanoutRounds: count('fanout-rounds', 5),
+      fanoutSeconds: count('fanout-s', 10),
       fanoutProbeMs: count('probe-ms', 100),
     },
   };

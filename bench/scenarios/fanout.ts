@@ -1,6 +1,7 @@
 // `fanout`: C WebSocket clients (default 200) on one server, T threads, each client subscribed
-// (thread/resume) to S of them. Then R rounds of one turn on every thread, all at once, while
-// every client probes `thread/loaded/list` open-loop. Reports:
+// (thread/resume) to S of them. Then rounds of one turn on every thread, all at once (at least
+// R rounds and at least the phase's seconds), while every client probes `thread/loaded/list`
+// open-loop. Reports:
 //   delivery        turn/item event emitted (the server's `emittedAtMs`) → read by a subscriber
 //   probe           thread/loaded/list round trip, over every client
 //   RSS per connection   (VmRSS with C clients − VmRSS before them) / C
@@ -138,21 +139,27 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
       clearInterval(timer);
     };
   });
+  // At least R rounds and at least the phase's duration, so that a fast server's probes are not
+  // all taken inside turn bursts while a slow one's are spread over a long phase.
+  const phaseEnd = performance.now() + params.fanoutSeconds * 1000;
+  let rounds = 0;
   try {
-    for (let round = 0; round < params.fanoutRounds; round += 1) {
-      await turnOnEach(threadIds, `round ${round}`);
-      ctx.progress(0.4 + (0.6 * (round + 1)) / params.fanoutRounds);
+    while (rounds < params.fanoutRounds || performance.now() < phaseEnd) {
+      await turnOnEach(threadIds, `round ${rounds}`);
+      rounds += 1;
+      ctx.progress(0.4 + 0.6 * Math.min(1, rounds / params.fanoutRounds));
     }
   } finally {
     for (const stop of probing) stop();
     benchLoop.disable();
   }
   // The last subscriber events may still be on the way after the owner saw its completions.
-  const expected = params.fanoutRounds * Math.min(params.fanoutSubscriptions, threadIds.length);
+  const expected = rounds * Math.min(params.fanoutSubscriptions, threadIds.length);
   const deadline = Date.now() + TURN_DEADLINE_MS;
   while (completedSeen.some((n) => n < expected) && Date.now() < deadline) await delay(20);
   rec.latency('delivery', delivery);
   rec.latency('probe', probe);
+  rec.figure('rounds', rounds, 'count', 'none');
   rec.figure('events to non-subscribers', nonSubscriber, 'count');
   rec.figure('probe errors', probeErrors, 'count');
   rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');

@@ -51,6 +51,8 @@ export interface ScenarioParams {
   fanoutThreads: number;
   fanoutSubscriptions: number;
   fanoutRounds: number;
+  /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
+  fanoutSeconds: number;
   fanoutProbeMs: number;
 }
 
