@@ -32,7 +32,9 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all;
-  soak (10 minutes) and handoff (several servers on one home) run only when named
+  soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
+  with {port}, a free port substituted; this host's default command is switched to
+  ws://127.0.0.1:{port}) run only when named
 
 Options:
   --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)
@@ -65,6 +67,12 @@ Options:
   --handoff-budget-s <s> handoff: time allowed for the race (default 600)
   --keep-home            handoff: keep the temp home (with handoff-ledger.json) even when it passed
   --verify-home <dir>    handoff: no race; judge a kept home (or a copy with planted faults) again
+  --clients <n>          fanout: WebSocket clients on one server (default 200)
+  --fanout-threads <n>   fanout: threads turns stream on (default 20)
+  --subscriptions <n>    fanout: threads each client subscribes to (default 3)
+  --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
+  --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
+  --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -98,6 +106,12 @@ const OPTIONS = {
   mix: { type: 'boolean' },
   'keep-home': { type: 'boolean' },
   'verify-home': { type: 'string' },
+  clients: { type: 'string' },
+  'fanout-threads': { type: 'string' },
+  subscriptions: { type: 'string' },
+  'fanout-rounds': { type: 'string' },
+  'fanout-s': { type: 'string' },
+  'probe-ms': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -155,6 +169,12 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       handoffBudgetS: count('handoff-budget-s', 600),
       keepHome: values['keep-home'] === true,
       verifyHome: values['verify-home'] === undefined ? null : resolve(values['verify-home']),
+      fanoutClients: count('clients', 200),
+      fanoutThreads: count('fanout-threads', 20),
+      fanoutSubscriptions: count('subscriptions', 3),
+      fanoutRounds: count('fanout-rounds', 5),
+      fanoutSeconds: count('fanout-s', 10),
+      fanoutProbeMs: count('probe-ms', 100),
     },
   };
 }

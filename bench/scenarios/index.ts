@@ -3,6 +3,7 @@
 import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
+import { fanout } from './fanout.js';
 import { handoff } from './handoff.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
@@ -25,13 +26,15 @@ export const SCENARIOS: readonly Scenario[] = [
   scale,
   soak,
   handoff,
+  fanout,
 ];
 
 /**
- * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes, and
- * handoff runs several servers on one home (with --mix, two implementations in one case).
+ * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
+ * handoff runs several servers on one home (with --mix, two implementations in one case), and
+ * fanout needs a WebSocket server.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

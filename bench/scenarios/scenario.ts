@@ -46,6 +46,14 @@ export interface ScenarioParams {
   keepHome: boolean;
   /** handoff: judge this kept home again instead of racing (its ledger against fresh reads). */
   verifyHome: string | null;
+  /** `fanout`: WebSocket clients, threads, subscriptions per client, turn rounds, probe period. */
+  fanoutClients: number;
+  fanoutThreads: number;
+  fanoutSubscriptions: number;
+  fanoutRounds: number;
+  /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
+  fanoutSeconds: number;
+  fanoutProbeMs: number;
 }
 
 /** What a scenario's `run` gets. */

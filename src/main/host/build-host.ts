@@ -18,6 +18,8 @@ import { Unloader } from '../threads/unloader.js';
 import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-events.js';
 import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
+import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
+import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 
@@ -40,13 +42,20 @@ export async function loadLockfileBackend(startup: StartupConfig): Promise<Lockf
   return (await import('../locks/lockfile/lockfile-writer-locks.js')).LockfileWriterLocks;
 }
 
-export function buildHost(options: HostOptions, startup: StartupConfig, log: LogFn, lockfileClass: LockfileBackendClass | null = null): HostContext {
+export function buildHost(
+  options: HostOptions,
+  startup: StartupConfig,
+  log: LogFn,
+  lockfileClass: LockfileBackendClass | null = null,
+  recorder: HostRecorder = NO_RECORDING,
+): HostContext {
   const connections = new ConnectionTable();
   const outgoing = new Outgoing(connections);
   const directory = new ThreadDirectory();
   // The pool and the lock backend report into the context built below.
   let ctx!: HostContext;
-  const locks = buildLocks(options.home, startup, log, lockfileClass, (loss) => unloadThreadOfLostLock(ctx, loss));
+  const backend = buildLocks(options.home, startup, log, lockfileClass, recorder, (loss) => unloadThreadOfLostLock(ctx, loss));
+  const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
     filename: fileURLToPath(new URL('../../../workers/thread-host.js', import.meta.url)),
@@ -65,6 +74,7 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     announcer: outgoing,
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
+    recorder,
   });
   ctx = {
     home: options.home,
@@ -83,6 +93,7 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,
+    recorder,
   };
   return ctx;
 }
@@ -92,11 +103,15 @@ function buildLocks(
   startup: StartupConfig,
   log: LogFn,
   lockfileClass: LockfileBackendClass | null,
+  recorder: HostRecorder,
   onLost: (loss: LockLoss) => void,
 ): WriterLockBackend {
   const common = { clock: systemClock, log, ...(startup.lockTimeoutMs ? { timeoutMs: startup.lockTimeoutMs } : {}) };
   const backend = startup.lockBackend;
-  if (backend.kind === 'flock') return new FlockWriterLocks(home, common);
+  if (backend.kind === 'flock') {
+    // Only flock has a janitor whose removals /metrics counts.
+    return new FlockWriterLocks(home, { ...common, onJanitorEvent: (event) => event.outcome === 'removed' && recorder.janitorRemoved() });
+  }
   if (lockfileClass === null) throw new Error('the lockfile backend was configured but not loaded (loadLockfileBackend)');
   return new lockfileClass(home, { ...common, staleMs: backend.staleMs, updateMs: backend.updateMs, onLost });
 }

@@ -16,6 +16,7 @@ import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';
+import type { HostRecorder } from '../metrics/host-recorder.js';
 
 /** How an unload ended: the actor confirmed (or had none), or it was abandoned at the deadline. */
 export type UnloadOutcome = 'complete' | 'actorTimedOut' | 'actorFailed';
@@ -44,6 +45,8 @@ export interface UnloaderDeps {
   /** Deadline for the actor to flush and close its rollout. */
   actorCloseTimeoutMs: number;
   log: LogFn;
+  /** Told each unload's reason, outcome and duration (metrics). */
+  recorder?: Pick<HostRecorder, 'unloaded'>;
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
@@ -87,6 +90,7 @@ export class Unloader {
   }
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
+    const startedAt = this.#deps.clock.now();
     const closing = this.#deps.actors.closeActor(thread.id);
     const closed = closing === null ? 'noActor' : await this.#closeActor(thread, closing);
     const clearing = this.#releaseWriterLock(thread);
@@ -95,6 +99,7 @@ export class Unloader {
     if (announce) this.#announce(thread);
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
+    this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
     return outcome;
   }
 
