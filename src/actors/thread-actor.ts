@@ -60,6 +60,7 @@ export class ThreadActor {
         ? null
         : new RolloutAppender(init.rolloutPath, {
             faults: faults.disk,
+            lease: init.writerLease,
             onNotice: (message) => emit({ type: 'warning', threadId: init.threadId, message }),
           });
     this.#materialized = init.resume;

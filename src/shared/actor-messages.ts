@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';
+import type { WriterLease } from './writer-lease.js';
 
 export type { TokenUsageSnapshot };
 import type { AgentMessageItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
@@ -29,6 +30,8 @@ export interface ActorInit {
   rolloutPath: string | null;
   /** True for a cold resume: replay the existing rollout before taking turns. */
   resume: boolean;
+  /** The writer lock's lease (shared memory), checked before every write; null when it cannot expire (flock). */
+  writerLease: WriterLease | null;
   session: { createdAtMs: number; originator: string; cliVersion: string; source: string };
   settings: ThreadSettings;
   provider: ResolvedProvider;
