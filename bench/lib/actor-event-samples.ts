@@ -43,7 +43,7 @@ export function sampleEvent(kind: EventKind): ActorEvent {
         startedAtMs: STARTED_AT_MS,
         completedAtMs: STARTED_AT_MS,
       };
-      return { type: 'userItem', threadId: THREAD_ID, turnId: TURN_ID, item };
+      return { type: 'userItem', threadId: THREAD_ID, turnId: TURN_ID, item, ordinal: 17 };
     }
     case 'agentItemCompleted': {
       const item: AgentMessageItem = {
@@ -58,7 +58,7 @@ export function sampleEvent(kind: EventKind): ActorEvent {
         startedAtMs: STARTED_AT_MS + 31,
         completedAtMs: STARTED_AT_MS + 1_480,
       };
-      return { type: 'agentItemCompleted', threadId: THREAD_ID, turnId: TURN_ID, item };
+      return { type: 'agentItemCompleted', threadId: THREAD_ID, turnId: TURN_ID, item, ordinal: 18 };
     }
     case 'tokenUsage':
       return {

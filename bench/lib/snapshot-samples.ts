@@ -53,11 +53,16 @@ function turn(i: number): Turn {
 export function sampleResumeState(turns: number): ActorResumeState {
   const usage = { inputTokens: 48_211, cachedInputTokens: 40_960, outputTokens: 1_873, reasoningOutputTokens: 0, totalTokens: 50_084 };
   return {
+    historyMode: 'paginated',
     turns: Array.from({ length: turns }, (_, i) => turn(i)),
+    // A turn of the reference's paginated layout takes 9 lines after the file's first record.
+    positions: Array.from({ length: turns }, (_, i) => ({ ordinal: 1 + 9 * i, items: [4 + 9 * i, 5 + 9 * i] })),
     preview: 'Turn 0: please check why thread 0 unloads only after the delay since its last unsubscribe.',
     updatedAtMs: STARTED_AT_MS + turns * 61_000,
     createdAtMs: STARTED_AT_MS,
     cwd: '/home/user/project',
+    originator: 'codex_vscode',
+    cliVersion: '0.171.0',
     modelProvider: 'openai',
     model: 'gpt-5.1-codex',
     lastTokenUsage: { total: usage, last: usage, modelContextWindow: 258_400 },

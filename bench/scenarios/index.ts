@@ -3,6 +3,7 @@
 import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
+import { handoff } from './handoff.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -23,10 +24,14 @@ export const SCENARIOS: readonly Scenario[] = [
   coldStart,
   scale,
   soak,
+  handoff,
 ];
 
-/** Scenarios too long for `all` (the default): they run only when named. */
-const ONLY_WHEN_NAMED = new Set(['soak']);
+/**
+ * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes, and
+ * handoff runs several servers on one home (with --mix, two implementations in one case).
+ */
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

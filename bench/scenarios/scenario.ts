@@ -32,11 +32,28 @@ export interface ScenarioParams {
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;
   soakSampleS: number;
+  /** handoff: server processes on one home, threads they race for, passes over the threads each. */
+  processes: number;
+  threads: number;
+  rounds: number;
+  /** handoff: SIGKILL a random server this often (0: never), at most `maxKills` times. */
+  killEveryMs: number;
+  maxKills: number;
+  /** handoff: the history mode threads are started in. */
+  historyMode: 'legacy' | 'paginated';
+  handoffBudgetS: number;
+  /** handoff: keep the temp home even when the run passed. */
+  keepHome: boolean;
+  /** handoff: judge this kept home again instead of racing (its ledger against fresh reads). */
+  verifyHome: string | null;
 }
 
 /** What a scenario's `run` gets. */
 export interface CaseContext {
+  /** The server this case runs against (with --mix, the mix, named `A+B`). */
   server: ServerCommand;
+  /** The implementations sharing the home in this case: `[server]`, or A and B with --mix. */
+  fleet: readonly ServerCommand[];
   mock: MockModel;
   params: ScenarioParams;
   rec: CaseRecorder;
@@ -57,6 +74,8 @@ export interface Scenario {
   /** One line for `--help` and the docs. */
   summary: string;
   cases(params: ScenarioParams): ScenarioCase[];
+  /** Whether the scenario runs several implementations on one home (--mix); one server otherwise. */
+  mixes?: true;
   run(ctx: CaseContext, scenarioCase: ScenarioCase): Promise<void>;
 }
 

@@ -12,7 +12,8 @@ import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../shared/wire-types.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './history/legacy-format.js';
 import { RolloutAppender } from './history/rollout-appender.js';
-import type { RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './history/rollout-format.js';
+import { paginatedFormat } from './history/paginated-format.js';
+import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './history/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
 import { ModelAbortedError } from './model/model-client.js';
@@ -28,11 +29,13 @@ export class ThreadActor {
   readonly #emit: Emit;
   readonly #faults: Faults;
   readonly #clock: Pick<Clock, 'now'>;
-  /** How this thread's rollout is written. */
-  readonly #format: RolloutFormat = legacyFormat;
+  /** How this thread's rollout is written: a new thread's as configured, a resumed one's as its file is. */
+  #format: RolloutFormat;
   readonly #mailbox = new Mailbox();
   readonly #model: ModelClient;
-  readonly #appender: RolloutAppender | null;
+  #appender: RolloutAppender | null = null;
+  /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
+  #revoked: string | null = null;
   /** What the model sees as history: every completed exchange so far. */
   #history: ConversationMessage[] = [];
   #materialized: boolean;
@@ -55,29 +58,40 @@ export class ThreadActor {
     this.#faults = faults;
     this.#clock = clock;
     this.#model = createModelClient(init.provider, init.userAgent, init.session.originator);
-    this.#appender =
-      init.rolloutPath === null
-        ? null
-        : new RolloutAppender(init.rolloutPath, {
-            faults: faults.disk,
-            lease: init.writerLease,
-            onNotice: (message) => emit({ type: 'warning', threadId: init.threadId, message }),
-          });
+    this.#format = formatFor(init.historyMode, init.threadId);
+    // A new thread's file starts at ordinal 0; a resumed one's appender waits for load().
+    if (!init.resume) this.#appender = this.#openAppender(0);
     this.#materialized = init.resume;
   }
 
-  /** For a cold resume, replays the rollout; otherwise nothing to read. */
+  /**
+   * For a cold resume, replays the rollout and continues it in the format it is written in;
+   * otherwise nothing to read. Refuses a file this host cannot append to, without touching it.
+   */
   async load(): Promise<ActorResumeState | null> {
     if (!this.#init.resume || this.#init.rolloutPath === null) return null;
-    const parsed = await readRollout(this.#init.rolloutPath);
+    const path = this.#init.rolloutPath;
+    const parsed = await readRollout(path);
+    const point = parsed.appendPoint;
+    if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
+    if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
+      throw new Error(`cannot continue rollout ${path}: its session_meta records thread ${parsed.threadId}`);
+    }
+    const historyMode = point.kind;
+    this.#format = formatFor(historyMode, this.#init.threadId);
+    this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
     this.#history = parsed.messages;
     if (parsed.lastTokenUsage) this.#totalUsage = usageOf(parsed.lastTokenUsage.total);
     return {
+      historyMode,
       turns: parsed.turns,
+      positions: parsed.positions,
       preview: parsed.preview,
       updatedAtMs: parsed.updatedAtMs,
       createdAtMs: parsed.meta?.createdAtMs ?? null,
       cwd: parsed.meta?.cwd ?? null,
+      originator: parsed.meta?.originator ?? null,
+      cliVersion: parsed.meta?.cliVersion ?? null,
       modelProvider: parsed.meta?.modelProvider ?? null,
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage
@@ -88,6 +102,29 @@ export class ThreadActor {
           }
         : null,
     };
+  }
+
+  // Queues `formatted` and returns the ordinals its anchor lines will get if the writes land
+  // (paged-history cursors of a paginated thread point at them).
+  #queueAnchored(writes: TurnWrites, label: 'start' | 'item', formatted: FormattedLines): { turn: number | null; item: number | null } {
+    const base = this.#appender?.peekOrdinal() ?? null;
+    writes.add(label, formatted.lines);
+    const at = (line: number | undefined) => (base === null || line === undefined ? null : base + line);
+    return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
+  }
+
+  #openAppender(nextOrdinal: number): RolloutAppender | null {
+    const { rolloutPath, threadId } = this.#init;
+    if (rolloutPath === null) return null;
+    const stamp = this.#format.stampOrdinal;
+    const appender = new RolloutAppender(rolloutPath, {
+      faults: this.#faults.disk,
+      ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
+      lease: this.#init.writerLease,
+      onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
+    });
+    if (this.#revoked !== null) appender.revoke(this.#revoked);
+    return appender;
   }
 
   /** Queues a turn; it starts once every earlier command has finished. */
@@ -113,6 +150,8 @@ export class ThreadActor {
    * The host fails the turn and unloads the thread; close() then only closes the file.
    */
   revokeWriter(reason: string): void {
+    // Remembered too, for a resume whose appender is opened only after the file is read.
+    this.#revoked = reason;
     this.#appender?.revoke(reason);
     this.#owed = [];
     this.#running?.abort.abort();
@@ -159,7 +198,6 @@ export class ThreadActor {
     // between lines; it waits once, before reporting the turn's end.
     const writes = new TurnWrites(this.#appender);
     this.#current = { turnId, startedAtMs, writes, reported: false };
-    this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs });
     const userItem: UserMessageItem = {
       type: 'userMessage',
       id: command.userItemId,
@@ -169,15 +207,17 @@ export class ThreadActor {
       completedAtMs: startedAtMs,
     };
     const wroteMeta = !this.#materialized && this.#appender !== null;
+    if (wroteMeta) writes.add('meta', this.#format.sessionMeta(this.#sessionMeta(settings), startedAtMs));
+    const owed = this.#owed.splice(0);
+    writes.add('owed', owed);
+    const start = this.#format.turnStart({ threadId, turnId, startedAtMs, context: this.#turnContext(turnId, settings), userItem });
+    const at = this.#queueAnchored(writes, 'start', start);
+    this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs, ordinal: at.turn });
     if (wroteMeta) {
-      writes.add('meta', this.#format.sessionMeta(this.#sessionMeta(settings), startedAtMs));
       this.#materialized = true;
       this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
     }
-    const owed = this.#owed.splice(0);
-    writes.add('owed', owed);
-    writes.add('start', this.#format.turnStart({ turnId, startedAtMs, context: this.#turnContext(turnId, settings), userItem }));
-    this.#emit({ type: 'userItem', threadId, turnId, item: userItem });
+    this.#emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
     const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     return { turnId, startedAtMs, abort, writes, wroteMeta, owed, userText };
   }
@@ -206,13 +246,13 @@ export class ThreadActor {
         itemStarted: (item) => this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
         delta: (itemId, delta) => this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
         itemCompleted: (item) => {
-          writes.add('item', this.#format.agentMessage(item, turnId, item.completedAtMs!));
-          this.#emit({ type: 'agentItemCompleted', threadId, turnId, item });
+          const at = this.#queueAnchored(writes, 'item', this.#format.agentMessage(item, turnId, item.completedAtMs!));
+          this.#emit({ type: 'agentItemCompleted', threadId, turnId, item, ordinal: at.item });
         },
         usage: (last) => {
           this.#totalUsage = addUsage(this.#totalUsage, last);
           const usage = { total: this.#totalUsage, last, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
-          writes.add('item', this.#format.tokenCount(usage, this.#clock.now()));
+          writes.add('item', this.#format.tokenCount(usage, turnId, this.#clock.now()));
           this.#emit({ type: 'tokenUsage', threadId, turnId, usage });
         },
       });
@@ -345,4 +385,8 @@ function endOf(outcome: TurnOutcome, lastAgentMessage: string | null, timeToFirs
   if (outcome.status === 'completed') return { status: 'completed', lastAgentMessage, timeToFirstTokenMs };
   if (outcome.status === 'interrupted') return { status: 'interrupted' };
   return { status: 'failed', message: outcome.error!.message, codexErrorInfo: snakeCaseInfo(outcome.error!.codexErrorInfo) };
+}
+
+function formatFor(mode: HistoryMode, threadId: string): RolloutFormat {
+  return mode === 'paginated' ? paginatedFormat(threadId) : legacyFormat;
 }

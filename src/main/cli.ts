@@ -63,22 +63,25 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // The bench lives outside the host's source tree and drives servers from outside, so it runs
-// as its own process instead of being imported; Ctrl-C reaches both, and the bench reaps its
-// children before it exits.
+// as its own process instead of being imported. A terminal's Ctrl-C reaches both; a signal sent
+// to this process alone (kill, a supervisor) is passed on, so the bench always gets to reap its
+// servers and remove its homes before it exits, and this process exits after it.
 async function runBench(args: string[]): Promise<number> {
   const { spawn } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
   const entry = fileURLToPath(new URL('../../bench/main.js', import.meta.url));
   const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: 'inherit' });
-  const ignore = () => undefined;
-  process.on('SIGINT', ignore);
+  const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
   try {
     return await new Promise<number>((resolve, reject) => {
       child.once('error', reject);
       child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 130 : 1)));
     });
   } finally {
-    process.off('SIGINT', ignore);
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
   }
 }
 

@@ -12,6 +12,8 @@ export interface Connection {
   initialized: boolean;
   clientName: string | null;
   clientVersion: string | null;
+  /** `capabilities.experimentalApi` from initialize: experimental fields are accepted. */
+  experimentalApi: boolean;
   optOut: ReadonlySet<string>;
   inFlight: number;
 }
@@ -27,6 +29,7 @@ export class ConnectionTable {
       initialized: false,
       clientName: null,
       clientVersion: null,
+      experimentalApi: false,
       optOut: new Set(),
       inFlight: 0,
     };

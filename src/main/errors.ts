@@ -33,6 +33,10 @@ export class RpcError extends Error {
 
 export const invalidRequest = (message: string): RpcError => new RpcError(ErrorCode.InvalidRequest, message);
 export const internalError = (message: string): RpcError => new RpcError(ErrorCode.InternalError, message);
+export const invalidParams = (message: string): RpcError => new RpcError(ErrorCode.InvalidParams, message);
+/** An operation the reference's thread store does not offer for this history (e.g. items of a legacy thread). */
+export const notSupportedYet = (operation: string): RpcError => new RpcError(ErrorCode.MethodNotFound, `${operation} is not supported yet`);
+export const invalidCursor = (detail: string): RpcError => invalidRequest(`invalid cursor: ${detail}`);
 
 /** A params or envelope deserialization failure, worded as serde would. */
 export const deserializeError = (detail: string): RpcError => invalidRequest(`Invalid request: ${detail}`);

@@ -6,6 +6,8 @@ import { threadList } from './handlers/thread-list.js';
 import { threadRead } from './handlers/thread-read.js';
 import { threadResume } from './handlers/thread-resume.js';
 import { threadStart } from './handlers/thread-start.js';
+import { threadTurnsList } from './handlers/thread-turns-list.js';
+import { threadItemsList } from './handlers/thread-items-list.js';
 import { threadLoadedList } from './handlers/thread-loaded-list.js';
 import { threadUnsubscribe } from './handlers/thread-unsubscribe.js';
 import { turnInterrupt, turnStart } from './handlers/turn.js';
@@ -31,6 +33,8 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],
   ['thread/list', spec(P.threadListParams, threadList)],
+  ['thread/turns/list', spec(P.threadTurnsListParams, threadTurnsList)],
+  ['thread/items/list', spec(P.threadItemsListParams, threadItemsList)],
   ['turn/start', spec(P.turnStartParams, turnStart)],
   ['turn/interrupt', spec(P.turnInterruptParams, turnInterrupt)],
 ]);

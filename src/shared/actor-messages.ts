@@ -3,6 +3,7 @@
 // worker -> main on a separate port as plain objects; a cold resume's state returns packed
 // with msgpackr (see snapshot-codec.ts for the measurements behind that split).
 import type { MessagePort } from 'node:worker_threads';
+import type { HistoryMode, TurnPosition } from './history/rollout-reader.js';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';
 import type { WriterLease } from './writer-lease.js';
@@ -32,6 +33,11 @@ export interface ActorInit {
   resume: boolean;
   /** The writer lock's lease (shared memory), checked before every write; null when it cannot expire (flock). */
   writerLease: WriterLease | null;
+  /**
+   * The history format of a new thread's rollout. A resumed thread keeps the format its file
+   * already has, whatever this says.
+   */
+  historyMode: HistoryMode;
   session: { createdAtMs: number; originator: string; cliVersion: string; source: string };
   settings: ThreadSettings;
   provider: ResolvedProvider;
@@ -40,11 +46,18 @@ export interface ActorInit {
 
 /** What a cold resume learned from the rollout. */
 export interface ActorResumeState {
+  /** The format the file is written in, and will go on being written in. */
+  historyMode: HistoryMode;
   turns: Turn[];
+  /** Where each turn and its items sit in the file, one per turn. */
+  positions: TurnPosition[];
   preview: string;
   updatedAtMs: number;
   createdAtMs: number | null;
   cwd: string | null;
+  /** Who created the thread (`session_meta.originator`, `cli_version`). */
+  originator: string | null;
+  cliVersion: string | null;
   modelProvider: string | null;
   model: string | null;
   lastTokenUsage: TokenUsageSnapshot | null;
@@ -63,12 +76,13 @@ export interface TurnCommand {
 
 /** Events an actor reports; each names its thread. */
 export type ActorEvent =
-  | { type: 'turnStarted'; threadId: string; turnId: string; startedAtMs: number }
+  /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
+  | { type: 'turnStarted'; threadId: string; turnId: string; startedAtMs: number; ordinal: number | null }
   | { type: 'materialized'; threadId: string; path: string }
-  | { type: 'userItem'; threadId: string; turnId: string; item: UserMessageItem }
+  | { type: 'userItem'; threadId: string; turnId: string; item: UserMessageItem; ordinal: number | null }
   | { type: 'agentItemStarted'; threadId: string; turnId: string; item: AgentMessageItem }
   | { type: 'agentDelta'; threadId: string; turnId: string; itemId: string; delta: string }
-  | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem }
+  | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem; ordinal: number | null }
   | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
   /** Something the client should know that did not fail a turn (e.g. a rollout recreated). */

@@ -20,9 +20,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { LOCK_BACKENDS, TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, lockDir as lockDirOf, withBackend } from '../helpers/lock-backends.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
-import { heldFlocks } from '../helpers/proc-locks.js';
+import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
+import { mulberry32 } from '../../bench/lib/seeded-random.js';
 
 // Each lockfile iteration waits out the stale time (3 s) once, so it runs fewer of them.
 const ITERATIONS: Record<WriterLockBackendKind, number> = { flock: 50, lockfile: 10 };

@@ -123,7 +123,7 @@ describe('a lost lockfile lock', () => {
     mock.enqueue({ kind: 'stall', ms: 30_000 });
     const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'during the loss' }] });
     // The turn's first batch (its start and the user message) lands before the model is asked.
-    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"message":"during the loss"'));
+    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"text":"during the loss"'));
     const written = readFileSync(thread.path, 'utf8');
     // Another host removing the directory: the next heartbeat (within a second) finds it gone.
     rmdirSync(threadLockPath(home, 'lockfile', thread.id));
@@ -161,9 +161,9 @@ describe('a lost lockfile lock', () => {
     const { thread } = await paused.request('thread/start', {});
     const firstTurn = (await runTurn(paused, thread.id, 'before the pause')).turn.id;
     // Its next answer is ready while the host is stopped: on waking, the turn would end at once.
-    mock.enqueue({ kind: 'stall', ms: 500 });
+    mock.enqueue({ kind: 'stall', ms: 1_500 });
     const { turn: cut } = await paused.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the pause' }] });
-    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"message":"across the pause"'));
+    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"text":"across the pause"'));
     paused.child.kill('SIGSTOP');
     const other = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
     try {

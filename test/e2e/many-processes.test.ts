@@ -12,7 +12,7 @@ import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-c
 import { LOCK_BACKENDS, withBackend } from '../helpers/lock-backends.js';
 import { parseRollout } from '../../src/shared/history/rollout-reader.js';
 import { holdFlock } from '../../bench/lib/flock-holder.js';
-import { heldFlocks } from '../helpers/proc-locks.js';
+import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const HOSTS = 4;

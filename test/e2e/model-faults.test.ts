@@ -29,6 +29,9 @@ function failedTaskComplete(turnId: string, message: string, info: string): Mess
   const snakeInfo = info.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
   return {
     timestamp: expect.any(String),
+    // New threads are paginated: the first turn's end follows session_meta (0), task_started,
+    // turn_context, the user's response_item and its item_completed.
+    ordinal: 5,
     type: 'event_msg',
     payload: {
       type: 'task_complete',

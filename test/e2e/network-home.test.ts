@@ -18,7 +18,7 @@ import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-m
 import { parseRollout } from '../../src/shared/history/rollout-reader.js';
 import { fuseUnavailableReason, mountTwice, type TwoMounts } from '../helpers/bindfs-mounts.js';
 import { TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, withBackend } from '../helpers/lock-backends.js';
-import { mulberry32 } from '../helpers/seeded-random.js';
+import { mulberry32 } from '../../bench/lib/seeded-random.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const THREADS = 3;

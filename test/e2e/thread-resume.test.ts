@@ -30,13 +30,9 @@ test('a fresh process resumes a thread cold with every turn, item and timestamp 
 
     const second = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
     const resumed = await second.request('thread/resume', { threadId: thread.id });
-    // The legacy rollout keeps one timestamp per message line, so an agent message comes back
-    // with startedAtMs equal to its completedAtMs; everything else is as it was.
-    const reloaded = before.turns.map((turn: { items: Array<Record<string, unknown>> }) => ({
-      ...turn,
-      items: turn.items.map((item) => (item.type === 'agentMessage' ? { ...item, startedAtMs: item.completedAtMs } : item)),
-    }));
-    expect(resumed.thread).toEqual({ ...before, turns: reloaded, updatedAt: expect.any(Number), recencyAt: expect.any(Number) });
+    // Paginated history (the default) keeps every item's id and both its times in its
+    // item_completed record, so every turn comes back exactly as it was.
+    expect(resumed.thread).toEqual({ ...before, updatedAt: expect.any(Number), recencyAt: expect.any(Number) });
     expect(resumed.thread.turns.map((t: { status: string; items: unknown[] }) => [t.status, t.items.length])).toEqual([
       ['failed', 1],
       ['completed', 2],
@@ -69,15 +65,25 @@ test('warm resume subscribes again without a status change, and excludeTurns lea
 
 test('a thread that never had a turn cannot be resumed, even while loaded', async () => {
   const server = await TestServer.start({ modelUrl: mock.url });
+  // A paginated thread (the default) has no turns to list yet, as the reference says.
   const { thread } = await server.request('thread/start', {});
-  const error = await server.request('thread/resume', { threadId: thread.id }).catch((e: unknown) => e);
-  expect(error).toEqual(new RpcReplyError(-32600, `no rollout found for thread id ${thread.id}`));
+  const error = await server.request('thread/resume', { threadId: thread.id, excludeTurns: true }).catch((e: unknown) => e);
+  expect(error).toEqual(new RpcReplyError(-32601, 'list_turns is not supported yet'));
+  await server.close();
+  const legacyServer = await TestServer.start({ modelUrl: mock.url, args: ['-c', 'history_mode="legacy"'] });
+  const legacy = (await legacyServer.request('thread/start', {})).thread;
+  const legacyError = await legacyServer.request('thread/resume', { threadId: legacy.id }).catch((e: unknown) => e);
+  expect(legacyError).toEqual(new RpcReplyError(-32600, `no rollout found for thread id ${legacy.id}`));
+  return expectEphemeralNotResumable(legacyServer);
+});
+
+async function expectEphemeralNotResumable(server: TestServer): Promise<void> {
   const ephemeral = (await server.request('thread/start', { ephemeral: true })).thread;
   expect([ephemeral.ephemeral, ephemeral.path]).toEqual([true, null]);
   await runTurns(server, ephemeral.id, ['hi']);
   const error2 = await server.request('thread/resume', { threadId: ephemeral.id }).catch((e: unknown) => e);
   expect(error2).toEqual(new RpcReplyError(-32600, `no rollout found for thread id ${ephemeral.id}`));
   expect(await server.close()).toBe(0);
-});
+}
 
 // Two processes on one home, refused then resumed after a kill: lock-backends.test.ts, on both backends.

@@ -42,6 +42,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   args?: string[];
   initialize?: boolean;
+  /** The server to spawn instead of this build (argv; `args` are appended): the reference, say. */
+  command?: string[];
 }
 
 export class TestServer {
@@ -64,7 +66,8 @@ export class TestServer {
       const config = options.modelUrl ? mockModelConfig(options.modelUrl, options.rootConfig) : (options.rootConfig ?? '');
       writeFileSync(join(this.home, 'config.toml'), config);
     }
-    this.child = spawn(process.execPath, [CLI, 'app-server', '--listen', 'stdio://', ...(options.args ?? [])], {
+    const [program, ...argv] = options.command ?? [process.execPath, CLI, 'app-server', '--listen', 'stdio://'];
+    this.child = spawn(program!, [...argv, ...(options.args ?? [])], {
       cwd: this.home,
       env: { ...process.env, CODEX_HOME: this.home, THREAD_HOST_HOME: this.home, RUST_LOG: 'warn', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

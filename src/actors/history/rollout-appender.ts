@@ -35,9 +35,19 @@ export interface AppendFaults {
   bytesAccepted(length: number): number;
 }
 
+/**
+ * Paginated history: each line is stamped with its ordinal as it is written. `next` is the
+ * ordinal of the file's next line (its last record's + 1, or 0 for a new file).
+ */
+export interface OrdinalStamp {
+  next: number;
+  stamp(line: string, ordinal: number): string;
+}
+
 /** Construction options. */
 export interface RolloutAppenderOptions {
   faults?: AppendFaults | null;
+  ordinals?: OrdinalStamp | null;
   /** Something the owner should know and log, though no append failed. */
   onNotice?: (message: string) => void;
   /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
@@ -64,6 +74,9 @@ export class RolloutAppender {
   readonly #faults: AppendFaults | null;
   readonly #onNotice: (message: string) => void;
   readonly #lease: WriterLease | null;
+  readonly #ordinals: OrdinalStamp | null;
+  /** Lines handed to `append` whose write has not settled yet. */
+  #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
   // Settles when every append queued so far has settled; never rejects.
   #tail: Promise<void> = Promise.resolve();
@@ -74,6 +87,16 @@ export class RolloutAppender {
     this.#faults = options.faults ?? null;
     this.#onNotice = options.onNotice ?? (() => undefined);
     this.#lease = options.lease ?? null;
+    // Its own copy: `next` advances as lines land.
+    this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
+  }
+
+  /**
+   * The ordinal a line appended now will get if everything queued before it lands; null for a
+   * file without ordinals. Cursors into the history are built from it.
+   */
+  peekOrdinal(): number | null {
+    return this.#ordinals === null ? null : this.#ordinals.next + this.#queuedLines;
   }
 
   /** True after a failed append, until `reset()`. */
@@ -90,7 +113,8 @@ export class RolloutAppender {
     if (this.#closing !== null) {
       return Promise.reject(new Error(`rollout ${this.path} is closed; cannot append`));
     }
-    const run = this.#tail.then(() => this.#write(lines));
+    this.#queuedLines += lines.length;
+    const run = this.#tail.then(() => this.#write(lines)).finally(() => (this.#queuedLines -= lines.length));
     this.#tail = run.then(
       () => undefined,
       () => undefined,
@@ -141,8 +165,11 @@ export class RolloutAppender {
     await this.#ensureLinked(state);
     // Checked again after the awaits above: a revoke may have arrived while they ran.
     this.#refuseIfRevoked();
+    // Ordinals are taken only here, in write order, and kept only when the write lands.
+    const ordinals = this.#ordinals;
+    const stamped = ordinals === null ? lines : lines.map((line, i) => ordinals.stamp(line, ordinals.next + i));
     // After a crash mid-line, start ours on a fresh line, in the same write.
-    const data = Buffer.from(`${state.tornTail ? '\n' : ''}${lines.join('\n')}\n`, 'utf8');
+    const data = Buffer.from(`${state.tornTail ? '\n' : ''}${stamped.join('\n')}\n`, 'utf8');
     try {
       // One write(2) in practice; loop only if the kernel reports a short write.
       for (let offset = 0; offset < data.length; ) offset += await this.#writeSome(state.handle, data, offset);
@@ -153,6 +180,7 @@ export class RolloutAppender {
     }
     state.size += data.length;
     state.tornTail = false;
+    if (ordinals !== null) ordinals.next += lines.length;
   }
 
   async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {

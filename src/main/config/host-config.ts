@@ -18,6 +18,8 @@ export interface HostConfig {
   sandboxMode: string;
   /** thread-host: how long an acquisition waits for the writer coordination lock. */
   writerLockTimeoutMs: number;
+  /** The history format of new threads' rollouts (existing rollouts keep theirs). */
+  historyMode: 'legacy' | 'paginated';
 }
 
 /** thread-host: limits of one client connection (see the README's Configuration table). */
@@ -72,7 +74,17 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
     writerLockTimeoutMs:
       unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
+    historyMode: historyMode(document),
   };
+}
+
+// The reference's default for new threads is paginated history.
+function historyMode(document: ConfigDocument): 'legacy' | 'paginated' {
+  const mode = optionalString(document, 'history_mode') ?? 'paginated';
+  if (mode !== 'legacy' && mode !== 'paginated') {
+    throw new ConfigError(`history_mode: unknown variant \`${mode}\`, expected \`legacy\` or \`paginated\``);
+  }
+  return mode;
 }
 
 /** The connection limits a document sets, each defaulted; throws `ConfigError` for a bad value. */

@@ -15,6 +15,7 @@ export function initialize(ctx: HostContext, connection: Connection, params: Par
   connection.clientName = params.clientInfo.name;
   connection.clientVersion = params.clientInfo.version;
   connection.optOut = new Set(params.capabilities?.optOutNotificationMethods ?? []);
+  connection.experimentalApi = params.capabilities?.experimentalApi === true;
   // Like the reference, the first client to initialize names the originator for the process.
   ctx.originator ??= params.clientInfo.name;
   const terminal = ctx.env.TERM_PROGRAM ?? ctx.env.TERM ?? 'unknown';

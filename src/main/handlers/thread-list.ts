@@ -1,49 +1,81 @@
 // `thread/list`: materialized threads from the rollouts under sessions/, newest first by
-// default. Loaded threads show their live status. The cursor is "<sort value>|<id>" of the
-// last row, continuing in the same direction.
+// default, paged as the reference pages them. Loaded threads show their live status.
+//
+// Cursors are the reference's: `nextCursor` is "<RFC 3339 time>|<thread id>" of the page's
+// last thread (creation times have whole seconds, as the reference takes them from the file
+// name; update times have milliseconds), and `backwardsCursor` is the first thread's time one
+// millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { RolloutSummary } from '../history/rollout-locator.js';
 import { listRollouts } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
-import { invalidRequest } from '../errors.js';
+import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadListParams } from '../protocol/method-params.js';
 import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
+import { parseUuid } from '../protocol/uuid.js';
+import { pageSize } from '../threads/history-pages.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
-const DEFAULT_PAGE_SIZE = 25;
 const INTERACTIVE_SOURCES = new Set(['vscode', 'cli', 'exec', 'appServer']);
+const MAX_ID_FILTER = 100;
+
+interface Row {
+  summary: RolloutSummary;
+  /** The sort key, in ms. */
+  key: number;
+}
 
 export async function threadList(ctx: HostContext, _connection: Connection, params: Params): Promise<unknown> {
-  const summaries = (await listRollouts(ctx.home)).filter((summary) => matches(summary, params));
-  const key = params.sortKey === 'updated_at' || params.sortKey === 'recency_at' ? 'updatedAtMs' : 'createdAtMs';
+  const included = idFilter(params.includedThreadIds, 'included');
+  const excluded = idFilter(params.excludedThreadIds, 'excluded');
+  if (params.originators !== null && params.originators.length > 0) throw invalidParams('originator filtering is not supported by the local app-server');
+  if (params.sortKey === 'section_position') throw invalidRequest('section-position sorting requires a section filter');
+  const byCreation = params.sortKey === null || params.sortKey === 'created_at';
   const direction = params.sortDirection === 'asc' ? 1 : -1;
-  const ordered = summaries.sort(
-    (a, b) => direction * (a[key] - b[key] || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0)),
-  );
-  let start = 0;
-  if (params.cursor !== null) {
-    const [value, id] = decodeCursor(params.cursor);
-    start = ordered.findIndex((summary) => direction * (summary[key] - value) > 0 || (summary[key] === value && direction * compare(summary.threadId, id) > 0));
-    if (start === -1) start = ordered.length;
-  }
-  const limit = Math.max(params.limit ?? DEFAULT_PAGE_SIZE, 1);
-  const page = ordered.slice(start, start + limit);
+  const cursor = params.cursor === null ? null : parseCursor(params.cursor);
+
+  const rows: Row[] = (await listRollouts(ctx.home))
+    .filter((summary) => matches(summary, params, included, excluded))
+    .map((summary) => ({ summary, key: byCreation ? Math.floor(summary.createdAtMs / 1000) * 1000 : summary.updatedAtMs }))
+    .sort((a, b) => direction * (a.key - b.key || compare(a.summary.threadId, b.summary.threadId)));
+  const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.summary.threadId, cursor.id) > 0));
+  const size = pageSize(params.limit);
+  const page = after.slice(0, size);
+  const first = page[0];
   const last = page[page.length - 1];
   return {
-    data: page.map((summary) => view(ctx, summary)),
-    nextCursor: last && start + limit < ordered.length ? `${last[key]}|${last.threadId}` : null,
-    backwardsCursor: null,
+    data: page.map((row) => view(ctx, row.summary)),
+    nextCursor: last !== undefined && after.length > size ? `${timestamp(last.key, byCreation ? 'seconds' : 'millis')}|${last.summary.threadId}` : null,
+    // From the thread's own time (creation in milliseconds), while pages compare whole seconds:
+    // paging back may not include the anchor again, as with the reference.
+    backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.summary.createdAtMs : first.key) + direction, 'fixedMillis'),
   };
 }
 
-function matches(summary: RolloutSummary, params: Params): boolean {
+/** A thread id list filter: at most 100 ids, each a UUID; null means no filter. */
+function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): Set<string> | null {
+  if (ids === null) return null;
+  if (ids.length > MAX_ID_FILTER) throw invalidParams(`${kind}ThreadIds accepts at most ${MAX_ID_FILTER} entries`);
+  const set = new Set<string>();
+  for (const id of ids) {
+    const parsed = parseUuid(id);
+    if (!parsed.ok) throw invalidParams(`invalid ${kind} thread id: ${parsed.error}`);
+    set.add(parsed.value);
+  }
+  return set;
+}
+
+function matches(summary: RolloutSummary, params: Params, included: Set<string> | null, excluded: Set<string> | null): boolean {
+  // thread-host archives nothing, so only the non-archived listing has rows.
+  if (params.archived === true) return false;
+  if (included !== null && !included.has(summary.threadId)) return false;
+  if (excluded?.has(summary.threadId)) return false;
   const sources = params.sourceKinds && params.sourceKinds.length > 0 ? new Set(params.sourceKinds) : INTERACTIVE_SOURCES;
   if (!sources.has(summary.source)) return false;
   if (params.modelProviders && params.modelProviders.length > 0 && !params.modelProviders.includes(summary.modelProvider)) return false;
   if (params.cwd && !params.cwd.includes(summary.cwd)) return false;
-  if (params.searchTerm && !summary.preview.toLowerCase().includes(params.searchTerm.toLowerCase())) return false;
-  return params.archived !== true;
+  return !params.searchTerm || summary.preview.includes(params.searchTerm);
 }
 
 function view(ctx: HostContext, summary: RolloutSummary): unknown {
@@ -64,17 +96,32 @@ function view(ctx: HostContext, summary: RolloutSummary): unknown {
       cliVersion: summary.cliVersion,
       originator: summary.originator,
       source: summary.source,
+      historyMode: summary.historyMode,
       turns: [],
     },
     false,
   );
 }
 
-function decodeCursor(cursor: string): [number, string] {
+/** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */
+function parseCursor(cursor: string): { at: number; id: string | null } {
   const bar = cursor.indexOf('|');
-  const value = Number(cursor.slice(0, bar));
-  if (bar <= 0 || !Number.isFinite(value)) throw invalidRequest(`invalid cursor: ${cursor}`);
-  return [value, cursor.slice(bar + 1)];
+  const time = bar < 0 ? cursor : cursor.slice(0, bar);
+  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(time) ? Date.parse(time) : Number.NaN;
+  if (Number.isNaN(at)) throw invalidCursor(cursor);
+  if (bar < 0) return { at, id: null };
+  const id = parseUuid(cursor.slice(bar + 1));
+  if (!id.ok) throw invalidCursor(cursor);
+  return { at, id: id.value };
+}
+
+/** RFC 3339 in UTC, as chrono writes it: whole seconds, trimmed milliseconds, or always three digits. */
+function timestamp(ms: number, precision: 'seconds' | 'millis' | 'fixedMillis'): string {
+  const iso = new Date(ms).toISOString();
+  if (precision === 'fixedMillis') return iso;
+  const whole = iso.slice(0, 19);
+  const fraction = iso.slice(20, 23).replace(/0+$/, '');
+  return precision === 'seconds' || fraction === '' ? `${whole}Z` : `${whole}.${fraction}Z`;
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

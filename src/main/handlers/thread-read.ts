@@ -1,30 +1,41 @@
 // `thread/read`: a loaded thread is answered from the main thread's mirror; an unloaded one
-// from its rollout on disk. It never loads or subscribes the thread.
-import { readRollout } from '../../shared/history/rollout-reader.js';
+// from its rollout on disk. It never loads or subscribes the thread. Full history of a
+// paginated thread is deprecated by the reference in favour of the paged reads; it says so in a
+// `deprecationNotice` before the answer, and so do we.
+import { historyView } from '../../shared/history/history-view.js';
+import { historyModeOf, readRollout, type HistoryMode } from '../../shared/history/rollout-reader.js';
+import type { Turn } from '../../shared/wire-types.js';
 import type { Connection } from '../connections.js';
-import { ErrorCode, invalidRequest, RpcError, threadNotLoaded } from '../errors.js';
+import { invalidRequest, notSupportedYet, threadNotLoaded } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 
-export async function threadRead(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
+const READ_DEPRECATION =
+  'Full-history hydration is deprecated for paginated threads; omit `includeTurns` or set it to `false`, then page with `thread/turns/list` and `thread/items/list`.';
+
+export async function threadRead(ctx: HostContext, connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
   await afterPendingLoad(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
   if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');
+    if (params.includeTurns) warnFullHistory(ctx, connection, thread.historyMode);
     if (params.includeTurns && !thread.materialized) {
-      throw new RpcError(ErrorCode.MethodNotFound, 'list_turns is not supported yet');
+      if (thread.historyMode === 'paginated') throw notSupportedYet('list_turns');
+      throw invalidRequest(`thread ${id} is not materialized yet; includeTurns is unavailable before first user message`);
     }
-    const turns = params.includeTurns ? thread.turns.map((turn) => ({ ...turn, itemsView: 'full' as const })) : null;
+    const turns = params.includeTurns ? fullTurns(thread.historyMode, thread.turns) : null;
     return { thread: loadedThreadView(thread, turns) };
   }
   const path = await ctx.rollouts.find(id);
   if (path === null) throw threadNotLoaded(id);
   const parsed = await readRollout(path);
   if (!parsed.meta) throw threadNotLoaded(id);
+  const historyMode = historyModeOf(parsed.meta);
+  if (params.includeTurns) warnFullHistory(ctx, connection, historyMode);
   return {
     thread: storedThreadView(
       {
@@ -39,9 +50,19 @@ export async function threadRead(ctx: HostContext, _connection: Connection, para
         cliVersion: parsed.meta.cliVersion,
         originator: parsed.meta.originator,
         source: parsed.meta.source,
-        turns: parsed.turns.map((turn) => ({ ...turn, itemsView: 'full' as const })),
+        historyMode,
+        turns: fullTurns(historyMode, parsed.turns),
       },
       params.includeTurns,
     ),
   };
+}
+
+/** Every turn with all its items, as the history records them. */
+export function fullTurns(mode: HistoryMode, turns: Turn[]): Turn[] {
+  return historyView(mode, turns).map((turn) => ({ ...turn, itemsView: 'full' as const }));
+}
+
+function warnFullHistory(ctx: HostContext, connection: Connection, mode: HistoryMode): void {
+  if (mode === 'paginated') ctx.outgoing.notify(connection.id, 'deprecationNotice', { summary: READ_DEPRECATION, details: null });
 }

@@ -2,10 +2,14 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
+import type { ActorResumeState } from '../../shared/actor-messages.js';
 import { tokenUsageView } from '../../shared/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
-import { noRolloutFound, threadClosing } from '../errors.js';
+import { noRolloutFound, notSupportedYet, threadClosing } from '../errors.js';
+import { startsWithSessionMeta } from '../history/rollout-locator.js';
+import { paginatedCursor } from '../protocol/history-cursors.js';
+import { fullTurns } from './thread-read.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
@@ -47,6 +51,13 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
 }
 
 function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThread, params: Params, afterReply: AfterReply): unknown {
+  // An ephemeral thread has no history anywhere.
+  if (thread.identity?.ephemeral) throw noRolloutFound(thread.id);
+  if (thread.historyMode === 'paginated') {
+    if (!params.excludeTurns) warnFullHistory(ctx, connection);
+    // The reference lists a paginated thread's turns from its history store, which has none yet.
+    if (!thread.materialized) throw notSupportedYet('list_turns');
+  }
   if (!thread.materialized) throw noRolloutFound(thread.id);
   thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
@@ -63,7 +74,8 @@ async function coldResume(
   session: ReturnType<typeof resolveSession>,
   afterReply: AfterReply,
 ): Promise<unknown> {
-  const path = await ctx.rollouts.find(thread.id).catch(() => null);
+  const found = await ctx.rollouts.find(thread.id).catch(() => null);
+  const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
   if (path === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
     throw noRolloutFound(thread.id);
@@ -76,13 +88,15 @@ async function coldResume(
     createdAtMs: now,
     originator: connection.clientName ?? 'thread-host',
     operation: 'resume',
+    historyMode: session.config.historyMode,
   });
   if (state) {
     thread.turns = state.turns;
+    thread.rememberPositions(state.turns, state.positions);
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;
     thread.lastTokenUsage = state.lastTokenUsage;
-    if (thread.identity && state.createdAtMs !== null) thread.identity.createdAtMs = state.createdAtMs;
+    restoreFromRollout(thread, state, params);
   }
   thread.materialized = true;
   thread.status = { type: 'idle' };
@@ -91,14 +105,32 @@ async function coldResume(
   ctx.supervisor.noteChanged(thread);
   // The reference announces the thread as idle before it answers the resume.
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
+  if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread));
   return resumeResponse(thread, params.excludeTurns);
+}
+
+// As the reference does, a resumed thread is who its rollout says it is, and runs where and
+// with the model its history last ran with unless the request says otherwise. The provider
+// stays this host's configured one: a provider id from another host's configuration may not
+// exist here.
+function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, params: Params): void {
+  const identity = thread.identity!;
+  if (state.createdAtMs !== null) identity.createdAtMs = state.createdAtMs;
+  if (state.originator) identity.originator = state.originator;
+  if (state.cliVersion) identity.cliVersion = state.cliVersion;
+  const settings = thread.settings!;
+  thread.settings = {
+    ...settings,
+    ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
+    ...(params.model === null && state.model ? { model: state.model } : {}),
+  };
 }
 
 function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
   const settings = thread.settings!;
   return {
-    thread: loadedThreadView(thread, excludeTurns ? [] : thread.turns.map((turn) => ({ ...turn, itemsView: 'full' as const }))),
+    thread: loadedThreadView(thread, excludeTurns ? [] : fullTurns(thread.historyMode, thread.turns)),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',
@@ -106,9 +138,28 @@ function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
     },
     multiAgentMode: 'explicitRequestOnly',
     initialTurnsPage: null,
-    turnsBackwardsCursor: null,
-    itemsBackwardsCursor: null,
+    ...backwardsCursors(thread),
   };
+}
+
+// Where a client starts paging back from: the last turn and the last item of a paginated
+// thread, anchor included; legacy history has none (the reference's nulls).
+function backwardsCursors(thread: LoadedThread): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
+  if (thread.historyMode !== 'paginated') return { turnsBackwardsCursor: null, itemsBackwardsCursor: null };
+  const positions = thread.positions();
+  const lastTurn = positions.findLast((position) => position.ordinal !== null)?.ordinal ?? null;
+  const lastItem = positions.flatMap((position) => position.items).findLast((ordinal) => ordinal !== null) ?? null;
+  return {
+    turnsBackwardsCursor: lastTurn === null ? null : paginatedCursor(thread.id, lastTurn, true, 'turns'),
+    itemsBackwardsCursor: lastItem === null ? null : paginatedCursor(thread.id, lastItem, true, 'itemsByCreatedAtOrdinal'),
+  };
+}
+
+const RESUME_DEPRECATION =
+  'Full-history hydration is deprecated for paginated threads; use `excludeTurns: true`, then page with `thread/turns/list` and `thread/items/list`.';
+
+function warnFullHistory(ctx: HostContext, connection: Connection): void {
+  ctx.outgoing.notify(connection.id, 'deprecationNotice', { summary: RESUME_DEPRECATION, details: null });
 }
 
 // After a resume the reference replays the last persisted token usage to the caller.

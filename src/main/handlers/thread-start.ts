@@ -4,6 +4,7 @@
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { rolloutPathFor } from '../../shared/history/rollout-path.js';
 import type { Connection } from '../connections.js';
+import { invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadStartParams } from '../protocol/method-params.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
@@ -19,6 +20,10 @@ export async function threadStart(
   params: Params,
   afterReply: (effect: () => void) => void,
 ): Promise<unknown> {
+  // The reference accepts the field only from clients that opted into experimental API.
+  if (params.historyMode !== null && !connection.experimentalApi) {
+    throw invalidRequest('thread/start.historyMode requires experimentalApi capability');
+  }
   const session = resolveSession(ctx, params);
   const now = ctx.clock.now();
   const thread = new LoadedThread(uuidv7(now), now);
@@ -31,6 +36,7 @@ export async function threadStart(
     createdAtMs: now,
     originator: connection.clientName ?? 'thread-host',
     operation: 'start',
+    historyMode: params.historyMode ?? session.config.historyMode,
   });
   thread.updatedAtMs = now;
   publishThread(ctx, thread);

@@ -9,7 +9,8 @@ import type { Dirent } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseRolloutFileName, SESSIONS_DIR } from '../../shared/history/rollout-path.js';
-import { parseRollout } from '../../shared/history/rollout-reader.js';
+import { parseLine } from '../../shared/history/rollout-json.js';
+import { historyModeOf, parseRollout, type HistoryMode } from '../../shared/history/rollout-reader.js';
 
 /** What `thread/list` needs about one rollout, read without replaying its turns. */
 export interface RolloutSummary {
@@ -25,6 +26,7 @@ export interface RolloutSummary {
   source: string;
   originator: string;
   model: string | null;
+  historyMode: HistoryMode;
 }
 
 // Reads in flight at once while listing: enough to hide disk latency, few enough not to
@@ -115,9 +117,39 @@ async function summarise(path: string): Promise<RolloutSummary | null> {
       source: meta.source,
       originator: meta.originator,
       model: meta.model,
+      historyMode: historyModeOf(meta),
     };
   } catch {
     return null; // vanished or unreadable between the walk and the read
+  }
+}
+
+/**
+ * Whether the file's first line is a whole `session_meta` record. A writer killed during its
+ * very first write leaves a file without one: no turn of it was ever acknowledged, and, as for
+ * a thread that never reached the disk, there is no rollout to resume.
+ */
+export async function startsWithSessionMeta(path: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for (let read = 0; read < HEAD_READ_LIMIT; ) {
+      const chunk = Buffer.alloc(HEAD_CHUNK_BYTES);
+      const { bytesRead } = await handle.read(chunk, 0, HEAD_CHUNK_BYTES, read);
+      if (bytesRead === 0) return false;
+      const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, newline === -1 ? bytesRead : newline));
+      if (newline !== -1) return parseLine(Buffer.concat(chunks).toString('utf8'))?.type === 'session_meta';
+      read += bytesRead;
+    }
+    return false;
+  } finally {
+    await handle.close();
   }
 }
 

@@ -112,7 +112,7 @@ export const threadStartParams = struct('ThreadStartParams', {
   personality: optional(unitEnum(PERSONALITIES)),
   multiAgentMode: checked(optional(unitEnum(MULTI_AGENT_MODES))),
   ephemeral: optional(boolean),
-  historyMode: checked(optional(unitEnum(['legacy', 'paginated']))),
+  historyMode: optional(unitEnum(['legacy', 'paginated'] as const)),
   sessionStartSource: optional(unitEnum(['startup', 'clear'])),
   threadSource: optionalString,
   projectId: checked(optionalString),
@@ -191,13 +191,13 @@ export const threadListParams = struct('ThreadListParams', {
   currentAccountOnly: checked(flag()),
   cursor: optionalString,
   limit: optional(u32),
-  includedThreadIds: checked(optional(arrayOf(string))),
-  excludedThreadIds: checked(optional(arrayOf(string))),
+  includedThreadIds: optional(arrayOf(string)),
+  excludedThreadIds: optional(arrayOf(string)),
   sortKey: optional(unitEnum(['created_at', 'updated_at', 'recency_at', 'section_position'])),
   sortDirection: optional(unitEnum(['asc', 'desc'])),
   modelProviders: optional(arrayOf(string)),
   sourceKinds: optional(arrayOf(unitEnum(SOURCE_KINDS) as Decoder<string>)),
-  originators: checked(optional(arrayOf(string))),
+  originators: optional(arrayOf(string)),
   archived: optional(boolean),
   sectionId: checked(optionalString),
   projectId: checked(optionalString),
@@ -207,4 +207,29 @@ export const threadListParams = struct('ThreadListParams', {
   parentThreadId: checked(optionalString),
   ancestorThreadId: checked(optionalString),
   attachedToThreadId: checked(optionalString),
+});
+
+const TURN_ITEMS_VIEWS = ['notLoaded', 'summary', 'full'] as const;
+
+export const threadTurnsListParams = struct('ThreadTurnsListParams', {
+  threadId: string,
+  cursor: optionalString,
+  limit: optional(u32),
+  sortDirection: optional(unitEnum(['asc', 'desc'])),
+  itemsView: optional(unitEnum(TURN_ITEMS_VIEWS)),
+});
+
+/** An exclusive item anchor within one turn (`{"type":"item","itemId":…}`). */
+const itemAnchor: Decoder<{ itemId: string }> = (value) => {
+  if (!isJsonObject(value) || value.type !== 'item') throw new DecodeError('not an item anchor');
+  return { itemId: string(value.itemId) };
+};
+
+export const threadItemsListParams = struct('ThreadItemsListParams', {
+  threadId: string,
+  turnId: optionalString,
+  cursor: optional(untagged<string | { itemId: string }>('ThreadItemsListCursor', [string, itemAnchor])),
+  limit: optional(u32),
+  sortDirection: optional(unitEnum(['asc', 'desc'])),
+  deferOutput: checked(optional(shape('ThreadItemOutputDeferral'))),
 });

@@ -2,6 +2,7 @@
 // thread/resume responses. Key order and explicit nulls follow what codex 0.171.0 writes.
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { ThreadSettings } from '../../shared/actor-messages.js';
+import type { HistoryMode } from '../../shared/history/rollout-reader.js';
 import type { Turn } from '../../shared/wire-types.js';
 
 /** The version thread-host reports as `cliVersion` and in `userAgent`. */
@@ -20,6 +21,7 @@ export interface StoredThread {
   cliVersion: string;
   originator: string;
   source: string;
+  historyMode: HistoryMode;
   turns: Turn[];
 }
 
@@ -46,6 +48,7 @@ export function loadedThreadView(thread: LoadedThread, turns: Turn[] | null): Re
     originator: identity.originator,
     source: identity.source,
     canAcceptDirectInput: true,
+    historyMode: thread.historyMode,
     turns: turns ?? [],
   });
 }
@@ -69,6 +72,7 @@ export function storedThreadView(stored: StoredThread, includeTurns: boolean): R
     originator: stored.originator,
     source: stored.source,
     canAcceptDirectInput: null,
+    historyMode: stored.historyMode,
     turns: includeTurns ? stored.turns : [],
   });
 }
@@ -90,6 +94,7 @@ interface ThreadFields {
   originator: string;
   source: string;
   canAcceptDirectInput: boolean | null;
+  historyMode: HistoryMode;
   turns: Turn[];
 }
 
@@ -107,8 +112,7 @@ function threadObject(f: ThreadFields): Record<string, unknown> {
     section: null,
     sectionEnteredAt: null,
     projectId: null,
-    // thread-host writes the reference's legacy rollout format.
-    historyMode: 'legacy',
+    historyMode: f.historyMode,
     modelProvider: f.modelProvider,
     model: f.model,
     reasoningEffort: f.reasoningEffort,

@@ -8,6 +8,7 @@ import type { WriterLock } from '../locks/writer-lock-backend.js';
 import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../shared/mailbox.js';
+import type { HistoryMode, TurnPosition } from '../../shared/history/rollout-reader.js';
 import type { Turn } from '../../shared/wire-types.js';
 
 
@@ -38,6 +39,13 @@ export class LoadedThread {
   settings: ThreadSettings | null = null;
   status: LoadedStatus = { type: 'idle' };
   turns: Turn[] = [];
+  /** The rollout's history format; a resumed thread keeps its file's. */
+  historyMode: HistoryMode = 'paginated';
+  /**
+   * Where turns and items sit in a paginated rollout, by turn id then item id: the cursors of
+   * paged history reads. Empty for legacy and ephemeral threads.
+   */
+  readonly ordinals = new Map<string, { turn: number | null; items: Map<string, number> }>();
   preview = '';
   updatedAtMs = 0;
   /** True once the rollout file exists (the first turn has started). */
@@ -82,6 +90,40 @@ export class LoadedThread {
 
   get turnRunning(): boolean {
     return this.pendingTurns > 0;
+  }
+
+  /** Where each turn and item sits in the rollout, aligned with `turns` (null: not known). */
+  positions(): TurnPosition[] {
+    return this.turns.map((turn) => {
+      const known = this.ordinals.get(turn.id);
+      return { ordinal: known?.turn ?? null, items: turn.items.map((item) => known?.items.get(item.id) ?? null) };
+    });
+  }
+
+  /** Records where a resumed rollout's turns and items sit. */
+  rememberPositions(turns: Turn[], positions: TurnPosition[]): void {
+    turns.forEach((turn, i) => {
+      const position = positions[i];
+      if (position === undefined) return;
+      const items = new Map<string, number>();
+      turn.items.forEach((item, j) => {
+        const ordinal = position.items[j];
+        if (ordinal !== null && ordinal !== undefined) items.set(item.id, ordinal);
+      });
+      this.ordinals.set(turn.id, { turn: position.ordinal, items });
+    });
+  }
+
+  /** Records the ordinal of a turn's record (turn) or of one of its items. */
+  notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
+    if (ordinal === null) return;
+    let known = this.ordinals.get(turnId);
+    if (known === undefined) {
+      known = { turn: null, items: new Map() };
+      this.ordinals.set(turnId, known);
+    }
+    if (itemId === undefined) known.turn = ordinal;
+    else known.items.set(itemId, ordinal);
   }
 
   findTurn(turnId: string): Turn | undefined {

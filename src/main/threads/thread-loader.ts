@@ -16,6 +16,8 @@ export interface LoadRequest {
   createdAtMs: number;
   originator: string;
   operation: 'start' | 'resume';
+  /** A new thread's history format (a resumed one keeps its file's). */
+  historyMode: 'legacy' | 'paginated';
 }
 
 export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<ActorResumeState | null> {
@@ -31,6 +33,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
       rolloutPath: request.rolloutPath,
       resume: request.resume,
       writerLease: thread.writerLock?.lease ?? null,
+      historyMode: request.historyMode,
       session: { createdAtMs: request.createdAtMs, originator: request.originator, cliVersion: HOST_VERSION, source: 'vscode' },
       settings: request.session.settings,
       provider: request.session.provider,
@@ -53,6 +56,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
       source: 'vscode',
     };
     thread.settings = request.session.settings;
+    thread.historyMode = resumed?.historyMode ?? request.historyMode;
     thread.unloadDelaySecs = request.session.config.threadUnloadDelaySecs;
     return resumed;
   } catch (error) {

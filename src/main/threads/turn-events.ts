@@ -20,6 +20,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       const turn = thread.findTurn(event.turnId);
       if (!turn) return;
       turn.startedAt = Math.floor(event.startedAtMs / 1000);
+      thread.notePosition(event.turnId, event.ordinal);
       thread.runningTurnId = event.turnId;
       thread.status = { type: 'active', activeFlags: [] };
       out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
@@ -32,6 +33,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       return;
     case 'userItem': {
       thread.findTurn(event.turnId)?.items.push(event.item);
+      thread.notePosition(event.turnId, event.ordinal, event.item.id);
       const base = { threadId: thread.id, turnId: event.turnId };
       toSubscribers('item/started', { item: { ...event.item, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
       toSubscribers('item/completed', { item: event.item, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
@@ -54,6 +56,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         if (index >= 0) turn.items[index] = event.item;
         else turn.items.push(event.item);
       }
+      thread.notePosition(event.turnId, event.ordinal, event.item.id);
       toSubscribers('item/completed', {
         item: event.item,
         threadId: thread.id,

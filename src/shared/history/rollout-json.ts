@@ -5,9 +5,13 @@
 /** A JSON object as parsed, before any field is trusted. */
 export type Json = Record<string, unknown>;
 
-/** One JSONL line of a rollout: its envelope `timestamp` (ms, if parseable), `type` and `payload`. */
+/**
+ * One JSONL line of a rollout: its envelope `timestamp` (ms, if parseable), `ordinal` (paginated
+ * history only: the line's position, contiguous from 0), `type` and `payload`.
+ */
 export interface RolloutRecord {
   ts: number | null;
+  ordinal: number | null;
   type: string;
   payload: Json;
 }
@@ -22,7 +26,13 @@ export function parseLine(source: string): RolloutRecord | null {
   }
   const record = obj(value);
   if (record === null || typeof record.type !== 'string') return null;
-  return { ts: parseTs(record.timestamp), type: record.type, payload: obj(record.payload) ?? {} };
+  const ordinal = record.ordinal;
+  return {
+    ts: parseTs(record.timestamp),
+    ordinal: typeof ordinal === 'number' && Number.isSafeInteger(ordinal) && ordinal >= 0 ? ordinal : null,
+    type: record.type,
+    payload: obj(record.payload) ?? {},
+  };
 }
 
 /** An ISO timestamp as epoch ms. */

@@ -10,9 +10,24 @@
 import { readFile } from 'node:fs/promises';
 import type { ConversationMessage, TokenUsageBreakdown, Turn } from '../wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../wire-types.js';
-import type { Json } from './rollout-json.js';
+import type { Json, RolloutRecord } from './rollout-json.js';
 import { num, obj, parseLine, parseTs, str } from './rollout-json.js';
-import { TurnHistoryBuilder } from './turn-history-builder.js';
+import { TurnHistoryBuilder, type TurnPosition } from './turn-history-builder.js';
+
+export type { TurnPosition };
+
+/** `session_meta.history_mode`: how the reference lays a rollout out. */
+export type HistoryMode = 'legacy' | 'paginated';
+
+/**
+ * How another turn can be appended to this file, read from the file itself. 'unwritable': a
+ * layout this host does not write (an unknown history mode, records that contradict their
+ * session_meta, a paginated file whose last record has no ordinal); the file is left untouched.
+ */
+export type AppendPoint =
+  | { kind: 'legacy' }
+  | { kind: 'paginated'; nextOrdinal: number }
+  | { kind: 'unwritable'; reason: string };
 
 /** Thread-level facts from `session_meta` (model: the latest `turn_context`'s). */
 export interface RolloutMeta {
@@ -24,7 +39,8 @@ export interface RolloutMeta {
   modelProvider: string;
   model: string | null;
   baseInstructions: string | null;
-  historyMode: 'legacy' | 'paginated' | null;
+  /** As recorded; absent in rollouts older than the field (they are legacy). */
+  historyMode: string | null;
 }
 
 /** The last `token_count` in the file, in wire spelling. */
@@ -39,6 +55,8 @@ export interface ParsedRollout {
   threadId: string | null;
   meta: RolloutMeta | null;
   turns: Turn[];
+  /** Where each turn and item sits in the file (paginated cursors), one per turn. */
+  positions: TurnPosition[];
   messages: ConversationMessage[];
   preview: string;
   lastTokenUsage: RolloutTokenUsage | null;
@@ -47,6 +65,7 @@ export interface ParsedRollout {
   lastTurnId: string | null;
   /** Unparseable lines other than a torn last line. */
   skippedLines: number;
+  appendPoint: AppendPoint;
 }
 
 /** Reads and parses a rollout file. */
@@ -65,6 +84,8 @@ export function parseRollout(text: string): ParsedRollout {
   let lastTokenUsage: RolloutTokenUsage | null = null;
   let updatedAtMs = 0;
   let skippedLines = 0;
+  let lastRecord: RolloutRecord | null = null;
+  let recordsWithOrdinal = 0;
   for (let i = 0; i <= lastIndex; i += 1) {
     const source = raw[i] as string;
     if (source.trim() === '') continue;
@@ -75,6 +96,8 @@ export function parseRollout(text: string): ParsedRollout {
       continue;
     }
     const { ts, type, payload } = record;
+    lastRecord = record;
+    if (record.ordinal !== null) recordsWithOrdinal += 1;
     if (ts !== null) updatedAtMs = ts;
     // A fork may copy its parent's session_meta later on; the first one wins.
     if (type === 'session_meta') session ??= sessionMeta(payload, ts);
@@ -82,19 +105,43 @@ export function parseRollout(text: string): ParsedRollout {
     else if (type === 'event_msg' && payload.type === 'token_count') lastTokenUsage = tokenUsage(payload) ?? lastTokenUsage;
     history.handle(record, i);
   }
-  const { turns, messages } = history.finish();
+  const { turns, positions, messages } = history.finish();
   const meta = session === null ? null : { ...session.meta, model: latestModel ?? session.meta.model };
   return {
     threadId: session?.threadId ?? null,
     meta,
     turns,
+    positions,
     messages,
     preview: preview(turns),
     lastTokenUsage,
     updatedAtMs,
     lastTurnId: turns.at(-1)?.id ?? null,
     skippedLines,
+    appendPoint: appendPointOf(meta, lastRecord, recordsWithOrdinal),
   };
+}
+
+/** The mode a rollout is shown in: paginated only when it says so (older files are legacy). */
+export function historyModeOf(meta: RolloutMeta): HistoryMode {
+  return meta.historyMode === 'paginated' ? 'paginated' : 'legacy';
+}
+
+// The reference continues a paginated file at its last parseable record's ordinal + 1 and
+// refuses one whose last record has none; everything else about the file's layout must agree
+// with its session_meta before this host adds a line to it.
+function appendPointOf(meta: RolloutMeta | null, last: RolloutRecord | null, recordsWithOrdinal: number): AppendPoint {
+  if (meta === null || last === null) return { kind: 'unwritable', reason: 'it has no session_meta record' };
+  const mode = meta.historyMode;
+  if (mode === 'paginated') {
+    if (last.ordinal === null) return { kind: 'unwritable', reason: 'its final paginated rollout record is missing an ordinal' };
+    return { kind: 'paginated', nextOrdinal: last.ordinal + 1 };
+  }
+  if (mode !== null && mode !== 'legacy') return { kind: 'unwritable', reason: `its session_meta has an unknown history_mode \`${mode}\`` };
+  if (recordsWithOrdinal > 0) {
+    return { kind: 'unwritable', reason: `its records carry ordinals but its session_meta ${mode === null ? 'has no history_mode' : 'says legacy'}` };
+  }
+  return { kind: 'legacy' };
 }
 
 function sessionMeta(p: Json, ts: number | null): { threadId: string | null; meta: RolloutMeta } {
@@ -112,7 +159,7 @@ function sessionMeta(p: Json, ts: number | null): { threadId: string | null; met
       modelProvider: str(p.model_provider) ?? '',
       model: str(obj(baseObj?.provenance)?.model),
       baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),
-      historyMode: mode === 'legacy' || mode === 'paginated' ? mode : null,
+      historyMode: mode,
     },
   };
 }

@@ -30,9 +30,21 @@ import {
   turnError,
 } from './rollout-items.js';
 
-/** What the builder rebuilds: the turns, and the messages to replay to the model. */
+/**
+ * Where a turn and its items sit in a paginated rollout: the ordinal of its `task_started` line
+ * and of each item's `item_completed` line (null where the file has none, as in legacy history).
+ * Paged reads use them as cursors, as the reference does.
+ */
+export interface TurnPosition {
+  ordinal: number | null;
+  items: (number | null)[];
+}
+
+/** What the builder rebuilds: the turns, where they sit, and the messages to replay to the model. */
 export interface TurnHistory {
   turns: Turn[];
+  /** One per turn, in the same order. */
+  positions: TurnPosition[];
   messages: ConversationMessage[];
 }
 
@@ -46,6 +58,8 @@ interface PendingTurn {
   startedAtMs: number | null;
   // Items whose id is still unknown (a legacy event whose response_item has not been seen).
   unnamed: Set<ThreadItem>;
+  ordinal: number | null;
+  itemOrdinals: Map<ThreadItem, number>;
 }
 
 /** Feeds on rollout records in file order; `finish` once at the end. */
@@ -60,12 +74,16 @@ export class TurnHistoryBuilder {
   /** Takes one record; `index` is its line number, used to name turns that have no id. */
   handle(record: RolloutRecord, index: number): void {
     if (record.type === 'response_item') this.#responseItem(record.payload);
-    else if (record.type === 'event_msg') this.#event(record.payload, record.ts, index);
+    else if (record.type === 'event_msg') this.#event(record.payload, record.ts, index, record.ordinal);
   }
 
   finish(): TurnHistory {
     this.#close();
-    return { turns: this.#turns.map((pending) => this.#materialise(pending)), messages: this.#messages };
+    const positions = this.#turns.map((pending) => ({
+      ordinal: pending.ordinal,
+      items: pending.turn.items.map((item) => pending.itemOrdinals.get(item) ?? null),
+    }));
+    return { turns: this.#turns.map((pending) => this.#materialise(pending)), positions, messages: this.#messages };
   }
 
   #responseItem(p: Json): void {
@@ -89,20 +107,20 @@ export class TurnHistoryBuilder {
     }
   }
 
-  #event(p: Json, ts: number | null, index: number): void {
+  #event(p: Json, ts: number | null, index: number, ordinal: number | null): void {
     // `turn_*` are the v2 aliases the reference also accepts for `task_*`.
     switch (p.type) {
-      case 'task_started': case 'turn_started': return this.#turnStarted(p, ts);
+      case 'task_started': case 'turn_started': return this.#turnStarted(p, ts, ordinal);
       case 'task_complete': case 'turn_complete': return this.#turnCompleted(p, ts);
       case 'turn_aborted': return this.#turnAborted(p, ts);
       case 'error': return this.#errorEvent(p);
       case 'user_message': return this.#legacyUser(p, ts, index);
       case 'agent_message': return this.#legacyAgent(p, ts, index);
-      case 'item_completed': return this.#itemCompleted(p, ts, index);
+      case 'item_completed': return this.#itemCompleted(p, ts, index, ordinal);
     }
   }
 
-  #turnStarted(p: Json, ts: number | null): void {
+  #turnStarted(p: Json, ts: number | null, ordinal: number | null): void {
     this.#close();
     const id = (str(p.turn_id) ?? `rollout-${this.#turns.length}`) as TurnId;
     this.#current = {
@@ -110,6 +128,8 @@ export class TurnHistoryBuilder {
       explicit: true,
       startedAtMs: ts,
       unnamed: new Set(),
+      ordinal,
+      itemOrdinals: new Map(),
     };
     this.#current.turn.startedAt = num(p.started_at) ?? (ts === null ? null : Math.floor(ts / 1000));
     this.#userResponseId = null;
@@ -184,7 +204,7 @@ export class TurnHistoryBuilder {
     pending.unnamed.add(item);
   }
 
-  #itemCompleted(p: Json, ts: number | null, index: number): void {
+  #itemCompleted(p: Json, ts: number | null, index: number, ordinal: number | null): void {
     const core = obj(p.item);
     const id = str(core?.id);
     if (core === null || id === null) return;
@@ -210,7 +230,9 @@ export class TurnHistoryBuilder {
     else {
       items[items.indexOf(twin)] = item;
       pending.unnamed.delete(twin);
+      pending.itemOrdinals.delete(twin);
     }
+    if (ordinal !== null) pending.itemOrdinals.set(item, ordinal);
   }
 
   #ensureTurn(index: number): PendingTurn {
@@ -219,6 +241,8 @@ export class TurnHistoryBuilder {
       explicit: false,
       startedAtMs: null,
       unnamed: new Set(),
+      ordinal: null,
+      itemOrdinals: new Map(),
     };
     return this.#current;
   }

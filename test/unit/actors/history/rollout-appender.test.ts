@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { stampOrdinal } from '../../../../src/actors/history/paginated-format.js';
 import { RolloutAppender } from '../../../../src/actors/history/rollout-appender.js';
 import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/shared/writer-lease.js';
 
@@ -130,6 +131,43 @@ describe('failures', () => {
       'rollout /dev/full is unwritable after an earlier failure: failed to write to rollout /dev/full: ENOSPC: no space left on device, write',
     );
     await appender.close();
+  });
+});
+
+describe('ordinals (paginated history)', () => {
+  const line = (n: number) => `{"timestamp":"2026-12-02T00:00:0${n}.000Z","type":"event_msg","payload":{"n":${n}}}`;
+
+  test('each line gets the next ordinal as it is written, after the timestamp, and peeks count what is queued', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    const appender = new RolloutAppender(path, { ordinals: { next: 7, stamp: stampOrdinal } });
+    expect(appender.peekOrdinal()).toBe(7);
+    const first = appender.append([line(1), line(2)]);
+    expect(appender.peekOrdinal()).toBe(9);
+    await Promise.all([first, appender.append([line(3)])]);
+    await appender.close();
+    expect((await readFile(path, 'utf8')).split('\n')).toEqual([
+      '{"timestamp":"2026-12-02T00:00:01.000Z","ordinal":7,"type":"event_msg","payload":{"n":1}}',
+      '{"timestamp":"2026-12-02T00:00:02.000Z","ordinal":8,"type":"event_msg","payload":{"n":2}}',
+      '{"timestamp":"2026-12-02T00:00:03.000Z","ordinal":9,"type":"event_msg","payload":{"n":3}}',
+      '',
+    ]);
+  });
+
+  test('a write the disk refuses gives its ordinals back, so the file never has a gap', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    let refuse = false;
+    const faults = { bytesAccepted: (length: number) => (refuse ? Math.floor(length / 2) : length) };
+    const appender = new RolloutAppender(path, { faults, ordinals: { next: 0, stamp: stampOrdinal } });
+    await appender.append([line(1)]);
+    refuse = true;
+    await expect(appender.append([line(2), line(3)])).rejects.toThrow(/ENOSPC/);
+    expect(appender.peekOrdinal()).toBe(1);
+    refuse = false;
+    expect(appender.reset()).toBe('ready');
+    await appender.append([line(4)]);
+    await appender.close();
+    const ordinals = (await readFile(path, 'utf8')).trim().split('\n').map((text) => (JSON.parse(text) as { ordinal: number }).ordinal);
+    expect(ordinals).toEqual([0, 1]);
   });
 });
 

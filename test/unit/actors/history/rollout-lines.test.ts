@@ -154,6 +154,10 @@ describe('a thread written with the builders reads back unchanged', () => {
           durationMs: 48,
         },
       ],
+      positions: [
+        { ordinal: null, items: [null, null] },
+        { ordinal: null, items: [null, null] },
+      ],
       messages: [
         { role: 'user', text: 'hello' },
         { role: 'assistant', text: 'Done' },
@@ -169,6 +173,7 @@ describe('a thread written with the builders reads back unchanged', () => {
       updatedAtMs: T0 + 148,
       lastTurnId: TURN_2,
       skippedLines: 0,
+      appendPoint: { kind: 'legacy' },
     });
   });
 });

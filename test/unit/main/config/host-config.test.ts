@@ -20,6 +20,7 @@ const DEFAULTS: HostConfig = {
   approvalsReviewer: 'user',
   sandboxMode: 'read-only',
   writerLockTimeoutMs: 30_000,
+  historyMode: 'paginated',
 };
 
 /** A document with a `mock` Responses provider selected, its table extended by `provider`. */

@@ -114,6 +114,7 @@ describe('listing rollouts', () => {
         source: 'vscode',
         originator: 'codex-app-server-tests',
         model: 'mock-model',
+        historyMode: 'paginated',
       },
       {
         threadId: LEGACY_ID,
@@ -127,6 +128,7 @@ describe('listing rollouts', () => {
         source: 'vscode',
         originator: 'codex-app-server-tests',
         model: 'mock-model',
+        historyMode: 'legacy',
       },
     ]);
   });
@@ -160,6 +162,8 @@ describe('listing rollouts', () => {
         source: 'vscode',
         originator: 'o',
         model: null,
+        // No history_mode: a rollout older than the field, which is legacy.
+        historyMode: 'legacy',
       },
     ]);
   });

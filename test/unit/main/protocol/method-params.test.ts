@@ -134,6 +134,7 @@ describe('the other method params', () => {
         personality: null,
         serviceName: null,
         ephemeral: null,
+        historyMode: null,
         sessionStartSource: null,
         threadSource: null,
       },
@@ -191,10 +192,13 @@ describe('the other method params', () => {
     const base = {
       cursor: null,
       limit: null,
+      includedThreadIds: null,
+      excludedThreadIds: null,
       sortKey: null,
       sortDirection: null,
       modelProviders: null,
       sourceKinds: null,
+      originators: null,
       archived: null,
       searchTerm: null,
     };

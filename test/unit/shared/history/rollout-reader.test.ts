@@ -108,6 +108,11 @@ describe('reading the reference rollouts', () => {
           durationMs: 48,
         }),
       ],
+      // Legacy lines carry no ordinals, so nothing anchors a paginated cursor.
+      positions: [
+        { ordinal: null, items: [null, null] },
+        { ordinal: null, items: [null, null] },
+      ],
       messages: [
         { role: 'user', text: 'hello' },
         { role: 'assistant', text: 'Done' },
@@ -119,6 +124,7 @@ describe('reading the reference rollouts', () => {
       updatedAtMs: ms('2026-12-02T11:10:30.642Z'),
       lastTurnId: '01a23672-eac1-7962-80a9-60f2ec99781b',
       skippedLines: 0,
+      appendPoint: { kind: 'legacy' },
     };
     expect(parsed).toEqual(expected);
   });
@@ -159,6 +165,11 @@ describe('reading the reference rollouts', () => {
         historyMode: 'paginated',
       },
       turns: [],
+      // task_started and item_completed lines, where the reference's cursors point.
+      positions: [
+        { ordinal: 1, items: [8, 9] },
+        { ordinal: 14, items: [17, 18] },
+      ],
       messages: [
         { role: 'user', text: 'hello' },
         { role: 'assistant', text: 'Done' },
@@ -170,6 +181,7 @@ describe('reading the reference rollouts', () => {
       updatedAtMs: ms('2026-12-02T11:10:30.756Z'),
       lastTurnId: '01a23672-eb41-7da0-9ae0-8093131cf0e0',
       skippedLines: 0,
+      appendPoint: { kind: 'paginated', nextOrdinal: 23 },
     });
   });
 });
@@ -216,6 +228,10 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         historyMode: 'paginated',
       },
       turns: [],
+      positions: [
+        { ordinal: 1, items: [8] },
+        { ordinal: 10, items: [13, 14] },
+      ],
       // The failed turn's request stays in the conversation; it got no reply.
       messages: [
         { role: 'user', text: 'Fail with 500' },
@@ -231,14 +247,14 @@ describe('reading the reference\'s failed and interrupted turns', () => {
       updatedAtMs: ms('2026-12-02T11:46:14.489Z'),
       lastTurnId: '01a23693-a125-7353-8a23-862c3121258c',
       skippedLines: 0,
+      appendPoint: { kind: 'paginated', nextOrdinal: 19 },
     });
   });
 
   test('a legacy interrupted turn keeps only the user message, and the <turn_aborted> note is neither an item nor a message', async () => {
-    // The reference's own thread/read names legacy items positionally (`item-1`) with null
-    // times; we keep the id of the user's response item and the line's timestamp instead, as
-    // for every legacy rollout (see the legacy two-turn sample above). Status, error and timing
-    // are the reference's.
+    // The reader keeps the id of the user's response item and the line's timestamp; the views
+    // rename legacy items positionally (`item-1`) with null times, as the reference's
+    // thread/read does (history-view.ts). Status, error and timing are the reference's.
     expect(await readRollout(fileURLToPath(INTERRUPTED))).toEqual({
       threadId: '01a23694-6f88-77f0-ade0-f68c40796a72',
       meta: {
@@ -261,6 +277,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
           durationMs: 659,
         }),
       ],
+      positions: [{ ordinal: null, items: [null] }],
       messages: [{ role: 'user', text: 'Take forever' }],
       preview: 'Take forever',
       // The only token_count has `info: null`: the model never reported usage.
@@ -268,6 +285,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
       updatedAtMs: ms('2026-12-02T11:47:08.094Z'),
       lastTurnId: '01a23694-7029-7a80-994e-77da73be55ba',
       skippedLines: 0,
+      appendPoint: { kind: 'legacy' },
     });
   });
 });
@@ -300,12 +318,14 @@ describe('damaged files', () => {
       threadId: null,
       meta: null,
       turns: [],
+      positions: [],
       messages: [],
       preview: '',
       lastTokenUsage: null,
       updatedAtMs: 0,
       lastTurnId: null,
       skippedLines: 0,
+      appendPoint: { kind: 'unwritable', reason: 'it has no session_meta record' },
     });
   });
 });

@@ -1,0 +1,47 @@
+// The reference's paginated history format (its default since history modes exist): every line
+// carries `ordinal`, its position in the file, contiguous from 0 (session_meta), as the second
+// key; finished items are recorded as `item_completed` events, which paged reads of the history
+// point at. A turn, as codex 0.171.0 writes one after the first:
+//
+//   task_started  turn_context  response_item(user)  item_completed(user)
+//   item_completed(agent)  response_item(assistant)  token_count  task_complete|turn_aborted
+//
+// The ordinal is stamped by the appender as each line is written (see RolloutAppender), so a
+// failed write never leaves a gap: the next line takes the ordinal the failed one would have.
+import { turnEndLines } from './legacy-format.js';
+import type { RolloutFormat } from './rollout-format.js';
+import * as lines from './rollout-lines.js';
+
+// Every line the builders make starts with its timestamp member; the ordinal goes right after.
+const TIMESTAMP_MEMBER = /^\{"timestamp":"[^"\\]*",/;
+
+export function paginatedFormat(threadId: string): RolloutFormat {
+  return {
+    historyMode: 'paginated',
+    stampOrdinal,
+    sessionMeta: (meta, nowMs) => [lines.sessionMeta(meta, nowMs, 'paginated')],
+    turnStart: ({ turnId, startedAtMs, context, userItem }) => ({
+      lines: [
+        lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
+        lines.turnContext(context, startedAtMs),
+        lines.userResponseItem(userItem, startedAtMs, turnId),
+        lines.itemCompleted(threadId, turnId, userItem, startedAtMs),
+      ],
+      turnLine: 0,
+      itemLine: 3,
+    }),
+    agentMessage: (item, turnId, nowMs) => ({
+      lines: [lines.itemCompleted(threadId, turnId, item, nowMs), lines.agentResponseItem(item, nowMs, turnId)],
+      itemLine: 0,
+    }),
+    tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
+    turnEnd: turnEndLines,
+  };
+}
+
+/** `{"timestamp":"…","type":…}` → `{"timestamp":"…","ordinal":N,"type":…}`, the reference's key order. */
+export function stampOrdinal(line: string, ordinal: number): string {
+  const head = TIMESTAMP_MEMBER.exec(line);
+  if (head === null) throw new Error(`rollout line does not start with its timestamp: ${line.slice(0, 60)}`);
+  return `${head[0]}"ordinal":${ordinal},${line.slice(head[0].length)}`;
+}

@@ -1,0 +1,16 @@
+// How a thread's recorded history is shown. A legacy rollout keeps no item ids or item times
+// (its `user_message`/`agent_message` events carry neither), so the reference numbers the items
+// `item-1`, `item-2`, … across the whole thread and shows null times, whatever the live
+// notifications said; a paginated rollout keeps both. Every history view (thread/read,
+// thread/resume, thread/turns/list) goes through here, loaded or not, so they agree.
+import type { Turn } from '../wire-types.js';
+import type { HistoryMode } from './rollout-reader.js';
+
+export function historyView(mode: HistoryMode, turns: Turn[]): Turn[] {
+  if (mode === 'paginated') return turns;
+  let n = 0;
+  return turns.map((turn) => ({
+    ...turn,
+    items: turn.items.map((item) => ({ ...item, id: `item-${++n}`, startedAtMs: null, completedAtMs: null })),
+  }));
+}

@@ -1,0 +1,96 @@
+// Rollouts the reference (codex-cli 0.171.0) wrote, in both history formats: completed, failed
+// and interrupted turns and a torn last line, each with the reference's own cold thread/read and
+// thread/resume answers (test/fixtures/rollouts/reference-0.171.0, recorded with the real
+// binary). thread-host must answer the same, then append a turn in the file's own format
+// without changing a byte of what was there.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/rollouts/reference-0.171.0/', import.meta.url));
+const CASES = ['two-turns', 'failed-then-completed', 'interrupted', 'torn'].flatMap((scenario) =>
+  (['paginated', 'legacy'] as const).map((mode) => ({ mode, scenario, name: `${mode}-${scenario}` })),
+);
+
+interface Answers {
+  origpath: string;
+  threadRead: { thread: Message };
+  threadResume: Message;
+}
+
+function place(home: string, name: string): { path: string; answers: Answers; original: Buffer } {
+  const answers = JSON.parse(readFileSync(join(FIXTURES, `${name}.answers.json`), 'utf8')) as Answers;
+  const path = join(home, answers.origpath.replace('$CODEX_HOME/', ''));
+  const original = readFileSync(join(FIXTURES, `${name}.jsonl`));
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, original);
+  return { path, answers, original };
+}
+
+// The reference wrote these against a mock provider `mock_provider` / `mock-model`; this host
+// is configured the same way.
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel();
+});
+afterAll(() => mock.close());
+
+describe.each(CASES)('$name', ({ mode, name }) => {
+  test('reads and resumes as the reference does, then appends a turn in its own format', async () => {
+    const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    try {
+      const { path, answers, original } = place(server.home, name);
+      const threadId = answers.threadRead.thread.id as string;
+      // The reference takes a thread's update time from its state database (which may lag the
+      // file, or follow its mtime); thread-host takes the last whole record's timestamp.
+      const updated = Math.floor(Date.parse(lastRecord(original).timestamp as string) / 1000);
+      const ours = { path, updatedAt: updated, recencyAt: updated };
+      const read = await server.request('thread/read', { threadId, includeTurns: true });
+      expect(read.thread).toEqual({ ...answers.threadRead.thread, ...ours });
+
+      const resumed = await server.request('thread/resume', { threadId });
+      const expected = answers.threadResume;
+      expect(resumed.thread).toEqual({ ...expected.thread, ...ours });
+      expect([resumed.turnsBackwardsCursor, resumed.itemsBackwardsCursor]).toEqual([expected.turnsBackwardsCursor, expected.itemsBackwardsCursor]);
+
+      const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'from thread-host' }] });
+      await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+      const closed = server.waitForNotification('thread/closed', (p) => p.threadId === threadId);
+      await server.request('thread/unsubscribe', { threadId });
+      await closed;
+
+      const after = readFileSync(path);
+      expect(after.subarray(0, original.length).equals(original)).toBe(true);
+      const added = after.subarray(original.length).toString('utf8').split('\n');
+      // A torn last line is closed with a newline before the first appended record.
+      const tornTail = original.at(-1) !== 0x0a;
+      expect(added[0]).toEqual(tornTail ? '' : expect.stringMatching(/^\{/));
+      const records = added.filter((line) => line !== '').map((line) => JSON.parse(line) as Message);
+      const lastWhole = lastRecord(original);
+      const expectedOrdinals = mode === 'paginated' ? records.map((_, i) => (lastWhole.ordinal as number) + 1 + i) : records.map(() => undefined);
+      expect(records.map((record) => record.ordinal)).toEqual(expectedOrdinals);
+      expect(records.map((record) => (record.type === 'event_msg' ? `event_msg/${record.payload.type}` : record.type))).toEqual(
+        mode === 'paginated'
+          ? ['event_msg/task_started', 'turn_context', 'response_item', 'event_msg/item_completed', 'event_msg/item_completed', 'response_item', 'event_msg/token_count', 'event_msg/task_complete']
+          : ['event_msg/task_started', 'turn_context', 'response_item', 'event_msg/user_message', 'event_msg/agent_message', 'response_item', 'event_msg/token_count', 'event_msg/task_complete'],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** The file's last whole record (a torn last line is not one). */
+function lastRecord(file: Buffer): Message {
+  const records = file.toString('utf8').split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Message];
+    } catch {
+      return [];
+    }
+  });
+  return records.at(-1)!;
+}

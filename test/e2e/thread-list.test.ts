@@ -1,0 +1,96 @@
+// thread/list paging as the reference pages: creation times in whole seconds (ties broken by
+// thread id in the sort direction), `nextCursor` "<time>|<id>", `backwardsCursor` one
+// millisecond before (desc) or after (asc) the page's first thread, id filters of at most 100
+// valid ids. The threads are rollouts written into the home with chosen times.
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { rolloutPathFor } from '../../src/shared/history/rollout-path.js';
+import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
+
+const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
+// T4 and T5 start in the same second; updates run in another order: T2 last. (Update times are
+// file mtimes, set here with fractions a float second holds exactly.)
+const CREATED = ['2026-12-02T10:00:01.250Z', '2026-12-02T10:00:02.500Z', '2026-12-02T10:00:03.750Z', '2026-12-02T10:00:04.100Z', '2026-12-02T10:00:04.900Z'];
+const UPDATED = ['2026-12-02T11:00:01.000Z', '2026-12-02T11:00:05.250Z', '2026-12-02T11:00:03.000Z', '2026-12-02T11:00:04.000Z', '2026-12-02T11:00:02.500Z'];
+
+function writeThreads(home: string): void {
+  CREATED.forEach((created, i) => {
+    const threadId = id(i + 1);
+    const path = rolloutPathFor(home, threadId, Date.parse(created));
+    mkdirSync(join(path, '..'), { recursive: true });
+    const meta = { timestamp: created, type: 'session_meta', payload: { id: threadId, timestamp: created, cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
+    const user = { timestamp: created, type: 'event_msg', payload: { type: 'user_message', message: `thread ${i + 1}${i % 2 === 0 ? ' banana' : ''}`, images: [], local_images: [], text_elements: [] } };
+    writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+    utimesSync(path, new Date(UPDATED[i]!), new Date(UPDATED[i]!));
+  });
+}
+
+const names = (page: Message) => page.data.map((t: Message) => `T${Number(t.id.slice(-1))}`);
+const summary = (page: Message) => [names(page), page.nextCursor, page.backwardsCursor];
+
+describe('thread/list', () => {
+  test('pages by creation and by update, forward and back, with the reference cursors', async () => {
+    const server = await TestServer.start();
+    writeThreads(server.home);
+    try {
+      const list = (params: Message) => server.request('thread/list', { limit: 2, ...params });
+      const p0 = await list({});
+      expect(summary(p0)).toEqual([['T5', 'T4'], `2026-12-02T10:00:04Z|${id(4)}`, '2026-12-02T10:00:04.899Z']);
+      const p1 = await list({ cursor: p0.nextCursor });
+      expect(summary(p1)).toEqual([['T3', 'T2'], `2026-12-02T10:00:02Z|${id(2)}`, '2026-12-02T10:00:03.749Z']);
+      expect(summary(await list({ cursor: p1.nextCursor }))).toEqual([['T1'], null, '2026-12-02T10:00:01.249Z']);
+      // Back the other way from the second page. Creation times compare in whole seconds, so
+      // T3 (10:00:03) falls before its own cursor (10:00:03.749), as with the reference.
+      expect(summary(await list({ cursor: p1.backwardsCursor, sortDirection: 'asc' }))).toEqual([['T4', 'T5'], null, '2026-12-02T10:00:04.101Z']);
+
+      const asc = await list({ sortDirection: 'asc' });
+      expect(summary(asc)).toEqual([['T1', 'T2'], `2026-12-02T10:00:02Z|${id(2)}`, '2026-12-02T10:00:01.251Z']);
+
+      const updated = await list({ sortKey: 'updated_at' });
+      expect(summary(updated)).toEqual([['T2', 'T4'], `2026-12-02T11:00:04Z|${id(4)}`, '2026-12-02T11:00:05.249Z']);
+      expect(summary(await list({ sortKey: 'updated_at', cursor: updated.nextCursor, limit: 3 }))).toEqual([['T3', 'T5', 'T1'], null, '2026-12-02T11:00:02.999Z']);
+      expect(names(await list({ sortKey: 'updated_at', sortDirection: 'asc', limit: 1, cursor: `2026-12-02T11:00:04.5Z|${id(9)}` }))).toEqual(['T2']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('filters by included and excluded ids, search term and archive state', async () => {
+    const server = await TestServer.start();
+    writeThreads(server.home);
+    try {
+      const list = (params: Message) => server.request('thread/list', params).then(names);
+      expect(await list({ includedThreadIds: [id(1), id(4), id(4)] })).toEqual(['T4', 'T1']);
+      expect(await list({ includedThreadIds: [] })).toEqual([]);
+      expect(await list({ excludedThreadIds: [id(5), id(4)], limit: 2 })).toEqual(['T3', 'T2']);
+      expect(await list({ includedThreadIds: [id(1), id(2)], excludedThreadIds: [id(2)] })).toEqual(['T1']);
+      expect(await list({ searchTerm: 'banana' })).toEqual(['T5', 'T3', 'T1']);
+      expect(await list({ searchTerm: 'BANANA' })).toEqual([]);
+      expect(await list({ archived: true })).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('answers bad paging and filter params with the reference errors', async () => {
+    const server = await TestServer.start();
+    try {
+      const refused = (params: Message) => server.request('thread/list', params).catch((e: unknown) => e);
+      const many = Array.from({ length: 101 }, () => id(1));
+      expect(await refused({ includedThreadIds: many, excludedThreadIds: many })).toEqual(new RpcReplyError(-32602, 'includedThreadIds accepts at most 100 entries'));
+      expect(await refused({ excludedThreadIds: many })).toEqual(new RpcReplyError(-32602, 'excludedThreadIds accepts at most 100 entries'));
+      expect(await refused({ includedThreadIds: [id(1), 'nope'] })).toEqual(
+        new RpcReplyError(-32602, 'invalid included thread id: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1'),
+      );
+      expect(await refused({ originators: ['t'] })).toEqual(new RpcReplyError(-32602, 'originator filtering is not supported by the local app-server'));
+      expect(await refused({ sortKey: 'section_position' })).toEqual(new RpcReplyError(-32600, 'section-position sorting requires a section filter'));
+      for (const cursor of ['abc', '', '|', '2026-01-01T00:00:00Z|nope']) {
+        expect(await refused({ cursor })).toEqual(new RpcReplyError(-32600, `invalid cursor: ${cursor}`));
+      }
+      expect(await server.request('thread/list', { cursor: '2026-01-01T00:00:00Z' })).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
+    } finally {
+      await server.close();
+    }
+  });
+});
