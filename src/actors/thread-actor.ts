@@ -120,6 +120,7 @@ export class ThreadActor {
     const appender = new RolloutAppender(rolloutPath, {
       faults: this.#faults.disk,
       ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
+      lease: this.#init.writerLease,
       onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
     });
     if (this.#revoked !== null) appender.revoke(this.#revoked);

@@ -25,7 +25,10 @@ import { TestServer, type Message } from '../helpers/test-server.js';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';
 
 // Each lockfile iteration waits out the stale time (3 s) once, so it runs fewer of them.
-const ITERATIONS: Record<WriterLockBackendKind, number> = { flock: 50, lockfile: 10 };
+const ITERATIONS: Record<WriterLockBackendKind, number> = { flock: 50, lockfile: 12 };
+// With few iterations, lockfile grows its threads faster, so every kill has turns to cut (a
+// takeover costs one stale wait per kill however many threads wait on it).
+const NEW_THREAD_CHANCE: Record<WriterLockBackendKind, number> = { flock: 0.3, lockfile: 0.8 };
 // A takeover comes once the dead host's last heartbeat is lockfile_stale_ms old.
 const TAKEOVER_DEADLINE_MS = TEST_LOCKFILE_STALE_MS + TEST_LOCKFILE_UPDATE_MS + 5_000;
 const TAKEOVER_RETRY_MS = 100;
@@ -38,7 +41,9 @@ const MAX_SHORT_STALL_MS = 30;
 const LONG_STALL_MS = 10_000;
 // The run takes ~25 s alone on 2 cores and ~40 s beside the rest of the suite; the margin is
 // for a busy CI machine.
-const TEST_TIMEOUT_MS = 90_000;
+// On a CI machine shared with other jobs (load average 20 on 2 cores was seen) the flock run
+// took 99 s; the lockfile run adds up to 10 stale waits of 3 s.
+const TEST_TIMEOUT_MS = 180_000;
 const SEED = Number(process.env.THREAD_HOST_CRASH_SEED ?? Date.now() % 2 ** 31);
 
 interface TrackedThread {
@@ -60,7 +65,7 @@ interface Tally {
   cutCompleted: number;
   cutAbsent: number;
   tornTails: number;
-  /** lockfile: the longest a resume waited for a dead host's lock to go stale. */
+  /** lockfile: the longest a resume was refused before a dead host's lock went stale. */
   longestTakeoverMs: number;
 }
 
@@ -96,7 +101,7 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
         });
         const loaded: TrackedThread[] = [];
         for (const thread of [...threads]) {
-          const reply = await resumeTakingOver(server, thread.id, tally);
+          const reply = await resumeTakingOver(server, backend, thread.id, tally);
           if ('error' in reply) {
             // Only a thread that never reached the disk may be missing; it is forgotten.
             expect([thread.mustResume, reply.error]).toEqual([false, { code: -32600, message: `no rollout found for thread id ${thread.id}` }]);
@@ -117,7 +122,7 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
           expect(loaded.filter((t) => !present.has(`${t.id}.lock`)).map((t) => t.id)).toEqual([]);
         }
 
-        if (threads.length < MAX_THREADS && (threads.length === 0 || random() < 0.3)) {
+        if (threads.length < MAX_THREADS && (threads.length === 0 || random() < NEW_THREAD_CHANCE[backend])) {
           const { thread } = await server.request('thread/start', {});
           const tracked: TrackedThread = { id: thread.id, path: thread.path, durable: [], pending: null, mustResume: false };
           threads.push(tracked);
@@ -194,16 +199,17 @@ function summary(turn: Message): Message {
  * thread/resume, retried while a killed host's lock directory is still fresh (lockfile only:
  * a flock dies with its process, so there the first answer stands).
  */
-async function resumeTakingOver(server: TestServer, threadId: string, tally: Tally): Promise<Message> {
+async function resumeTakingOver(server: TestServer, backend: WriterLockBackendKind, threadId: string, tally: Tally): Promise<Message> {
   const started = Date.now();
-  for (;;) {
+  for (let refusals = 0; ; refusals += 1) {
     const reply = await server.requestRaw('thread/resume', { threadId });
     const refused = 'error' in reply && reply.error.message === `thread ${threadId} already has an active writer`;
     if (!refused) {
-      if (Date.now() - started > tally.longestTakeoverMs) tally.longestTakeoverMs = Date.now() - started;
+      if (refusals > 0) tally.longestTakeoverMs = Math.max(tally.longestTakeoverMs, Date.now() - started);
       return reply;
     }
-    expect(Date.now() - started).toBeLessThan(TAKEOVER_DEADLINE_MS);
+    // A flock dies with its process: only a lock directory outlives its owner.
+    expect([backend, Date.now() - started < TAKEOVER_DEADLINE_MS]).toEqual(['lockfile', true]);
     await new Promise((resolve) => setTimeout(resolve, TAKEOVER_RETRY_MS));
   }
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { LOCK_BACKENDS, TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, lockDir, threadLockPath, withBackend } from '../helpers/lock-backends.js';
 import { CLI, RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
+import { parseRollout } from '../../src/shared/history/rollout-reader.js';
 
 let mock: MockModel;
 beforeAll(async () => {
@@ -152,5 +153,52 @@ describe('a lost lockfile lock', () => {
       [turn.id, 'interrupted'],
     ]);
     expect(await server.close()).toBe(0);
+  });
+
+  test('a host paused past the stale time writes nothing once it wakes, while the host that took over keeps every turn', async () => {
+    const home = tempHome();
+    const paused = await TestServer.start({ home, modelUrl: mock.url, rootConfig: withBackend('lockfile') });
+    const { thread } = await paused.request('thread/start', {});
+    const firstTurn = (await runTurn(paused, thread.id, 'before the pause')).turn.id;
+    // Its next answer is ready while the host is stopped: on waking, the turn would end at once.
+    mock.enqueue({ kind: 'stall', ms: 1_500 });
+    const { turn: cut } = await paused.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the pause' }] });
+    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"text":"across the pause"'));
+    paused.child.kill('SIGSTOP');
+    const other = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
+    try {
+      const stoppedAt = Date.now();
+      let resumed: Message | null = null;
+      while (resumed === null) {
+        const reply = await other.requestRaw('thread/resume', { threadId: thread.id });
+        if ('result' in reply) resumed = reply.result;
+        else expect([reply.error.message, Date.now() - stoppedAt < TEST_LOCKFILE_STALE_MS + 5_000]).toEqual([`thread ${thread.id} already has an active writer`, true]);
+        if (resumed === null) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const secondTurn = (await runTurn(other, thread.id, 'after the takeover')).turn.id;
+      const beforeWaking = readFileSync(thread.path, 'utf8');
+      paused.child.kill('SIGCONT');
+      // The woken host notices at its next heartbeat, fails the turn and closes the thread.
+      const closed = await paused.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 10_000);
+      expect(closed).toEqual({ threadId: thread.id });
+      const failed = paused.notifications('turn/completed').map((m) => [m.params.turn.id, m.params.turn.status]);
+      expect(failed).toEqual([
+        [firstTurn, 'completed'],
+        [cut.id, 'failed'],
+      ]);
+      // Not one byte from the woken host: the file is as the new owner left it.
+      expect(readFileSync(thread.path, 'utf8')).toBe(beforeWaking);
+      const turns = parseRollout(beforeWaking).turns.map((t) => [t.id, t.status]);
+      expect(turns).toEqual([
+        [firstTurn, 'completed'],
+        [cut.id, 'interrupted'],
+        [secondTurn, 'completed'],
+      ]);
+      expect(await other.close()).toBe(0);
+      expect(await paused.close()).toBe(0);
+    } finally {
+      paused.child.kill('SIGCONT');
+      await Promise.all([paused.kill(), other.kill()]);
+    }
   });
 });

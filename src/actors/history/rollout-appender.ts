@@ -26,6 +26,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { leaseExpiry, type WriterLease } from '../../shared/writer-lease.js';
 
 const NEWLINE = 0x0a;
 
@@ -49,6 +50,8 @@ export interface RolloutAppenderOptions {
   ordinals?: OrdinalStamp | null;
   /** Something the owner should know and log, though no append failed. */
   onNotice?: (message: string) => void;
+  /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
+  lease?: WriterLease | null;
 }
 
 type AppenderState =
@@ -70,6 +73,7 @@ export class RolloutAppender {
   readonly path: string;
   readonly #faults: AppendFaults | null;
   readonly #onNotice: (message: string) => void;
+  readonly #lease: WriterLease | null;
   readonly #ordinals: OrdinalStamp | null;
   /** Lines handed to `append` whose write has not settled yet. */
   #queuedLines = 0;
@@ -82,6 +86,7 @@ export class RolloutAppender {
     this.path = path;
     this.#faults = options.faults ?? null;
     this.#onNotice = options.onNotice ?? (() => undefined);
+    this.#lease = options.lease ?? null;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
   }
@@ -189,7 +194,18 @@ export class RolloutAppender {
     return bytesWritten;
   }
 
+  // Called right before anything touches the file, after every await that precedes it.
   #refuseIfRevoked(): void {
+    if (this.#lease !== null && (this.#state as AppenderState).kind !== 'revoked') {
+      const expiry = leaseExpiry(this.#lease);
+      if (Date.now() >= expiry) {
+        this.revoke(
+          expiry === 0
+            ? `the writer lock of this thread was lost; nothing more is written to ${this.path}`
+            : `the writer lock's lease ran out at ${new Date(expiry).toISOString()} (its heartbeat stalled); nothing more is written to ${this.path}`,
+        );
+      }
+    }
     const state = this.#state as AppenderState;
     if (state.kind === 'revoked') throw state.error;
   }

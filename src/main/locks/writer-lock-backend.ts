@@ -12,11 +12,18 @@
 //     its own janitor;
 //   - `close` releases everything still owned (shutdown).
 
+import type { WriterLease } from '../../shared/writer-lease.js';
+
 /** Ownership of one thread's writer lock, as handed out by a backend. */
 export interface WriterLock {
   readonly threadId: string;
   /** Set once by `release`. */
   readonly released: boolean;
+  /**
+   * For a lock that can expire while its process lives (lockfile): the lease the thread's actor
+   * checks before every write (src/shared/writer-lease.ts). Absent for flock.
+   */
+  readonly lease?: WriterLease | null;
 }
 
 /**

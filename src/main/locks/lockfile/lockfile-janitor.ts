@@ -6,6 +6,7 @@
 // heartbeat (nobody mistakes it for a dead owner's) until a run under coordination removes it.
 // Until then this process may adopt it back, as a flock owner reuses a leftover file.
 import type { Clock } from '../../../shared/clock.js';
+import { endLease } from '../../../shared/writer-lease.js';
 import type { HeldLockDir } from './lock-dir.js';
 import type { CoordinationQueue } from './coordination-queue.js';
 
@@ -113,6 +114,8 @@ export class LockfileJanitor {
     for (const [threadId, dir] of [...this.#leftovers]) {
       if (this.#leftovers.get(threadId) !== dir) continue;
       this.#leftovers.delete(threadId);
+      // Nobody may write under a directory about to be removed (an adopted one left the map).
+      if (dir.lease !== null) endLease(dir.lease);
       try {
         await dir.release();
         this.#options.onRemoved?.(threadId, 'removed');

@@ -19,6 +19,7 @@ import type { LogFn } from '../../../shared/log.js';
 import type { AcquireResult as BackendAcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
 
 export type { LockLoss };
+import { endLease, type WriterLease } from '../../../shared/writer-lease.js';
 import { assertLockableId } from '../lockable-id.js';
 import { type AsyncCoordinationHold, CoordinationQueue } from './coordination-queue.js';
 import { type HeldLockDir, type LockDirPaths, type LockDirTiming, lockDirPaths, threadLockDir, tryLockDir } from './lock-dir.js';
@@ -28,9 +29,10 @@ import { LockfileJanitor, type LockfileJanitorOutcome } from './lockfile-janitor
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 30_000;
 export const DEFAULT_POLL_INTERVAL_MS = 50;
 
-/** Ownership of one thread's lock directory. */
+/** Ownership of one thread's lock directory; its lease is extended by every heartbeat. */
 export interface LockfileWriterLock extends WriterLock {
   readonly path: string;
+  readonly lease: WriterLease;
 }
 
 export type AcquireResult = BackendAcquireResult<LockfileWriterLock>;
@@ -51,6 +53,7 @@ export interface LockfileWriterLocksOptions extends LockDirTiming {
 interface OwnedLock {
   readonly threadId: string;
   readonly path: string;
+  readonly lease: WriterLease;
   dir: HeldLockDir;
   released: boolean;
 }
@@ -165,20 +168,23 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
     const path = threadLockDir(this.#paths, threadId);
     // The heartbeat starts only once the lock is held, so `held.dir` is set before it can fire.
     const held: { dir?: HeldLockDir } = {};
-    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error));
+    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error), /*withLease*/ true);
     if (attempt.kind === 'contended') return { kind: 'activeWriter' };
     held.dir = attempt.dir;
     return { kind: 'acquired', lock: this.#own(threadId, attempt.dir) };
   }
 
   #own(threadId: string, dir: HeldLockDir): OwnedLock {
-    const lock: OwnedLock = { threadId, path: dir.path, dir, released: false };
+    if (dir.lease === null) throw new Error(`lock directory ${dir.path} has no lease`);
+    const lock: OwnedLock = { threadId, path: dir.path, lease: dir.lease, dir, released: false };
     this.#owned.set(threadId, lock);
     return lock;
   }
 
   // proper-lockfile has stopped the heartbeat and forgotten the directory; it is not ours now.
   #compromised(threadId: string, dir: HeldLockDir | undefined, error: Error): void {
+    // First of all, and synchronously: the actor checks the lease before every write.
+    if (dir?.lease) endLease(dir.lease);
     const owned = this.#owned.get(threadId);
     if (dir !== undefined) this.#janitor.forget(threadId, dir);
     if (owned === undefined || owned.dir !== dir) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { stampOrdinal } from '../../../../src/actors/history/paginated-format.js';
 import { RolloutAppender } from '../../../../src/actors/history/rollout-appender.js';
+import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/shared/writer-lease.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -196,5 +197,33 @@ describe('revoking (the writer lock was lost)', () => {
     appender.revoke('lost the lock');
     await appender.close();
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('the writer lease (a lock that can expire)', () => {
+  test('a lease that ran out refuses the next write and every later one, naming when it ran out', async () => {
+    const path = join(dir, 'r.jsonl');
+    const lease = createLease(Date.now() + 60_000);
+    const appender = new RolloutAppender(path, { lease });
+    await appender.append(['{"n":1}']);
+    const expiredAt = Date.now() - 1;
+    const shortened = new BigInt64Array(lease);
+    Atomics.store(shortened, 0, BigInt(expiredAt));
+    const reason = `the writer lock's lease ran out at ${new Date(expiredAt).toISOString()} (its heartbeat stalled); nothing more is written to ${path}`;
+    await expect(appender.append(['{"n":2}'])).rejects.toThrow(reason);
+    extendLease(lease, Date.now() + 60_000);
+    await expect(appender.append(['{"n":3}'])).rejects.toThrow(reason);
+    expect(await readFile(path, 'utf8')).toBe('{"n":1}\n');
+    await appender.close();
+  });
+
+  test('an ended lease (the lock was lost) refuses at once, and is never extended again', async () => {
+    const path = join(dir, 'r.jsonl');
+    const lease = createLease(Date.now() + 60_000);
+    const appender = new RolloutAppender(path, { lease });
+    endLease(lease);
+    extendLease(lease, Date.now() + 60_000);
+    await expect(appender.append(['{"n":1}'])).rejects.toThrow(`the writer lock of this thread was lost; nothing more is written to ${path}`);
+    expect([existsSync(path), leaseExpiry(lease)]).toEqual([false, 0]);
   });
 });

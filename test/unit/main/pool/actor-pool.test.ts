@@ -17,6 +17,7 @@ const init = (threadId: string): ActorInit => ({
   threadId,
   rolloutPath: null,
   resume: false,
+  writerLease: null,
   historyMode: 'legacy',
   session: { createdAtMs: 0, originator: 'test', cliVersion: '0.1.0', source: 'vscode' },
   settings: {
