@@ -11,6 +11,8 @@ import { killAllChildren } from './lib/children.js';
 import { captureEnvironment, finishEnvironment } from './lib/environment.js';
 import { ProgressBar } from './lib/progress-bar.js';
 import { HOST_CLI } from './lib/repo-paths.js';
+import { removeLiveHomes } from './lib/server-home.js';
+import type { ServerCommand } from './lib/server-command.js';
 import { selectScenarios } from './scenarios/index.js';
 import type { Scenario } from './scenarios/scenario.js';
 
@@ -24,6 +26,8 @@ export async function runBenchCommand(argv: string[]): Promise<number> {
   try {
     plan = parseBenchOptions(argv);
     scenarios = selectScenarios(plan.scenarioNames);
+    const single = scenarios.filter((s) => s.mixes !== true).map((s) => s.name);
+    if (plan.mix && single.length > 0) throw new BenchUsageError(`--mix applies only to handoff, not to ${single.join(', ')}`);
   } catch (error) {
     if (!(error instanceof BenchUsageError)) throw error;
     process.stderr.write(`thread-host bench: ${error.message}\nRun 'thread-host bench --help' for usage.\n`);
@@ -51,19 +55,20 @@ export async function runBenchCommand(argv: string[]): Promise<number> {
   const startedAt = new Date().toISOString();
   const environment = captureEnvironment();
   const results: CaseResult[] = [];
-  const total = scenarios.reduce((sum, s) => sum + s.cases(plan.params).length, 0) * plan.runs * plan.servers.length;
+  const entries = runEntries(plan);
+  const total = scenarios.reduce((sum, s) => sum + s.cases(plan.params).length, 0) * plan.runs * entries.length;
   const progress = new ProgressBar(total);
   const mock = await startMockModel({ reply: 'Done' });
   try {
     for (const scenario of scenarios) {
       for (const scenarioCase of scenario.cases(plan.params)) {
         for (let run = 1; run <= plan.runs; run += 1) {
-          for (const server of plan.servers) {
+          for (const { server, fleet } of entries) {
             if (deadlinePassed) break;
             const rec = new CaseRecorder(scenario.name, scenarioCase.id, server.name, run);
             progress.begin(`${scenario.name} ${scenarioCase.id} ${server.name} run ${run}/${plan.runs}`.replace(/ {2,}/g, ' '));
             try {
-              await scenario.run({ server, mock, params: plan.params, rec, progress: (f) => progress.update(f) }, scenarioCase);
+              await scenario.run({ server, fleet, mock, params: plan.params, rec, progress: (f) => progress.update(f) }, scenarioCase);
             } catch (error) {
               rec.fail(error);
             }
@@ -83,7 +88,7 @@ export async function runBenchCommand(argv: string[]): Promise<number> {
     stopSignals();
   }
 
-  const servers: ServerInfo[] = plan.servers.map((s) => ({
+  const servers: ServerInfo[] = entries.map(({ server: s }) => ({
     name: s.name,
     argv: s.argv,
     env: s.env,
@@ -107,16 +112,26 @@ export async function runBenchCommand(argv: string[]): Promise<number> {
   return deadlinePassed ? 124 : aPassed ? 0 : 1;
 }
 
+/** What a case runs against: each server alone, or with --mix one entry whose fleet is A and B on one home. */
+function runEntries(plan: BenchPlan): Array<{ server: ServerCommand; fleet: ServerCommand[] }> {
+  if (!plan.mix) return plan.servers.map((server) => ({ server, fleet: [server] }));
+  const [a, b] = plan.servers as [ServerCommand, ServerCommand];
+  // The report names the mix `A+B`; its argv shows both commands, separated by a lone '+'.
+  const mixed: ServerCommand = { name: `${a.name}+${b.name}`, argv: [...a.argv, '+', ...b.argv], env: { ...a.env, ...b.env } };
+  return [{ server: mixed, fleet: [a, b] }];
+}
+
 /** The stdout line for one case: everything but raw samples and the timeline. */
 function caseLine(r: CaseResult): Record<string, unknown> {
   const figures = Object.fromEntries(Object.entries(r.figures).map(([k, f]) => [k, f.value]));
   return { scenario: r.scenario, case: r.case, server: r.server, run: r.run, pass: r.pass, failures: r.failures, figures, latency: r.latency };
 }
 
-/** Ctrl-C or SIGTERM kills every child before exiting; returns the uninstaller. */
+/** Ctrl-C or SIGTERM kills every child and removes the homes in use before exiting; returns the uninstaller. */
 function onSignals(): () => void {
   const handler = (): void => {
     killAllChildren();
+    removeLiveHomes();
     process.exit(130);
   };
   const last = (): void => void killAllChildren(); // synchronous, so it works in 'exit'

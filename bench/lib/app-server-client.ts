@@ -33,12 +33,35 @@ const STDERR_DRAIN_MS = 200;
 /** Routes outbound traffic to loopback only: the reference must not try the network at start. */
 const LOOPBACK_ENV = { HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,localhost' };
 
-const INITIALIZE_PARAMS = {
+export const INITIALIZE_PARAMS = {
   clientInfo: { name: 'codex-app-server-tests', title: null, version: '0.1.0' },
   capabilities: { experimentalApi: true },
 };
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** Spawns a server process (`argv`, which may differ from `command.argv` by a substituted port) in `home`. */
+export function spawnServer(argv: readonly string[], command: ServerCommand, home: string): ChildProcessWithoutNullStreams {
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: home,
+    env: {
+      ...process.env,
+      ...LOOPBACK_ENV,
+      RUST_LOG: 'warn',
+      CODEX_HOME: home,
+      THREAD_HOST_HOME: home, // the host prefers this name; an inherited one must not win
+      // A login shell the server spawns (codex's per-thread shell snapshot) must not run the
+      // user's dotfiles: on this machine ~/.bashrc starts pyenv, and 32 of them at once stall.
+      HOME: home,
+      CODEX_APP_SERVER_MANAGED_CONFIG_PATH: `${home}/managed_config.toml`,
+      ...command.env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true, // own process group, so a kill reaches a wrapper's children too
+  });
+  trackChild(child);
+  return child;
+}
 
 export class AppServerClient {
   readonly #child: ChildProcessWithoutNullStreams;
@@ -58,24 +81,7 @@ export class AppServerClient {
   userAgent = '';
 
   private constructor(command: ServerCommand, home: string) {
-    this.#child = spawn(command.argv[0]!, command.argv.slice(1), {
-      cwd: home,
-      env: {
-        ...process.env,
-        ...LOOPBACK_ENV,
-        RUST_LOG: 'warn',
-        CODEX_HOME: home,
-        THREAD_HOST_HOME: home, // the host prefers this name; an inherited one must not win
-        // A login shell the server spawns (codex's per-thread shell snapshot) must not run the
-        // user's dotfiles: on this machine ~/.bashrc starts pyenv, and 32 of them at once stall.
-        HOME: home,
-        CODEX_APP_SERVER_MANAGED_CONFIG_PATH: `${home}/managed_config.toml`,
-        ...command.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // own process group, so a kill reaches a wrapper's children too
-    });
-    trackChild(this.#child);
+    this.#child = spawnServer(command.argv, command, home);
     // An undrained stderr pipe would eventually block the server's writes.
     this.#child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL_CHARS);

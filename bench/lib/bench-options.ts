@@ -1,11 +1,12 @@
 // The `thread-host bench` command line, parsed once with node:util parseArgs into a plan:
 // which scenarios, which servers (A, then B with --compare), how many runs, where the report
 // goes, and every scenario parameter with the issue's defaults.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ScenarioParams } from '../scenarios/scenario.js';
 import { REPO_ROOT } from './repo-paths.js';
 import { defaultServerCommand, distinctNames, parseServerCommand, type ServerCommand } from './server-command.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 
 /** What the command will do. */
 export interface BenchPlan {
@@ -16,6 +17,8 @@ export interface BenchPlan {
   /** Hard wall-clock limit for the whole invocation; every child is killed when it passes. */
   deadlineMs: number;
   params: ScenarioParams;
+  /** --mix: A and B processes share one home in one case (handoff), instead of a case each. */
+  mix: boolean;
   help: boolean;
 }
 
@@ -29,15 +32,21 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
-  soak (10 minutes) runs only when named
+  soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
+  with {port}, a free port substituted; this host's default command is switched to
+  ws://127.0.0.1:{port}) run only when named
 
 Options:
   --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)
   --compare <cmd>        Server B, run interleaved with A (A B A B per run); ratios A/B are printed
+  --mix                  handoff only: A and B processes on one home in one case (A B A B)
   --runs <n>             Repetitions of every case (default 1)
   --out <dir>            Report folder (default bench/out/<timestamp>)
   --k <list>             K for the lock scenarios (default 1,8,32)
   --hold-ms <ms>         How long the outside process holds the lock (default 2000)
+  --lock-backend <b>     flock, lockfile or both: the writer-lock backend(s) of the lock scenarios
+                         (locked-unload, resume-under-lock, start-under-lock), side by side per K
+                         (default flock; lockfile cases configure thread-host only)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
   --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
@@ -49,6 +58,21 @@ Options:
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
   --soak-sample-s <s>    Soak sampling period (default 10)
+  --processes <n>        handoff: server processes sharing the home (default 4)
+  --threads <n>          handoff: threads they race for (default 8)
+  --rounds <n>           handoff: passes over every thread per process (default 25)
+  --kill-every <s>       handoff: SIGKILL a random server every <s> seconds, start another (default off)
+  --max-kills <n>        handoff: stop killing after <n> kills (default no limit)
+  --history-mode <mode>  handoff: threads start in 'paginated' (default, as the reference) or 'legacy' history
+  --handoff-budget-s <s> handoff: time allowed for the race (default 600)
+  --keep-home            handoff: keep the temp home (with handoff-ledger.json) even when it passed
+  --verify-home <dir>    handoff: no race; judge a kept home (or a copy with planted faults) again
+  --clients <n>          fanout: WebSocket clients on one server (default 200)
+  --fanout-threads <n>   fanout: threads turns stream on (default 20)
+  --subscriptions <n>    fanout: threads each client subscribes to (default 3)
+  --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
+  --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
+  --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -59,6 +83,7 @@ const OPTIONS = {
   out: { type: 'string' },
   k: { type: 'string' },
   'hold-ms': { type: 'string' },
+  'lock-backend': { type: 'string' },
   'interval-ms': { type: 'string' },
   turns: { type: 'string' },
   warmup: { type: 'string' },
@@ -71,6 +96,22 @@ const OPTIONS = {
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
   'soak-sample-s': { type: 'string' },
+  processes: { type: 'string' },
+  threads: { type: 'string' },
+  rounds: { type: 'string' },
+  'kill-every': { type: 'string' },
+  'max-kills': { type: 'string' },
+  'history-mode': { type: 'string' },
+  'handoff-budget-s': { type: 'string' },
+  mix: { type: 'boolean' },
+  'keep-home': { type: 'boolean' },
+  'verify-home': { type: 'string' },
+  clients: { type: 'string' },
+  'fanout-threads': { type: 'string' },
+  subscriptions: { type: 'string' },
+  'fanout-rounds': { type: 'string' },
+  'fanout-s': { type: 'string' },
+  'probe-ms': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -91,6 +132,9 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
   } catch (error) {
     throw new BenchUsageError((error as Error).message);
   }
+  if (values.mix === true && servers.length !== 2) throw new BenchUsageError('--mix needs --compare: it mixes server A and server B on one home');
+  const historyMode = values['history-mode'] ?? 'paginated';
+  if (historyMode !== 'legacy' && historyMode !== 'paginated') throw new BenchUsageError(`--history-mode: expected legacy or paginated, got '${historyMode}'`);
   const stamp = now.toISOString().replace(/[:.]/g, '-').slice(0, 19);
   return {
     scenarioNames: positionals,
@@ -98,9 +142,11 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
     runs: count('runs', 1),
     outDir: values.out ?? join(REPO_ROOT, 'bench', 'out', stamp),
     deadlineMs: count('deadline-s', 7_200) * 1000,
+    mix: values.mix === true,
     help: values.help === true,
     params: {
       k: (values.k ?? '1,8,32').split(',').map((k) => positiveInt(k.trim(), 'k', 1)),
+      lockBackends: lockBackends(values['lock-backend']),
       holdMs: count('hold-ms', 2_000),
       intervalMs: count('interval-ms', 15),
       turns: count('turns', 50),
@@ -114,8 +160,31 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),
+      processes: count('processes', 4),
+      threads: count('threads', 8),
+      rounds: count('rounds', 25),
+      killEveryMs: values['kill-every'] === undefined ? 0 : positiveSeconds(values['kill-every'], 'kill-every') * 1000,
+      maxKills: count('max-kills', Number.MAX_SAFE_INTEGER),
+      historyMode,
+      handoffBudgetS: count('handoff-budget-s', 600),
+      keepHome: values['keep-home'] === true,
+      verifyHome: values['verify-home'] === undefined ? null : resolve(values['verify-home']),
+      fanoutClients: count('clients', 200),
+      fanoutThreads: count('fanout-threads', 20),
+      fanoutSubscriptions: count('subscriptions', 3),
+      fanoutRounds: count('fanout-rounds', 5),
+      fanoutSeconds: count('fanout-s', 10),
+      fanoutProbeMs: count('probe-ms', 100),
     },
   };
+}
+
+/** `--lock-backend`: one backend, or `both` (flock first, so each K reads flock then lockfile). */
+function lockBackends(value: string | undefined): WriterLockBackendKind[] {
+  if (value === undefined || value === 'flock') return ['flock'];
+  if (value === 'lockfile') return ['lockfile'];
+  if (value === 'both') return ['flock', 'lockfile'];
+  throw new BenchUsageError(`--lock-backend: expected flock, lockfile or both, got '${value}'`);
 }
 
 /** A positive integer flag, or `fallback` when absent. */
@@ -123,6 +192,13 @@ export function positiveInt(value: unknown, name: string, fallback: number): num
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new BenchUsageError(`--${name}: expected a positive integer, got '${String(value)}'`);
+  return n;
+}
+
+/** A positive number of seconds, fractions allowed (`--kill-every 0.5`). */
+function positiveSeconds(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new BenchUsageError(`--${name}: expected a positive number of seconds, got '${value}'`);
   return n;
 }
 

@@ -4,7 +4,7 @@
 import type { LatencyHistogram, LatencySummary } from './histogram.js';
 import { roundMs } from './histogram.js';
 
-export type Unit = 'ms' | 'count' | 'kB' | 'per s';
+export type Unit = 'ms' | 'count' | 'kB' | 'per s' | 'ratio';
 /** Which way is good, so tables and goals can say who is ahead; `none` for context figures. */
 export type Better = 'lower' | 'higher' | 'none';
 
@@ -24,6 +24,12 @@ export interface Timeline {
   label: string;
   holds: Array<[number, number]>;
   samples: Array<[number, number | null]>;
+  /** The chart's title, when it is not thread/loaded/list latency. */
+  title?: string;
+  /** One series per process instead of `samples` (handoff: acquisition wait per process). */
+  series?: Array<{ name: string; points: Array<[number, number | null]> }>;
+  /** Instants marked with a vertical line (handoff: kills), on the same axis. */
+  marks?: number[];
 }
 
 /** One case × server × run. */
@@ -88,6 +94,11 @@ export class CaseRecorder {
   /** `fail(reason)` unless `ok`. */
   check(ok: boolean, reason: string): void {
     if (!ok) this.fail(reason);
+  }
+
+  /** Whether no failure was recorded so far. */
+  get passing(): boolean {
+    return this.#result.pass;
   }
 
   raw(name: string, value: unknown): void {

@@ -4,7 +4,12 @@
 // (scenario not selected, one server only) reads n/a rather than passing.
 import { fmt, fmtRatio, type SummaryRow } from './summary-table.js';
 
-type Target = { kind: 'atMost'; ms: number } | { kind: 'ratioAtMost'; ratio: number; text: string } | { kind: 'report' };
+type Target =
+  | { kind: 'atMost'; ms: number }
+  /** A bound on A's figure in its own unit (a count, a ratio): `≤ 0`, `≥ 0.9`. */
+  | { kind: 'bound'; atMost?: number; atLeast?: number }
+  | { kind: 'ratioAtMost'; ratio: number; text: string }
+  | { kind: 'report' };
 
 interface Goal {
   label: string;
@@ -24,6 +29,10 @@ const GOALS: readonly Goal[] = [
   // home its fast one, and the issue's "≈ 100 ms" is the latter.
   { label: 'cold start to initialize response (fresh home, p50)', scenario: 'cold-start', case: 'fresh', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
   { label: 'cold start to initialize response (reused home, p50)', scenario: 'cold-start', case: 'reused', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+  // Issue 12, with --compare (not --mix): each server's processes alone on a home.
+  { label: 'handoff: violations (histories, lock table, dead holders)', scenario: 'handoff', case: '', figure: 'violations', target: { kind: 'bound', atMost: 0 } },
+  { label: "handoff: Jain's fairness index", scenario: 'handoff', case: '', figure: "Jain's fairness index", target: { kind: 'bound', atLeast: 0.9 } },
+  { label: 'handoff: loaded/list p99 on every process', scenario: 'handoff', case: '', figure: 'loaded/list p99, worst process', target: { kind: 'atMost', ms: 5 } },
   { label: 'scale: RSS per loaded thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'report' } },
   { label: 'scale: loaded/list (full) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'report' } },
 ];
@@ -51,6 +60,12 @@ export function evaluateGoals(rows: readonly SummaryRow[]): GoalRow[] {
     switch (goal.target.kind) {
       case 'atMost':
         return { ...base, target: `≤ ${goal.target.ms} ms`, verdict: a === null ? 'n/a' : a <= goal.target.ms ? 'met' : 'missed' };
+      case 'bound': {
+        const { atMost, atLeast } = goal.target;
+        const target = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
+        const met = a !== null && (atMost === undefined || a <= atMost) && (atLeast === undefined || a >= atLeast);
+        return { ...base, target, verdict: a === null ? 'n/a' : met ? 'met' : 'missed' };
+      }
       case 'ratioAtMost':
         return { ...base, target: goal.target.text, verdict: ratio === null ? 'n/a' : ratio <= goal.target.ratio ? 'met' : 'missed' };
       case 'report':

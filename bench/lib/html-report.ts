@@ -52,19 +52,29 @@ function barGroups(rows: readonly SummaryRow[]): BarGroup[] {
 /** One chart per case that recorded a timeline, with each server's first such run. */
 function timelines(results: readonly CaseResult[], names: readonly string[]): string[] {
   const cases = [...new Set(results.filter((r) => r.timeline !== null).map((r) => r.case))];
-  return cases.map((caseId) => {
+  return cases.flatMap((caseId) => {
     const series: Series[] = [];
     const holds: Array<[number, number]> = [];
+    const charts: string[] = [];
     let label = '';
     names.forEach((name, i) => {
       const first = results.filter((r) => r.case === caseId && r.server === name && r.timeline !== null).sort((a, b) => a.run - b.run)[0];
       if (!first?.timeline) return;
-      label = first.timeline.label;
-      series.push({ name: `${name} (run ${first.run})`, color: SERVER_COLORS[i % SERVER_COLORS.length]!, points: first.timeline.samples });
-      holds.push(...first.timeline.holds);
+      const t = first.timeline;
+      // A per-process timeline is a chart of its own: its series are processes, not servers.
+      if (t.series !== undefined) {
+        const perProcess = t.series.map((s, j) => ({ name: s.name, color: SERVER_COLORS[j % SERVER_COLORS.length]!, points: s.points }));
+        const title = `${t.title ?? t.label} — ${name} (run ${first.run})`;
+        charts.push(timelineChart({ title, xLabel: 'ms since the race began (kills marked)', series: perProcess, holds: t.holds, marks: t.marks ?? [] }));
+        return;
+      }
+      label = t.label;
+      series.push({ name: `${name} (run ${first.run})`, color: SERVER_COLORS[i % SERVER_COLORS.length]!, points: t.samples });
+      holds.push(...t.holds);
     });
+    if (series.length === 0) return charts;
     const xLabel = holds.length > 0 ? 'ms since the lock was taken (request send time)' : 'ms since the measured phase began (request send time)';
-    return timelineChart({ title: `${label}: thread/loaded/list latency over time`, xLabel, series, holds });
+    return [...charts, timelineChart({ title: `${label}: thread/loaded/list latency over time`, xLabel, series, holds })];
   });
 }
 

@@ -1,5 +1,7 @@
-// The window in which a real separate process holds `<home>/thread-writer-locks/.coordination.lock`
-// exclusively, with a list probe running across it, as the lock scenarios share it:
+// The window in which another holder has the home's writer coordination lock (flock: a real
+// separate process holds `thread-writer-locks/.coordination.lock` exclusively; lockfile: this
+// process holds `thread-writer-lockdirs/.coordination.lock/` with a live heartbeat), with a list
+// probe running across it, as the lock scenarios share it:
 //
 //   probe ─┬── LEAD_MS ──┬──────────── hold (holdMs) ────────────┬── ops finish ── TAIL_MS ─┐
 //          │  baseline   │ flock taken; scenario sends its ops   │ release                  stop
@@ -7,13 +9,14 @@
 //
 // The reported list figures cover only requests sent during the hold; the lead and tail are
 // there so the timeline chart shows the same server unhindered on either side.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AppServerClient } from './app-server-client.js';
 import type { CaseRecorder } from './case-result.js';
-import { holdFlock, type FlockHolder } from './flock-holder.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
+import { holdCoordination, type CoordinationHolder } from './coordination-holder.js';
 import { ListProbe, timelineSamples, windowStats } from './list-probe.js';
 
 const LEAD_MS = 300;
@@ -21,18 +24,20 @@ const TAIL_MS = 300;
 
 export const coordinationPath = (home: string): string => join(home, 'thread-writer-locks', '.coordination.lock');
 
-/** Per-thread lock files on disk; `.coordination.lock` is never deleted and is not counted. */
+/** Per-thread locks on disk (flock files or lockfile directories); coordination is not counted. */
 export function lockFiles(home: string): number {
-  try {
-    return readdirSync(join(home, 'thread-writer-locks')).filter((name) => name.endsWith('.lock') && !name.startsWith('.')).length;
-  } catch {
-    return 0;
-  }
+  return ['thread-writer-locks', 'thread-writer-lockdirs'].reduce((sum, dir) => {
+    try {
+      return sum + readdirSync(join(home, dir)).filter((name) => name.endsWith('.lock') && !name.startsWith('.')).length;
+    } catch {
+      return sum;
+    }
+  }, 0);
 }
 
 export class LockWindow {
   readonly #probe: ListProbe;
-  #holder: FlockHolder | null = null;
+  #holder: CoordinationHolder | null = null;
   #stopped = false;
   holdStart = Number.NaN;
   releaseAt = Number.NaN;
@@ -40,18 +45,18 @@ export class LockWindow {
   constructor(
     client: AppServerClient,
     private readonly home: string,
+    private readonly backend: WriterLockBackendKind,
     private readonly holdMs: number,
     intervalMs: number,
   ) {
     this.#probe = new ListProbe(client, intervalMs);
   }
 
-  /** Starts the probe, lets it run LEAD_MS unhindered, then takes the flock in another process. */
+  /** Starts the probe, lets it run LEAD_MS unhindered, then takes coordination from outside the server. */
   async open(): Promise<void> {
     this.#probe.start();
     await delay(LEAD_MS);
-    mkdirSync(join(this.home, 'thread-writer-locks'), { recursive: true });
-    this.#holder = await holdFlock(coordinationPath(this.home), 'exclusive');
+    this.#holder = await holdCoordination(this.home, this.backend);
     this.holdStart = this.#holder.lockedAt;
   }
 

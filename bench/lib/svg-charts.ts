@@ -35,12 +35,22 @@ function decades(values: readonly number[], floor = 0.01): [number, number] {
 const tickLabel = (exp: number): string => (exp >= 0 ? String(10 ** exp) : (10 ** exp).toFixed(-exp));
 const n = (x: number): string => x.toFixed(1);
 
-export function timelineChart(options: { title: string; xLabel: string; series: readonly Series[]; holds: ReadonlyArray<readonly [number, number]>; width?: number; height?: number }): string {
+export function timelineChart(options: {
+  title: string;
+  xLabel: string;
+  series: readonly Series[];
+  holds: ReadonlyArray<readonly [number, number]>;
+  /** Instants drawn as red vertical lines labelled `kill` (the handoff scenario's kills). */
+  marks?: readonly number[];
+  width?: number;
+  height?: number;
+}): string {
   const width = options.width ?? 900;
   const height = options.height ?? 300;
   const plotW = width - MARGIN.left - MARGIN.right;
   const plotH = height - MARGIN.top - MARGIN.bottom;
-  const xs = [...options.series.flatMap((s) => s.points.map((p) => p[0])), ...options.holds.flat()];
+  const marks = options.marks ?? [];
+  const xs = [...options.series.flatMap((s) => s.points.map((p) => p[0])), ...options.holds.flat(), ...marks];
   const minX = Math.min(...xs, 0);
   const maxX = Math.max(...xs, minX + 1);
   const [lo, hi] = decades(options.series.flatMap((s) => s.points.map((p) => p[1] ?? Number.NaN)));
@@ -52,6 +62,10 @@ export function timelineChart(options: { title: string; xLabel: string; series: 
   }
   if (options.holds.length > 0) {
     parts.push(`<text x="${n(x(options.holds[0]![0]) + 4)}" y="${MARGIN.top + 12}" font-size="11" fill="#4b5563">lock held by another process</text>`);
+  }
+  for (const at of marks) {
+    parts.push(`<line x1="${n(x(at))}" x2="${n(x(at))}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}" stroke="#dc2626" stroke-dasharray="4 3"/>`);
+    parts.push(`<text x="${n(x(at) + 3)}" y="${MARGIN.top + 24}" font-size="10" fill="#dc2626">kill</text>`);
   }
   parts.push(...yAxis(lo, hi, y, width, 'latency ms (log)'));
   for (const t of linearTicks(minX, maxX, 8)) {

@@ -5,6 +5,8 @@ import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
 import { fullHost } from './full-host.js';
 import { idleUnload } from './idle-unload.js';
+import { fanout } from './fanout.js';
+import { handoff } from './handoff.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -27,10 +29,16 @@ export const SCENARIOS: readonly Scenario[] = [
   fullHost,
   scale,
   soak,
+  handoff,
+  fanout,
 ];
 
-/** Scenarios too long for `all` (the default): they run only when named. */
-const ONLY_WHEN_NAMED = new Set(['soak']);
+/**
+ * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
+ * handoff runs several servers on one home (with --mix, two implementations in one case), and
+ * fanout needs a WebSocket server.
+ */
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

@@ -5,6 +5,7 @@ import type { AppServerClient } from '../lib/app-server-client.js';
 import type { CaseRecorder } from '../lib/case-result.js';
 import { LockWindow, lockFiles } from '../lib/lock-window.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { errorsOf, threadWithOneTurn, withServer, type CaseContext, type Outcome } from './scenario.js';
 
 /**
@@ -22,13 +23,22 @@ export interface LockCase {
   window: LockWindow;
 }
 
-export async function withLockCase(ctx: CaseContext, threads: number, body: (lockCase: LockCase) => Promise<void>): Promise<void> {
+/** config.toml lines selecting the lockfile backend; its default timing, as users get it. */
+const LOCKFILE_CONFIG = 'writer_lock_backend = "lockfile"';
+
+export async function withLockCase(
+  ctx: CaseContext,
+  threads: number,
+  backend: WriterLockBackendKind,
+  body: (lockCase: LockCase) => Promise<void>,
+): Promise<void> {
   const { rec, params } = ctx;
   const afterExit = (home: string) => rec.figure('lock files after exit', lockFiles(home), 'count');
-  await withServer(ctx, { rootConfig: UNLOAD_NOW, afterExit }, async (client, home) => {
+  const rootConfig = backend === 'flock' ? UNLOAD_NOW : `${UNLOAD_NOW}\n${LOCKFILE_CONFIG}`;
+  await withServer(ctx, { rootConfig, afterExit }, async (client, home) => {
     const ids = await Promise.all(Array.from({ length: threads }, (_, i) => threadWithOneTurn(client, `thread ${i}`)));
     ctx.progress(0.2);
-    const window = new LockWindow(client, home, params.holdMs, params.intervalMs);
+    const window = new LockWindow(client, home, backend, params.holdMs, params.intervalMs);
     try {
       await body({ client, home, ids, window });
     } finally {

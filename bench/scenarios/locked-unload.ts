@@ -5,15 +5,15 @@
 import { performance } from 'node:perf_hooks';
 import { lockFiles } from '../lib/lock-window.js';
 import { LOCK_STEP_DEADLINE_MS, recordBatch, resumedWithTurn, withLockCase } from './lock-case.js';
-import { errorsOf, outcome, perK, type Scenario } from './scenario.js';
+import { errorsOf, outcome, perKAndLockBackend, type Scenario } from './scenario.js';
 
 export const lockedUnload: Scenario = {
   name: 'locked-unload',
   summary: 'K threads unsubscribed while another process holds the coordination lock: unsubscribe → all closed under the lock, loaded/list latency',
-  cases: perK,
-  async run(ctx, { id, k }) {
+  cases: perKAndLockBackend,
+  async run(ctx, { id, k, lockBackend }) {
     const { rec } = ctx;
-    await withLockCase(ctx, k, async ({ client, home, ids, window }) => {
+    await withLockCase(ctx, k, lockBackend ?? 'flock', async ({ client, home, ids, window }) => {
       await window.open();
       // Register before sending: a fast server closes a thread before the unsubscribe reply.
       const closed = ids.map((threadId) => outcome(client.waitFor('thread/closed', threadId, LOCK_STEP_DEADLINE_MS).then((a) => ({ result: a.params, at: a.at }))));

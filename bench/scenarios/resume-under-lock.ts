@@ -5,15 +5,15 @@
 import { performance } from 'node:perf_hooks';
 import { lockFiles } from '../lib/lock-window.js';
 import { LOCK_STEP_DEADLINE_MS, recordBatch, resumedWithTurn, withLockCase } from './lock-case.js';
-import { outcome, perK, type Scenario } from './scenario.js';
+import { outcome, perKAndLockBackend, type Scenario } from './scenario.js';
 
 export const resumeUnderLock: Scenario = {
   name: 'resume-under-lock',
   summary: 'K cold thread/resume wait on a held coordination lock: loaded/list latency and gaps during the hold, release → all resumed',
-  cases: perK,
-  async run(ctx, { id, k }) {
+  cases: perKAndLockBackend,
+  async run(ctx, { id, k, lockBackend }) {
     const { rec } = ctx;
-    await withLockCase(ctx, k, async ({ client, home, ids, window }) => {
+    await withLockCase(ctx, k, lockBackend ?? 'flock', async ({ client, home, ids, window }) => {
       const closed = ids.map((threadId) => client.waitFor('thread/closed', threadId, LOCK_STEP_DEADLINE_MS));
       const unsubscribedAt = performance.now();
       await Promise.all(ids.map((threadId) => client.request('thread/unsubscribe', { threadId })));

@@ -6,12 +6,15 @@ import { performance } from 'node:perf_hooks';
 import { AppServerClient, type Json } from '../lib/app-server-client.js';
 import type { CaseRecorder } from '../lib/case-result.js';
 import type { ServerCommand } from '../lib/server-command.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { createHome, removeHome } from '../lib/server-home.js';
 
 /** Every tunable of every scenario, with the issue's defaults (bench-options.ts parses them). */
 export interface ScenarioParams {
   /** Waiting acquisitions / threads per lock case. */
   k: number[];
+  /** The writer-lock backends the lock scenarios run on, side by side (`--lock-backend`). */
+  lockBackends: WriterLockBackendKind[];
   /** How long the outside process holds the coordination lock. */
   holdMs: number;
   /** Open-loop `thread/loaded/list` period during a hold. */
@@ -29,11 +32,36 @@ export interface ScenarioParams {
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;
   soakSampleS: number;
+  /** handoff: server processes on one home, threads they race for, passes over the threads each. */
+  processes: number;
+  threads: number;
+  rounds: number;
+  /** handoff: SIGKILL a random server this often (0: never), at most `maxKills` times. */
+  killEveryMs: number;
+  maxKills: number;
+  /** handoff: the history mode threads are started in. */
+  historyMode: 'legacy' | 'paginated';
+  handoffBudgetS: number;
+  /** handoff: keep the temp home even when the run passed. */
+  keepHome: boolean;
+  /** handoff: judge this kept home again instead of racing (its ledger against fresh reads). */
+  verifyHome: string | null;
+  /** `fanout`: WebSocket clients, threads, subscriptions per client, turn rounds, probe period. */
+  fanoutClients: number;
+  fanoutThreads: number;
+  fanoutSubscriptions: number;
+  fanoutRounds: number;
+  /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
+  fanoutSeconds: number;
+  fanoutProbeMs: number;
 }
 
 /** What a scenario's `run` gets. */
 export interface CaseContext {
+  /** The server this case runs against (with --mix, the mix, named `A+B`). */
   server: ServerCommand;
+  /** The implementations sharing the home in this case: `[server]`, or A and B with --mix. */
+  fleet: readonly ServerCommand[];
   mock: MockModel;
   params: ScenarioParams;
   rec: CaseRecorder;
@@ -41,10 +69,12 @@ export interface CaseContext {
   progress(fraction: number): void;
 }
 
-/** One case of a scenario: its id in reports (`K=8`, `fresh`, or '') and its parameter. */
+/** One case of a scenario: its id in reports (`K=8`, `fresh`, or '') and its parameters. */
 export interface ScenarioCase {
   id: string;
   k: number;
+  /** Lock scenarios: the host's writer-lock backend (flock when absent). */
+  lockBackend?: WriterLockBackendKind;
 }
 
 export interface Scenario {
@@ -52,12 +82,23 @@ export interface Scenario {
   /** One line for `--help` and the docs. */
   summary: string;
   cases(params: ScenarioParams): ScenarioCase[];
+  /** Whether the scenario runs several implementations on one home (--mix); one server otherwise. */
+  mixes?: true;
   run(ctx: CaseContext, scenarioCase: ScenarioCase): Promise<void>;
 }
 
 /** The cases of a scenario with one case per K. */
 export function perK(params: ScenarioParams): ScenarioCase[] {
   return params.k.map((k) => ({ id: `K=${k}`, k }));
+}
+
+/**
+ * One case per K and lock backend, each K's backends side by side. Ids stay `K=8` when only
+ * flock runs (the default), so earlier reports still compare; otherwise `K=8 lockfile`.
+ */
+export function perKAndLockBackend(params: ScenarioParams): ScenarioCase[] {
+  const onlyFlock = params.lockBackends.length === 1 && params.lockBackends[0] === 'flock';
+  return params.k.flatMap((k) => params.lockBackends.map((lockBackend) => ({ id: onlyFlock ? `K=${k}` : `K=${k} ${lockBackend}`, k, lockBackend })));
 }
 
 export const SINGLE_CASE: ScenarioCase[] = [{ id: '', k: 0 }];

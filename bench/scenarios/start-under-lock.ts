@@ -2,14 +2,14 @@
 // (each needs a writer lock) wait for it. The server must keep answering `thread/loaded/list`
 // meanwhile; after release every start must succeed.
 import { LOCK_STEP_DEADLINE_MS, recordBatch, withLockCase } from './lock-case.js';
-import { outcome, perK, type Scenario } from './scenario.js';
+import { outcome, perKAndLockBackend, type Scenario } from './scenario.js';
 
 export const startUnderLock: Scenario = {
   name: 'start-under-lock',
   summary: 'K thread/start wait on a held coordination lock: loaded/list latency and gaps during the hold, release → all started',
-  cases: perK,
-  async run(ctx, { id, k }) {
-    await withLockCase(ctx, /*threads*/ 0, async ({ client, window }) => {
+  cases: perKAndLockBackend,
+  async run(ctx, { id, k, lockBackend }) {
+    await withLockCase(ctx, /*threads*/ 0, lockBackend ?? 'flock', async ({ client, window }) => {
       await window.open();
       const starts = Array.from({ length: k }, () => outcome(client.requestTimed('thread/start', {}, LOCK_STEP_DEADLINE_MS)));
       await window.release();

@@ -41,6 +41,13 @@ export class ActorHost implements ActorHostApi {
     return this.#actors.get(threadId)?.interrupt(turnId) ?? 'notRunning';
   }
 
+  async revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'> {
+    const actor = this.#actors.get(threadId);
+    if (!actor) return 'notFound';
+    actor.revokeWriter(reason);
+    return 'revoked';
+  }
+
   async close(threadId: string): Promise<'closed' | 'notFound'> {
     const actor = this.#actors.get(threadId);
     if (!actor) return 'notFound';

@@ -36,6 +36,8 @@ export class ThreadActor {
   readonly #fence: WriteFence;
   readonly #model: ModelClient;
   #appender: RolloutAppender | null = null;
+  /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
+  #revoked: string | null = null;
   /** What the model sees as history: every completed exchange so far. */
   #history: ConversationMessage[] = [];
   #materialized: boolean;
@@ -118,12 +120,15 @@ export class ThreadActor {
     const { rolloutPath, threadId } = this.#init;
     if (rolloutPath === null) return null;
     const stamp = this.#format.stampOrdinal;
-    return new RolloutAppender(rolloutPath, {
+    const appender = new RolloutAppender(rolloutPath, {
       faults: this.#faults.disk,
       ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
+      lease: this.#init.writerLease,
       onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
       fence: this.#fence,
     });
+    if (this.#revoked !== null) appender.revoke(this.#revoked);
+    return appender;
   }
 
   /** Queues a turn; it starts once every earlier command has finished. */
@@ -154,6 +159,19 @@ export class ThreadActor {
     } finally {
       if (this.#owed.length === 0) this.#fence.leave();
     }
+  }
+
+  /**
+   * The host lost this thread's writer lock: at once, outside the mailbox (commands ahead of it
+   * may be the very writes to stop), refuse every further append and abort the running turn.
+   * The host fails the turn and unloads the thread; close() then only closes the file.
+   */
+  revokeWriter(reason: string): void {
+    // Remembered too, for a resume whose appender is opened only after the file is read.
+    this.#revoked = reason;
+    this.#appender?.revoke(reason);
+    this.#owed = [];
+    this.#running?.abort.abort();
   }
 
   /** Flushes and closes the rollout after the commands ahead of it. */

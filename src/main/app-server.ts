@@ -1,31 +1,71 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
-// the transport, and shut down in reverse order when the client goes or a signal arrives.
+// the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
+// the one client goes).
 import { createLogger, levelFromEnv } from '../shared/log.js';
-import { buildHost } from './host/build-host.js';
+import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
-import { createShutdown } from './host/shutdown.js';
-import { readStartupConfig } from './host/startup-config.js';
+import { createShutdown, type Shutdown } from './host/shutdown.js';
+import { createSocketListener } from './host/socket-listener.js';
+import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
+import type { HostContext } from './host-context.js';
+import { createHostMetrics, type HostMetrics } from './metrics/host-metrics.js';
+import { ensureHomeBackend } from './locks/home-marker.js';
 import { Router } from './router.js';
+import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
+import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
+import { resolveWsAuth, type WsAuthFlags, type WsAuthPolicy } from './transport/ws-auth-options.js';
 
 export interface AppServerOptions {
   home: string;
   overrides: string[];
   workers: number;
   env: NodeJS.ProcessEnv;
+  listen: ListenTarget;
+  wsAuth: WsAuthFlags;
+  metricsWithoutAuth: boolean;
 }
 
 // When the workers start if no request has come yet.
 const POOL_WARM_UP_DELAY_MS = 100;
 
-/** Serves stdio until stdin ends or SIGTERM/SIGINT; resolves with the exit code. */
+/** What both transports' serving needs. */
+interface Serving {
+  options: AppServerOptions;
+  startup: StartupConfig;
+  ctx: HostContext;
+  router: Router;
+  stopStats: () => void;
+  /** Resolves the exit code. */
+  finish: (code: number) => void;
+}
+
+/** Serves until SIGTERM/SIGINT (or stdin's end, over stdio); resolves with the exit code. */
 export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
+  const { listen } = options;
+  if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
+  const auth = resolveWsAuth(options.wsAuth, process.cwd());
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
-  const ctx = buildHost(options, startup, log);
+  // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
+  ensureHomeBackend(options.home, startup.lockBackend.kind);
+  // /metrics exists only on the socket listeners; over stdio nothing is recorded.
+  const metrics = listen.kind === 'stdio' ? null : createHostMetrics();
+  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  // A client that connects and waits still finds the workers up when it starts a thread.
+  setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
+  const serving: Serving = { options, startup, ctx, router, stopStats, finish };
+  if (metrics === null || listen.kind === 'stdio') serveStdio(serving);
+  else await serveSockets(serving, listen, auth, metrics);
+  return finished;
+}
+
+function serveStdio({ startup, ctx, router, stopStats, finish }: Serving): void {
   const transport = new StdioTransport({
     input: process.stdin,
     output: process.stdout,
@@ -33,11 +73,6 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     maxOutboundBytes: startup.limits.maxOutboundBytes,
   });
   const shutdown = createShutdown(ctx, transport, stopStats);
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
-
-  // A client that connects and waits still finds the workers up when it starts a thread.
-  setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
   serveConnections(ctx, router, transport, {
     // stdio has one client: when it goes, so does the process. The table keeps the connection
     // until shutdown is done, so replies to requests already in flight still go out.
@@ -47,13 +82,57 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
         finish(0);
       }),
   });
-  const onSignal = (signal: string) => void shutdown(signal).finally(() => finish(0));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  return finished;
+  onSignals(shutdown, () => finish(0));
 }
 
-function startStats(env: NodeJS.ProcessEnv, ctx: ReturnType<typeof buildHost>): () => void {
+async function serveSockets(
+  { options, startup, ctx, router, stopStats, finish }: Serving,
+  target: Extract<ListenTarget, { kind: 'ws' | 'unix' }>,
+  auth: WsAuthPolicy,
+  metrics: HostMetrics,
+): Promise<void> {
+  const listener = await createSocketListener({
+    target,
+    auth,
+    home: options.home,
+    limits: startup.limits,
+    metrics: { render: () => metrics.render(), withoutAuth: options.metricsWithoutAuth },
+    env: options.env,
+    log: ctx.log,
+  }).catch(async (error: unknown) => abandon(ctx, stopStats, error));
+  metrics.observe({ directory: ctx.directory, connectionCount: () => listener.transport.connectionCount });
+  const shutdown = createShutdown(ctx, listener.transport, () => {
+    stopStats();
+    metrics.stop();
+  });
+  // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
+  serveConnections(ctx, router, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
+  await listener.start().catch(async (error: unknown) => abandon(ctx, stopStats, error, listener.cleanUp));
+  onSignals(shutdown, () => {
+    listener.cleanUp();
+    finish(0);
+  });
+}
+
+function onSignals(shutdown: Shutdown, afterShutdown: () => void): void {
+  const onSignal = (signal: string) => void shutdown(signal).finally(afterShutdown);
+  // `on`, not `once`: a second signal while shutting down must not kill the process half-way
+  // (shutdown is idempotent and every stage has a deadline).
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+}
+
+/** Start-up failed after the host was built: stop what it started, then rethrow. */
+async function abandon(ctx: HostContext, stopStats: () => void, error: unknown, cleanUp: () => void = () => undefined): Promise<never> {
+  cleanUp();
+  stopStats();
+  ctx.supervisor.stop();
+  ctx.locks.close();
+  await ctx.pool.close();
+  throw error;
+}
+
+function startStats(env: NodeJS.ProcessEnv, ctx: HostContext): () => void {
   const intervalMs = Number(env.THREAD_HOST_STATS_INTERVAL_MS) || 0;
   if (intervalMs <= 0) return () => undefined;
   return startStatsReporter(intervalMs, ctx.log, { loadedThreads: () => ctx.directory.loadedCount, liveWorkers: () => ctx.pool.liveWorkers });

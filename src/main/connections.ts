@@ -41,6 +41,11 @@ export class ConnectionTable {
     return this.#connections.get(id);
   }
 
+  /** False once the connection closed: a request that finishes later must not subscribe it. */
+  isOpen(id: ConnectionId): boolean {
+    return this.#connections.has(id);
+  }
+
   close(id: ConnectionId): void {
     this.#connections.delete(id);
   }

@@ -11,6 +11,7 @@ import type { ConfigDocument } from './config/config-document.js';
 import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../shared/log.js';
 import type { Outgoing } from './outgoing.js';
+import type { HostRecorder } from './metrics/host-recorder.js';
 
 export interface HostContext {
   home: string;
@@ -35,4 +36,6 @@ export interface HostContext {
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */
   originator: string | null;
   draining: boolean;
+  /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */
+  recorder: HostRecorder;
 }

@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { HistoryMode, TurnPosition } from './history/rollout-reader.js';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';
+import type { WriterLease } from './writer-lease.js';
 
 export type { TokenUsageSnapshot };
 import type { AgentMessageItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
@@ -30,6 +31,8 @@ export interface ActorInit {
   rolloutPath: string | null;
   /** True for a cold resume: replay the existing rollout before taking turns. */
   resume: boolean;
+  /** The writer lock's lease (shared memory), checked before every write; null when it cannot expire (flock). */
+  writerLease: WriterLease | null;
   /**
    * The history format of a new thread's rollout. A resumed thread keeps the format its file
    * already has, whatever this says.
@@ -104,6 +107,8 @@ export interface ActorHostApi {
   spawn(init: ActorInit): Promise<Uint8Array | null>;
   startTurn(threadId: string, command: TurnCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
+  /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
+  revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;
   ping(): Promise<number>;
 }

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { parseJson, stringifyJson, type JsonValue } from '../../src/main/protocol/json-text.js';
 import { caseLines, loadCorpus, substitute } from '../fixtures/bad-input/corpus.mjs';
+import { LOCK_BACKENDS, withBackend } from '../helpers/lock-backends.js';
 import { TestServer } from '../helpers/test-server.js';
 
 interface Case {
@@ -71,7 +72,6 @@ beforeAll(async () => {
   mock = await startMockModel({ reply: 'Done' });
   // The home sits next to a sentinel directory: no case may change or add anything beside it.
   base = mkdtempSync(join(tmpdir(), 'thread-host-bad-input-'));
-  mkdirSync(join(base, 'home'));
   mkdirSync(join(base, 'sentinel', 'nested'), { recursive: true });
   writeFileSync(join(base, 'sentinel', 'secret.jsonl'), '{"sentinel":true}\n');
 });
@@ -80,46 +80,51 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-test(`the ${corpus.length}-case corpus gets the reference's replies, touches nothing outside the home, and a turn still completes`, async () => {
-  const home = join(base, 'home');
-  const outside = snapshot(base, home);
-  const server = await TestServer.start({ home, modelUrl: mock.url, initialize: false });
-  const replies = new Replies(server);
-  const vars: Record<string, string> = {};
-  const mismatches: string[] = [];
-  let initialized = false;
+describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
+  test(`the ${corpus.length}-case corpus gets the reference's replies, touches nothing outside the home, and a turn still completes`, async () => {
+    // Thread ids that could name other files reach the lock backend too: run on each.
+    const home = join(base, `home-${backend}`);
+    mkdirSync(home);
+    const outside = snapshot(base, home);
+    const server = await TestServer.start({ home, modelUrl: mock.url, initialize: false, rootConfig: withBackend(backend) });
+    const replies = new Replies(server);
+    const vars: Record<string, string> = {};
+    const mismatches: string[] = [];
+    let initialized = false;
 
-  for (const [index, c] of corpus.entries()) {
-    if (c.phase === 'initialized' && !initialized) {
-      await server.request('initialize', { clientInfo: { name: 'bad-input', version: '0.1.0' }, capabilities: { experimentalApi: true } });
-      server.notify('initialized');
-      vars.THREAD = (await server.request('thread/start', {})).thread.id;
-      initialized = true;
+    for (const [index, c] of corpus.entries()) {
+      if (c.phase === 'initialized' && !initialized) {
+        await server.request('initialize', { clientInfo: { name: 'bad-input', version: '0.1.0' }, capabilities: { experimentalApi: true } });
+        server.notify('initialized');
+        vars.THREAD = (await server.request('thread/start', {})).thread.id;
+        initialized = true;
+      }
+      const from = replies.all.length;
+      // Text goes through sendLine, which notes request methods so replies are schema-checked.
+      for (const line of caseLines(c, vars) as Array<string | Buffer>) {
+        if (typeof line === 'string') server.sendLine(line);
+        else server.child.stdin.write(Buffer.concat([line, Buffer.from('\n')]));
+      }
+      // A sync request after the case: every case line before it has been handled by then.
+      const syncId = `sync-${index}`;
+      server.sendLine(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
+      await replies.waitFor(JSON.stringify(syncId));
+      const expected = c.expect === null ? null : (substitute(c.expect, vars) as Record<string, JsonValue>);
+      if (expected !== null) await replies.waitFor(stringifyJson(expected.id ?? null)).catch(() => undefined);
+      const got = replies.all.slice(from).filter((m) => !isDeepStrictEqual(m.id, syncId));
+      const want = expected === null ? [] : [expected];
+      if (!isDeepStrictEqual(got, want)) mismatches.push(`${c.name}\n  expected ${want.map(stringifyJson).join(' ') || 'no reply'}\n  got      ${got.map(stringifyJson).join(' ') || 'no reply'}`);
     }
-    const from = replies.all.length;
-    // Text goes through sendLine, which notes request methods so replies are schema-checked.
-    for (const line of caseLines(c, vars) as Array<string | Buffer>) {
-      if (typeof line === 'string') server.sendLine(line);
-      else server.child.stdin.write(Buffer.concat([line, Buffer.from('\n')]));
-    }
-    // A sync request after the case: every case line before it has been handled by then.
-    const syncId = `sync-${index}`;
-    server.sendLine(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
-    await replies.waitFor(JSON.stringify(syncId));
-    const expected = c.expect === null ? null : (substitute(c.expect, vars) as Record<string, JsonValue>);
-    if (expected !== null) await replies.waitFor(stringifyJson(expected.id ?? null)).catch(() => undefined);
-    const got = replies.all.slice(from).filter((m) => !isDeepStrictEqual(m.id, syncId));
-    const want = expected === null ? [] : [expected];
-    if (!isDeepStrictEqual(got, want)) mismatches.push(`${c.name}\n  expected ${want.map(stringifyJson).join(' ') || 'no reply'}\n  got      ${got.map(stringifyJson).join(' ') || 'no reply'}`);
-  }
-  expect(mismatches).toEqual([]);
+    expect(mismatches).toEqual([]);
 
-  const { turn } = await server.request('turn/start', { threadId: vars.THREAD, input: [{ type: 'text', text: 'still there?' }] });
-  const completed = await server.waitForNotification('turn/completed', (params) => params.turn.id === turn.id);
-  expect({ status: completed.turn.status, text: completed.turn.items.at(-1)?.text }).toEqual({ status: 'completed', text: 'Done' });
-  expect(await server.close()).toBe(0);
-  expect(server.stderr.split('\n').filter((line) => line.includes('"level":"error"'))).toEqual([]);
-  expect(snapshot(base, home)).toEqual(outside);
-  expect(readdirSync(base).sort()).toEqual(['home', 'sentinel']);
-  expect(readFileSync(join(base, 'sentinel', 'secret.jsonl'), 'utf8')).toBe('{"sentinel":true}\n');
-}, 120_000);
+    const { turn } = await server.request('turn/start', { threadId: vars.THREAD, input: [{ type: 'text', text: 'still there?' }] });
+    const completed = await server.waitForNotification('turn/completed', (params) => params.turn.id === turn.id);
+    expect({ status: completed.turn.status, text: completed.turn.items.at(-1)?.text }).toEqual({ status: 'completed', text: 'Done' });
+    expect(await server.close()).toBe(0);
+    expect(server.stderr.split('\n').filter((line) => line.includes('"level":"error"'))).toEqual([]);
+    expect(snapshot(base, home)).toEqual(outside);
+    expect(readdirSync(base).sort()).toEqual([`home-${backend}`, 'sentinel']);
+    expect(readFileSync(join(base, 'sentinel', 'secret.jsonl'), 'utf8')).toBe('{"sentinel":true}\n');
+    rmSync(home, { recursive: true, force: true });
+  }, 120_000);
+});

@@ -2,11 +2,12 @@
 // resume-under-lock (K=2, short hold) through the built CLI, checking the report's structure
 // and pass flags. Timings are the bench's business, not this test's.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { BenchReport } from '../../bench/lib/bench-report.js';
+import type { HandoffLedger } from '../../bench/lib/handoff-ledger.js';
 import { CLI } from '../helpers/test-server.js';
 
 const out = mkdtempSync(join(tmpdir(), 'thread-host-bench-e2e-'));
@@ -79,11 +80,130 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
     stdout: '',
     stderr: "thread-host bench: --k: expected a positive integer, got '0'\nRun 'thread-host bench --help' for usage.\n",
   });
+  expect(await runCli(['bench', 'handoff', '--mix'], 10_000)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: "thread-host bench: --mix needs --compare: it mixes server A and server B on one home\nRun 'thread-host bench --help' for usage.\n",
+  });
+  expect(await runCli(['bench', 'handoff', 'seed', '--mix', '--compare', 'x'], 10_000)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: "thread-host bench: --mix applies only to handoff, not to seed\nRun 'thread-host bench --help' for usage.\n",
+  });
+});
+
+test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with no violation', { timeout: 30_000 }, async () => {
+  const dir = join(out, 'handoff');
+  // The kill comes 50 ms into the race, which lasts longer: each thread's 15 handoffs run one after another.
+  const args = ['bench', 'handoff', '--processes', '3', '--threads', '2', '--rounds', '5', '--kill-every', '0.05', '--max-kills', '1', '--out', dir];
+  const { code, stdout, stderr } = await runCli(args, 25_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  expect(stdout).toContain('| handoff |  | violations | count ↓ | 0 |');
+
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  const [result] = report.results;
+  expect([report.results.length, result!.scenario, result!.pass, result!.failures]).toEqual([1, 'handoff', true, []]);
+  expect(report.params).toMatchObject({ processes: 3, threads: 2, rounds: 5, killEveryMs: 50, maxKills: 1, historyMode: 'paginated' });
+  expect(Object.keys(result!.figures).sort()).toEqual(
+    [
+      'lock table samples', 'lock table samples with a writer', 'handoffs per s', 'resume tries per acquisition', "Jain's fairness index",
+      'turn share min', 'turn share max', 'longest starvation', 'loaded/list p99, worst process', 'bench client stall max', 'kills', 'killed process gone, max', 'replacement ready after kill, max',
+      'violations', 'turns acknowledged', 'turns cut by kills',
+      ...(result!.figures['recovery after kill, max'] === undefined ? [] : ['recovery after kill, max']),
+    ].sort(),
+  );
+  expect(Object.keys(result!.latency)).toEqual(['acquisition wait', 'loaded/list p0 thread-host', 'loaded/list p1 thread-host', 'loaded/list p2 thread-host']);
+  const kills = result!.raw.kills as Array<{ slot: number }>;
+  expect([kills.length, result!.figures.kills!.value, result!.figures.violations!.value, result!.raw.violations]).toEqual([1, 1, 0, []]);
+  // Two seed turns and 30 handoffs; a kill between a turn's completion and its thread/closed redoes that handoff.
+  expect([32, 33]).toContain(result!.figures['turns acknowledged']!.value);
+  expect(result!.latency['acquisition wait']!.count).toBeGreaterThanOrEqual(30);
+  expect(result!.figures['lock table samples with a writer']!.value).toBeGreaterThan(0);
+  // A passing run removes its home.
+  expect(existsSync(result!.raw.home as string)).toBe(false);
+  expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('handoff: acquisition wait (first try → acquired) over time, per process');
+});
+
+test('bench handoff --verify-home catches a turn cut out of a kept home\'s rollout, naming thread, turn and process', { timeout: 30_000 }, async () => {
+  const first = await runCli(['bench', 'handoff', '--processes', '2', '--threads', '1', '--rounds', '2', '--keep-home', '--out', join(out, 'kept')], 25_000);
+  expect(first.code).toBe(0);
+  const home = /home kept for inspection: (\S+)/.exec(first.stderr)![1]!;
+  try {
+    const ledger = JSON.parse(readFileSync(join(home, 'handoff-ledger.json'), 'utf8')) as HandoffLedger;
+    const [rollout] = readdirSync(join(home, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    const path = join(home, 'sessions', rollout!);
+    // Plant the fault: the last turn of the thread (the last one sent) never reached the rollout.
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const lastStart = lines.findLastIndex((line) => line.includes('"type":"task_started"'));
+    writeFileSync(path, lines.slice(0, lastStart).join('\n') + '\n');
+    const last = ledger.sent[ledger.sent.length - 1]!;
+    expect([ledger.threads.length, ledger.sent.length, last.outcome]).toEqual([1, 5, 'acknowledged']);
+
+    const verified = await runCli(['bench', 'handoff', '--verify-home', home, '--out', join(out, 'verified')], 25_000);
+    expect(verified.code).toBe(1);
+    const report = JSON.parse(readFileSync(join(out, 'verified', 'results.json'), 'utf8')) as BenchReport;
+    expect(report.results.map((r) => [r.scenario, r.pass, r.failures])).toEqual([
+      ['handoff', false, [`thread ${last.threadId}: acknowledged turn ${last.turnId} (${last.process}) missing as read by thread-host`]],
+    ]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('bench handoff stopped by SIGTERM to the CLI leaves no server running and no home behind', { timeout: 30_000 }, async () => {
+  // A temp dir of its own, so the homes this bench creates are the only ones looked at.
+  const tmp = mkdtempSync(join(tmpdir(), 'thread-host-bench-sigterm-'));
+  try {
+    const child = spawn(process.execPath, [CLI, 'bench', 'handoff', '--rounds', '1000', '--out', join(out, 'sigterm')], { stdio: 'ignore', env: { ...process.env, TMPDIR: tmp } });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Racing: the home has rollouts and four servers carry it in their environment.
+    await waitUntil(() => homeProcesses(tmp).length >= 4 && readdirSync(tmp).some((home) => existsSync(join(tmp, home, 'sessions'))), 20_000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect([homeProcesses(tmp), readdirSync(tmp)]).toEqual([[], []]);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+/** Pids of processes whose CODEX_HOME lies under `dir` (the bench's servers set it to their home). */
+function homeProcesses(dir: string): number[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((entry) => entry.startsWith(`CODEX_HOME=${dir}/`)) ? [Number(pid)] : [];
+    } catch {
+      return []; // gone, or not ours to read
+    }
+  });
+}
+
+async function waitUntil(condition: () => boolean, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`condition not met within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('bench --lock-backend both runs each lock case on flock and lockfile side by side, and both pass', { timeout: 45_000 }, async () => {
+  const dir = join(out, 'both');
+  const { code, stdout, stderr } = await runCli(['bench', 'resume-under-lock', '--k', '2', '--hold-ms', '300', '--lock-backend', 'both', '--out', dir], 40_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.map((l) => [l.scenario, l.case, l.pass])).toEqual([
+    ['resume-under-lock', 'K=2 flock', true],
+    ['resume-under-lock', 'K=2 lockfile', true],
+  ]);
+});
+
+test('bench --lock-backend refuses anything but flock, lockfile or both', async () => {
+  const { code, stderr } = await runCli(['bench', '--lock-backend', 'nfs'], 10_000);
+  expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --lock-backend: expected flock, lockfile or both, got 'nfs'\nRun 'thread-host bench --help' for usage.\n" });
 });

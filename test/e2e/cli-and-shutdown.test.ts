@@ -24,10 +24,12 @@ test('unknown flags and commands exit 2 with a clear message; --help exits 0', (
     stderr: "thread-host: unknown option '--bogus-flag'\nRun 'thread-host --help' for usage.\n",
   });
   expect(run(['frobnicate'])).toEqual({ status: 2, stdout: '', stderr: "thread-host: unknown command 'frobnicate'\nRun 'thread-host --help' for usage.\n" });
-  expect(run(['app-server', '--listen', 'ws://127.0.0.1:1'])).toEqual({
+  expect(run(['app-server', '--listen', 'tcp://127.0.0.1:1'])).toEqual({
     status: 2,
     stdout: '',
-    stderr: "thread-host: --listen ws://127.0.0.1:1: only stdio:// is supported\nRun 'thread-host --help' for usage.\n",
+    stderr:
+      "thread-host: invalid value 'tcp://127.0.0.1:1' for '--listen <URL>': unsupported --listen URL `tcp://127.0.0.1:1`; " +
+      "expected `stdio://`, `unix://`, `unix://PATH`, `ws://IP:PORT`, or `off`\nRun 'thread-host --help' for usage.\n",
   });
   const help = run(['app-server', '--help']);
   expect([help.status, help.stdout.split('\n')[0]]).toEqual([0, 'Usage: thread-host app-server [options]']);

@@ -86,22 +86,4 @@ async function expectEphemeralNotResumable(server: TestServer): Promise<void> {
   expect(await server.close()).toBe(0);
 }
 
-test('two processes on one home: the second is refused while the first writes, and resumes once it is killed', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'thread-host-two-'));
-  try {
-    const first = await TestServer.start({ home, modelUrl: mock.url });
-    const { thread } = await first.request('thread/start', {});
-    await runTurns(first, thread.id, ['owned by the first']);
-    const second = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
-    const refused = await second.request('thread/resume', { threadId: thread.id }).catch((e: unknown) => e);
-    expect(refused).toEqual(new RpcReplyError(-32600, `thread ${thread.id} already has an active writer`));
-    // The second can still read it from disk without taking the lock.
-    expect((await second.request('thread/read', { threadId: thread.id })).thread.status).toEqual({ type: 'notLoaded' });
-    await first.kill('SIGKILL');
-    const resumed = await second.request('thread/resume', { threadId: thread.id });
-    expect([resumed.thread.id, resumed.thread.turns.length]).toEqual([thread.id, 1]);
-    expect(await second.close()).toBe(0);
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+// Two processes on one home, refused then resumed after a kill: lock-backends.test.ts, on both backends.

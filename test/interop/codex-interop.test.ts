@@ -53,6 +53,15 @@ async function resumeTexts(server: TestServer, threadId: string): Promise<string
   return thread.turns.map((t: Message) => t.items.map((item: Message) => (item.type === 'userMessage' ? item.content[0].text : item.text)));
 }
 
+/** The user and assistant texts of a Responses request, in order (instructions left out). */
+function conversation(body: unknown): string[] {
+  const input = (body as { input?: Array<{ role?: string; content?: Array<{ text?: string }> }> }).input ?? [];
+  return input
+    .filter((message) => message.role === 'user' || message.role === 'assistant')
+    .flatMap((message) => (message.content ?? []).map((part) => part.text ?? ''))
+    .filter((text) => ['one', 'two', 'three', 'Done'].includes(text));
+}
+
 describe.each<[Mode, Side]>([
   ['paginated', 'codex'],
   ['paginated', 'thread-host'],
@@ -72,11 +81,16 @@ describe.each<[Mode, Side]>([
       await unload(a, thread.id);
 
       expect(await resumeTexts(b, thread.id)).toEqual([['one', 'Done']]);
+      const sent = mock.requests.length;
       expect((await turn(b, thread.id, 'two')).turn.status).toEqual('completed');
+      // The other side's turn is in what the model is sent, not only in what is shown.
+      expect(conversation(mock.requests[sent]!.body)).toEqual(['one', 'Done', 'two']);
       await unload(b, thread.id);
 
       expect(await resumeTexts(a, thread.id)).toEqual([['one', 'Done'], ['two', 'Done']]);
+      const sentAgain = mock.requests.length;
       expect((await turn(a, thread.id, 'three')).turn.status).toEqual('completed');
+      expect(conversation(mock.requests[sentAgain]!.body)).toEqual(['one', 'Done', 'two', 'Done', 'three']);
       await unload(a, thread.id);
 
       expect(await resumeTexts(b, thread.id)).toEqual([['one', 'Done'], ['two', 'Done'], ['three', 'Done']]);

@@ -27,6 +27,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { WriteFence } from '../../shared/write-fence.js';
+import { leaseExpiry, type WriterLease } from '../../shared/writer-lease.js';
 
 const NEWLINE = 0x0a;
 
@@ -52,6 +53,8 @@ export interface RolloutAppenderOptions {
   onNotice?: (message: string) => void;
   /** Once fenced, the host has released the writer lock: nothing may be written. */
   fence?: WriteFence | null;
+  /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
+  lease?: WriterLease | null;
 }
 
 type AppenderState =
@@ -61,6 +64,9 @@ type AppenderState =
   | { kind: 'open'; handle: FileHandle; tornTail: boolean; size: number }
   // `size` null: a partial write could not be cut back, so the file may end mid-line.
   | { kind: 'failed'; error: Error; handle: FileHandle | null; tornTail: boolean; size: number | null }
+  // The writer lock was lost: the file may belong to another host now. Terminal; the handle
+  // is closed once queued work has seen the state, and nothing is recreated.
+  | { kind: 'revoked'; error: Error; handle: FileHandle | null }
   | { kind: 'closed' };
 
 type OpenState = Extract<AppenderState, { kind: 'open' }>;
@@ -70,6 +76,7 @@ export class RolloutAppender {
   readonly path: string;
   readonly #faults: AppendFaults | null;
   readonly #onNotice: (message: string) => void;
+  readonly #lease: WriterLease | null;
   readonly #ordinals: OrdinalStamp | null;
   readonly #fence: WriteFence | null;
   /** Lines handed to `append` whose write has not settled yet. */
@@ -84,6 +91,7 @@ export class RolloutAppender {
     this.#faults = options.faults ?? null;
     this.#onNotice = options.onNotice ?? (() => undefined);
     this.#fence = options.fence ?? null;
+    this.#lease = options.lease ?? null;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
   }
@@ -127,7 +135,7 @@ export class RolloutAppender {
    */
   reset(): 'ready' | 'unrecoverable' {
     const state = this.#state;
-    if (state.kind === 'closed') return 'unrecoverable';
+    if (state.kind === 'closed' || state.kind === 'revoked') return 'unrecoverable';
     if (state.kind !== 'failed') return 'ready';
     if (state.handle === null) {
       this.#state = { kind: 'unopened' };
@@ -136,6 +144,18 @@ export class RolloutAppender {
     if (state.size === null) return 'unrecoverable';
     this.#state = { kind: 'open', handle: state.handle, tornTail: state.tornTail, size: state.size };
     return 'ready';
+  }
+
+  /**
+   * The writer lock is gone: from now on no byte reaches the file, not even appends already
+   * queued (a write(2) already issued cannot be recalled). Every later append rejects with
+   * `reason`. Synchronous, so it takes effect before the next queued write starts.
+   */
+  revoke(reason: string): void {
+    const state = this.#state;
+    if (state.kind === 'revoked' || state.kind === 'closed') return;
+    const handle = state.kind === 'open' || state.kind === 'failed' ? state.handle : null;
+    this.#state = { kind: 'revoked', error: new Error(reason), handle };
   }
 
   /** Waits for queued appends, then closes the file. Idempotent. */
@@ -148,6 +168,8 @@ export class RolloutAppender {
     if (lines.length === 0) return;
     const state = await this.#ensureOpen();
     await this.#ensureLinked(state);
+    // Checked again after the awaits above: a revoke may have arrived while they ran.
+    this.#refuseIfRevoked();
     // Ordinals are taken only here, in write order, and kept only when the write lands.
     const ordinals = this.#ordinals;
     const stamped = ordinals === null ? lines : lines.map((line, i) => ordinals.stamp(line, ordinals.next + i));
@@ -157,7 +179,8 @@ export class RolloutAppender {
       // One write(2) in practice; loop only if the kernel reports a short write.
       for (let offset = 0; offset < data.length; ) offset += await this.#writeSome(state.handle, data, offset);
     } catch (cause) {
-      const cutBack = await cutBackTo(state.handle, state.size);
+      // Never truncate a file that may be another host's now.
+      const cutBack = (this.#state as AppenderState).kind !== 'revoked' && (await cutBackTo(state.handle, state.size));
       throw this.#fail('write to', cause, state.handle, state.tornTail, cutBack ? state.size : null);
     }
     state.size += data.length;
@@ -177,7 +200,24 @@ export class RolloutAppender {
     return bytesWritten;
   }
 
+  // Called right before anything touches the file, after every await that precedes it.
+  #refuseIfRevoked(): void {
+    if (this.#lease !== null && (this.#state as AppenderState).kind !== 'revoked') {
+      const expiry = leaseExpiry(this.#lease);
+      if (Date.now() >= expiry) {
+        this.revoke(
+          expiry === 0
+            ? `the writer lock of this thread was lost; nothing more is written to ${this.path}`
+            : `the writer lock's lease ran out at ${new Date(expiry).toISOString()} (its heartbeat stalled); nothing more is written to ${this.path}`,
+        );
+      }
+    }
+    const state = this.#state as AppenderState;
+    if (state.kind === 'revoked') throw state.error;
+  }
+
   async #ensureOpen(): Promise<OpenState> {
+    this.#refuseIfRevoked();
     const state = this.#state;
     if (state.kind === 'open') return state;
     if (state.kind === 'failed') {
@@ -194,6 +234,8 @@ export class RolloutAppender {
       handle = await open(this.path, 'a+');
       const { size } = await handle.stat();
       const opened: OpenState = { kind: 'open', handle, tornTail: await endsTorn(handle, size), size };
+      // Revoked while opening: the catch below closes the handle, and the revocation stays.
+      this.#refuseIfRevoked();
       this.#state = opened;
       return opened;
     } catch (cause) {
@@ -205,6 +247,7 @@ export class RolloutAppender {
 
   // Recreates the file from the orphaned inode if someone deleted it under us.
   async #ensureLinked(state: OpenState): Promise<void> {
+    this.#refuseIfRevoked();
     const orphan = state.handle;
     let linked: { nlink: number; size: number };
     try {
@@ -243,7 +286,8 @@ export class RolloutAppender {
   #fail(action: string, cause: unknown, handle: FileHandle | null, tornTail: boolean, size: number | null): Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     const error = new Error(`failed to ${action} rollout ${this.path}: ${reason}`, { cause });
-    this.#state = { kind: 'failed', error, handle, tornTail, size };
+    // A revocation is terminal: a failure seen after it must not make the file writable again.
+    if (this.#state.kind !== 'revoked') this.#state = { kind: 'failed', error, handle, tornTail, size };
     return error;
   }
 
@@ -255,7 +299,7 @@ export class RolloutAppender {
       await this.#ensureLinked(state).catch((error: Error) => this.#onNotice(error.message));
     }
     this.#state = { kind: 'closed' };
-    const handle = state.kind === 'open' || state.kind === 'failed' ? state.handle : null;
+    const handle = state.kind === 'open' || state.kind === 'failed' || state.kind === 'revoked' ? state.handle : null;
     await handle?.close();
   }
 }

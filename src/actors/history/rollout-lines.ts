@@ -1,8 +1,7 @@
-// Pure builders for every JSONL line the host appends to a rollout, in the reference's LEGACY
-// history format (no `ordinal`, legacy `user_message`/`agent_message` events instead of
-// `item_completed`). Legacy is the mode the reference itself recommends for third-party writers
-// (spec writer-locks-unload-history.md, open uncertainty 7): a paginated rollout also needs the
-// reference's SQLite projection kept in step, which we do not write.
+// Pure builders for the JSONL records the host appends to a rollout, as the reference writes
+// them. legacy-format.ts and paginated-format.ts arrange them into turns for each history mode
+// (the paginated format adds `ordinal` as each line is written, and records items with
+// `item_completed` where legacy uses `user_message`/`agent_message` events).
 //
 // Each builder returns compact JSON with no trailing newline; the appender adds the '\n'.
 // Field names and nesting follow test/fixtures/rollouts/rollout-legacy-*.jsonl. Fields

@@ -3,6 +3,7 @@
 import { uptime } from 'node:os';
 import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID, type ProviderConfig } from '../../shared/model-provider.js';
 import { ConfigError, type ConfigDocument } from './config-document.js';
+import { resolveLockBackendConfig } from './lock-backend-config.js';
 
 export type { ProviderConfig };
 
@@ -60,6 +61,8 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
   // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
   resolveConnectionLimits(document);
   resolveMaxLoadedThreads(document);
+  // Startup already refused a bad backend; a request's `config` may still carry one.
+  resolveLockBackendConfig(document);
   const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
   const provider = resolveProvider(document, providerId);
   const model = optionalString(document, 'model') ?? (provider.kind === 'embedded' ? EMBEDDED_MODEL : 'gpt-5-codex');

@@ -65,7 +65,8 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
     if (!thread.materialized) throw notSupportedYet('list_turns');
   }
   if (!thread.materialized) throw noRolloutFound(thread.id);
-  thread.subscribe(connection.id);
+  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
+  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
   const response = resumeResponse(thread, params.excludeTurns);
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread));
@@ -107,7 +108,8 @@ async function coldResume(
   thread.materialized = true;
   thread.status = { type: 'idle' };
   publishThread(ctx, thread);
-  thread.subscribe(connection.id);
+  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
+  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
   // The reference announces the thread as idle before it answers the resume.
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });

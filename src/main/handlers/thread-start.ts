@@ -43,7 +43,8 @@ export async function threadStart(
   });
   thread.updatedAtMs = now;
   publishThread(ctx, thread);
-  thread.subscribe(connection.id);
+  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
+  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
   const view = loadedThreadView(thread, null);
   afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: view }));

@@ -8,6 +8,8 @@ import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
+import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
+import type { LockLoss, WriterLockBackend } from '../locks/writer-lock-backend.js';
 import { Outgoing } from '../outgoing.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
@@ -16,7 +18,10 @@ import { Supervisor } from '../threads/supervisor.js';
 import { Unloader } from '../threads/unloader.js';
 import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-events.js';
 import { loadLimitFor, readOpenFileLimit } from './descriptor-budget.js';
+import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
+import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
+import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 
@@ -26,17 +31,33 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export function buildHost(options: HostOptions, startup: StartupConfig, log: LogFn): HostContext {
+/**
+ * The lockfile backend's class, loaded only by hosts configured for it: proper-lockfile brings
+ * graceful-fs, which patches the process's `fs`, and signal-exit, which hooks signals, and a
+ * flock host needs neither.
+ */
+export type LockfileBackendClass = typeof LockfileWriterLocks;
+
+/** Loads what `startup` selects that buildHost must not load eagerly. */
+export async function loadLockfileBackend(startup: StartupConfig): Promise<LockfileBackendClass | null> {
+  if (startup.lockBackend.kind !== 'lockfile') return null;
+  return (await import('../locks/lockfile/lockfile-writer-locks.js')).LockfileWriterLocks;
+}
+
+export function buildHost(
+  options: HostOptions,
+  startup: StartupConfig,
+  log: LogFn,
+  lockfileClass: LockfileBackendClass | null = null,
+  recorder: HostRecorder = NO_RECORDING,
+): HostContext {
   const connections = new ConnectionTable();
   const outgoing = new Outgoing(connections);
   const directory = new ThreadDirectory();
-  const locks = new FlockWriterLocks(options.home, {
-    clock: systemClock,
-    log,
-    ...(startup.lockTimeoutMs ? { timeoutMs: startup.lockTimeoutMs } : {}),
-  });
-  // The pool reports events and lost workers into the context built below.
+  // The pool and the lock backend report into the context built below.
   let ctx!: HostContext;
+  const backend = buildLocks(options.home, startup, log, lockfileClass, recorder, (loss) => unloadThreadOfLostLock(ctx, loss));
+  const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
     filename: fileURLToPath(new URL('../../../workers/thread-host.js', import.meta.url)),
@@ -55,6 +76,7 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     announcer: outgoing,
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
+    recorder,
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
@@ -76,6 +98,25 @@ export function buildHost(options: HostOptions, startup: StartupConfig, log: Log
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,
+    recorder,
   };
   return ctx;
+}
+
+function buildLocks(
+  home: string,
+  startup: StartupConfig,
+  log: LogFn,
+  lockfileClass: LockfileBackendClass | null,
+  recorder: HostRecorder,
+  onLost: (loss: LockLoss) => void,
+): WriterLockBackend {
+  const common = { clock: systemClock, log, ...(startup.lockTimeoutMs ? { timeoutMs: startup.lockTimeoutMs } : {}) };
+  const backend = startup.lockBackend;
+  if (backend.kind === 'flock') {
+    // Only flock has a janitor whose removals /metrics counts.
+    return new FlockWriterLocks(home, { ...common, onJanitorEvent: (event) => event.outcome === 'removed' && recorder.janitorRemoved() });
+  }
+  if (lockfileClass === null) throw new Error('the lockfile backend was configured but not loaded (loadLockfileBackend)');
+  return new lockfileClass(home, { ...common, staleMs: backend.staleMs, updateMs: backend.updateMs, onLost });
 }

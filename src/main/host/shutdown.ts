@@ -1,6 +1,6 @@
 // Graceful shutdown, in reverse order of start, with a deadline on every stage: stop reading
 // input, answer requests already in flight, interrupt running turns, unload every thread
-// (flush rollouts, release writer locks), flush output, stop the pool.
+// (flush rollouts, release writer locks), flush output, drop the connections, stop the pool.
 import { systemClock } from '../../shared/clock.js';
 import type { HostContext } from '../host-context.js';
 import { withDeadline } from '../threads/unloader.js';
@@ -42,6 +42,7 @@ async function run(ctx: HostContext, transport: Transport, stopStats: () => void
   stopStats();
   ctx.locks.close();
   await transport.flush(OUTPUT_FLUSH_MS);
+  transport.close();
   await ctx.pool.close();
   clearTimeout(keepAlive);
 }

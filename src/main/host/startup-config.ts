@@ -10,6 +10,7 @@ import {
   resolveMaxLoadedThreads,
   type ConnectionLimits,
 } from '../config/host-config.js';
+import { resolveLockBackendConfig, type WriterLockBackendConfig } from '../config/lock-backend-config.js';
 
 // How long an unload waits for the actor to flush and close its rollout before finishing
 // from the main thread anyway.
@@ -26,6 +27,8 @@ export interface StartupConfig {
   actorCloseTimeoutMs: number;
   /** `max_loaded_threads` when set; null lets the open-file limit decide. */
   maxLoadedThreads: number | null;
+  /** The writer-lock backend; always valid (a bad value stops the host at startup). */
+  lockBackend: WriterLockBackendConfig;
 }
 
 /** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
@@ -41,6 +44,8 @@ export function loadConfigDocument(home: string, overrides: string[]): ConfigDoc
 /** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */
 export function readStartupConfig(home: string, overrides: string[], env: NodeJS.ProcessEnv, log: LogFn): StartupConfig {
   const document = loadConfigDocument(home, overrides);
+  // Fatal wherever the bad value comes from: the backend cannot be guessed safely.
+  const lockBackend = resolveLockBackendConfig(document);
   let lockTimeoutMs: number | undefined;
   let limits = DEFAULT_CONNECTION_LIMITS;
   let maxLoadedThreads: number | null = null;
@@ -54,7 +59,7 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads };
+  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend };
 }
 
 function fileIsValid(home: string): boolean {

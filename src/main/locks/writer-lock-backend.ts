@@ -12,11 +12,18 @@
 //     its own janitor;
 //   - `close` releases everything still owned (shutdown).
 
+import type { WriterLease } from '../../shared/writer-lease.js';
+
 /** Ownership of one thread's writer lock, as handed out by a backend. */
 export interface WriterLock {
   readonly threadId: string;
   /** Set once by `release`. */
   readonly released: boolean;
+  /**
+   * For a lock that can expire while its process lives (lockfile): the lease the thread's actor
+   * checks before every write (src/shared/writer-lease.ts). Absent for flock.
+   */
+  readonly lease?: WriterLease | null;
 }
 
 /**
@@ -35,10 +42,26 @@ export type AcquireResult<Lock extends WriterLock = WriterLock> =
  */
 export type ReleaseResult = 'unlinked' | 'leftBehind' | 'alreadyReleased';
 
+/**
+ * A lock this host owned is no longer its own (a lockfile heartbeat failed, or another host took
+ * the lock over after a stall). flock locks cannot be lost while the process lives.
+ */
+export interface LockLoss {
+  readonly threadId: string;
+  readonly message: string;
+}
+
 /** Acquires and releases thread writer locks for one home. */
 export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
   acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>>;
   release(lock: Lock): ReleaseResult;
+  /**
+   * For a release that left something behind which still keeps other hosts out (a lockfile
+   * directory waiting for its janitor): resolves once it is gone. Callers wait with a deadline,
+   * so a thread's unload is announced after the lock is free whenever that comes quickly.
+   * Backends whose leftovers never keep anyone out (flock) do not implement it.
+   */
+  cleared?(lock: Lock): Promise<void>;
   /** Locks currently owned through this backend. */
   ownedCount(): number;
   /** Acquisitions waiting for coordination. */

@@ -1,8 +1,11 @@
 // The lifecycle of a loaded thread as one discriminated union, changed only through
 // `transition`, which refuses moves the table does not allow. No boolean flags.
 
-/** Why a thread left memory. The first reason given wins. */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed';
+/**
+ * Why a thread left memory. The first reason given wins. 'lockLost': the writer lock was
+ * compromised (its heartbeat failed, or another host took it over).
+ */
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =

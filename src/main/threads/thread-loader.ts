@@ -35,6 +35,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
       threadId: thread.id,
       rolloutPath: request.rolloutPath,
       resume: request.resume,
+      writerLease: thread.writerLock?.lease ?? null,
       historyMode: request.historyMode,
       session: { createdAtMs: request.createdAtMs, originator: request.originator, cliVersion: HOST_VERSION, source: 'vscode' },
       settings: request.session.settings,

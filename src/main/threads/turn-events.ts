@@ -23,6 +23,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       thread.notePosition(event.turnId, event.ordinal);
       thread.runningTurnId = event.turnId;
       thread.status = { type: 'active', activeFlags: [] };
+      ctx.recorder.turnStarted();
       out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
       toSubscribers('turn/started', { threadId: thread.id, turn: { ...turn, items: [], itemsView: 'notLoaded' } });
       return;
@@ -136,6 +137,7 @@ function endTurn(
   turn.completedAt = Math.floor(completedAtMs / 1000);
   turn.startedAt ??= turn.completedAt;
   turn.durationMs = durationMs;
+  ctx.recorder.turnEnded(status, durationMs);
   thread.pendingTurns = Math.max(0, thread.pendingTurns - 1);
   if (thread.runningTurnId === turnId) thread.runningTurnId = null;
   thread.inactiveSince = ctx.clock.now();

@@ -5,9 +5,10 @@
 //   mark unloading (first reason wins)
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
 //        is abandoned, its late answer ignored). On an idle unload, an actor that is quiet (no
-//        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can never write
-//        again, so the steps below run at once and its close finishes in the background.
-//     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor)
+//        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can
+//        never write again, so the steps below run at once and its close finishes in the background.
+//     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor;
+//        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
 //   unloaded
@@ -18,6 +19,7 @@ import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';
+import type { HostRecorder } from '../metrics/host-recorder.js';
 
 /** How an unload ended: the actor confirmed (or had none), or it was abandoned at the deadline. */
 export type UnloadOutcome = 'complete' | 'actorTimedOut' | 'actorFailed';
@@ -43,14 +45,22 @@ export interface UnloaderDeps {
   clock: Clock;
   directory: ThreadDirectory;
   actors: ActorControl;
-  locks: Pick<WriterLockBackend, 'release'>;
+  locks: Pick<WriterLockBackend, 'release' | 'cleared'>;
   announcer: Announcer;
   /** Deadline for the actor to flush and close its rollout. */
   actorCloseTimeoutMs: number;
   log: LogFn;
+  /** Told each unload's reason, outcome and duration (metrics). */
+  recorder?: Pick<HostRecorder, 'unloaded'>;
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
+
+// How long an unload waits for a released lockfile directory to be removed, so that a client
+// who sees thread/closed and resumes on another host finds the thread free. An uncontended
+// removal is a few round trips even on a network home; under contention the unload goes on
+// and the janitor finishes later (the seed scenario: unload never waits on coordination).
+const LOCK_CLEAR_WAIT_MS = 250;
 
 export class Unloader {
   readonly #deps: UnloaderDeps;
@@ -90,6 +100,7 @@ export class Unloader {
   }
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
+    const startedAt = this.#deps.clock.now();
     // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
     // closed its own file by then.
     const fenced = reason === 'idle' && announce && this.#tryFence(thread);
@@ -97,11 +108,13 @@ export class Unloader {
     let closed: ActorClosed = 'noActor';
     if (closing !== null && fenced) this.#closeInBackground(thread, closing);
     else if (closing !== null) closed = await this.#closeActor(thread, closing);
-    this.#releaseWriterLock(thread);
+    const clearing = this.#releaseWriterLock(thread);
+    if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
     if (announce) this.#announce(thread);
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
+    this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
     return outcome;
   }
 
@@ -142,15 +155,18 @@ export class Unloader {
     return closed;
   }
 
-  // Step 2. Synchronous and never waits.
-  #releaseWriterLock(thread: LoadedThread): void {
+  // Step 2. The release itself is synchronous and never waits. What it returns is the lock's
+  // leftover being cleared, for a backend whose leftovers keep other hosts out; null otherwise.
+  #releaseWriterLock(thread: LoadedThread): Promise<void> | null {
     const lock = thread.writerLock;
     thread.writerLock = null;
-    if (lock === null) return;
+    if (lock === null) return null;
     try {
-      this.#deps.locks.release(lock);
+      const result = this.#deps.locks.release(lock);
+      return result === 'leftBehind' && this.#deps.locks.cleared ? this.#deps.locks.cleared(lock) : null;
     } catch (error) {
       this.#deps.log('error', 'releasing the writer lock failed', { threadId: thread.id, error: String(error) });
+      return null;
     }
   }
 

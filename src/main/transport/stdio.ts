@@ -48,6 +48,9 @@ export class StdioTransport implements Transport, ConnectionSink {
   // shutdown get the draining error instead of silence.
   stopAccepting(): void {}
 
+  // stdin and stdout belong to the process; they close with it.
+  close(): void {}
+
   /** Queues one line; false once stdout is unusable (broken or overflowed). */
   send(line: string): boolean {
     if (this.#writeClosed) return false;

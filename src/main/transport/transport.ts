@@ -38,4 +38,6 @@ export interface Transport {
   stopAccepting(): void;
   /** Flushes every open connection's output, up to `ms`. */
   flush(ms: number): Promise<void>;
+  /** Ends every connection and releases the listener (the last step of shutdown). */
+  close(): void;
 }

@@ -27,9 +27,11 @@ const ENVIRONMENT: Environment = {
   loadAverageStart: [1, 1, 1], loadAverageEnd: [2, 2, 2],
 };
 const PARAMS: ScenarioParams = {
-  k: [8], holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
+  k: [8], lockBackends: ['flock'], holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
   scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, coldRepeats: 10,
   soakSeconds: 600, soakSampleS: 10,
+  processes: 4, threads: 8, rounds: 25, killEveryMs: 0, maxKills: Number.MAX_SAFE_INTEGER, historyMode: 'legacy', handoffBudgetS: 600, keepHome: false, verifyHome: null,
+  fanoutClients: 200, fanoutThreads: 20, fanoutSubscriptions: 3, fanoutRounds: 5, fanoutSeconds: 10, fanoutProbeMs: 500,
 };
 const RESULTS = [lockResult('host', 1, 1, 40), lockResult('ref', 1, 2000, 180), lockResult('host', 2, 3, 60), lockResult('ref', 2, 2200, 200, false)];
 
@@ -85,7 +87,23 @@ describe('the summary', () => {
 test('goals read the summary: absolute ceilings on A, and n/a for figures not measured', () => {
   const goals = evaluateGoals(summarize(RESULTS, ['host', 'ref']));
   expect(goals[0]).toEqual({ goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, target: '≤ 5 ms', verdict: 'met' });
-  expect(goals.slice(1).map((g) => g.verdict)).toEqual(['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+  expect(goals.slice(1).map((g) => g.verdict)).toEqual(['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+});
+
+test('handoff goals: no violation, fairness at least 0.9, and the list p99 ceiling on the worst process', () => {
+  const handoff = (server: string, violations: number, jain: number, listP99: number): CaseResult => {
+    const rec = new CaseRecorder('handoff', '', server, 1);
+    rec.figure('violations', violations, 'count');
+    rec.figure("Jain's fairness index", jain, 'ratio', 'higher');
+    rec.figure('loaded/list p99, worst process', listP99, 'ms');
+    return rec.finish();
+  };
+  const goals = evaluateGoals(summarize([handoff('host', 0, 0.95, 7), handoff('ref', 1, 0.5, 150)], ['host', 'ref'])).filter((g) => g.goal.startsWith('handoff'));
+  expect(goals).toEqual([
+    { goal: 'handoff: violations (histories, lock table, dead holders)', unit: 'count', a: 0, b: 1, ratio: 0, target: '≤ 0', verdict: 'met' },
+    { goal: "handoff: Jain's fairness index", unit: 'ratio', a: 0.95, b: 0.5, ratio: 1.9, target: '≥ 0.9', verdict: 'met' },
+    { goal: 'handoff: loaded/list p99 on every process', unit: 'ms', a: 7, b: 150, ratio: 7 / 150, target: '≤ 5 ms', verdict: 'missed' },
+  ]);
 });
 
 describe('the report files', () => {

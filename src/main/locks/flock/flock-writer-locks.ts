@@ -20,6 +20,7 @@ import {
 } from './coordination-lock.js';
 import { CoordinationPoller } from '../coordination-poller.js';
 import { tryFlock } from './flock.js';
+import { assertLockableId } from '../lockable-id.js';
 import { type JanitorEvent, LockJanitor } from './lock-janitor.js';
 import { sweepStaleThreadLocks } from './stale-lock-sweep.js';
 import type { AcquireResult as BackendAcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
@@ -213,16 +214,6 @@ export class FlockWriterLocks implements WriterLockBackend<ThreadWriterLock> {
     const lock: OwnedLock = { threadId, path, fd, released: false };
     this.#owned.set(threadId, lock);
     return { kind: 'acquired', lock };
-  }
-}
-
-/**
- * Thread ids become file names, so refuse anything that could escape the directory or name
- * `.coordination.lock` (edge validation should already have ensured a UUID).
- */
-function assertLockableId(threadId: string): void {
-  if (threadId === '' || threadId.startsWith('.') || /[/\\\0]/.test(threadId)) {
-    throw new TypeError(`not a lockable thread id: ${JSON.stringify(threadId)}`);
   }
 }
 

@@ -3,7 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { stampOrdinal } from '../../../../src/actors/history/paginated-format.js';
 import { RolloutAppender } from '../../../../src/actors/history/rollout-appender.js';
+import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/shared/writer-lease.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -129,5 +131,99 @@ describe('failures', () => {
       'rollout /dev/full is unwritable after an earlier failure: failed to write to rollout /dev/full: ENOSPC: no space left on device, write',
     );
     await appender.close();
+  });
+});
+
+describe('ordinals (paginated history)', () => {
+  const line = (n: number) => `{"timestamp":"2026-12-02T00:00:0${n}.000Z","type":"event_msg","payload":{"n":${n}}}`;
+
+  test('each line gets the next ordinal as it is written, after the timestamp, and peeks count what is queued', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    const appender = new RolloutAppender(path, { ordinals: { next: 7, stamp: stampOrdinal } });
+    expect(appender.peekOrdinal()).toBe(7);
+    const first = appender.append([line(1), line(2)]);
+    expect(appender.peekOrdinal()).toBe(9);
+    await Promise.all([first, appender.append([line(3)])]);
+    await appender.close();
+    expect((await readFile(path, 'utf8')).split('\n')).toEqual([
+      '{"timestamp":"2026-12-02T00:00:01.000Z","ordinal":7,"type":"event_msg","payload":{"n":1}}',
+      '{"timestamp":"2026-12-02T00:00:02.000Z","ordinal":8,"type":"event_msg","payload":{"n":2}}',
+      '{"timestamp":"2026-12-02T00:00:03.000Z","ordinal":9,"type":"event_msg","payload":{"n":3}}',
+      '',
+    ]);
+  });
+
+  test('a write the disk refuses gives its ordinals back, so the file never has a gap', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    let refuse = false;
+    const faults = { bytesAccepted: (length: number) => (refuse ? Math.floor(length / 2) : length) };
+    const appender = new RolloutAppender(path, { faults, ordinals: { next: 0, stamp: stampOrdinal } });
+    await appender.append([line(1)]);
+    refuse = true;
+    await expect(appender.append([line(2), line(3)])).rejects.toThrow(/ENOSPC/);
+    expect(appender.peekOrdinal()).toBe(1);
+    refuse = false;
+    expect(appender.reset()).toBe('ready');
+    await appender.append([line(4)]);
+    await appender.close();
+    const ordinals = (await readFile(path, 'utf8')).trim().split('\n').map((text) => (JSON.parse(text) as { ordinal: number }).ordinal);
+    expect(ordinals).toEqual([0, 1]);
+  });
+});
+
+describe('revoking (the writer lock was lost)', () => {
+  test('appends queued before the revoke and every one after it are refused, and nothing reaches the file', async () => {
+    const path = join(dir, 'r.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"n":1}']);
+    // Queued behind each other; the revoke comes before the queue drains.
+    const queued = [appender.append(['{"n":2}']), appender.append(['{"n":3}'])];
+    appender.revoke('lost the lock');
+    const results = await Promise.allSettled([...queued, appender.append(['{"n":4}'])]);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'written'))).toEqual([
+      'lost the lock',
+      'lost the lock',
+      'lost the lock',
+    ]);
+    expect([appender.reset(), await readFile(path, 'utf8')]).toEqual(['unrecoverable', '{"n":1}\n']);
+    await appender.close();
+  });
+
+  test('a revoked appender never recreates a rollout deleted under it at close', async () => {
+    const path = join(dir, 'r.jsonl');
+    const appender = new RolloutAppender(path);
+    await appender.append(['{"n":1}']);
+    await rm(path);
+    appender.revoke('lost the lock');
+    await appender.close();
+    expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe('the writer lease (a lock that can expire)', () => {
+  test('a lease that ran out refuses the next write and every later one, naming when it ran out', async () => {
+    const path = join(dir, 'r.jsonl');
+    const lease = createLease(Date.now() + 60_000);
+    const appender = new RolloutAppender(path, { lease });
+    await appender.append(['{"n":1}']);
+    const expiredAt = Date.now() - 1;
+    const shortened = new BigInt64Array(lease);
+    Atomics.store(shortened, 0, BigInt(expiredAt));
+    const reason = `the writer lock's lease ran out at ${new Date(expiredAt).toISOString()} (its heartbeat stalled); nothing more is written to ${path}`;
+    await expect(appender.append(['{"n":2}'])).rejects.toThrow(reason);
+    extendLease(lease, Date.now() + 60_000);
+    await expect(appender.append(['{"n":3}'])).rejects.toThrow(reason);
+    expect(await readFile(path, 'utf8')).toBe('{"n":1}\n');
+    await appender.close();
+  });
+
+  test('an ended lease (the lock was lost) refuses at once, and is never extended again', async () => {
+    const path = join(dir, 'r.jsonl');
+    const lease = createLease(Date.now() + 60_000);
+    const appender = new RolloutAppender(path, { lease });
+    endLease(lease);
+    extendLease(lease, Date.now() + 60_000);
+    await expect(appender.append(['{"n":1}'])).rejects.toThrow(`the writer lock of this thread was lost; nothing more is written to ${path}`);
+    expect([existsSync(path), leaseExpiry(lease)]).toEqual([false, 0]);
   });
 });

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { SseEventTooLargeError, SseParser, type SseEvent } from '../../../../src/actors/model/sse-parser.js';
-import { mulberry32 } from '../../../helpers/seeded-random.js';
+import { mulberry32 } from '../../../../bench/lib/seeded-random.js';
 
 function parseChunks(chunks: Array<string | Buffer>, options?: { maxEventLength?: number }): SseEvent[] {
   const parser = new SseParser(options);

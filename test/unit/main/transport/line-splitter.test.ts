@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { LineSplitter, type LineEvent } from '../../../../src/main/transport/line-splitter.js';
-import { mulberry32 } from '../../../helpers/seeded-random.js';
+import { mulberry32 } from '../../../../bench/lib/seeded-random.js';
 
 
 /** Feeds `chunks` then ends the stream, returning every event in order. */

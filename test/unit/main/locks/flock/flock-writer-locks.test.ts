@@ -7,7 +7,7 @@ import { type Clock, systemClock } from '../../../../../src/shared/clock.js';
 import type { JanitorEvent } from '../../../../../src/main/locks/flock/lock-janitor.js';
 import { FlockWriterLocks, type FlockWriterLocksOptions } from '../../../../../src/main/locks/flock/flock-writer-locks.js';
 import { type FlockHolder, holdFlock } from '../../../../../bench/lib/flock-holder.js';
-import { snapshotProcLocks } from '../../../../helpers/proc-locks.js';
+import { snapshotProcLocks } from '../../../../../bench/lib/proc-locks.js';
 
 const O_CLOEXEC = 0o2000000;
 

@@ -1,4 +1,4 @@
-// mulberry32: a tiny seeded PRNG, so a randomized test can print its seed and be replayed.
+// mulberry32: a tiny seeded PRNG, so a randomized test or bench can print its seed and be replayed.
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {

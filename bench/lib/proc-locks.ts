@@ -1,5 +1,5 @@
-// The kernel's view of who holds which flock, for tests that must not trust the server's own
-// answers. /proc/locks names a lock by holder pid and device:inode only, so each lock is
+// The kernel's view of who holds which flock, for tests and the handoff bench, which must not trust the
+// servers' own answers. /proc/locks names a lock by holder pid and device:inode only, so each lock is
 // mapped back to a file through the holder's /proc/<pid>/fd links: an fd on that inode gives
 // the path, and the kernel marks the path "(deleted)" when the inode is no longer linked (a
 // holder of an orphaned lock file is exactly the bug the coordination lock exists to prevent).

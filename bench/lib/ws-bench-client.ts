@@ -1,0 +1,79 @@
+// One bench client on a WebSocket server: JSON-RPC requests matched by id (each with a
+// deadline), and every notification handed to `onNotification` with its arrival time in
+// `Date.now()` ms, the clock the servers stamp `emittedAtMs` with (same machine).
+import WebSocket from 'ws';
+import { INITIALIZE_PARAMS, RpcReplyError, type Json } from './app-server-client.js';
+
+const DEFAULT_DEADLINE_MS = 30_000;
+
+export class WsBenchClient {
+  readonly #pending = new Map<number, { resolve: (m: Json) => void; reject: (e: Error) => void }>();
+  #nextId = 1;
+  /** Called for every notification, in arrival order, with the server's `emittedAtMs` (NaN if absent). */
+  onNotification: (method: string, params: Json, arrivedAtMs: number, emittedAtMs: number) => void = () => undefined;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => this.#receive(data.toString()));
+    ws.on('close', () => {
+      for (const { reject } of this.#pending.values()) reject(new Error('connection closed'));
+      this.#pending.clear();
+    });
+  }
+
+  /** Connects and initializes. */
+  static async connect(url: string): Promise<WsBenchClient> {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    const client = new WsBenchClient(ws);
+    await client.request('initialize', INITIALIZE_PARAMS);
+    ws.send(JSON.stringify({ method: 'initialized' }));
+    return client;
+  }
+
+  request<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<T> {
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`${method}: no answer within ${deadlineMs} ms`));
+      }, deadlineMs);
+      this.#pending.set(id, {
+        resolve: (m) => {
+          clearTimeout(timer);
+          if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
+          else resolve(m.result as T);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  close(): void {
+    this.ws.terminate();
+  }
+
+  #receive(text: string): void {
+    const at = Date.now();
+    let message: Json;
+    try {
+      message = JSON.parse(text) as Json;
+    } catch {
+      return;
+    }
+    if ('method' in message && !('id' in message)) {
+      this.onNotification(String(message.method), (message.params ?? {}) as Json, at, Number(message.emittedAtMs ?? Number.NaN));
+    }
+    else if (!('method' in message)) {
+      const waiter = this.#pending.get(message.id as number);
+      this.#pending.delete(message.id as number);
+      waiter?.resolve(message);
+    }
+  }
+}

@@ -1,0 +1,184 @@
+// `fanout`: C WebSocket clients (default 200) on one server, T threads, each client subscribed
+// (thread/resume) to S of them. Then rounds of one turn on every thread, all at once (at least
+// R rounds and at least the phase's seconds), while every client probes `thread/loaded/list`
+// open-loop. Reports:
+//   delivery        turn/item event emitted (the server's `emittedAtMs`) → read by a subscriber
+//   probe           thread/loaded/list round trip, over every client
+//   RSS per connection   (VmRSS with C clients − VmRSS before them) / C
+//   non-subscriber events   turn/item events that reached a client not subscribed: must be 0
+// Needs a WebSocket command (`--listen ws://127.0.0.1:{port}`); this host's default is switched.
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { OVERLOADED, RpcReplyError } from '../lib/app-server-client.js';
+import { LatencyHistogram } from '../lib/histogram.js';
+import { rssKb } from '../lib/proc-rss.js';
+import { createHome, removeHome } from '../lib/server-home.js';
+import { WsBenchClient } from '../lib/ws-bench-client.js';
+import { WsEndpoint, wsCommandOf } from '../lib/ws-endpoint.js';
+import { SINGLE_CASE, textInput, type CaseContext, type Scenario } from './scenario.js';
+
+/** Clients connect this many at a time (a burst of 200 handshakes measures nothing useful). */
+const CONNECT_BATCH = 20;
+const TURN_DEADLINE_MS = 60_000;
+/** Lets allocator and GC settle before reading RSS. */
+const SETTLE_MS = 500;
+/** The reference sheds load ("overloaded") when its shared inbound queue fills: retry after this. */
+const OVERLOAD_PAUSE_MS = 20;
+/** The server's own event-loop delay over the measured phase, when it serves /metrics (thread-host). */
+const SERVER_LOOP_MAX = 'nodejs_eventloop_lag_max_seconds';
+/** Sampling period of the bench's own event-loop monitor. */
+const LOOP_RESOLUTION_MS = 5;
+
+/** Notifications only a thread's subscribers may get (broadcasts are thread/started, status, closed). */
+const isSubscriberOnly = (method: string): boolean => method.startsWith('turn/') || method.startsWith('item/') || method === 'thread/tokenUsage/updated';
+
+export const fanout: Scenario = {
+  name: 'fanout',
+  summary: 'C WebSocket clients, T threads, S subscriptions each: event delivery latency, probe latency, RSS per connection, leaks to non-subscribers',
+  cases: () => SINGLE_CASE,
+  async run(ctx) {
+    const command = wsCommandOf(ctx.server);
+    if (command === null) {
+      ctx.rec.fail(`fanout needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")`);
+      return;
+    }
+    const home = createHome(ctx.mock.url);
+    let endpoint: WsEndpoint | null = null;
+    const clients: WsBenchClient[] = [];
+    try {
+      endpoint = await WsEndpoint.start(command, home);
+      await measure(ctx, endpoint, clients);
+      for (const client of clients) client.close();
+      const { code, signal } = await endpoint.stop();
+      ctx.rec.check(code === 0, `server exit ${code ?? signal} after SIGTERM`);
+    } finally {
+      for (const client of clients) client.close();
+      await endpoint?.stop();
+      removeHome(home);
+    }
+  },
+};
+
+async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchClient[]): Promise<void> {
+  const { rec, params } = ctx;
+  const owner = await WsBenchClient.connect(endpoint.url);
+  clients.push(owner);
+  const completions = new Map<string, () => void>();
+  owner.onNotification = (method, p) => {
+    if (method === 'turn/completed') completions.get(String(p.threadId))?.();
+  };
+  const turnOnEach = (threadIds: string[], label: string) =>
+    Promise.all(
+      threadIds.map(async (threadId) => {
+        const done = new Promise<void>((resolve) => completions.set(threadId, resolve));
+        await patiently(() => owner.request('turn/start', { threadId, input: textInput(label) }, TURN_DEADLINE_MS));
+        await Promise.race([done, delay(TURN_DEADLINE_MS).then(() => Promise.reject(new Error(`turn on ${threadId} did not complete`)))]);
+      }),
+    );
+  // Threads need one turn on disk before another client can resume (subscribe to) them.
+  const threadIds: string[] = [];
+  for (let t = 0; t < params.fanoutThreads; t += 1) threadIds.push(String((await owner.request('thread/start', {})).thread.id));
+  await turnOnEach(threadIds, 'seed');
+  ctx.progress(0.1);
+
+  await delay(SETTLE_MS);
+  const rssBeforeKb = rssKb(endpoint.pid);
+  const subscribers: WsBenchClient[] = [];
+  while (subscribers.length < params.fanoutClients) {
+    const batch = Math.min(CONNECT_BATCH, params.fanoutClients - subscribers.length);
+    subscribers.push(...(await Promise.all(Array.from({ length: batch }, () => WsBenchClient.connect(endpoint.url)))));
+  }
+  clients.push(...subscribers);
+  await delay(SETTLE_MS);
+  rec.figure('RSS per connection', (rssKb(endpoint.pid) - rssBeforeKb) / params.fanoutClients, 'kB');
+  ctx.progress(0.3);
+
+  const delivery = new LatencyHistogram();
+  let nonSubscriber = 0;
+  const completedSeen: number[] = [];
+  const subscriptions = subscribers.map((client, i) => {
+    const mine = new Set(Array.from({ length: Math.min(params.fanoutSubscriptions, threadIds.length) }, (_, j) => threadIds[(i * params.fanoutSubscriptions + j) % threadIds.length]!));
+    completedSeen.push(0);
+    client.onNotification = (method, p, arrivedAtMs, emittedAtMs) => {
+      if (!isSubscriberOnly(method)) return;
+      if (!mine.has(String(p.threadId))) nonSubscriber += 1;
+      else if (Number.isFinite(emittedAtMs)) delivery.recordMs(Math.max(0, arrivedAtMs - emittedAtMs));
+      if (method === 'turn/completed') completedSeen[i]! += 1;
+    };
+    return mine;
+  });
+  await Promise.all(subscribers.map((client, i) => Promise.all([...subscriptions[i]!].map((threadId) => patiently(() => client.request('thread/resume', { threadId, excludeTurns: true }))))));
+  ctx.progress(0.4);
+
+  // The bench process (200 clients and the mock model) shares the machine with the server: its
+  // own event-loop delay is reported beside the latencies, so a bench stall is not read as a
+  // server one.
+  const benchLoop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  benchLoop.enable();
+  // prom-client resets its event-loop histogram at each scrape: this one starts the window.
+  await endpoint.metric(SERVER_LOOP_MAX);
+  const probe = new LatencyHistogram();
+  let probeErrors = 0;
+  const probeOnce = (client: WsBenchClient) => {
+    const sentAt = performance.now();
+    client.request('thread/loaded/list', {}).then(
+      () => probe.recordMs(performance.now() - sentAt),
+      () => (probeErrors += 1),
+    );
+  };
+  // Open loop, each client at its own phase of the period, the first probe at once.
+  const probing = subscribers.map((client, i) => {
+    const offset = (i * params.fanoutProbeMs) / subscribers.length;
+    let timer: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => {
+      probeOnce(client);
+      timer = setInterval(() => probeOnce(client), params.fanoutProbeMs);
+    }, offset);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
+  });
+  // At least R rounds and at least the phase's duration, so that a fast server's probes are not
+  // all taken inside turn bursts while a slow one's are spread over a long phase.
+  const phaseEnd = performance.now() + params.fanoutSeconds * 1000;
+  let rounds = 0;
+  try {
+    while (rounds < params.fanoutRounds || performance.now() < phaseEnd) {
+      await turnOnEach(threadIds, `round ${rounds}`);
+      rounds += 1;
+      ctx.progress(0.4 + 0.6 * Math.min(1, rounds / params.fanoutRounds));
+    }
+  } finally {
+    for (const stop of probing) stop();
+    benchLoop.disable();
+  }
+  // The last subscriber events may still be on the way after the owner saw its completions.
+  const expected = rounds * Math.min(params.fanoutSubscriptions, threadIds.length);
+  const deadline = Date.now() + TURN_DEADLINE_MS;
+  while (completedSeen.some((n) => n < expected) && Date.now() < deadline) await delay(20);
+  rec.latency('delivery', delivery);
+  rec.latency('probe', probe);
+  rec.figure('rounds', rounds, 'count', 'none');
+  rec.figure('events to non-subscribers', nonSubscriber, 'count');
+  rec.figure('probe errors', probeErrors, 'count');
+  rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');
+  const serverLoopMax = await endpoint.metric(SERVER_LOOP_MAX);
+  if (serverLoopMax !== null) rec.figure('server event-loop delay max', serverLoopMax * 1000, 'ms');
+  rec.check(nonSubscriber === 0, `${nonSubscriber} turn/item events reached clients not subscribed to the thread`);
+  rec.check(probeErrors === 0, `${probeErrors} thread/loaded/list probes failed`);
+  const short = completedSeen.filter((n) => n !== expected).length;
+  rec.check(short === 0, `${short} clients did not get exactly ${expected} turn/completed`);
+}
+
+/** A request retried while the server answers "overloaded" (the reference's bounded inbound queue). */
+async function patiently<T>(send: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof RpcReplyError) || error.code !== OVERLOADED) throw error;
+      await delay(OVERLOAD_PAUSE_MS);
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// One mkdir lock through proper-lockfile: `mkdir` is atomic on local and network filesystems
+// alike (NFS, SMB, FUSE), where flock(2) taken on one machine may be invisible on another.
+// The owner keeps the directory's mtime fresh (a heartbeat every `updateMs`); a directory not
+// refreshed for `staleMs` belongs to a dead or stalled owner and may be taken over. Every call
+// here is asynchronous (libuv's thread pool): a slow network stat never stalls the main thread.
+import nodeFs from 'node:fs';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { createLease, extendLease, type WriterLease } from '../../../shared/writer-lease.js';
+
+/** Directory under the home holding the lockfile backend's lock directories. */
+export const LOCKFILE_DIR = 'thread-writer-lockdirs';
+/** The coordination lock's name; the leading dot keeps it apart from thread ids. */
+export const COORDINATION_LOCK = '.coordination.lock';
+
+/** Where a home's lock directories live. */
+export interface LockDirPaths {
+  readonly dir: string;
+  readonly coordination: string;
+}
+
+export function lockDirPaths(home: string): LockDirPaths {
+  const dir = join(home, LOCKFILE_DIR);
+  return { dir, coordination: join(dir, COORDINATION_LOCK) };
+}
+
+/** The path of a thread's lock directory. */
+export function threadLockDir(paths: LockDirPaths, threadId: string): string {
+  return join(paths.dir, `${threadId}.lock`);
+}
+
+/** Heartbeat timing, and the fs proper-lockfile uses (tests inject faults through it). */
+export interface LockDirTiming {
+  staleMs: number;
+  updateMs: number;
+  fs?: unknown;
+}
+
+/** A held lock directory. `release` removes it (rmdir) and stops the heartbeat. */
+export interface HeldLockDir {
+  readonly path: string;
+  /** With `withLease`: pushed forward by every successful heartbeat (see writer-lease.ts). */
+  readonly lease: WriterLease | null;
+  release(): Promise<void>;
+}
+
+/** How one attempt ended: held, or another owner's fresh directory is there. */
+export type LockDirAttempt = { kind: 'held'; dir: HeldLockDir } | { kind: 'contended' };
+
+/**
+ * One attempt at `path`, no retries. A directory whose mtime is older than `staleMs` is
+ * removed and re-created (proper-lockfile's takeover): callers hold coordination around it,
+ * because two takers racing on one stale directory could otherwise each remove the other's new
+ * one. `onCompromised` runs once if the heartbeat later finds the directory gone, modified by
+ * someone else, or not refreshed within `staleMs`.
+ */
+export async function tryLockDir(
+  path: string,
+  timing: LockDirTiming,
+  onCompromised: (error: Error) => void,
+  withLease = false,
+): Promise<LockDirAttempt> {
+  // The lease runs to one heartbeat short of the stale time, counted from when the refresh was
+  // *issued*: whoever judges staleness sees an mtime at least that recent, so the owner stops
+  // writing before anyone can take the lock over (clock skew under one heartbeat aside).
+  const leaseFor = (issuedAtMs: number) => issuedAtMs + timing.staleMs - timing.updateMs;
+  const lease = withLease ? createLease(leaseFor(Date.now())) : null;
+  const baseFs = (timing.fs ?? nodeFs) as typeof nodeFs;
+  const fs = lease === null ? timing.fs : withRefreshHook(baseFs, (issuedAtMs) => extendLease(lease, leaseFor(issuedAtMs)));
+  try {
+    const release = await lockfile.lock(path, {
+      // The directory *is* the lock; the "file" it guards is never created, so no realpath.
+      lockfilePath: path,
+      realpath: false,
+      retries: 0,
+      stale: timing.staleMs,
+      update: timing.updateMs,
+      onCompromised,
+      ...(fs === undefined ? {} : { fs }),
+    });
+    return { kind: 'held', dir: { path, lease, release } };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return { kind: 'contended' };
+    throw error;
+  }
+}
+
+/** `fs` whose successful `utimes` (proper-lockfile's heartbeat) reports when it was issued. */
+function withRefreshHook(fs: typeof nodeFs, onRefreshed: (issuedAtMs: number) => void): typeof nodeFs {
+  const utimes = (path: string, atime: Date, mtime: Date, callback: (error: NodeJS.ErrnoException | null) => void): void => {
+    const issuedAtMs = Date.now();
+    fs.utimes(path, atime, mtime, (error) => {
+      if (error === null) onRefreshed(issuedAtMs);
+      callback(error);
+    });
+  };
+  return { ...fs, utimes } as typeof nodeFs;
+}

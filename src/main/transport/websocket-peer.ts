@@ -1,0 +1,97 @@
+// One WebSocket connection seen as a host connection: each text message in is one JSON-RPC
+// message, each message out is one text frame. Output is capped like stdio's: a client whose
+// unsent output passes `max_outbound_bytes` is disconnected (that connection only). Binary
+// frames are dropped, as the reference drops them; the connection keeps serving.
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
+import type { LogFn } from '../../shared/log.js';
+import type { CloseReason, ConnectionHandler, ConnectionSink } from './transport.js';
+
+export class WebSocketPeer implements ConnectionSink {
+  /** Cleared at each keepalive round and set by any frame from the client (a pong included). */
+  alive = true;
+  #closeReason: CloseReason | null = null;
+  #corked = false;
+
+  constructor(
+    readonly socket: WebSocket,
+    private readonly maxOutboundBytes: number,
+    private readonly log: LogFn,
+    readonly id: string,
+  ) {}
+
+  /** Starts delivering input to `handler`; `onGone` runs once the connection has closed. */
+  attach(handler: ConnectionHandler, onGone: () => void): void {
+    const { socket } = this;
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      this.alive = true;
+      if (isBinary) this.log('warn', 'dropping unsupported binary websocket message', { peer: this.id, bytes: data.length });
+      else handler.message(data.toString('utf8'));
+    });
+    socket.on('pong', () => (this.alive = true));
+    socket.on('ping', () => (this.alive = true));
+    // A frame over the size limit, invalid UTF-8 in a text frame, a protocol error: the
+    // reference drops the connection; so do we.
+    socket.on('error', (error: Error) => {
+      this.log('warn', 'websocket receive error', { peer: this.id, error: error.message });
+      socket.terminate();
+    });
+    socket.on('close', () => {
+      handler.closed(this.#closeReason ?? 'eof');
+      onGone();
+    });
+  }
+
+  send(message: string): boolean {
+    if (this.#closeReason !== null || this.socket.readyState !== this.socket.OPEN) return false;
+    this.#corkUntilImmediate();
+    this.socket.send(message);
+    if (this.socket.bufferedAmount > this.maxOutboundBytes) {
+      this.log('warn', 'disconnecting slow connection after outbound queue filled', { peer: this.id, bytes: this.socket.bufferedAmount });
+      this.terminate('outboundOverflow');
+      return false;
+    }
+    return true;
+  }
+
+  flush(ms: number): Promise<void> {
+    return waitUntil(() => this.socket.bufferedAmount === 0 || this.socket.readyState !== this.socket.OPEN, ms);
+  }
+
+  // ws writes each frame with its own writev(2); a turn streams many small notifications, and
+  // measured under fanout (200 clients) those syscalls were most of the main thread's busy
+  // time. Corking the socket until the end of this event-loop iteration sends everything
+  // queued for this client in it with one writev.
+  #corkUntilImmediate(): void {
+    if (this.#corked) return;
+    // `_socket` is ws's underlying net.Socket (not in its typings, stable across ws 8).
+    const raw = (this.socket as unknown as { _socket?: Socket })._socket;
+    if (!raw) return;
+    this.#corked = true;
+    raw.cork();
+    setImmediate(() => {
+      this.#corked = false;
+      raw.uncork();
+    });
+  }
+
+  /** True once the host dropped the connection (its close event may still be on the way). */
+  get dropped(): boolean {
+    return this.#closeReason !== null;
+  }
+
+  /** Drops the connection at once (no close handshake), as the reference does. */
+  terminate(reason: CloseReason): void {
+    this.#closeReason ??= reason;
+    this.socket.terminate();
+  }
+}
+
+// How often a flush checks whether the socket has drained.
+const FLUSH_POLL_MS = 10;
+
+/** Resolves once `done()` holds (checked every 10 ms) or `ms` have passed. */
+export async function waitUntil(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
+}
