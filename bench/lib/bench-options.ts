@@ -30,8 +30,8 @@ export const BENCH_USAGE = `Usage: thread-host bench [scenario…] [options]
 Drives an app-server over stdio through contention scenarios, each server in a fresh temp home
 with its own mock model on loopback, and writes results.json, report.html and table.md.
 
-Scenarios (default: all): seed, locked-unload, resume-under-lock, start-under-lock, churn,
-  turn-sequential, turn-concurrent, cold-start, scale; groups: under-lock, turns, all;
+Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
+  turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
   soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
   with {port}, a free port substituted; this host's default command is switched to
   ws://127.0.0.1:{port}) run only when named

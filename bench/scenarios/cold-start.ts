@@ -1,8 +1,11 @@
 // `cold-start`: spawn → initialize response, `coldRepeats` times per run, in a fresh home (first
 // start ever: the server creates its files) and in a reused one (primed once by a server that
 // ran a thread and a turn). Also stdin EOF → exit, the other half of a process's life cost.
+// Each start is paired with a bare `node -e` start just before it, so the ratio to the floor
+// compares two processes that ran under the same load.
 import { performance } from 'node:perf_hooks';
 import { AppServerClient } from '../lib/app-server-client.js';
+import { bareNodeStartMs } from '../lib/bare-node.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { createHome, removeHome } from '../lib/server-home.js';
 import { threadWithOneTurn, type CaseContext, type Scenario } from './scenario.js';
@@ -27,7 +30,9 @@ export const coldStart: Scenario = {
     const { rec, params } = ctx;
     const initialize = new LatencyHistogram();
     const exit = new LatencyHistogram();
+    const bare = new LatencyHistogram();
     const raw: number[] = [];
+    const bareRaw: number[] = [];
     const reused = id === 'reused' ? createHome(ctx.mock.url) : null;
     try {
       if (reused !== null) {
@@ -37,6 +42,9 @@ export const coldStart: Scenario = {
       for (let r = 0; r < params.coldRepeats; r += 1) {
         const home = reused ?? createHome(ctx.mock.url);
         try {
+          const bareMs = await bareNodeStartMs(home);
+          bare.recordMs(bareMs);
+          bareRaw.push(bareMs);
           const { initializeMs, exitMs, code } = await startStop(ctx, home);
           initialize.recordMs(initializeMs);
           exit.recordMs(exitMs);
@@ -52,6 +60,9 @@ export const coldStart: Scenario = {
     }
     rec.latency('spawn→initialize', initialize);
     rec.latency('stdin EOF→exit', exit);
+    rec.latency('bare node spawn→first line', bare);
+    rec.figure('spawn→initialize ÷ bare node (p50)', initialize.summary().p50 / bare.summary().p50, 'count');
     rec.raw('initializeMs', raw);
+    rec.raw('bareNodeMs', bareRaw);
   },
 };

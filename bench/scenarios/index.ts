@@ -3,6 +3,8 @@
 import { BenchUsageError } from '../lib/bench-options.js';
 import { churn } from './churn.js';
 import { coldStart } from './cold-start.js';
+import { fullHost } from './full-host.js';
+import { idleUnload } from './idle-unload.js';
 import { fanout } from './fanout.js';
 import { handoff } from './handoff.js';
 import { lockedUnload } from './locked-unload.js';
@@ -16,6 +18,7 @@ import { turnConcurrent, turnSequential } from './turns.js';
 
 export const SCENARIOS: readonly Scenario[] = [
   seed,
+  idleUnload,
   lockedUnload,
   resumeUnderLock,
   startUnderLock,
@@ -23,6 +26,7 @@ export const SCENARIOS: readonly Scenario[] = [
   turnSequential,
   turnConcurrent,
   coldStart,
+  fullHost,
   scale,
   soak,
   handoff,

@@ -54,7 +54,9 @@ export class ActorHost implements ActorHostApi {
     try {
       await actor.close();
     } finally {
-      this.#actors.delete(threadId);
+      // A fenced close runs after the host forgot the thread, so a new incarnation may already
+      // be registered here under the same id: remove only this one.
+      if (this.#actors.get(threadId) === actor) this.#actors.delete(threadId);
     }
     return 'closed';
   }

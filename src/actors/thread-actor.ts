@@ -6,6 +6,7 @@ import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnComma
 import type { Clock } from '../shared/clock.js';
 import { readRollout } from '../shared/history/rollout-reader.js';
 import { Mailbox } from '../shared/mailbox.js';
+import { WriteFence } from '../shared/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../shared/token-usage.js';
 import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../shared/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../shared/wire-types.js';
@@ -32,6 +33,7 @@ export class ThreadActor {
   /** How this thread's rollout is written: a new thread's as configured, a resumed one's as its file is. */
   #format: RolloutFormat;
   readonly #mailbox = new Mailbox();
+  readonly #fence: WriteFence;
   readonly #model: ModelClient;
   #appender: RolloutAppender | null = null;
   /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
@@ -57,6 +59,7 @@ export class ThreadActor {
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
+    this.#fence = new WriteFence(init.fence);
     this.#model = createModelClient(init.provider, init.userAgent, init.session.originator);
     this.#format = formatFor(init.historyMode, init.threadId);
     // A new thread's file starts at ordinal 0; a resumed one's appender waits for load().
@@ -122,6 +125,7 @@ export class ThreadActor {
       ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
       lease: this.#init.writerLease,
       onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
+      fence: this.#fence,
     });
     if (this.#revoked !== null) appender.revoke(this.#revoked);
     return appender;
@@ -131,7 +135,9 @@ export class ThreadActor {
   startTurn(command: TurnCommand): void {
     // A throw the turn did not handle (a bug) must end that turn, not kill the worker and
     // every other thread on it through an unhandled rejection.
-    void this.#mailbox.post(() => this.#runTurn(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error)));
+    void this.#mailbox.post(() =>
+      this.#fenced(() => this.#runTurn(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error))),
+    );
   }
 
   /** Aborts the running turn, or marks a queued one so it ends as soon as it starts. */
@@ -142,6 +148,17 @@ export class ThreadActor {
     }
     this.#interruptedEarly.add(turnId);
     return 'notRunning';
+  }
+
+  // Marks the actor active for the host while `work` runs, and quiet after it only when no
+  // line is owed: the host releases the lock without waiting for a quiet actor's close.
+  async #fenced<T>(work: () => Promise<T>): Promise<T> {
+    this.#fence.enter();
+    try {
+      return await work();
+    } finally {
+      if (this.#owed.length === 0) this.#fence.leave();
+    }
   }
 
   /**
@@ -292,6 +309,9 @@ export class ThreadActor {
       else if (landed.has('start')) this.#owed = this.#format.turnEnd(timing, endOf(outcome, null, null), completedAtMs);
     }
     this.#current!.reported = true;
+    // Every line of the turn is with the kernel: quiet before the host hears of the end, so an
+    // unload that follows at once can be fenced. Nothing below writes.
+    if (this.#owed.length === 0) this.#fence.leave();
     this.#emit({
       type: 'turnEnded',
       threadId,

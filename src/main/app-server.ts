@@ -5,10 +5,9 @@ import { createLogger, levelFromEnv } from '../shared/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
 import { createShutdown, type Shutdown } from './host/shutdown.js';
-import { createSocketListener } from './host/socket-listener.js';
 import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
 import type { HostContext } from './host-context.js';
-import { createHostMetrics, type HostMetrics } from './metrics/host-metrics.js';
+import type { HostMetrics } from './metrics/host-metrics.js';
 import { ensureHomeBackend } from './locks/home-marker.js';
 import { Router } from './router.js';
 import { StartupError } from './startup-error.js';
@@ -50,8 +49,9 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
   ensureHomeBackend(options.home, startup.lockBackend.kind);
-  // /metrics exists only on the socket listeners; over stdio nothing is recorded.
-  const metrics = listen.kind === 'stdio' ? null : createHostMetrics();
+  // /metrics exists only on the socket listeners; over stdio nothing is recorded. Loaded only
+  // then: prom-client (and ws, jose below) cost a stdio start ~25 ms before its first reply.
+  const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
   const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
@@ -91,6 +91,7 @@ async function serveSockets(
   auth: WsAuthPolicy,
   metrics: HostMetrics,
 ): Promise<void> {
+  const { createSocketListener } = await import('./host/socket-listener.js');
   const listener = await createSocketListener({
     target,
     auth,

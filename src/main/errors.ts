@@ -50,6 +50,9 @@ export const noRolloutFound = (id: string): RpcError => invalidRequest(`no rollo
 export const activeWriter = (id: string): RpcError => invalidRequest(`thread ${id} already has an active writer`);
 export const threadClosing = (id: string): RpcError =>
   invalidRequest(`thread ${id} is closing; retry thread/resume after the thread is closed`);
+/** A new load refused so that the threads already loaded keep the descriptors their turns need. */
+export const hostFull = (loaded: number, remedy: string): RpcError =>
+  new RpcError(ErrorCode.Overloaded, `host is full: ${loaded} threads are loaded, the most it admits; ${remedy}`, { reason: 'hostFull' });
 export const serverDraining = (): RpcError =>
   new RpcError(ErrorCode.InvalidRequest, 'server is shutting down', { reason: 'draining' });
 

@@ -6,6 +6,7 @@ import type { RolloutIndex } from './history/rollout-index.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
+import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';
 import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../shared/log.js';
@@ -24,6 +25,8 @@ export interface HostContext {
   outgoing: Outgoing;
   directory: ThreadDirectory;
   supervisor: Supervisor;
+  /** Admission of new loads against max_loaded_threads. */
+  capacity: LoadCapacity;
   pool: ActorPool;
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */

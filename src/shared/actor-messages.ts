@@ -42,6 +42,8 @@ export interface ActorInit {
   settings: ThreadSettings;
   provider: ResolvedProvider;
   userAgent: string;
+  /** The actor's write fence (write-fence.ts), shared with the host. */
+  fence: SharedArrayBuffer;
 }
 
 /** What a cold resume learned from the rollout. */

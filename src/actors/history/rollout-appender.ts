@@ -26,6 +26,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { WriteFence } from '../../shared/write-fence.js';
 import { leaseExpiry, type WriterLease } from '../../shared/writer-lease.js';
 
 const NEWLINE = 0x0a;
@@ -50,6 +51,8 @@ export interface RolloutAppenderOptions {
   ordinals?: OrdinalStamp | null;
   /** Something the owner should know and log, though no append failed. */
   onNotice?: (message: string) => void;
+  /** Once fenced, the host has released the writer lock: nothing may be written. */
+  fence?: WriteFence | null;
   /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
   lease?: WriterLease | null;
 }
@@ -75,6 +78,7 @@ export class RolloutAppender {
   readonly #onNotice: (message: string) => void;
   readonly #lease: WriterLease | null;
   readonly #ordinals: OrdinalStamp | null;
+  readonly #fence: WriteFence | null;
   /** Lines handed to `append` whose write has not settled yet. */
   #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
@@ -86,6 +90,7 @@ export class RolloutAppender {
     this.path = path;
     this.#faults = options.faults ?? null;
     this.#onNotice = options.onNotice ?? (() => undefined);
+    this.#fence = options.fence ?? null;
     this.#lease = options.lease ?? null;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
@@ -184,6 +189,7 @@ export class RolloutAppender {
   }
 
   async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {
+    if (this.#fence?.fenced) throw new Error('the writer lock was released; the rollout is closed to writes');
     const length = data.length - offset;
     const accepted = this.#faults === null ? length : this.#faults.bytesAccepted(length);
     if (accepted < length) {
@@ -287,7 +293,8 @@ export class RolloutAppender {
 
   async #release(): Promise<void> {
     const state = this.#state;
-    if (state.kind === 'open') {
+    // Fenced: the host saw the file in place when it released the lock, and may not write now.
+    if (state.kind === 'open' && this.#fence?.fenced !== true) {
       // A rollout deleted after our last append would take the thread's history with it.
       await this.#ensureLinked(state).catch((error: Error) => this.#onNotice(error.message));
     }

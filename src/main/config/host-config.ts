@@ -60,6 +60,7 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
 export function resolveHostConfig(document: ConfigDocument): HostConfig {
   // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
   resolveConnectionLimits(document);
+  resolveMaxLoadedThreads(document);
   // Startup already refused a bad backend; a request's `config` may still carry one.
   resolveLockBackendConfig(document);
   const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
@@ -99,6 +100,13 @@ export function resolveConnectionLimits(document: ConfigDocument): ConnectionLim
     maxInFlightRequests: limit('max_in_flight_requests', DEFAULT_CONNECTION_LIMITS.maxInFlightRequests),
     maxOutboundBytes: limit('max_outbound_bytes', DEFAULT_CONNECTION_LIMITS.maxOutboundBytes),
   };
+}
+
+/** thread-host: `max_loaded_threads`, or null when the open-file limit is to decide it. */
+export function resolveMaxLoadedThreads(document: ConfigDocument): number | null {
+  const value = unsignedInteger(document.max_loaded_threads, 'max_loaded_threads');
+  if (value === 0) throw new ConfigError('max_loaded_threads: invalid value: integer `0`, expected a positive integer');
+  return value;
 }
 
 function resolveProvider(document: ConfigDocument, id: string): ProviderConfig {

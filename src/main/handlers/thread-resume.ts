@@ -28,6 +28,12 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
     let thread = ctx.directory.get(id);
     if (thread?.lifecycle.kind === 'unloading') throw threadClosing(id);
     if (!thread) {
+      // A cold resume is a new load: a full host makes room or refuses before opening anything.
+      const wait = ctx.capacity.roomOrWait();
+      if (wait !== null) {
+        await wait;
+        continue;
+      }
       // Register before any await: a concurrent resume of the same id finds this instance
       // and queues behind us instead of loading a second copy.
       thread = new LoadedThread(id, ctx.clock.now());

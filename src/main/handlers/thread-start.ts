@@ -25,6 +25,9 @@ export async function threadStart(
     throw invalidRequest('thread/start.historyMode requires experimentalApi capability');
   }
   const session = resolveSession(ctx, params);
+  // A full host refuses before opening anything. The last check and the registration below
+  // run in one synchronous stretch, so concurrent starts cannot both take the last room.
+  for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
   const now = ctx.clock.now();
   const thread = new LoadedThread(uuidv7(now), now);
   ctx.directory.register(thread);

@@ -13,9 +13,11 @@ import type { LockLoss, WriterLockBackend } from '../locks/writer-lock-backend.j
 import { Outgoing } from '../outgoing.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
+import { LoadCapacity } from '../threads/load-capacity.js';
 import { Supervisor } from '../threads/supervisor.js';
 import { Unloader } from '../threads/unloader.js';
 import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-events.js';
+import { loadLimitFor, readOpenFileLimit } from './descriptor-budget.js';
 import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
 import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
@@ -76,6 +78,8 @@ export function buildHost(
     log,
     recorder,
   });
+  const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
+  const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
     configDocument: startup.document,
@@ -86,7 +90,8 @@ export function buildHost(
     connections,
     outgoing,
     directory,
-    supervisor: new Supervisor({ clock: systemClock, directory, unloader, log }),
+    supervisor,
+    capacity: new LoadCapacity({ directory, supervisor, unloader, ...loadLimit }),
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),

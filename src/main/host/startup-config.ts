@@ -3,7 +3,13 @@
 // process at once, while a bad value in config.toml lets it start and surfaces on thread/start.
 import type { LogFn } from '../../shared/log.js';
 import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
-import { DEFAULT_CONNECTION_LIMITS, resolveConnectionLimits, resolveHostConfig, type ConnectionLimits } from '../config/host-config.js';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  resolveConnectionLimits,
+  resolveHostConfig,
+  resolveMaxLoadedThreads,
+  type ConnectionLimits,
+} from '../config/host-config.js';
 import { resolveLockBackendConfig, type WriterLockBackendConfig } from '../config/lock-backend-config.js';
 
 // How long an unload waits for the actor to flush and close its rollout before finishing
@@ -19,6 +25,8 @@ export interface StartupConfig {
   /** Per-connection limits; the defaults when the configuration is invalid. */
   limits: ConnectionLimits;
   actorCloseTimeoutMs: number;
+  /** `max_loaded_threads` when set; null lets the open-file limit decide. */
+  maxLoadedThreads: number | null;
   /** The writer-lock backend; always valid (a bad value stops the host at startup). */
   lockBackend: WriterLockBackendConfig;
 }
@@ -40,16 +48,18 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
   const lockBackend = resolveLockBackendConfig(document);
   let lockTimeoutMs: number | undefined;
   let limits = DEFAULT_CONNECTION_LIMITS;
+  let maxLoadedThreads: number | null = null;
   try {
     lockTimeoutMs = resolveHostConfig(document).writerLockTimeoutMs;
     limits = resolveConnectionLimits(document);
+    maxLoadedThreads = resolveMaxLoadedThreads(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     if (overrides.length > 0 && fileIsValid(home)) throw error;
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs, lockBackend };
+  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend };
 }
 
 function fileIsValid(home: string): boolean {

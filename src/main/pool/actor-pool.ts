@@ -170,7 +170,16 @@ export class ActorPool {
    * avoid it until it answers a ping again.
    */
   reportUnresponsive(threadId: string): void {
+    this.#markUnresponsive(this.#placement.get(threadId), threadId);
+  }
+
+  /** The same report, bound now to the worker hosting the thread, for use after it is forgotten. */
+  unresponsiveReporter(threadId: string): () => void {
     const link = this.#placement.get(threadId);
+    return () => this.#markUnresponsive(link, threadId);
+  }
+
+  #markUnresponsive(link: WorkerLink | undefined, threadId: string): void {
     if (!link || !link.alive || !link.responsive) return;
     link.responsive = false;
     this.#options.log('warn', 'pool worker unresponsive; placing new actors elsewhere', { workerId: link.workerId, threadId });

@@ -40,6 +40,11 @@ export class ThreadDirectory {
     return true;
   }
 
+  /** Registered threads in any state but unloaded: each holds (or is acquiring) descriptors. */
+  get registeredCount(): number {
+    return this.#threads.size;
+  }
+
   /** Listed (loaded or unloading) threads. */
   get loadedCount(): number {
     return this.#listed.length;

@@ -10,6 +10,7 @@ import { transition } from './lifecycle.js';
 import { Mailbox } from '../../shared/mailbox.js';
 import type { HistoryMode, TurnPosition } from '../../shared/history/rollout-reader.js';
 import type { Turn } from '../../shared/wire-types.js';
+import type { WriteFence } from '../../shared/write-fence.js';
 
 
 /** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
@@ -55,6 +56,8 @@ export class LoadedThread {
   writerLock: WriterLock | null = null;
   /** Idle seconds before unload for this thread (config, or the thread's `config` map); null = never. */
   unloadDelaySecs: number | null = null;
+  /** Shared with the actor: tells the unload whether it may skip waiting for the actor's close. */
+  fence: WriteFence | null = null;
   /** Turns accepted but not finished, the running one included. */
   pendingTurns = 0;
   runningTurnId: string | null = null;

@@ -58,6 +58,23 @@ export class Supervisor {
     return this.#deps.unloader.unload(thread, reason);
   }
 
+  /**
+   * Starts unloading the idle thread without subscribers that has waited longest (least
+   * recently used, as all share the host's delay), ahead of its delay, to make room for a new
+   * load; null when no thread is waiting out its delay.
+   */
+  tryEvictIdle(): Promise<UnloadOutcome> | null {
+    let oldest: LoadedThread | null = null;
+    let oldestDue = Infinity;
+    for (const [thread, dueAt] of this.#due) {
+      if (dueAt < oldestDue && this.#dueAt(thread) !== null) {
+        oldest = thread;
+        oldestDue = dueAt;
+      }
+    }
+    return oldest === null ? null : this.unload(oldest, 'idle');
+  }
+
   /** Unloads every registered thread (shutdown); resolves when all have finished. */
   unloadAll(reason: UnloadReason): Promise<UnloadOutcome[]> {
     this.#disarm();

@@ -3,6 +3,7 @@
 // in the pool, then publish the thread as loaded. On any failure the thread goes through the
 // one unload sequence (reason `loadFailed`), which releases whatever was acquired.
 import type { ActorInit, ActorResumeState } from '../../shared/actor-messages.js';
+import { WriteFence } from '../../shared/write-fence.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { activeWriter, coordinationTimeout, internalError } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -28,6 +29,8 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
       if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
       thread.writerLock = acquired.lock;
     }
+    const fence = WriteFence.allocate();
+    thread.fence = new WriteFence(fence);
     const init: ActorInit = {
       threadId: thread.id,
       rolloutPath: request.rolloutPath,
@@ -38,6 +41,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
       settings: request.session.settings,
       provider: request.session.provider,
       userAgent: userAgentOf(ctx),
+      fence,
     };
     let resumed: ActorResumeState | null;
     try {

@@ -4,13 +4,16 @@
 //
 //   mark unloading (first reason wins)
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
-//        is abandoned, its late answer ignored)
+//        is abandoned, its late answer ignored). On an idle unload, an actor that is quiet (no
+//        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can
+//        never write again, so the steps below run at once and its close finishes in the background.
 //     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor;
 //        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
 //   unloaded
 import type { Clock } from '../../shared/clock.js';
+import { existsSync } from 'node:fs';
 import type { LogFn } from '../../shared/log.js';
 import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
@@ -27,6 +30,8 @@ export interface ActorControl {
   closeActor(threadId: string): Promise<unknown> | null;
   /** The actor missed its close deadline: its worker is presumed stuck. */
   reportUnresponsive(threadId: string): void;
+  /** reportUnresponsive bound to the thread's worker now, callable after the thread is forgotten. */
+  unresponsiveReporter(threadId: string): () => void;
   /** Drops the pool's record of the thread's actor. */
   forget(threadId: string): void;
 }
@@ -83,6 +88,11 @@ export class Unloader {
     return outcome;
   }
 
+  /** Settles when the first unload now running ends; null when none is running. */
+  anyFinished(): Promise<UnloadOutcome> | null {
+    return this.#running.size === 0 ? null : Promise.race(this.#running.values());
+  }
+
   /** Unloads every thread given, waiting for unloads already running too (they keep their reason). */
   unloadAll(threads: LoadedThread[], reason: UnloadReason): Promise<UnloadOutcome[]> {
     const loaded = threads.filter((thread) => thread.lifecycle.kind === 'loaded');
@@ -91,8 +101,13 @@ export class Unloader {
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
     const startedAt = this.#deps.clock.now();
+    // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
+    // closed its own file by then.
+    const fenced = reason === 'idle' && announce && this.#tryFence(thread);
     const closing = this.#deps.actors.closeActor(thread.id);
-    const closed = closing === null ? 'noActor' : await this.#closeActor(thread, closing);
+    let closed: ActorClosed = 'noActor';
+    if (closing !== null && fenced) this.#closeInBackground(thread, closing);
+    else if (closing !== null) closed = await this.#closeActor(thread, closing);
     const clearing = this.#releaseWriterLock(thread);
     if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
@@ -101,6 +116,30 @@ export class Unloader {
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
     this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
     return outcome;
+  }
+
+  // Step 1, fast: nothing the actor could still write may be lost or land after the release.
+  // A turn queued or running (pendingTurns), or lines owed by a failed write, keep the fence
+  // ACTIVE; a rollout deleted under the thread needs the actor to recreate it from its open
+  // file, so a missing file takes the slow path (one stat, from the dentry cache).
+  #tryFence(thread: LoadedThread): boolean {
+    const fence = thread.fence;
+    if (fence === null || thread.pendingTurns > 0) return false;
+    const path = thread.identity?.path ?? null;
+    if (thread.materialized && path !== null && !existsSync(path)) return false;
+    return fence.tryFence();
+  }
+
+  // The thread is forgotten before this settles, so a late or missing answer is only logged:
+  // the pool's placement may already belong to a new incarnation of the thread.
+  #closeInBackground(thread: LoadedThread, closing: Promise<unknown>): void {
+    const { clock, actorCloseTimeoutMs, log } = this.#deps;
+    const reportStuck = this.#deps.actors.unresponsiveReporter(thread.id);
+    void withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
+      // Its worker is presumed stuck, as in the waiting path: new actors go elsewhere.
+      if (closed === 'timedOut') reportStuck();
+      if (closed !== 'done') log('warn', 'a fenced actor did not close its rollout cleanly', { threadId: thread.id, outcome: closed });
+    });
   }
 
   // Step 1. The worker may be stuck or gone; ownership is released below regardless, so no

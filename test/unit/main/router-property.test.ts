@@ -55,6 +55,7 @@ function harness(): { router: Router; connection: Connection; written: string[];
     outgoing: new Outgoing(connections),
     directory: new ThreadDirectory(),
     supervisor: { noteChanged: () => undefined, unload: async () => 'unloaded' },
+    capacity: { roomOrWait: () => null },
     pool: { spawn: async () => null, linkOf: () => ({ api }), forget: () => undefined },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => ({ kind: 'released' }) },
     rollouts: new RolloutIndex(home),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ConfigError, parseOverride, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
-import { resolveHostConfig, type HostConfig } from '../../../../src/main/config/host-config.js';
+import { resolveHostConfig, resolveMaxLoadedThreads, type HostConfig } from '../../../../src/main/config/host-config.js';
 
 /** The message of the ConfigError `resolveHostConfig` throws, or its result. */
 function resolve(document: ConfigDocument): { config: HostConfig } | { error: string } {
@@ -214,4 +214,11 @@ describe('errors name the key', () => {
     const resolved = resolve(withMock({ wire_api: 'responses' }));
     expect('config' in resolved && resolved.config.provider.kind).toEqual('responses');
   });
+});
+
+test('max_loaded_threads is a positive integer; unset, the open-file limit decides', () => {
+  expect([resolveMaxLoadedThreads({}), resolveMaxLoadedThreads({ max_loaded_threads: 500n })]).toEqual([null, 500]);
+  expect(() => resolveHostConfig({ max_loaded_threads: 0n })).toThrow(
+    new ConfigError('max_loaded_threads: invalid value: integer `0`, expected a positive integer'),
+  );
 });

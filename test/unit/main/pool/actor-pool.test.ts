@@ -19,6 +19,7 @@ const init = (threadId: string): ActorInit => ({
   resume: false,
   writerLease: null,
   historyMode: 'legacy',
+  fence: new SharedArrayBuffer(4),
   session: { createdAtMs: 0, originator: 'test', cliVersion: '0.1.0', source: 'vscode' },
   settings: {
     model: 'thread-host-echo',

@@ -5,6 +5,7 @@ import type { ConnectionId } from '../../../../src/main/connections.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
 import { Unloader, withDeadline } from '../../../../src/main/threads/unloader.js';
+import { WriteFence } from '../../../../src/shared/write-fence.js';
 
 // Distinct from every idle delay used below, so the actor-close deadline timers can be told
 // apart from the supervisor's own sweep timer in the fake clock's log.
@@ -139,6 +140,9 @@ function setup(options: Partial<FakeSteps> = {}) {
     actors: {
       closeActor: (threadId) => steps.closeActor(directory.get(threadId)!),
       reportUnresponsive: (threadId) => {
+        effects.push(`actorUnresponsive ${threadId}`);
+      },
+      unresponsiveReporter: (threadId) => () => {
         effects.push(`actorUnresponsive ${threadId}`);
       },
       forget: () => undefined,
@@ -694,5 +698,66 @@ describe('withDeadline', () => {
     await flush();
     await clock.advanceTo(100);
     expect({ result: result.value, pending: clock.pending() }).toEqual({ result: expected, pending: [] });
+  });
+});
+
+describe('eviction under pressure', () => {
+  test('tryEvictIdle unloads the thread idle longest, now, and leaves subscribed threads alone', async () => {
+    const { clock, effects, supervisor, load, state } = setup();
+    const subscribed = load(1, { delaySecs: 60, subscribers: [7] });
+    await clock.advanceTo(1_000);
+    const older = load(2, { delaySecs: 60 });
+    await clock.advanceTo(2_000);
+    const newer = load(3, { delaySecs: 60 });
+    expect(await supervisor.tryEvictIdle()).toEqual('complete');
+    expect({ effects, scheduled: supervisor.scheduledCount, older: state(older).lifecycle, newer: state(newer).lifecycle }).toEqual({
+      effects: cleanUnload(older.id),
+      scheduled: 1,
+      older: { kind: 'unloaded', reason: 'idle' },
+      newer: { kind: 'loaded', since: 2_000 },
+    });
+    expect(await supervisor.tryEvictIdle()).toEqual('complete');
+    expect([supervisor.tryEvictIdle(), state(subscribed).lifecycle]).toEqual([null, { kind: 'loaded', since: 0 }]);
+  });
+});
+
+describe('fenced unload of a quiet actor', () => {
+  test('a quiet actor is fenced: lock released, thread forgotten and closed announced before its close answers', async () => {
+    const close = deferred();
+    const { clock, effects, supervisor, load, state } = setup({ closeActor: () => close.promise });
+    const thread = load(1);
+    const buffer = WriteFence.allocate();
+    thread.fence = new WriteFence(buffer);
+    const worker = new WriteFence(buffer);
+    const outcome = track(supervisor.unload(thread, 'idle'), clock);
+    await flush();
+    expect({ effects, outcome, state: state(thread), workerFenced: worker.fenced }).toEqual({
+      effects: [`releaseLock ${thread.id}`, `directory.remove ${thread.id} true`, `announceUnloaded ${thread.id} unloaded listed=false`],
+      outcome: { value: 'complete', at: 0 },
+      state: { lifecycle: { kind: 'unloaded', reason: 'idle' }, listed: false, registered: false },
+      workerFenced: true,
+    });
+    close.resolve();
+  });
+
+  test('an actor in a command, a thread with a turn pending, or a shutdown is waited for as before', async () => {
+    for (const busy of ['command', 'pendingTurn', 'shutdown'] as const) {
+      const close = deferred();
+      const { clock, effects, supervisor, load } = setup({ closeActor: () => close.promise });
+      const thread = load(1);
+      const buffer = WriteFence.allocate();
+      thread.fence = new WriteFence(buffer);
+      if (busy === 'command') new WriteFence(buffer).enter();
+      if (busy === 'pendingTurn') thread.pendingTurns = 1;
+      const outcome = track(supervisor.unload(thread, busy === 'shutdown' ? 'shutdown' : 'idle'), clock);
+      await flush();
+      expect({ busy, effects, outcome, fenced: thread.fence.fenced }).toEqual({ busy, effects: [], outcome: {}, fenced: false });
+      close.resolve();
+      await flush();
+      expect({ busy, effects }).toEqual({
+        busy,
+        effects: [`releaseLock ${thread.id}`, `directory.remove ${thread.id} true`, `announceUnloaded ${thread.id} unloaded listed=false`],
+      });
+    }
   });
 });
