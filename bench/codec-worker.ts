@@ -4,8 +4,8 @@
 // credit window: an unbounded burst of 200k events would queue gigabytes when each post
 // clones an 8 KiB scratch buffer.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ActorResumeState } from '../src/shared/actor-messages.js';
-import { encodeSnapshot } from '../src/shared/snapshot-codec.js';
+import type { ActorResumeState } from '../src/common/actor-messages.js';
+import { encodeSnapshot } from '../src/common/snapshot-codec.js';
 import { sampleEvent } from './lib/actor-event-samples.js';
 import { type CodecControl, type CodecWorkerData, crossThreadNowMs, type SnapshotCodecName } from './lib/codec-protocol.js';
 import { createCodec, type CodecName, type EventCodec } from './lib/event-codecs.js';

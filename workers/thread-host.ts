@@ -4,7 +4,7 @@
 import { threadId } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import type { AttachTask } from '../src/shared/actor-messages.js';
+import type { AttachTask } from '../src/common/actor-messages.js';
 import { ActorHost } from '../src/actors/actor-host.js';
 
 let host: ActorHost | null = null;

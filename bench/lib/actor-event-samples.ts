@@ -2,8 +2,8 @@
 // real session: a few-character streaming delta, a paragraph of user text, a multi-paragraph
 // agent reply, a token-usage snapshot, and the turn's end. Deterministic, so both threads
 // build identical samples and the main thread can check a decoded event field for field.
-import type { ActorEvent } from '../../src/shared/actor-messages.js';
-import type { AgentMessageItem, ModelUsage, UserMessageItem } from '../../src/shared/wire-types.js';
+import type { ActorEvent } from '../../src/common/actor-messages.js';
+import type { AgentMessageItem, ModelUsage, UserMessageItem } from '../../src/common/wire-types.js';
 
 /** The event kinds the codec bench measures, by their ActorEvent `type` (userItem etc.). */
 export const EVENT_KINDS = ['agentDelta', 'userItem', 'agentItemCompleted', 'tokenUsage', 'turnEnded'] as const;

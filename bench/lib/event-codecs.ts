@@ -7,7 +7,7 @@
 //                     whole backing ArrayBuffer (8 KiB+), not the view's few bytes
 //   structured-clone  the event object itself, no codec (what the host does)
 import { Packr } from 'msgpackr';
-import type { ActorEvent } from '../../src/shared/actor-messages.js';
+import type { ActorEvent } from '../../src/common/actor-messages.js';
 
 // The packing the host used for events before these measurements moved events to
 // structured clone (src/actors/snapshot-codec.ts keeps msgpackr for resume snapshots).

@@ -2,8 +2,8 @@
 // and an agent reply of a few hundred characters, ids and timestamps varying per turn so no
 // codec gets identical strings for free. Deterministic, so the worker that sends it and the
 // main thread that checks it build the same value.
-import type { ActorResumeState } from '../../src/shared/actor-messages.js';
-import type { Turn, TurnId } from '../../src/shared/wire-types.js';
+import type { ActorResumeState } from '../../src/common/actor-messages.js';
+import type { Turn, TurnId } from '../../src/common/wire-types.js';
 
 /** The history sizes the snapshot comparison measures (turns per thread). */
 export const SNAPSHOT_SIZES = [10, 100, 1000, 5000] as const;

@@ -2,10 +2,10 @@
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
 // on their own port as plain objects; a cold resume's history comes back packed (snapshot-codec).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../shared/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
-import { encodeSnapshot } from '../shared/snapshot-codec.js';
-import { systemClock } from '../shared/clock.js';
+import { encodeSnapshot } from '../common/snapshot-codec.js';
+import { systemClock } from '../common/clock.js';
 import { ThreadActor } from './thread-actor.js';
 import { readFaults, type Faults } from './faults.js';
 

@@ -4,7 +4,7 @@
 // keep-alive agent: a client per thread left each unloaded thread's idle socket open until the
 // agent's timeout, so open descriptors grew with turn throughput (seen in the soak bench).
 // Shared, the sockets in use follow the turns running at once.
-import type { ResolvedProvider } from '../shared/model-provider.js';
+import type { ResolvedProvider } from '../common/model-provider.js';
 import { EmbeddedResponder } from './model/embedded-responder.js';
 import type { ModelClient } from './model/model-client.js';
 import { ResponsesHttpClient, type ResponsesClientOptions } from './model/responses-client.js';

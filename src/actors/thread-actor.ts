@@ -2,14 +2,14 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
-import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../shared/actor-messages.js';
-import type { Clock } from '../shared/clock.js';
-import { readRollout } from '../shared/history/rollout-reader.js';
-import { Mailbox } from '../shared/mailbox.js';
-import { WriteFence } from '../shared/write-fence.js';
-import { addUsage, usageOf, ZERO_USAGE } from '../shared/token-usage.js';
-import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../shared/wire-types.js';
-import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../shared/wire-types.js';
+import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { Clock } from '../common/clock.js';
+import { readRollout } from '../common/history/rollout-reader.js';
+import { Mailbox } from '../common/mailbox.js';
+import { WriteFence } from '../common/write-fence.js';
+import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
+import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../common/wire-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../common/wire-types.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './history/legacy-format.js';
 import { RolloutAppender } from './history/rollout-appender.js';

@@ -1,7 +1,7 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
 // the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
 // the one client goes).
-import { createLogger, levelFromEnv } from '../shared/log.js';
+import { createLogger, levelFromEnv } from '../common/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
 import { createShutdown, type Shutdown } from './host/shutdown.js';

@@ -1,7 +1,7 @@
 // What request handlers share: the process's home, configuration and the main-thread
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
 import type { ActorPool } from './pool/actor-pool.js';
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './history/rollout-index.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
@@ -9,7 +9,7 @@ import type { Supervisor } from './threads/supervisor.js';
 import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';
 import type { ConnectionTable } from './connections.js';
-import type { LogFn } from '../shared/log.js';
+import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
 

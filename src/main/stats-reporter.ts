@@ -3,7 +3,7 @@
 // threads and live workers. Enabled by THREAD_HOST_STATS_INTERVAL_MS; off by default.
 import { readdirSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { LogFn } from '../shared/log.js';
+import type { LogFn } from '../common/log.js';
 
 export interface StatsSources {
   loadedThreads(): number;

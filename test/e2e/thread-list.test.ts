@@ -5,7 +5,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { rolloutPathFor } from '../../src/shared/history/rollout-path.js';
+import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 
 const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;

@@ -1,5 +1,5 @@
 // Time for unit tests: it moves only when the test says so.
-import type { Clock } from '../../src/shared/clock.js';
+import type { Clock } from '../../src/common/clock.js';
 
 /** A clock whose time moves only when the test says so. */
 export class FakeClock implements Clock {

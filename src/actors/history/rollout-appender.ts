@@ -26,8 +26,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { WriteFence } from '../../shared/write-fence.js';
-import { leaseExpiry, type WriterLease } from '../../shared/writer-lease.js';
+import type { WriteFence } from '../../common/write-fence.js';
+import { leaseExpiry, type WriterLease } from '../../common/writer-lease.js';
 
 const NEWLINE = 0x0a;
 

@@ -3,8 +3,8 @@
 // actor asks its format for the lines of each step of a turn and hands them to the appender.
 // The reference's two formats are the implementations: legacy-format.ts and
 // paginated-format.ts.
-import type { HistoryMode } from '../../shared/history/rollout-reader.js';
-import type { AgentMessageItem, UserMessageItem } from '../../shared/wire-types.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
 import type { SessionMetaInput, TokenCountInput, TurnContextInput } from './rollout-lines.js';
 
 export type { SessionMetaInput, TokenCountInput, TurnContextInput };

@@ -16,8 +16,8 @@ import type {
   ModelUsage,
   TextElement,
   UserMessageItem,
-} from '../../shared/wire-types.js';
-import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../shared/wire-types.js';
+} from '../../common/wire-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
 
 /** What `session_meta` records about a thread; written once, as the file's first line. */
 export interface SessionMetaInput {

@@ -2,7 +2,7 @@
 // like a real model would (start, deltas, done, completed) and counts words as tokens. No
 // network and no randomness, so demos and tests get the same reply every time.
 
-import type { ConversationMessage, ModelUsage } from '../../shared/wire-types.js';
+import type { ConversationMessage, ModelUsage } from '../../common/wire-types.js';
 import { ModelAbortedError, type ModelClient, type ModelEvent, type ModelRequest } from './model-client.js';
 
 // Enough deltas to exercise streaming clients, few enough to keep a turn cheap.

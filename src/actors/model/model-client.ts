@@ -3,7 +3,7 @@
 // clients and tests match on them.
 
 import { STATUS_CODES } from 'node:http';
-import type { ConversationMessage, ModelUsage } from '../../shared/wire-types.js';
+import type { ConversationMessage, ModelUsage } from '../../common/wire-types.js';
 
 /** One sampling request: the whole conversation so far plus the new user message. */
 export interface ModelRequest {

@@ -1,5 +1,5 @@
 // Maps Responses API stream events (keyed on their JSON `type`) to the ModelEvents a turn uses.
-import type { ModelUsage } from '../../shared/wire-types.js';
+import type { ModelUsage } from '../../common/wire-types.js';
 import { responseFailed, streamDisconnected, type ModelEvent } from './model-client.js';
 
 /** Maps Responses API events (keyed on their JSON `type`) to ModelEvents. */

@@ -1,7 +1,7 @@
 // The validated configuration a host runs with. Keys and defaults follow the reference's
 // config.toml so a home can be shared with it; thread-host's own keys are marked.
 import { uptime } from 'node:os';
-import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID, type ProviderConfig } from '../../shared/model-provider.js';
+import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID, type ProviderConfig } from '../../common/model-provider.js';
 import { ConfigError, type ConfigDocument } from './config-document.js';
 import { resolveLockBackendConfig } from './lock-backend-config.js';
 

@@ -2,9 +2,9 @@
 // from its rollout on disk. It never loads or subscribes the thread. Full history of a
 // paginated thread is deprecated by the reference in favour of the paged reads; it says so in a
 // `deprecationNotice` before the answer, and so do we.
-import { historyView } from '../../shared/history/history-view.js';
-import { historyModeOf, readRollout, type HistoryMode } from '../../shared/history/rollout-reader.js';
-import type { Turn } from '../../shared/wire-types.js';
+import { historyView } from '../../common/history/history-view.js';
+import { historyModeOf, readRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
+import type { Turn } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../errors.js';
 import type { HostContext } from '../host-context.js';

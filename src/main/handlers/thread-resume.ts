@@ -2,8 +2,8 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
-import type { ActorResumeState } from '../../shared/actor-messages.js';
-import { tokenUsageView } from '../../shared/token-usage.js';
+import type { ActorResumeState } from '../../common/actor-messages.js';
+import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../errors.js';

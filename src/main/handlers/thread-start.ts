@@ -2,7 +2,7 @@
 // the pool, the caller subscribed; `thread/started` is broadcast after the response. Nothing
 // is written to disk until the first turn (lazy materialization).
 import { LoadedThread } from '../threads/loaded-thread.js';
-import { rolloutPathFor } from '../../shared/history/rollout-path.js';
+import { rolloutPathFor } from '../../common/history/rollout-path.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';

@@ -1,9 +1,9 @@
 // `turn/start` and `turn/interrupt`. A turn is answered at once with its in-progress shape;
 // the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
 // the worker: commands are posted and a failure to deliver one ends the turn with an error.
-import type { TurnCommand } from '../../shared/actor-messages.js';
+import type { TurnCommand } from '../../common/actor-messages.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
-import type { Turn, TurnId } from '../../shared/wire-types.js';
+import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../errors.js';
 import type { HostContext } from '../host-context.js';

@@ -7,7 +7,7 @@
 import { access } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { walkRolloutPaths } from './rollout-locator.js';
-import { parseRolloutFileName } from '../../shared/history/rollout-path.js';
+import { parseRolloutFileName } from '../../common/history/rollout-path.js';
 
 // Remembered paths kept at most (oldest forgotten first): about 15 MB at the limit, and a
 // forgotten thread is found again by a walk.

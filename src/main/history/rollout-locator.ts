@@ -8,9 +8,9 @@
 import type { Dirent } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parseRolloutFileName, SESSIONS_DIR } from '../../shared/history/rollout-path.js';
-import { parseLine } from '../../shared/history/rollout-json.js';
-import { historyModeOf, parseRollout, type HistoryMode } from '../../shared/history/rollout-reader.js';
+import { parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
+import { parseLine } from '../../common/history/rollout-json.js';
+import { historyModeOf, parseRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
 
 /** What `thread/list` needs about one rollout, read without replaying its turns. */
 export interface RolloutSummary {

@@ -2,8 +2,8 @@
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../../shared/clock.js';
-import type { LogFn } from '../../shared/log.js';
+import { systemClock } from '../../common/clock.js';
+import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
 import type { HostContext } from '../host-context.js';

@@ -6,7 +6,7 @@
 // most this process can have: raising it further takes the hard limit (`ulimit -Hn`).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
 export interface OpenFileLimit {

@@ -1,7 +1,7 @@
 // Graceful shutdown, in reverse order of start, with a deadline on every stage: stop reading
 // input, answer requests already in flight, interrupt running turns, unload every thread
 // (flush rollouts, release writer locks), flush output, drop the connections, stop the pool.
-import { systemClock } from '../../shared/clock.js';
+import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
 import { withDeadline } from '../threads/unloader.js';
 import type { Transport } from '../transport/transport.js';

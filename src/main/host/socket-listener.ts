@@ -1,7 +1,7 @@
 // Starts the WebSocket transport for `--listen ws://…` or `unix://…`: the start-up checks the
 // reference makes (auth flags, a non-loopback address without auth, the unix socket's files),
 // the bind, and the banner. Problems here stop the process with `Error: …` and exit code 1.
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 import type { ConnectionLimits } from '../config/host-config.js';
 import { StartupError } from '../startup-error.js';
 import { formatSocketAddress, isLoopback, type ListenTarget } from '../transport/listen-url.js';

@@ -1,7 +1,7 @@
 // What the process reads once at start: config.toml with the command line's `-c` overrides,
 // and the host-wide settings taken from it. Like the reference, a bad `-c` value stops the
 // process at once, while a bad value in config.toml lets it start and surfaces on thread/start.
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
 import {
   DEFAULT_CONNECTION_LIMITS,

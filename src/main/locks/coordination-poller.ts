@@ -7,7 +7,7 @@
 //                  └── one timer ◄── contended: expire items past their deadline,
 //                      (next 50 ms grid point       re-arm if any remain
 //                       or earliest deadline)
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../../common/clock.js';
 import type { CoordinationHold } from './flock/coordination-lock.js';
 
 /** How one queued acquisition ended: its serve callback ran under coordination, or its deadline passed first. */

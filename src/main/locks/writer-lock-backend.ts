@@ -12,7 +12,7 @@
 //     its own janitor;
 //   - `close` releases everything still owned (shutdown).
 
-import type { WriterLease } from '../../shared/writer-lease.js';
+import type { WriterLease } from '../../common/writer-lease.js';
 
 /** Ownership of one thread's writer lock, as handed out by a backend. */
 export interface WriterLock {
@@ -21,7 +21,7 @@ export interface WriterLock {
   readonly released: boolean;
   /**
    * For a lock that can expire while its process lives (lockfile): the lease the thread's actor
-   * checks before every write (src/shared/writer-lease.ts). Absent for flock.
+   * checks before every write (src/common/writer-lease.ts). Absent for flock.
    */
   readonly lease?: WriterLease | null;
 }

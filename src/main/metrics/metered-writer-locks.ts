@@ -1,6 +1,6 @@
 // A writer-lock backend that times every acquisition for `/metrics` and otherwise passes
 // through: the seam stays the backend's, whichever backend it is.
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../../common/clock.js';
 import type { AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { HostRecorder } from './host-recorder.js';
 

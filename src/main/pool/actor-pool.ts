@@ -18,7 +18,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
-import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../shared/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 

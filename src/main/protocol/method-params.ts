@@ -3,7 +3,7 @@
 // declare (codex 0.171.0, experimental ones included, in declaration order) is decoded, so a
 // wrong type anywhere gets the reference's error; fields the host does not use are `checked`
 // and left out of the result. Error texts are pinned by test/fixtures/bad-input/corpus.jsonl.
-import type { UserInput } from '../../shared/wire-types.js';
+import type { UserInput } from '../../common/wire-types.js';
 import {
   absolutePath,
   anyValue,

@@ -1,9 +1,9 @@
 // Builds the wire `Thread` object and the settings block shared by the thread/start and
 // thread/resume responses. Key order and explicit nulls follow what codex 0.171.0 writes.
 import type { LoadedThread } from '../threads/loaded-thread.js';
-import type { ThreadSettings } from '../../shared/actor-messages.js';
-import type { HistoryMode } from '../../shared/history/rollout-reader.js';
-import type { Turn } from '../../shared/wire-types.js';
+import type { ThreadSettings } from '../../common/actor-messages.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { Turn } from '../../common/wire-types.js';
 
 /** The version thread-host reports as `cliVersion` and in `userAgent`. */
 export const HOST_VERSION = '0.1.0';

@@ -1,7 +1,7 @@
 // `UserInput`, the items of turn/start's `input`: an internally tagged enum. Text is decoded
 // fully (the host sends it to the model); the other variants are checked the way the
 // reference checks them and kept as sent.
-import type { TextElement, UserInput } from '../../shared/wire-types.js';
+import type { TextElement, UserInput } from '../../common/wire-types.js';
 import { DecodeError, optional, pathString, string, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
 import { struct, tagOf } from './decode-struct.js';
 import { toPlainJson, type JsonValue } from './json-text.js';

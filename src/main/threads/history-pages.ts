@@ -3,9 +3,9 @@
 // 25 by default, 0 taken as 1; `nextCursor` points past the last element and is null when
 // nothing is left that way; `backwardsCursor` points at the first element, anchor included, for
 // paging back with the opposite direction.
-import { historyView } from '../../shared/history/history-view.js';
-import type { HistoryMode, TurnPosition } from '../../shared/history/rollout-reader.js';
-import type { ThreadItem, Turn } from '../../shared/wire-types.js';
+import { historyView } from '../../common/history/history-view.js';
+import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
+import type { ThreadItem, Turn } from '../../common/wire-types.js';
 import { invalidCursor, invalidParams, notSupportedYet } from '../errors.js';
 import {
   legacyTurnCursor,

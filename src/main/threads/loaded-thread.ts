@@ -1,16 +1,16 @@
 // The main thread's record of one loaded thread: lifecycle, subscribers, the mirror of its
 // turns (so reads are answered from memory, never by asking the worker), its writer lock
 // and where its actor lives.
-import type { ThreadSettings } from '../../shared/actor-messages.js';
-import type { TokenUsageSnapshot } from '../../shared/token-usage.js';
+import type { ThreadSettings } from '../../common/actor-messages.js';
+import type { TokenUsageSnapshot } from '../../common/token-usage.js';
 import type { ConnectionId } from '../connections.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
 import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
-import { Mailbox } from '../../shared/mailbox.js';
-import type { HistoryMode, TurnPosition } from '../../shared/history/rollout-reader.js';
-import type { Turn } from '../../shared/wire-types.js';
-import type { WriteFence } from '../../shared/write-fence.js';
+import { Mailbox } from '../../common/mailbox.js';
+import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
+import type { Turn } from '../../common/wire-types.js';
+import type { WriteFence } from '../../common/write-fence.js';
 
 
 /** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */

@@ -2,8 +2,8 @@
 // armed for the earliest due instant (never a timer per thread), applies the reference's idle
 // rule, and hands due threads, like every other unload (shutdown, a lost worker, a failed
 // load), to the one unload sequence in unloader.ts.
-import type { Clock } from '../../shared/clock.js';
-import type { LogFn } from '../../shared/log.js';
+import type { Clock } from '../../common/clock.js';
+import type { LogFn } from '../../common/log.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';

@@ -1,6 +1,6 @@
 // A thread's recorded history for paged reads: from the main thread's mirror when the thread
 // is loaded here (never asking its worker), else from its rollout on disk.
-import { historyModeOf, readRollout } from '../../shared/history/rollout-reader.js';
+import { historyModeOf, readRollout } from '../../common/history/rollout-reader.js';
 import type { HostContext } from '../host-context.js';
 import type { HistorySource } from './history-pages.js';
 import { afterPendingLoad } from './pending-load.js';

@@ -2,8 +2,8 @@
 // thread/resume: take the writer lock (waiting costs a timer, not a thread), place an actor
 // in the pool, then publish the thread as loaded. On any failure the thread goes through the
 // one unload sequence (reason `loadFailed`), which releases whatever was acquired.
-import type { ActorInit, ActorResumeState } from '../../shared/actor-messages.js';
-import { WriteFence } from '../../shared/write-fence.js';
+import type { ActorInit, ActorResumeState } from '../../common/actor-messages.js';
+import { WriteFence } from '../../common/write-fence.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { activeWriter, coordinationTimeout, internalError } from '../errors.js';
 import type { HostContext } from '../host-context.js';

@@ -1,8 +1,8 @@
 // Resolves the settings a new or resumed thread runs with: configuration (config.toml,
 // `-c`, the request's `config` map), then the request's explicit fields.
 import { join, resolve } from 'node:path';
-import type { ThreadSettings } from '../../shared/actor-messages.js';
-import type { ResolvedProvider } from '../../shared/model-provider.js';
+import type { ThreadSettings } from '../../common/actor-messages.js';
+import type { ResolvedProvider } from '../../common/model-provider.js';
 import { ConfigError, withOverrides } from '../config/config-document.js';
 import { resolveHostConfig, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../errors.js';

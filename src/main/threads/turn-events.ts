@@ -4,11 +4,11 @@
 //   deltas → agent item completed → tokenUsage → status idle|systemError → [error] →
 //   turn/completed
 // Turn and item events go to the thread's subscribers; status changes to everyone.
-import type { ActorEvent } from '../../shared/actor-messages.js';
+import type { ActorEvent } from '../../common/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
-import type { Turn, TurnError } from '../../shared/wire-types.js';
+import type { Turn, TurnError } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
-import { tokenUsageView } from '../../shared/token-usage.js';
+import { tokenUsageView } from '../../common/token-usage.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);

@@ -12,9 +12,9 @@
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
 //   unloaded
-import type { Clock } from '../../shared/clock.js';
+import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';

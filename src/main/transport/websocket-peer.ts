@@ -4,7 +4,7 @@
 // frames are dropped, as the reference drops them; the connection keeps serving.
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 import type { CloseReason, ConnectionHandler, ConnectionSink } from './transport.js';
 
 export class WebSocketPeer implements ConnectionSink {

@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { LogFn } from '../../shared/log.js';
+import type { LogFn } from '../../common/log.js';
 import { ioErrorText, StartupError } from '../startup-error.js';
 import {
   healthAnswer,

@@ -1,5 +1,5 @@
 // Where code runs is part of the design: src/main/ only on the host's main thread, src/actors/
-// and workers/ only inside pool workers, src/shared/ on both. An import across that line would
+// and workers/ only inside pool workers, src/common/ on both. An import across that line would
 // load host code into every worker (or worker code into the host), so it fails here, as does a
 // runtime import cycle.
 import { fileURLToPath } from 'node:url';
@@ -8,22 +8,22 @@ import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../he
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-type Zone = 'main' | 'worker' | 'shared' | 'bench';
+type Zone = 'main' | 'worker' | 'common' | 'bench';
 
 function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
-  if (path.startsWith('src/shared/')) return 'shared';
+  if (path.startsWith('src/common/')) return 'common';
   if (path.startsWith('bench/')) return 'bench';
   return null;
 }
 
 /** Which zones each zone may import. The bench drives the host from outside, so it may use any. */
 const ALLOWED: Record<Zone, readonly Zone[]> = {
-  main: ['main', 'shared'],
-  worker: ['worker', 'shared'],
-  shared: ['shared'],
-  bench: ['bench', 'main', 'worker', 'shared'],
+  main: ['main', 'common'],
+  worker: ['worker', 'common'],
+  common: ['common'],
+  bench: ['bench', 'main', 'worker', 'common'],
 };
 
 /** Imports that cross the line the wrong way, as `from -> to`. Type-only imports count too. */
@@ -61,14 +61,14 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'src/actors/thread-actor.ts', "import { Router } from '../main/router.js';"),
       importsOf(ROOT, 'workers/thread-host.ts', "import type { HostContext } from '../src/main/host-context.js';"),
       importsOf(ROOT, 'src/main/router.ts', "const x = await import('../actors/thread-actor.js');"),
-      importsOf(ROOT, 'src/shared/log.ts', "export { x } from '../main/errors.js';"),
+      importsOf(ROOT, 'src/common/log.ts', "export { x } from '../main/errors.js';"),
       importsOf(ROOT, 'src/main/cli.ts', "import { runBenchCommand } from '../../bench/bench-command.js';"),
     ].flat();
     expect(wrongWay(planted)).toEqual([
       'src/actors/thread-actor.ts -> src/main/router.ts',
       'workers/thread-host.ts -> src/main/host-context.ts',
       'src/main/router.ts -> src/actors/thread-actor.ts',
-      'src/shared/log.ts -> src/main/errors.ts',
+      'src/common/log.ts -> src/main/errors.ts',
       'src/main/cli.ts -> bench/bench-command.ts',
     ]);
   });

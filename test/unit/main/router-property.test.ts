@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { systemClock } from '../../../src/shared/clock.js';
+import { systemClock } from '../../../src/common/clock.js';
 import { ThreadDirectory } from '../../../src/main/threads/directory.js';
 import { ConnectionTable, type Connection } from '../../../src/main/connections.js';
 import { ErrorCode } from '../../../src/main/errors.js';

@@ -9,8 +9,8 @@
 // is the poller's timer.
 import { closeSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Clock, systemClock } from '../../../shared/clock.js';
-import type { LogFn } from '../../../shared/log.js';
+import { type Clock, systemClock } from '../../../common/clock.js';
+import type { LogFn } from '../../../common/log.js';
 import {
   LOCK_FILE_FLAGS,
   LOCK_FILE_MODE,

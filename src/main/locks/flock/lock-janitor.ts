@@ -3,7 +3,7 @@
 // we retry a bounded number of times, off the request path, under the same rules as release:
 // EXCLUSIVE coordination, an EX|NB try on the file, close before unlink.
 import { access } from 'node:fs/promises';
-import type { Clock } from '../../../shared/clock.js';
+import type { Clock } from '../../../common/clock.js';
 import { type CoordinationHold, type WriterLockPaths, tryEnterCoordination } from './coordination-lock.js';
 import { unlinkIfUnowned } from './stale-lock-sweep.js';
 

@@ -11,7 +11,7 @@
 //         finishes after that is handed to `abandon` (an acquired lock is given back)
 //
 // One pump runs at a time, so this process never contends with itself for coordination.
-import type { Clock } from '../../../shared/clock.js';
+import type { Clock } from '../../../common/clock.js';
 import type { PollOutcome } from '../coordination-poller.js';
 
 /** Coordination held by this process; `exit` gives it back. */

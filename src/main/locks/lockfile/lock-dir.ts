@@ -6,7 +6,7 @@
 import nodeFs from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { createLease, extendLease, type WriterLease } from '../../../shared/writer-lease.js';
+import { createLease, extendLease, type WriterLease } from '../../../common/writer-lease.js';
 
 /** Directory under the home holding the lockfile backend's lock directories. */
 export const LOCKFILE_DIR = 'thread-writer-lockdirs';

@@ -5,8 +5,8 @@
 // owner's fresh one instead. So a release hands its directory here; the directory keeps its
 // heartbeat (nobody mistakes it for a dead owner's) until a run under coordination removes it.
 // Until then this process may adopt it back, as a flock owner reuses a leftover file.
-import type { Clock } from '../../../shared/clock.js';
-import { endLease } from '../../../shared/writer-lease.js';
+import type { Clock } from '../../../common/clock.js';
+import { endLease } from '../../../common/writer-lease.js';
 import type { HeldLockDir } from './lock-dir.js';
 import type { CoordinationQueue } from './coordination-queue.js';
 

@@ -14,12 +14,12 @@
 // where the protocol needs it (see lock-dir.ts), and a burst of acquisitions shares one hold.
 // Nothing here touches the disk synchronously: a network stat can take seconds.
 import { mkdir } from 'node:fs/promises';
-import { type Clock, systemClock } from '../../../shared/clock.js';
-import type { LogFn } from '../../../shared/log.js';
+import { type Clock, systemClock } from '../../../common/clock.js';
+import type { LogFn } from '../../../common/log.js';
 import type { AcquireResult as BackendAcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
 
 export type { LockLoss };
-import { endLease, type WriterLease } from '../../../shared/writer-lease.js';
+import { endLease, type WriterLease } from '../../../common/writer-lease.js';
 import { assertLockableId } from '../lockable-id.js';
 import { type AsyncCoordinationHold, CoordinationQueue } from './coordination-queue.js';
 import { type HeldLockDir, type LockDirPaths, type LockDirTiming, lockDirPaths, threadLockDir, tryLockDir } from './lock-dir.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { stampOrdinal } from '../../../../src/actors/history/paginated-format.js';
 import { RolloutAppender } from '../../../../src/actors/history/rollout-appender.js';
-import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/shared/writer-lease.js';
+import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/common/writer-lease.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -15,8 +15,8 @@ import {
   turnFailed,
   userMessage,
 } from '../../../../src/actors/history/rollout-lines.js';
-import { readRollout } from '../../../../src/shared/history/rollout-reader.js';
-import type { AgentMessageItem, ModelUsage, TurnId, UserMessageItem } from '../../../../src/shared/wire-types.js';
+import { readRollout } from '../../../../src/common/history/rollout-reader.js';
+import type { AgentMessageItem, ModelUsage, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const T0 = Date.parse('2026-12-02T11:10:30.500Z');
 const SEC = Math.floor(T0 / 1000);

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { EmbeddedResponder, deltaChunks } from '../../../../src/actors/model/embedded-responder.js';
-import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID } from '../../../../src/shared/model-provider.js';
+import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID } from '../../../../src/common/model-provider.js';
 import { ModelAbortedError, type ModelEvent, type ModelRequest } from '../../../../src/actors/model/model-client.js';
 
 function makeRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {

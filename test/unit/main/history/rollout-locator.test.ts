@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { findRolloutPath, listRollouts } from '../../../../src/main/history/rollout-locator.js';
-import { parseRolloutFileName, rolloutPathFor } from '../../../../src/shared/history/rollout-path.js';
+import { parseRolloutFileName, rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
 const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorEvent, ActorInit } from '../../../../src/shared/actor-messages.js';
+import type { ActorEvent, ActorInit } from '../../../../src/common/actor-messages.js';
 import { ActorPool } from '../../../../src/main/pool/actor-pool.js';
 
 // The pool loads the compiled worker entry; `npm test` builds before running vitest.

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { RpcError } from '../../../../src/main/errors.js';
 import { checkItemsRequest, itemsPage, turnsPage, type HistorySource } from '../../../../src/main/threads/history-pages.js';
-import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/shared/wire-types.js';
+import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const THREAD = '01a23766-dbf9-76d3-b2f7-1761e51f9676';
 const turnId = (k: number) => `01a23766-0000-7000-8000-00000000000${k}` as TurnId;

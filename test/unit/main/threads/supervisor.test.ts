@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import type { Clock } from '../../../../src/shared/clock.js';
+import type { Clock } from '../../../../src/common/clock.js';
 import { ThreadDirectory } from '../../../../src/main/threads/directory.js';
 import type { ConnectionId } from '../../../../src/main/connections.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
 import { Unloader, withDeadline } from '../../../../src/main/threads/unloader.js';
-import { WriteFence } from '../../../../src/shared/write-fence.js';
+import { WriteFence } from '../../../../src/common/write-fence.js';
 
 // Distinct from every idle delay used below, so the actor-close deadline timers can be told
 // apart from the supervisor's own sweep timer in the fake clock's log.

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { type Clock, systemClock } from '../../../../../src/shared/clock.js';
+import { type Clock, systemClock } from '../../../../../src/common/clock.js';
 import type { JanitorEvent } from '../../../../../src/main/locks/flock/lock-janitor.js';
 import { FlockWriterLocks, type FlockWriterLocksOptions } from '../../../../../src/main/locks/flock/flock-writer-locks.js';
 import { type FlockHolder, holdFlock } from '../../../../../bench/lib/flock-holder.js';

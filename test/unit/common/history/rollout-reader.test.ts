@@ -10,9 +10,9 @@ import {
   turnFailed,
   userMessage,
 } from '../../../../src/actors/history/rollout-lines.js';
-import type { ParsedRollout } from '../../../../src/shared/history/rollout-reader.js';
-import { parseRollout, readRollout } from '../../../../src/shared/history/rollout-reader.js';
-import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/shared/wire-types.js';
+import type { ParsedRollout } from '../../../../src/common/history/rollout-reader.js';
+import { parseRollout, readRollout } from '../../../../src/common/history/rollout-reader.js';
+import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
 const LEGACY = new URL('rollout-legacy-two-turns.jsonl', FIXTURES);

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { WriteFence } from '../../../src/shared/write-fence.js';
+import { WriteFence } from '../../../src/common/write-fence.js';
 
 test('the host fences a quiet actor, and the fence is final', () => {
   const buffer = WriteFence.allocate();

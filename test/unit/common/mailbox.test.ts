@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { Mailbox } from '../../../src/shared/mailbox.js';
+import { Mailbox } from '../../../src/common/mailbox.js';
 
 /** A promise the test settles by hand. */
 function deferred<T = void>() {
