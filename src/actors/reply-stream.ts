@@ -3,6 +3,7 @@
 // observes each step (to tell the host and to record it); failures are thrown as the model
 // client throws them.
 import type { Clock } from '../common/clock.js';
+import { agentItem } from '../common/history/rollout-items.js';
 import type { AgentMessageItem, ModelUsage } from '../common/wire-types.js';
 import type { ModelClient, ModelRequest } from './model/model-client.js';
 
@@ -34,7 +35,7 @@ export async function streamReply(
   observer: ReplyObserver,
 ): Promise<void> {
   const start = (id: string, text: string) => {
-    const item = newAgentItem(id, text, clock.now());
+    const item = agentItem(id, text, clock.now(), null);
     observer.itemStarted({ ...item });
     return item;
   };
@@ -65,19 +66,4 @@ export async function streamReply(
         break;
     }
   }
-}
-
-function newAgentItem(id: string, text: string, now: number): AgentMessageItem {
-  return {
-    type: 'agentMessage',
-    moderation: null,
-    id,
-    text,
-    phase: null,
-    memoryCitation: null,
-    delivery: null,
-    questions: null,
-    startedAtMs: now,
-    completedAtMs: null,
-  };
 }

@@ -50,6 +50,8 @@ describe.each(CASES)('$name', ({ mode, name }) => {
       const ours = { path, updatedAt: updated, recencyAt: updated };
       const read = await server.request('thread/read', { threadId, includeTurns: true });
       expect(read.thread).toEqual({ ...answers.threadRead.thread, ...ours });
+      // Byte for byte, key order included: clients that diff answers see no difference.
+      expect(JSON.stringify(read.thread.turns)).toEqual(JSON.stringify(answers.threadRead.thread.turns));
 
       const resumed = await server.request('thread/resume', { threadId });
       const expected = answers.threadResume;

@@ -14,3 +14,8 @@ export function historyView(mode: HistoryMode, turns: Turn[]): Turn[] {
     items: turn.items.map((item) => ({ ...item, id: `item-${++n}`, startedAtMs: null, completedAtMs: null })),
   }));
 }
+
+/** Every turn with all its items, as the history records them (thread/read, thread/resume). */
+export function fullTurns(mode: HistoryMode, turns: Turn[]): Turn[] {
+  return historyView(mode, turns).map((turn) => ({ ...turn, itemsView: 'full' as const }));
+}

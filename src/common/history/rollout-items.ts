@@ -11,8 +11,8 @@ const HARNESS_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGE
 
 /** An agent message item; the fields the rollout does not record are null. */
 export function agentItem(id: string, text: string, startedAtMs: number | null, completedAtMs: number | null): AgentMessageItem {
-  const unset = { moderation: null, phase: null, memoryCitation: null, delivery: null, questions: null };
-  return { type: 'agentMessage', ...unset, id, text, startedAtMs, completedAtMs };
+  // The reference's key order, which the wire shows as is.
+  return { type: 'agentMessage', moderation: null, id, text, phase: null, memoryCitation: null, delivery: null, questions: null, startedAtMs, completedAtMs };
 }
 
 /** The reference's build_user_inputs for a legacy `user_message`: text (if not blank), images, local images. */

@@ -2,9 +2,8 @@
 // from its rollout on disk. It never loads or subscribes the thread. Full history of a
 // paginated thread is deprecated by the reference in favour of the paged reads; it says so in a
 // `deprecationNotice` before the answer, and so do we.
-import { historyView } from '../../common/history/history-view.js';
+import { fullTurns } from '../../common/history/history-view.js';
 import { historyModeOf, readRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
-import type { Turn } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -56,11 +55,6 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
       params.includeTurns,
     ),
   };
-}
-
-/** Every turn with all its items, as the history records them. */
-export function fullTurns(mode: HistoryMode, turns: Turn[]): Turn[] {
-  return historyView(mode, turns).map((turn) => ({ ...turn, itemsView: 'full' as const }));
 }
 
 function warnFullHistory(ctx: HostContext, connection: Connection, mode: HistoryMode): void {

@@ -9,7 +9,7 @@ import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
 import { paginatedCursor } from '../protocol/history-cursors.js';
-import { fullTurns } from './thread-read.js';
+import { fullTurns } from '../../common/history/history-view.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
