@@ -4,7 +4,9 @@
 // rather than letting the host grow without bound.
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink, Transport } from './transport.js';
+import type { CloseReason, ConnectionHandler, ConnectionSink, Transport, WireMessage } from './transport.js';
+
+const NEWLINE = Buffer.from('\n');
 
 // How much of an oversized line is kept: enough for `{"id":…,"method":"…"` with a long
 // string id, so that request can still be answered with the overload error.
@@ -52,10 +54,10 @@ export class StdioTransport implements Transport, ConnectionSink {
   close(): void {}
 
   /** Queues one line; false once stdout is unusable (broken or overflowed). */
-  send(line: string): boolean {
+  send(line: WireMessage): boolean {
     if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
-    output.write(line + '\n');
+    output.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, NEWLINE]));
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');
       return false;
