@@ -3,7 +3,9 @@
 // reading its stdout the queued bytes are capped: past the cap the connection is closed
 // rather than letting the host grow without bound.
 import type { Readable, Writable } from 'node:stream';
+import { waitUntil } from '../wait-until.js';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
+import { OutputFlusher } from './output-flusher.js';
 import type { CloseReason, ConnectionHandler, ConnectionSink, Transport, WireMessage } from './transport.js';
 
 const NEWLINE = Buffer.from('\n');
@@ -26,6 +28,7 @@ export class StdioTransport implements Transport, ConnectionSink {
   #closed = false;
   /** Set when stdout broke or overflowed; stdin EOF alone leaves writing open for pending replies. */
   #writeClosed = false;
+  readonly #flusher = new OutputFlusher();
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
@@ -57,6 +60,7 @@ export class StdioTransport implements Transport, ConnectionSink {
   send(line: WireMessage): boolean {
     if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
+    this.#flusher.hold(output);
     output.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, NEWLINE]));
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');
@@ -68,14 +72,8 @@ export class StdioTransport implements Transport, ConnectionSink {
   /** Resolves when everything written so far has been handed to the OS (or `ms` passed). */
   flush(ms: number): Promise<void> {
     const { output } = this.#options;
-    if (output.writableLength === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      output.once('drain', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    this.#flusher.flushNow();
+    return waitUntil(() => output.writableLength === 0 || output.destroyed, ms);
   }
 
   #deliver(events: LineEvent[]): void {

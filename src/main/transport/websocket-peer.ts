@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { LogFn } from '../../common/log.js';
+import { waitUntil } from '../wait-until.js';
 import type { OutputFlusher } from './output-flusher.js';
 import type { CloseReason, ConnectionHandler, ConnectionSink, WireMessage } from './transport.js';
 
@@ -77,13 +78,4 @@ export class WebSocketPeer implements ConnectionSink {
     this.#closeReason ??= reason;
     this.socket.terminate();
   }
-}
-
-// How often a flush checks whether the socket has drained.
-const FLUSH_POLL_MS = 10;
-
-/** Resolves once `done()` holds (checked every 10 ms) or `ms` have passed. */
-export async function waitUntil(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
 }
