@@ -1,7 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, expect, test } from 'vitest';
 import { ActorHost } from '../../../src/actors/actor-host.js';
-import type { ActorInit } from '../../../src/common/actor-messages.js';
+import { ephemeralActorInit } from '../../helpers/actor-init.js';
 
 const channels: MessageChannel[] = [];
 afterEach(() => {
@@ -15,28 +15,7 @@ function hostWithExits(): { host: ActorHost; exits: string[] } {
   return { host: new ActorHost(channel.port1, () => exits.push('exit')), exits };
 }
 
-const init = (threadId: string): ActorInit => ({
-  threadId,
-  rolloutPath: null,
-  resume: false,
-  writerLease: null,
-  historyMode: 'legacy',
-  fence: new SharedArrayBuffer(4),
-  session: { createdAtMs: 0, originator: 'test', cliVersion: '0.1.0', source: 'vscode' },
-  settings: {
-    model: 'thread-host-echo',
-    modelProvider: 'embedded',
-    cwd: '/',
-    approvalPolicy: 'never',
-    approvalsReviewer: 'user',
-    sandboxMode: 'read-only',
-    baseInstructions: null,
-    developerInstructions: null,
-    effort: null,
-  },
-  provider: { kind: 'embedded', id: 'embedded', name: 'embedded', apiKey: null },
-  userAgent: 'test',
-});
+const init = ephemeralActorInit;
 
 test('a host with an actor refuses to retire; once every actor closed it retires, exits after answering, and refuses new actors', async () => {
   const { host, exits } = hostWithExits();

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorEvent, ActorInit } from '../../../../src/common/actor-messages.js';
+import type { ActorEvent } from '../../../../src/common/actor-messages.js';
+import { ephemeralActorInit } from '../../../helpers/actor-init.js';
 import { ActorPool } from '../../../../src/main/pool/actor-pool.js';
 
 // The pool loads the compiled worker entry; `npm test` builds before running vitest.
@@ -13,28 +14,7 @@ afterEach(async () => {
   pool = null;
 });
 
-const init = (threadId: string): ActorInit => ({
-  threadId,
-  rolloutPath: null,
-  resume: false,
-  writerLease: null,
-  historyMode: 'legacy',
-  fence: new SharedArrayBuffer(4),
-  session: { createdAtMs: 0, originator: 'test', cliVersion: '0.1.0', source: 'vscode' },
-  settings: {
-    model: 'thread-host-echo',
-    modelProvider: 'embedded',
-    cwd: '/',
-    approvalPolicy: 'never',
-    approvalsReviewer: 'user',
-    sandboxMode: 'read-only',
-    baseInstructions: null,
-    developerInstructions: null,
-    effort: null,
-  },
-  provider: { kind: 'embedded', id: 'embedded', name: 'embedded', apiKey: null },
-  userAgent: 'test',
-});
+const init = ephemeralActorInit;
 
 test('actors are spread evenly over the workers and keep answering after their workers go idle', async () => {
   expect(existsSync(WORKER)).toBe(true);
