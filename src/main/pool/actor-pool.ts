@@ -259,8 +259,11 @@ export class ActorPool {
       return;
     }
     link.phase = 'retiring';
+    // No deadline: a late 'retiring' still ends the worker, so it must not take actors before
+    // its answer; one that never answers is stuck, and no actor belongs there either.
     const answer = await link.api.retire().catch(() => 'failed' as const);
     if (answer === 'retiring') return; // its port closes as it exits: #lose finishes the job
+    this.#options.log('info', 'pool worker not retired', { workerId: link.workerId, answer });
     link.phase = 'serving';
     if (link.actors.size === 0) this.#scheduleRetirement(link);
   }

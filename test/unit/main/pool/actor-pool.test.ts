@@ -112,3 +112,24 @@ test('both workers emptied retire one at a time, so one always takes new actors'
   ]);
   expect(Object.keys(pool.placement()).map(Number).filter((id) => first.includes(id))).toEqual([]);
 });
+
+test('a worker whose last actor is still closing answers busy and is retired once it has closed', async () => {
+  const { lines, log } = recordingLog();
+  pool = new ActorPool({ size: 2, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log, retireAfterActors: 1, retireIdleMs: 20 });
+  await pool.spawn(init('a'), 5_000);
+  await pool.spawn(init('b'), 5_000);
+  const link = pool.linkOf('a')!;
+  // As a fenced unload does: the host forgets the thread while its actor is still closing.
+  pool.forget('a');
+  await expect.poll(() => lines.find(([message]) => message === 'pool worker not retired'), { timeout: 5_000 }).toEqual([
+    'pool worker not retired',
+    { workerId: link.workerId, answer: 'busy' },
+  ]);
+  expect(lines.some(([message]) => message === 'pool worker retired')).toBe(false);
+  // Back to serving after 'busy', so it is asked again, and retires once the actor is gone.
+  expect(await link.api.close('a')).toBe('closed');
+  await expect.poll(() => lines.find(([message]) => message === 'pool worker retired'), { timeout: 5_000 }).toEqual([
+    'pool worker retired',
+    { workerId: link.workerId, hosted: 1, liveWorkers: 1, size: 2 },
+  ]);
+});
