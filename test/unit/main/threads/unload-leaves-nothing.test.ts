@@ -34,7 +34,7 @@ test('after every loaded thread unloads, no table on the main thread keeps an en
   ctx = buildHost({ home, workers: 2, env }, readStartupConfig(home, [], env, log), log);
   const router = new Router(ctx, 1024);
   const messages: Record<string, any>[] = [];
-  const connection = ctx.connections.open((line) => messages.push(JSON.parse(line)) > 0);
+  const connection = ctx.connections.open((line) => messages.push(JSON.parse(String(line))) > 0);
   const reply = (id: number) => expect.poll(() => messages.find((m) => m.id === id), { timeout: 10_000 }).toBeDefined();
   router.handleLine(connection, JSON.stringify({ id: 0, method: 'initialize', params: { clientInfo: { name: 'test', version: '0' } } }));
   await reply(0);
