@@ -15,7 +15,8 @@ let host: ActorHost | null = null;
 
 export default function attach(task: AttachTask): number {
   if (host !== null) throw new Error(`worker ${threadId} already hosts actors`);
-  host = new ActorHost(task.eventPort);
+  // A retired worker ends its thread; Piscina sees it exit and starts a fresh one.
+  host = new ActorHost(task.eventPort, () => process.exit(0));
   Comlink.expose(host, nodeEndpoint(task.hostPort as never));
   return threadId;
 }

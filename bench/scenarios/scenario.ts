@@ -28,6 +28,8 @@ export interface ScenarioParams {
   /** Wall-clock budget for loading the scale threads; what loaded by then is measured. */
   scaleBudgetS: number;
   scaleReads: number;
+  /** How long after unloading every scale thread RSS is read again (has the host given memory back?). */
+  scaleSettleS: number;
   coldRepeats: number;
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;
