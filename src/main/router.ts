@@ -10,7 +10,7 @@ import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
 import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
 import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
-import { JsonTooLargeError, parseJson, type ParsedJson } from './protocol/json-text.js';
+import { JsonTooLargeError, parseJson, type ParsedJson } from '../common/json-text.js';
 import { requestInHead } from './protocol/request-head.js';
 import type { DroppedLine } from './transport/transport.js';
 
