@@ -4,7 +4,7 @@
 // rather than letting the host grow without bound.
 import type { Readable, Writable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink, Transport } from './transport.js';
+import { LARGE_LINE_BYTES, type CloseReason, type ConnectionHandler, type ConnectionSink, type Transport } from './transport.js';
 
 // How much of an oversized line is kept: enough for `{"id":…,"method":"…"` with a long
 // string id, so that request can still be answered with the overload error.
@@ -27,7 +27,7 @@ export class StdioTransport implements Transport, ConnectionSink {
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
-    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES);
+    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES, LARGE_LINE_BYTES);
   }
 
   /** The one connection opens at once, on stdin/stdout. */
@@ -80,6 +80,7 @@ export class StdioTransport implements Transport, ConnectionSink {
     for (const event of events) {
       if (this.#closed) return;
       if (event.kind === 'line') this.#handler!.message(event.text);
+      else if (event.kind === 'largeLine') this.#handler!.largeMessage(event);
       else this.#handler!.dropped(event);
     }
   }

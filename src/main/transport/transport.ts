@@ -5,7 +5,16 @@
 import type { LineEvent } from './line-splitter.js';
 
 /** An input message the transport could not deliver whole: too long, or not UTF-8. */
-export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
+export type DroppedLine = Exclude<LineEvent, { kind: 'line' | 'largeLine' }>;
+
+/** A message of at least LARGE_LINE_BYTES, undecoded; each segment owns its ArrayBuffer. */
+export type LargeLine = Omit<Extract<LineEvent, { kind: 'largeLine' }>, 'kind'>;
+
+// From this size on, a message is decoded and parsed off the main thread. Measured on this
+// machine (docs/BENCHMARKS.md, huge-line): a turn's text with escapes and non-ASCII costs
+// the main thread ~7 ns per byte to decode and parse, so a 64 KiB line ~0.45 ms and a 256 KiB
+// one ~2 ms, against ~0.05 ms to hand a 64 KiB line to the worker and take its value back.
+export const LARGE_LINE_BYTES = 64 * 1024;
 
 /**
  * Why a connection ended. 'eof': the client closed its side (its pending replies may still be
@@ -25,6 +34,8 @@ export interface ConnectionSink {
 /** What the host does with one connection's input; the transport calls these in order. */
 export interface ConnectionHandler {
   message(text: string): void;
+  /** A message too large to decode and parse on the main thread (see LARGE_LINE_BYTES). */
+  largeMessage(line: LargeLine): void;
   dropped(event: DroppedLine): void;
   /** Called once; nothing is delivered after it. */
   closed(reason: CloseReason): void;
