@@ -7,6 +7,8 @@
 //     worker also sends where each one sits, as (container, key) pairs, again by identity;
 //     the main thread rebuilds only those, in O(numbers), never walking the whole value;
 //   - a top-level number has no container, so the value travels inside a one-element array.
+// An object only `duplicateKeys` still holds (an earlier value of a duplicated key, no longer in
+// the value) keeps its numbers as `{text}`: the map is only ever looked up by identity.
 //
 //   worker                                     main thread
 //   { root: [value],             ──clone──▶    root[0] is the value

@@ -133,4 +133,46 @@ describe('LineSplitter', () => {
     const euro = Buffer.from('€\n');
     expect(run(1024, [euro.subarray(0, 1), euro.subarray(1, 2), euro.subarray(2)])).toEqual([line('€')]);
   });
+
+  describe('large lines', () => {
+    /** Feeds `chunks` to a splitter with a 16-byte large-line threshold and a 64-byte limit. */
+    function runLarge(chunks: (Buffer | string)[]): Array<LineEvent | { kind: 'largeLine'; text: string; bytes: number; owned: boolean }> {
+      const splitter = new LineSplitter(64, 0, 16);
+      const events = [...chunks.flatMap((chunk) => splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))), ...splitter.end()];
+      // Each segment must own its whole ArrayBuffer (or a prefix of it, the last without its \r).
+      return events.map((event) =>
+        event.kind !== 'largeLine'
+          ? event
+          : {
+              kind: 'largeLine',
+              text: Buffer.concat(event.segments).toString('utf8'),
+              bytes: event.bytes,
+              owned: event.segments.every((segment) => segment.byteOffset === 0 && segment.buffer.byteLength - segment.byteLength <= 1),
+            },
+      );
+    }
+
+    test('a line of at least largeLineBytes comes out undecoded, in owned segments, without its \\r; shorter ones as text', () => {
+      expect(runLarge(['0123456789abcde\n0123456789abcdef\r\n', '01234567', '89abcdef', 'é\nshort\n'])).toEqual([
+        line('0123456789abcde'),
+        { kind: 'largeLine', text: '0123456789abcdef', bytes: 17, owned: true },
+        { kind: 'largeLine', text: '0123456789abcdefé', bytes: 18, owned: true },
+        line('short'),
+      ]);
+    });
+
+    test('a large line past maxLineBytes is still oversized, and invalid UTF-8 in a large line is left to its parser', () => {
+      expect(runLarge(['x'.repeat(40), 'y'.repeat(40), '\n', Buffer.from([0xff, ...Buffer.from('z'.repeat(20)), 0x0a])])).toEqual([
+        { kind: 'oversized', bytes: 80 },
+        { kind: 'largeLine', text: `\ufffd${'z'.repeat(20)}`, bytes: 21, owned: true },
+      ]);
+    });
+
+    test('the chunks fed are never detached or changed: a large line is copied as it arrives', () => {
+      const chunk = Buffer.from(`${'a'.repeat(20)}\nnext`);
+      const splitter = new LineSplitter(64, 0, 16);
+      const [event] = splitter.push(chunk);
+      expect({ chunk: chunk.toString(), ownBuffer: event?.kind === 'largeLine' && event.segments[0]!.buffer !== chunk.buffer }).toEqual({ chunk: `${'a'.repeat(20)}\nnext`, ownBuffer: true });
+    });
+  });
 });
