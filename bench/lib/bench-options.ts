@@ -32,8 +32,8 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
-  with {port}, a free port substituted; this host's default command is switched to
+  soak (10 minutes), handoff (several servers on one home), fanout and huge-line (WebSocket: a
+  command with {port}, a free port substituted; this host's default command is switched to
   ws://127.0.0.1:{port}) run only when named
 
 Options:
@@ -73,6 +73,8 @@ Options:
   --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
   --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
   --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
+  --huge-mb <list>       huge-line: MB of text per huge turn/start, one case each (default 5,10)
+  --huge-lines <n>       huge-line: huge turns sent per case, one after another (default 10)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -112,6 +114,8 @@ const OPTIONS = {
   'fanout-rounds': { type: 'string' },
   'fanout-s': { type: 'string' },
   'probe-ms': { type: 'string' },
+  'huge-mb': { type: 'string' },
+  'huge-lines': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -175,6 +179,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       fanoutRounds: count('fanout-rounds', 5),
       fanoutSeconds: count('fanout-s', 10),
       fanoutProbeMs: count('probe-ms', 100),
+      hugeLineMb: (values['huge-mb'] ?? '5,10').split(',').map((mb) => positiveInt(mb.trim(), 'huge-mb', 5)),
+      hugeLines: count('huge-lines', 10),
     },
   };
 }

@@ -54,6 +54,9 @@ export interface ScenarioParams {
   /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
   fanoutSeconds: number;
   fanoutProbeMs: number;
+  /** `huge-line`: the sizes of the huge turns, one case each, in MB; how many per case. */
+  hugeLineMb: number[];
+  hugeLines: number;
 }
 
 /** What a scenario's `run` gets. */
