@@ -135,21 +135,17 @@ describe('LineSplitter', () => {
   });
 
   describe('large lines', () => {
+    /** Each segment starts its own ArrayBuffer, shared with no other segment and no chunk fed. */
+    const owned = (segments: Uint8Array[], fed: Buffer[]): boolean =>
+      segments.every((segment) => segment.byteOffset === 0 && !fed.some((chunk) => chunk.buffer === segment.buffer)) &&
+      new Set(segments.map((segment) => segment.buffer)).size === segments.length;
+
     /** Feeds `chunks` to a splitter with a 16-byte large-line threshold and a 64-byte limit. */
     function runLarge(chunks: (Buffer | string)[]): Array<LineEvent | { kind: 'largeLine'; text: string; bytes: number; owned: boolean }> {
       const splitter = new LineSplitter(64, 0, 16);
-      const events = [...chunks.flatMap((chunk) => splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))), ...splitter.end()];
-      // Each segment must own its whole ArrayBuffer (or a prefix of it, the last without its \r).
-      return events.map((event) =>
-        event.kind !== 'largeLine'
-          ? event
-          : {
-              kind: 'largeLine',
-              text: Buffer.concat(event.segments).toString('utf8'),
-              bytes: event.bytes,
-              owned: event.segments.every((segment) => segment.byteOffset === 0 && segment.buffer.byteLength - segment.byteLength <= 1),
-            },
-      );
+      const buffers = chunks.map((chunk) => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
+      const events = [...buffers.flatMap((chunk) => splitter.push(chunk)), ...splitter.end()];
+      return events.map((event) => (event.kind !== 'largeLine' ? event : { kind: 'largeLine', text: Buffer.concat(event.segments).toString('utf8'), bytes: event.bytes, owned: owned(event.segments, buffers) }));
     }
 
     test('a line of at least largeLineBytes comes out undecoded, in owned segments, without its \\r; shorter ones as text', () => {
@@ -166,6 +162,21 @@ describe('LineSplitter', () => {
         { kind: 'oversized', bytes: 80 },
         { kind: 'largeLine', text: `\ufffd${'z'.repeat(20)}`, bytes: 21, owned: true },
       ]);
+    });
+
+    test('a line of several MiB fed in 64 KiB reads comes out in 1 MiB blocks, byte for byte', () => {
+      const line = Buffer.from('é'.repeat(1_300_000)); // 2.6 MB, with characters split across blocks and reads
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < line.length; at += 65_536) chunks.push(Buffer.from(line.subarray(at, at + 65_536)));
+      const splitter = new LineSplitter(32 << 20, 0, 65_536);
+      const events = [...chunks.flatMap((chunk) => splitter.push(chunk)), ...splitter.push(Buffer.from('\r\n'))];
+      expect(
+        events.map((event) =>
+          event.kind === 'largeLine'
+            ? { equal: Buffer.concat(event.segments).equals(line), sizes: event.segments.map((s) => s.byteLength), bytes: event.bytes, owned: owned(event.segments, chunks) }
+            : event,
+        ),
+      ).toEqual([{ equal: true, sizes: [1 << 20, 1 << 20, line.length - (2 << 20)], bytes: line.length + 1, owned: true }]);
     });
 
     test('the chunks fed are never detached or changed: a large line is copied as it arrives', () => {
