@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { startMockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { pastedText } from './pasted-text.js';
 import { WsBenchClient } from './ws-bench-client.js';
 
 /**
@@ -41,16 +42,6 @@ export type SenderEvent =
   | { type: 'failed'; error: string };
 
 const TURN_DEADLINE_MS = 120_000;
-
-// What a pasted file looks like to a parser: quotes and newlines to unescape, non-ASCII to
-// decode (2-, 3- and 4-byte UTF-8), so the line costs what a real one does, not a run of 'x'.
-const PASTE = 'const label = "café — ✓";\n\tif (ok) return `🚀 ${label}`; // ünïcode\n';
-
-/** `bytes` of UTF-8 text made of PASTE. */
-export function pastedText(bytes: number): string {
-  const unit = Buffer.byteLength(PASTE);
-  return PASTE.repeat(Math.max(1, Math.round(bytes / unit)));
-}
 
 const { kind, bytes, count, pauseMs } = workerData as SenderData;
 const port = parentPort!;
