@@ -6,6 +6,10 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AttachTask } from '../src/common/actor-messages.js';
 import { ActorHost } from '../src/actors/actor-host.js';
+import { lowerThisThreadsPriority } from '../src/actors/thread-priority.js';
+
+// Before any actor runs: the main thread answers requests first (see thread-priority.ts).
+lowerThisThreadsPriority();
 
 let host: ActorHost | null = null;
 

@@ -73,6 +73,9 @@ Options:
   --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
   --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
   --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
+  --probe-limit <n>      fanout: the probe's page size, thread/loaded/list limit (default 100)
+  --turn-rate <n>        fanout: turns per second in the paced case, open loop (default 20; 0: no paced case)
+  --idle-threads <n>     fanout: extra threads started and left idle, so the server holds T + n loaded (default 0)
   --huge-mb <list>       huge-line: MB of text per huge turn/start, one case each (default 5,10)
   --huge-lines <n>       huge-line: huge turns sent per case, one after another (default 10)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
@@ -114,6 +117,9 @@ const OPTIONS = {
   'fanout-rounds': { type: 'string' },
   'fanout-s': { type: 'string' },
   'probe-ms': { type: 'string' },
+  'probe-limit': { type: 'string' },
+  'turn-rate': { type: 'string' },
+  'idle-threads': { type: 'string' },
   'huge-mb': { type: 'string' },
   'huge-lines': { type: 'string' },
   'deadline-s': { type: 'string' },
@@ -179,6 +185,9 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       fanoutRounds: count('fanout-rounds', 5),
       fanoutSeconds: count('fanout-s', 10),
       fanoutProbeMs: count('probe-ms', 100),
+      fanoutProbeLimit: count('probe-limit', 100),
+      fanoutTurnRate: nonNegativeInt(values['turn-rate'], 'turn-rate', 20),
+      fanoutIdleThreads: nonNegativeInt(values['idle-threads'], 'idle-threads', 0),
       hugeLineMb: (values['huge-mb'] ?? '5,10').split(',').map((mb) => positiveInt(mb.trim(), 'huge-mb', 5)),
       hugeLines: count('huge-lines', 10),
     },

@@ -54,6 +54,12 @@ export interface ScenarioParams {
   /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
   fanoutSeconds: number;
   fanoutProbeMs: number;
+  /** `fanout`: the probe's `limit` (a client pages a long list). */
+  fanoutProbeLimit: number;
+  /** `fanout`: turns per second, spread over the threads, in the paced case (0: saturated case only). */
+  fanoutTurnRate: number;
+  /** `fanout`: threads started and left idle before the clients connect (10,000 loaded in all, say). */
+  fanoutIdleThreads: number;
   /** `huge-line`: the sizes of the huge turns, one case each, in MB; how many per case. */
   hugeLineMb: number[];
   hugeLines: number;

@@ -23,10 +23,16 @@ export const LARGE_LINE_BYTES = 64 * 1024;
  */
 export type CloseReason = 'eof' | 'outputClosed' | 'outboundOverflow';
 
+/**
+ * One serialized message, without its line end. A message bound for many connections is
+ * encoded to UTF-8 once and passed as bytes, so each connection does not encode it again.
+ */
+export type WireMessage = string | Buffer;
+
 /** The host's handle on one connection's output. */
 export interface ConnectionSink {
   /** Queues one message; false once the connection cannot be written to. */
-  send(message: string): boolean;
+  send(message: WireMessage): boolean;
   /** Resolves when everything queued has been handed to the OS, or after `ms`. */
   flush(ms: number): Promise<void>;
 }

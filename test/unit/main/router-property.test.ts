@@ -42,7 +42,7 @@ function harness(): { router: Router; connection: Connection; written: string[];
   const written: string[] = [];
   const logs: string[] = [];
   const connections = new ConnectionTable();
-  const connection = connections.open((line) => (written.push(line), true));
+  const connection = connections.open((line) => (written.push(String(line)), true));
   const api = { startTurn: async () => undefined, interrupt: async () => undefined, close: async () => undefined };
   const ctx = {
     home,
