@@ -10,10 +10,11 @@ export type DroppedLine = Exclude<LineEvent, { kind: 'line' | 'largeLine' }>;
 /** A message of at least LARGE_LINE_BYTES, undecoded; each segment owns its ArrayBuffer. */
 export type LargeLine = Omit<Extract<LineEvent, { kind: 'largeLine' }>, 'kind'>;
 
-// From this size on, a message is decoded and parsed off the main thread. Measured on this
-// machine (docs/BENCHMARKS.md, huge-line): a turn's text with escapes and non-ASCII costs
-// the main thread ~7 ns per byte to decode and parse, so a 64 KiB line ~0.45 ms and a 256 KiB
-// one ~2 ms, against ~0.05 ms to hand a 64 KiB line to the worker and take its value back.
+// From this size on, a message is decoded and parsed off the main thread. Measured with
+// bench/line-parse-cost.ts (docs/BENCHMARKS.md, item 5): text with escapes and non-ASCII costs
+// the main thread ~5–8 ns per byte to decode and parse (0.36 ms for 68 KB, ~2 ms for 280 KB),
+// against ~0.15 ms in all to hand a 68 KB line to the worker and take its value back; below
+// this the worker's round trip adds more latency than the stall it saves.
 export const LARGE_LINE_BYTES = 64 * 1024;
 
 /**
