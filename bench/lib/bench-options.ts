@@ -32,8 +32,8 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
-  with {port}, a free port substituted; this host's default command is switched to
+  soak (10 minutes), handoff (several servers on one home), fanout and huge-line (WebSocket: a
+  command with {port}, a free port substituted; this host's default command is switched to
   ws://127.0.0.1:{port}) run only when named
 
 Options:
@@ -77,6 +77,8 @@ Options:
   --probe-limit <n>      fanout: the probe's page size, thread/loaded/list limit (default 100)
   --turn-rate <n>        fanout: turns per second in the paced case, open loop (default 20; 0: no paced case)
   --idle-threads <n>     fanout: extra threads started and left idle, so the server holds T + n loaded (default 0)
+  --huge-mb <list>       huge-line: MB of text per huge turn/start, one case each (default 5,10)
+  --huge-lines <n>       huge-line: huge turns sent per case, one after another (default 10)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -120,6 +122,8 @@ const OPTIONS = {
   'probe-limit': { type: 'string' },
   'turn-rate': { type: 'string' },
   'idle-threads': { type: 'string' },
+  'huge-mb': { type: 'string' },
+  'huge-lines': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -187,6 +191,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       fanoutProbeLimit: count('probe-limit', 100),
       fanoutTurnRate: nonNegativeInt(values['turn-rate'], 'turn-rate', 20),
       fanoutIdleThreads: nonNegativeInt(values['idle-threads'], 'idle-threads', 0),
+      hugeLineMb: (values['huge-mb'] ?? '5,10').split(',').map((mb) => positiveInt(mb.trim(), 'huge-mb', 5)),
+      hugeLines: count('huge-lines', 10),
     },
   };
 }

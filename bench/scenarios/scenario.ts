@@ -62,6 +62,9 @@ export interface ScenarioParams {
   fanoutTurnRate: number;
   /** `fanout`: threads started and left idle before the clients connect (10,000 loaded in all, say). */
   fanoutIdleThreads: number;
+  /** `huge-line`: the sizes of the huge turns, one case each, in MB; how many per case. */
+  hugeLineMb: number[];
+  hugeLines: number;
 }
 
 /** What a scenario's `run` gets. */

@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { waitUntil } from '../wait-until.js';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
 import { OutputFlusher } from './output-flusher.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink, Transport, WireMessage } from './transport.js';
+import { LARGE_LINE_BYTES, type CloseReason, type ConnectionHandler, type ConnectionSink, type Transport, type WireMessage } from './transport.js';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -32,7 +32,7 @@ export class StdioTransport implements Transport, ConnectionSink {
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
-    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES);
+    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES, LARGE_LINE_BYTES);
   }
 
   /** The one connection opens at once, on stdin/stdout. */
@@ -80,6 +80,7 @@ export class StdioTransport implements Transport, ConnectionSink {
     for (const event of events) {
       if (this.#closed) return;
       if (event.kind === 'line') this.#handler!.message(event.text);
+      else if (event.kind === 'largeLine') this.#handler!.largeMessage(event);
       else this.#handler!.dropped(event);
     }
   }

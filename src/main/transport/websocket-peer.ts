@@ -8,7 +8,7 @@ import type { WebSocket } from 'ws';
 import type { LogFn } from '../../common/log.js';
 import { waitUntil } from '../wait-until.js';
 import type { OutputFlusher } from './output-flusher.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink, WireMessage } from './transport.js';
+import { LARGE_LINE_BYTES, type CloseReason, type ConnectionHandler, type ConnectionSink, type WireMessage } from './transport.js';
 
 export class WebSocketPeer implements ConnectionSink {
   /** Cleared at each keepalive round and set by any frame from the client (a pong included). */
@@ -29,6 +29,7 @@ export class WebSocketPeer implements ConnectionSink {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       this.alive = true;
       if (isBinary) this.log('warn', 'dropping unsupported binary websocket message', { peer: this.id, bytes: data.length });
+      else if (data.length >= LARGE_LINE_BYTES) handler.largeMessage({ segments: [owned(data)], bytes: data.length });
       else handler.message(data.toString('utf8'));
     });
     socket.on('pong', () => (this.alive = true));
@@ -78,4 +79,13 @@ export class WebSocketPeer implements ConnectionSink {
     this.#closeReason ??= reason;
     this.socket.terminate();
   }
+}
+
+/**
+ * The message's bytes as the only view of their ArrayBuffer, to be transferred to the line
+ * parser: ws hands over a large message in a buffer of its own (assembled from the socket's
+ * reads, and not used by ws after the event); anything else is copied.
+ */
+function owned(data: Buffer): Uint8Array {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : new Uint8Array(data);
 }

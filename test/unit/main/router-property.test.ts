@@ -14,7 +14,7 @@ import { ConnectionTable, type Connection } from '../../../src/main/connections.
 import { ErrorCode } from '../../../src/main/errors.js';
 import type { HostContext } from '../../../src/main/host-context.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
-import { parseJson, toPlainJson } from '../../../src/main/protocol/json-text.js';
+import { parseJson, toPlainJson } from '../../../src/common/json-text.js';
 import { Router } from '../../../src/main/router.js';
 import { RolloutIndex } from '../../../src/main/history/rollout-index.js';
 
