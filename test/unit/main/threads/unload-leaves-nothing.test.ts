@@ -39,9 +39,9 @@ test('after every loaded thread unloads, no table on the main thread keeps an en
   router.handleLine(connection, JSON.stringify({ id: 0, method: 'initialize', params: { clientInfo: { name: 'test', version: '0' } } }));
   await reply(0);
   for (let id = 1; id <= THREADS; id += 1) router.handleLine(connection, JSON.stringify({ id, method: 'thread/start', params: {} }));
-  await reply(THREADS);
+  // Starts finish in any order: wait for every reply, not the last one sent.
+  await expect.poll(() => messages.filter((m) => m.id >= 1).length, { timeout: 10_000 }).toBe(THREADS);
   const threadIds = messages.filter((m) => m.id >= 1).map((m) => m.result.thread.id as string);
-  expect(threadIds.length).toBe(THREADS);
   expect([ctx.directory.registeredCount, ctx.directory.loadedCount, ctx.locks.ownedCount()]).toEqual([THREADS, THREADS, THREADS]);
   expect(Object.values(ctx.pool.placement()).reduce((a, b) => a + b, 0)).toBe(THREADS);
   expect(readdirSync(join(home, 'thread-writer-locks')).filter((name) => name !== '.coordination.lock').length).toBe(THREADS);
