@@ -72,7 +72,10 @@ function openCoordination(paths: WriterLockPaths): number {
   try {
     return openSync(paths.coordination, LOCK_FILE_FLAGS, LOCK_FILE_MODE);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // Missing, or a file where the directory should be: mkdir -p then creates it or says why
+    // it cannot (EEXIST for that file), the reason a refused thread/start reports.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     mkdirSync(paths.dir, { recursive: true });
     return openSync(paths.coordination, LOCK_FILE_FLAGS, LOCK_FILE_MODE);
   }
