@@ -14,7 +14,7 @@ import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
-import { resolveWsAuth, type WsAuthFlags, type WsAuthPolicy } from './transport/ws-auth-options.js';
+import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
 
 export interface AppServerOptions {
   home: string;
@@ -45,7 +45,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
   const { listen } = options;
   if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
-  const auth = resolveWsAuth(options.wsAuth, process.cwd());
+  const auth = await resolveAuth(options.wsAuth);
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
   ensureHomeBackend(options.home, startup.lockBackend.kind);
@@ -113,6 +113,14 @@ async function serveSockets(
     listener.cleanUp();
     finish(0);
   });
+}
+
+// No auth flag means no auth whatever the transport. Any flag is checked at start (a bad
+// combination is exit 1, even over stdio) by a module that loads node:crypto, which a start
+// without auth flags does not need before its first reply.
+async function resolveAuth(flags: WsAuthFlags): Promise<WsAuthPolicy> {
+  if (Object.values(flags).every((value) => value === undefined)) return { mode: 'none' };
+  return (await import('./transport/ws-auth-options.js')).resolveWsAuth(flags, process.cwd());
 }
 
 function onSignals(shutdown: Shutdown, afterShutdown: () => void): void {

@@ -15,10 +15,10 @@
 // Placement is ours: Piscina would stack every actor on one worker, so a custom load
 // balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
 // on the live worker hosting the fewest.
-import { MessageChannel } from 'node:worker_threads';
 import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
+import { builtin } from '../lazy-builtin.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
@@ -204,6 +204,7 @@ export class ActorPool {
     const pool = this.#pool;
     const { Piscina, Comlink, nodeEndpoint } = this.#runtime!;
     if (this.#closing || pool === null) return;
+    const { MessageChannel } = builtin<typeof import('node:worker_threads')>('node:worker_threads');
     const host = new MessageChannel();
     const events = new MessageChannel();
     const task: AttachTask & { [key: symbol]: unknown } = {

@@ -1,0 +1,16 @@
+// Where the build's other entry points sit, found from this module's own URL so no file-system
+// lookup runs at start. tsc keeps the source tree (this file becomes dist/src/main/build-layout.js);
+// esbuild bundles the main thread's start path into dist/bundle/, one level under dist/, and
+// defines THREAD_HOST_BUNDLE there (scripts/bundle.mjs). Chunks of the bundle all sit in
+// dist/bundle/, so whichever chunk this module lands in, the answer is the same.
+import { fileURLToPath } from 'node:url';
+
+declare const THREAD_HOST_BUNDLE: boolean;
+
+// `typeof` of an undeclared global is 'undefined', so the unbundled build needs no define.
+const DIST = new URL(typeof THREAD_HOST_BUNDLE === 'boolean' ? '../' : '../../', import.meta.url);
+
+/** Absolute path of a file of the build, given relative to dist/ (`workers/thread-host.js`). */
+export function distPath(relative: string): string {
+  return fileURLToPath(new URL(relative, DIST));
+}
