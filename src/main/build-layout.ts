@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 
 declare const THREAD_HOST_BUNDLE: boolean;
 
-// `typeof` of an undeclared global is 'undefined', so the unbundled build needs no define.
-const DIST = new URL(typeof THREAD_HOST_BUNDLE === 'boolean' ? '../' : '../../', import.meta.url);
+/** The build's dist/ folder. `typeof` of an undeclared global is 'undefined', so the unbundled build needs no define. */
+export const DIST_URL = new URL(typeof THREAD_HOST_BUNDLE === 'boolean' ? '../' : '../../', import.meta.url);
 
 /** Absolute path of a file of the build, given relative to dist/ (`workers/thread-host.js`). */
 export function distPath(relative: string): string {
-  return fileURLToPath(new URL(relative, DIST));
+  return fileURLToPath(new URL(relative, DIST_URL));
 }

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // The `thread-host` command line. Each subcommand is imported only when used, so starting
 // the app server does not pay for the mock model or the demo.
+import { DIST_URL, distPath } from './build-layout.js';
+import { mapStackTraces } from './stack-source-maps.js';
 import { UsageError } from './usage-error.js';
+
+// First, so that any stack this process prints names the .ts sources.
+mapStackTraces(DIST_URL);
 
 const USAGE = `Usage: thread-host <command> [options]
 
@@ -50,7 +55,6 @@ async function main(argv: string[]): Promise<number> {
 // servers and remove its homes before it exits, and this process exits after it.
 async function runBench(args: string[]): Promise<number> {
   const { spawn } = await import('node:child_process');
-  const { distPath } = await import('./build-layout.js');
   const entry = distPath('bench/main.js');
   const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
