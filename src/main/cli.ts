@@ -2,6 +2,7 @@
 // The `thread-host` command line. Each subcommand is imported only when used, so starting
 // the app server does not pay for the mock model or the demo.
 import { DIST_URL, distPath } from './build-layout.js';
+import { builtin } from './lazy-builtin.js';
 import { mapStackTraces } from './stack-source-maps.js';
 import { UsageError } from './usage-error.js';
 
@@ -54,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
 // to this process alone (kill, a supervisor) is passed on, so the bench always gets to reap its
 // servers and remove its homes before it exits, and this process exits after it.
 async function runBench(args: string[]): Promise<number> {
-  const { spawn } = await import('node:child_process');
+  const { spawn } = builtin<typeof import('node:child_process')>('node:child_process');
   const entry = distPath('bench/main.js');
   const child = spawn(process.execPath, [...process.execArgv, entry, ...args], { stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
