@@ -1,6 +1,5 @@
 // `thread-host app-server`: its flags, checked as the reference checks them, then the server.
-// The CLI imports this module only for this command, and it imports the whole server
-// statically: bundled, the start path is then one chunk instead of one per dynamic import.
+// The CLI imports this module only for this command; it imports the whole server statically.
 import { parseArgs } from 'node:util';
 import { runAppServer } from './app-server.js';
 import { ConfigError } from './config/config-document.js';

@@ -1,8 +1,7 @@
 // Where the build's other entry points sit, found from this module's own URL so no file-system
 // lookup runs at start. tsc keeps the source tree (this file becomes dist/src/main/build-layout.js);
-// esbuild bundles the main thread's start path into dist/bundle/, one level under dist/, and
-// defines THREAD_HOST_BUNDLE there (scripts/bundle.mjs). Chunks of the bundle all sit in
-// dist/bundle/, so whichever chunk this module lands in, the answer is the same.
+// esbuild bundles the CLI into dist/bundle/thread-host.cjs, one level under dist/, and defines
+// THREAD_HOST_BUNDLE there (scripts/bundle.mjs).
 import { fileURLToPath } from 'node:url';
 
 declare const THREAD_HOST_BUNDLE: boolean;
