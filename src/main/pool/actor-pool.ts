@@ -65,6 +65,8 @@ export class ActorPool {
 
   /** Starts the workers in the background (idempotent); `ready()` and `spawn()` also start them. */
   warmUp(): void {
+    // A host already shutting down would load the pool's packages only to close it.
+    if (this.#closing) return;
     void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
   }
 
