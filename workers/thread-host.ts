@@ -6,12 +6,17 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AttachTask } from '../src/common/actor-messages.js';
 import { ActorHost } from '../src/actors/actor-host.js';
+import { lowerThisThreadsPriority } from '../src/actors/thread-priority.js';
+
+// Before any actor runs: the main thread answers requests first (see thread-priority.ts).
+lowerThisThreadsPriority();
 
 let host: ActorHost | null = null;
 
 export default function attach(task: AttachTask): number {
   if (host !== null) throw new Error(`worker ${threadId} already hosts actors`);
-  host = new ActorHost(task.eventPort);
+  // A retired worker ends its thread; Piscina sees it exit and starts a fresh one.
+  host = new ActorHost(task.eventPort, () => process.exit(0));
   Comlink.expose(host, nodeEndpoint(task.hostPort as never));
   return threadId;
 }

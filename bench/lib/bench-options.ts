@@ -32,8 +32,8 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 
 Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
   turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home) and fanout (WebSocket: a command
-  with {port}, a free port substituted; this host's default command is switched to
+  soak (10 minutes), handoff (several servers on one home), fanout and huge-line (WebSocket: a
+  command with {port}, a free port substituted; this host's default command is switched to
   ws://127.0.0.1:{port}) run only when named
 
 Options:
@@ -55,6 +55,7 @@ Options:
   --scale-threads <n>    Threads loaded by scale (default 10000)
   --scale-budget-s <s>   Time allowed to load them (default 600)
   --scale-reads <n>      thread/read requests in scale (default 500)
+  --scale-settle-s <s>   How long scale waits after unloading all before reading RSS again (default 30)
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
   --soak-sample-s <s>    Soak sampling period (default 10)
@@ -73,6 +74,11 @@ Options:
   --fanout-rounds <n>    fanout: rounds of one turn on every thread, at least (default 5)
   --fanout-s <s>         fanout: the measured phase lasts at least this long (default 10)
   --probe-ms <ms>        fanout: each client's open-loop thread/loaded/list period (default 100)
+  --probe-limit <n>      fanout: the probe's page size, thread/loaded/list limit (default 100)
+  --turn-rate <n>        fanout: turns per second in the paced case, open loop (default 20; 0: no paced case)
+  --idle-threads <n>     fanout: extra threads started and left idle, so the server holds T + n loaded (default 0)
+  --huge-mb <list>       huge-line: MB of text per huge turn/start, one case each (default 5,10)
+  --huge-lines <n>       huge-line: huge turns sent per case, one after another (default 10)
   --deadline-s <s>       Hard limit for the whole bench (default 7200)
   -h, --help             Show this help`;
 
@@ -93,6 +99,7 @@ const OPTIONS = {
   'scale-threads': { type: 'string' },
   'scale-budget-s': { type: 'string' },
   'scale-reads': { type: 'string' },
+  'scale-settle-s': { type: 'string' },
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
   'soak-sample-s': { type: 'string' },
@@ -112,6 +119,11 @@ const OPTIONS = {
   'fanout-rounds': { type: 'string' },
   'fanout-s': { type: 'string' },
   'probe-ms': { type: 'string' },
+  'probe-limit': { type: 'string' },
+  'turn-rate': { type: 'string' },
+  'idle-threads': { type: 'string' },
+  'huge-mb': { type: 'string' },
+  'huge-lines': { type: 'string' },
   'deadline-s': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -157,6 +169,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       scaleThreads: count('scale-threads', 10_000),
       scaleBudgetS: count('scale-budget-s', 600),
       scaleReads: count('scale-reads', 500),
+      scaleSettleS: nonNegativeInt(values['scale-settle-s'], 'scale-settle-s', 30),
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),
@@ -175,6 +188,11 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       fanoutRounds: count('fanout-rounds', 5),
       fanoutSeconds: count('fanout-s', 10),
       fanoutProbeMs: count('probe-ms', 100),
+      fanoutProbeLimit: count('probe-limit', 100),
+      fanoutTurnRate: nonNegativeInt(values['turn-rate'], 'turn-rate', 20),
+      fanoutIdleThreads: nonNegativeInt(values['idle-threads'], 'idle-threads', 0),
+      hugeLineMb: (values['huge-mb'] ?? '5,10').split(',').map((mb) => positiveInt(mb.trim(), 'huge-mb', 5)),
+      hugeLines: count('huge-lines', 10),
     },
   };
 }

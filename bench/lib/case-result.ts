@@ -4,7 +4,7 @@
 import type { LatencyHistogram, LatencySummary } from './histogram.js';
 import { roundMs } from './histogram.js';
 
-export type Unit = 'ms' | 'count' | 'kB' | 'per s' | 'ratio';
+export type Unit = 'ms' | 'µs' | 'count' | 'kB' | 'per s' | 'ratio';
 /** Which way is good, so tables and goals can say who is ahead; `none` for context figures. */
 export type Better = 'lower' | 'higher' | 'none';
 

@@ -28,7 +28,8 @@ export class ListProbe {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly client: AppServerClient,
+    /** Over stdio (AppServerClient) or WebSocket (WsBenchClient): anything with requestTimed. */
+    private readonly client: Pick<AppServerClient, 'requestTimed'>,
     private readonly intervalMs: number,
   ) {}
 

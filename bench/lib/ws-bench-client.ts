@@ -1,13 +1,14 @@
 // One bench client on a WebSocket server: JSON-RPC requests matched by id (each with a
 // deadline), and every notification handed to `onNotification` with its arrival time in
 // `Date.now()` ms, the clock the servers stamp `emittedAtMs` with (same machine).
+import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { INITIALIZE_PARAMS, RpcReplyError, type Json } from './app-server-client.js';
 
 const DEFAULT_DEADLINE_MS = 30_000;
 
 export class WsBenchClient {
-  readonly #pending = new Map<number, { resolve: (m: Json) => void; reject: (e: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (m: Json, at: number) => void; reject: (e: Error) => void }>();
   #nextId = 1;
   /** Called for every notification, in arrival order, with the server's `emittedAtMs` (NaN if absent). */
   onNotification: (method: string, params: Json, arrivedAtMs: number, emittedAtMs: number) => void = () => undefined;
@@ -34,25 +35,40 @@ export class WsBenchClient {
   }
 
   request<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<T> {
+    return this.prepare<T>(method, params, deadlineMs)().then(({ result }) => result);
+  }
+
+  /** Sends a request; resolves with its result and the reply's arrival (`performance.now()`). */
+  requestTimed<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<{ result: T; at: number }> {
+    return this.prepare<T>(method, params, deadlineMs)();
+  }
+
+  /**
+   * Serializes a request now and returns what sends it, so that a multi-megabyte request's
+   * JSON.stringify and UTF-8 encoding are not timed as the server's latency.
+   */
+  prepare<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): () => Promise<{ result: T; at: number }> {
     const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`${method}: no answer within ${deadlineMs} ms`));
-      }, deadlineMs);
-      this.#pending.set(id, {
-        resolve: (m) => {
-          clearTimeout(timer);
-          if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
-          else resolve(m.result as T);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
+    const bytes = Buffer.from(JSON.stringify({ id, method, params }));
+    return () =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.#pending.delete(id);
+          reject(new Error(`${method}: no answer within ${deadlineMs} ms`));
+        }, deadlineMs);
+        this.#pending.set(id, {
+          resolve: (m, at) => {
+            clearTimeout(timer);
+            if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
+            else resolve({ result: m.result as T, at });
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        });
+        this.ws.send(bytes, { binary: false });
       });
-      this.ws.send(JSON.stringify({ id, method, params }));
-    });
   }
 
   close(): void {
@@ -61,6 +77,7 @@ export class WsBenchClient {
 
   #receive(text: string): void {
     const at = Date.now();
+    const arrivedAt = performance.now();
     let message: Json;
     try {
       message = JSON.parse(text) as Json;
@@ -73,7 +90,7 @@ export class WsBenchClient {
     else if (!('method' in message)) {
       const waiter = this.#pending.get(message.id as number);
       this.#pending.delete(message.id as number);
-      waiter?.resolve(message);
+      waiter?.resolve(message, arrivedAt);
     }
   }
 }

@@ -6,6 +6,7 @@
 // running throughout (the timeline chart).
 import { performance } from 'node:perf_hooks';
 import type { AppServerClient } from '../lib/app-server-client.js';
+import { cpuMs } from '../lib/proc-cpu.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, timelineSamples, windowStats } from '../lib/list-probe.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
@@ -73,6 +74,7 @@ export const churn: Scenario = {
     await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client) => {
       const stats = new ChurnStats();
       const probe = new ListProbe(client, params.intervalMs);
+      const cpuBeforeMs = cpuMs(client.pid ?? -1);
       const startedAt = performance.now();
       const endAt = startedAt + params.churnSeconds * 1000;
       const ticker = setInterval(() => ctx.progress((performance.now() - startedAt) / (endAt - startedAt)), 250);
@@ -87,6 +89,7 @@ export const churn: Scenario = {
         clearInterval(ticker);
       }
       const elapsedS = (performance.now() - startedAt) / 1000;
+      const serverCpuMs = cpuMs(client.pid ?? -1) - cpuBeforeMs;
       const samples = await probe.stop();
       for (const step of STEPS) rec.latency(step, stats.latency.get(step)!);
       const list = windowStats(samples, startedAt, startedAt + elapsedS * 1000);
@@ -96,6 +99,9 @@ export const churn: Scenario = {
       rec.check(list.failed === 0, `${list.failed} thread/loaded/list requests failed: ${list.errors.join('; ') || 'no answer'}`);
       rec.figure('cycles per s', stats.cycles / elapsedS, 'per s', 'higher');
       rec.figure('requests per s', stats.requests / elapsedS, 'per s', 'higher');
+      // CPU the server process spent per cycle (user + system, all its threads): hardly moved by
+      // other load on the machine, unlike the latencies.
+      rec.figure('server CPU per cycle', serverCpuMs / Math.max(1, stats.cycles), 'ms');
       const errors = [...stats.errors.values()].reduce((a, b) => a + b, 0);
       rec.figure('errors', errors, 'count');
       rec.raw('errorsByStep', Object.fromEntries(stats.errors));

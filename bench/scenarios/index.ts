@@ -7,6 +7,7 @@ import { fullHost } from './full-host.js';
 import { idleUnload } from './idle-unload.js';
 import { fanout } from './fanout.js';
 import { handoff } from './handoff.js';
+import { hugeLine } from './huge-line.js';
 import { lockedUnload } from './locked-unload.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
@@ -31,14 +32,15 @@ export const SCENARIOS: readonly Scenario[] = [
   soak,
   handoff,
   fanout,
+  hugeLine,
 ];
 
 /**
  * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
- * fanout needs a WebSocket server.
+ * fanout and huge-line need a WebSocket server.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

@@ -3,9 +3,17 @@
 //   thread/loaded/list      full (no limit) and paged (limit 100, every page walked)
 //   thread/read             of loaded threads, spread over the set
 //   unload all              unsubscribe every thread → the last thread/closed
+//   RSS after unload        0.5 s after the last thread/closed, and again --scale-settle-s later
+//                           (sampled every second in between), with its ratio to RSS before
 // Requests go out WINDOW at a time; a -32001 "overloaded" reply is retried after a pause and
-// counted, since the reference refuses bursts by design. Loading stops at the budget: what
+// counted, since the reference refuses bursts by design; a "host is full" refusal is not
+// retried (nothing would free room) and fails the case. Loading stops at the budget: what
 // loaded by then is measured, and the case fails.
+//
+// The home's config admits N threads (`max_loaded_threads`): a host otherwise sizes its
+// admission from the open-file limit at 3 descriptors a thread (lock, rollout, model socket),
+// but threads that never take a turn hold only their lock, so N fit where the limit is ≥ N + a
+// few hundred. The reference ignores the key.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OVERLOADED, RpcReplyError, type AppServerClient, type Json } from '../lib/app-server-client.js';
@@ -25,6 +33,8 @@ const PHASE_BUDGET_MS = 60_000;
 const UNLOAD_DEADLINE_MS = 600_000;
 /** Lets allocator and GC settle before reading RSS. */
 const SETTLE_MS = 500;
+/** RSS is sampled this often while the host settles after unloading everything. */
+const SETTLE_SAMPLE_MS = 1_000;
 
 /** Runs `work(i)` for i in [0, count) with WINDOW in flight, until `until` (performance.now). */
 async function windowed(count: number, until: number, work: (i: number) => Promise<void>): Promise<number> {
@@ -47,7 +57,7 @@ async function patiently(client: AppServerClient, retries: { n: number }, method
     try {
       return { ...(await client.requestTimed(method, params)), sentAt };
     } catch (error) {
-      if (!(error instanceof RpcReplyError) || error.code !== OVERLOADED) throw error;
+      if (!(error instanceof RpcReplyError) || error.code !== OVERLOADED || error.message.startsWith('host is full')) throw error;
       retries.n += 1;
       await delay(OVERLOAD_PAUSE_MS);
     }
@@ -72,7 +82,7 @@ export const scale: Scenario = {
   async run(ctx) {
     const { rec, params } = ctx;
     const n = params.scaleThreads;
-    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client) => {
+    await withServer(ctx, { rootConfig: `${UNLOAD_NOW}\nmax_loaded_threads = ${n}` }, async (client) => {
       const pid = client.pid!;
       await delay(SETTLE_MS);
       const rssBefore = groupRssKb(pid);
@@ -143,6 +153,17 @@ export const scale: Scenario = {
       await delay(SETTLE_MS);
       rec.figure('RSS after unload', groupRssKb(pid), 'kB');
       rec.figure('overloaded retries', retries.n, 'count');
+      // Does the host give the memory back? Sampled through the wait, so a late drop shows.
+      const settleStart = performance.now();
+      const series: { s: number; rssKb: number }[] = [];
+      for (let i = 1; i * SETTLE_SAMPLE_MS <= params.scaleSettleS * 1000; i += 1) {
+        await delay(settleStart + i * SETTLE_SAMPLE_MS - performance.now());
+        series.push({ s: i * (SETTLE_SAMPLE_MS / 1000), rssKb: groupRssKb(pid) });
+      }
+      const rssSettled = series.at(-1)?.rssKb ?? groupRssKb(pid);
+      rec.raw('rssAfterUnload', series);
+      rec.figure(`RSS ${params.scaleSettleS} s after unload`, rssSettled, 'kB');
+      rec.figure('settled RSS / RSS before', rssSettled / rssBefore, 'ratio');
     });
   },
 };

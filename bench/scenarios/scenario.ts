@@ -28,6 +28,8 @@ export interface ScenarioParams {
   /** Wall-clock budget for loading the scale threads; what loaded by then is measured. */
   scaleBudgetS: number;
   scaleReads: number;
+  /** How long after unloading every scale thread RSS is read again (has the host given memory back?). */
+  scaleSettleS: number;
   coldRepeats: number;
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;
@@ -54,6 +56,15 @@ export interface ScenarioParams {
   /** `fanout`: the measured phase lasts at least this long (rounds continue until then). */
   fanoutSeconds: number;
   fanoutProbeMs: number;
+  /** `fanout`: the probe's `limit` (a client pages a long list). */
+  fanoutProbeLimit: number;
+  /** `fanout`: turns per second, spread over the threads, in the paced case (0: saturated case only). */
+  fanoutTurnRate: number;
+  /** `fanout`: threads started and left idle before the clients connect (10,000 loaded in all, say). */
+  fanoutIdleThreads: number;
+  /** `huge-line`: the sizes of the huge turns, one case each, in MB; how many per case. */
+  hugeLineMb: number[];
+  hugeLines: number;
 }
 
 /** What a scenario's `run` gets. */

@@ -13,13 +13,18 @@ export class ActorHost implements ActorHostApi {
   readonly #actors = new Map<string, ThreadActor>();
   readonly #events: MessagePort;
   readonly #faults: Faults;
+  readonly #exit: () => void;
+  #phase: 'serving' | 'retiring' = 'serving';
 
-  constructor(events: MessagePort) {
+  /** `exit` ends this worker; it is called after `retire()` has answered. */
+  constructor(events: MessagePort, exit: () => void) {
     this.#events = events;
     this.#faults = readFaults(process.env);
+    this.#exit = exit;
   }
 
   async spawn(init: ActorInit): Promise<Uint8Array | null> {
+    if (this.#phase === 'retiring') throw new Error('this pool worker is retiring');
     const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults, systemClock);
     this.#actors.set(init.threadId, actor);
     try {
@@ -63,6 +68,14 @@ export class ActorHost implements ActorHostApi {
 
   async ping(): Promise<number> {
     return this.#actors.size;
+  }
+
+  async retire(): Promise<'retiring' | 'busy'> {
+    if (this.#actors.size > 0) return 'busy';
+    this.#phase = 'retiring';
+    // After the answer is on its way: the host then sees the port close.
+    setImmediate(this.#exit);
+    return 'retiring';
   }
 
   #require(threadId: string): ThreadActor {

@@ -25,8 +25,11 @@ import { workerLog } from './worker-log.js';
 
 type Emit = (event: ActorEvent) => void;
 
+/** What an actor keeps of its init for its whole life. */
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'writerLease' | 'session'>;
+
 export class ThreadActor {
-  readonly #init: ActorInit;
+  readonly #init: ActorIdentity;
   readonly #emit: Emit;
   readonly #faults: Faults;
   readonly #clock: Pick<Clock, 'now'>;
@@ -55,7 +58,10 @@ export class ThreadActor {
   #current: { turnId: string; startedAtMs: number; writes: TurnWrites; reported: boolean } | null = null;
 
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
-    this.#init = init;
+    // Only what later commands read: the settings, provider and user agent of the init are
+    // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
+    const { threadId, rolloutPath, resume, writerLease, session } = init;
+    this.#init = { threadId, rolloutPath, resume, writerLease, session };
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;

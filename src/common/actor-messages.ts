@@ -111,6 +111,12 @@ export interface ActorHostApi {
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;
   ping(): Promise<number>;
+  /**
+   * The host no longer places actors here: with none left, the worker answers 'retiring' and
+   * exits right after (the pool starts a fresh one), giving its whole heap back; 'busy' while
+   * an actor is still here (a fenced one may still be closing its file).
+   */
+  retire(): Promise<'retiring' | 'busy'>;
 }
 
 /**

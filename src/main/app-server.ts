@@ -1,6 +1,8 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
 // the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
 // the one client goes).
+import { distPath } from './build-layout.js';
+import { systemClock } from '../common/clock.js';
 import { createLogger, levelFromEnv } from '../common/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
@@ -9,6 +11,7 @@ import { readStartupConfig, type StartupConfig } from './host/startup-config.js'
 import type { HostContext } from './host-context.js';
 import type { HostMetrics } from './metrics/host-metrics.js';
 import { ensureHomeBackend } from './locks/home-marker.js';
+import { LargeLineParser } from './input/large-line-parser.js';
 import { Router } from './router.js';
 import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
@@ -28,6 +31,10 @@ export interface AppServerOptions {
 
 // When the workers start if no request has come yet.
 const POOL_WARM_UP_DELAY_MS = 100;
+// How long the line-parser worker may take over one line before it is replaced and the line
+// answered like one past a limit. The slowest line measured (32 MiB, or a million values)
+// parses in under a second on this 2-core machine: five is for a machine under heavy load.
+const LINE_PARSE_DEADLINE_MS = 5_000;
 
 /** What both transports' serving needs. */
 interface Serving {
@@ -35,6 +42,8 @@ interface Serving {
   startup: StartupConfig;
   ctx: HostContext;
   router: Router;
+  /** Decodes and parses lines of LARGE_LINE_BYTES and more off the main thread. */
+  lines: LargeLineParser;
   stopStats: () => void;
   /** Resolves the exit code. */
   finish: (code: number) => void;
@@ -59,13 +68,19 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const finished = new Promise<number>((resolve) => (finish = resolve));
   // A client that connects and waits still finds the workers up when it starts a thread.
   setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
-  const serving: Serving = { options, startup, ctx, router, stopStats, finish };
+  const lines = new LargeLineParser({
+    filename: distPath('workers/line-parser.js'),
+    deadlineMs: LINE_PARSE_DEADLINE_MS,
+    clock: systemClock,
+    log,
+  });
+  const serving: Serving = { options, startup, ctx, router, lines, stopStats, finish };
   if (metrics === null || listen.kind === 'stdio') serveStdio(serving);
   else await serveSockets(serving, listen, auth, metrics);
   return finished;
 }
 
-function serveStdio({ startup, ctx, router, stopStats, finish }: Serving): void {
+function serveStdio({ startup, ctx, router, lines, stopStats, finish }: Serving): void {
   const transport = new StdioTransport({
     input: process.stdin,
     output: process.stdout,
@@ -73,7 +88,7 @@ function serveStdio({ startup, ctx, router, stopStats, finish }: Serving): void 
     maxOutboundBytes: startup.limits.maxOutboundBytes,
   });
   const shutdown = createShutdown(ctx, transport, stopStats);
-  serveConnections(ctx, router, transport, {
+  serveConnections(ctx, router, lines, transport, {
     // stdio has one client: when it goes, so does the process. The table keeps the connection
     // until shutdown is done, so replies to requests already in flight still go out.
     onClosed: (connection, reason) =>
@@ -86,7 +101,7 @@ function serveStdio({ startup, ctx, router, stopStats, finish }: Serving): void 
 }
 
 async function serveSockets(
-  { options, startup, ctx, router, stopStats, finish }: Serving,
+  { options, startup, ctx, router, lines, stopStats, finish }: Serving,
   target: Extract<ListenTarget, { kind: 'ws' | 'unix' }>,
   auth: WsAuthPolicy,
   metrics: HostMetrics,
@@ -107,7 +122,7 @@ async function serveSockets(
     metrics.stop();
   });
   // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
-  serveConnections(ctx, router, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
+  serveConnections(ctx, router, lines, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
   await listener.start().catch(async (error: unknown) => abandon(ctx, stopStats, error, listener.cleanUp));
   onSignals(shutdown, () => {
     listener.cleanUp();

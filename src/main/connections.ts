@@ -1,10 +1,12 @@
 // Per-connection state the router needs: whether it has initialized, who it said it was,
 // which notifications it opted out of, and how to write to it.
+import type { WireMessage } from './transport/transport.js';
+
 /** A connection's id, as the connection table assigns it. */
 export type ConnectionId = number & { readonly __brand: 'ConnectionId' };
 
-/** Writes one serialized line; returns false when the connection is gone or overloaded. */
-export type LineSink = (line: string) => boolean;
+/** Writes one serialized message; returns false when the connection is gone or overloaded. */
+export type LineSink = (message: WireMessage) => boolean;
 
 export interface Connection {
   readonly id: ConnectionId;

@@ -6,6 +6,7 @@
 import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from './errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
+import type { WireMessage } from './transport/transport.js';
 
 export type { RequestId };
 
@@ -32,26 +33,41 @@ export class Outgoing {
 
   /** A notification to the given connections that have initialized. */
   notifyMany(connections: Iterable<ConnectionId>, method: string, params: unknown): void {
-    let line: string | null = null;
+    const message = new SharedMessage(() => this.#notification(method, params));
     for (const id of connections) {
       const target = this.connections.get(id);
       if (!target || !target.initialized || target.optOut.has(method)) continue;
-      line ??= this.#notification(method, params);
-      target.send(line);
+      target.send(message.next());
     }
   }
 
   /** A notification to every initialized connection. */
   broadcast(method: string, params: unknown): void {
-    let line: string | null = null;
+    const message = new SharedMessage(() => this.#notification(method, params));
     for (const target of this.connections.initialized()) {
       if (target.optOut.has(method)) continue;
-      line ??= this.#notification(method, params);
-      target.send(line);
+      target.send(message.next());
     }
   }
 
   #notification(method: string, params: unknown): string {
     return JSON.stringify({ method, params, emittedAtMs: this.now() });
+  }
+}
+
+/**
+ * One message for several connections: serialized for the first (and only then, so a
+ * notification nobody receives costs nothing), encoded to UTF-8 once from the second on, so
+ * two hundred receivers do not encode it two hundred times.
+ */
+class SharedMessage {
+  #text: string | null = null;
+  #bytes: Buffer | null = null;
+
+  constructor(private readonly serialize: () => string) {}
+
+  next(): WireMessage {
+    if (this.#text === null) return (this.#text = this.serialize());
+    return (this.#bytes ??= Buffer.from(this.#text));
   }
 }

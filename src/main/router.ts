@@ -1,4 +1,5 @@
-// The router: one line in, at most one reply out. It parses the line as serde_json would,
+// The router: one line in, at most one reply out. It parses the line as serde_json would
+// (a large line arrives parsed, by the line-parser worker, with the same code),
 // keeps only what the reference's untagged `JSONRPCMessage` would take as a request
 // (everything else is dropped silently), decodes params, applies the initialize gate, and is
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
@@ -10,12 +11,12 @@ import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
 import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
 import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
-import { JsonTooLargeError, parseJson, type ParsedJson } from './protocol/json-text.js';
+import { parseLine, type LineOutcome } from '../common/line-outcome.js';
+import type { LargeLineOutcome } from './input/large-line-parser.js';
 import { requestInHead } from './protocol/request-head.js';
 import type { DroppedLine } from './transport/transport.js';
 
-// As much of a line as the transport keeps of an oversized one, for finding its request id.
-const HEAD_CHARS = 4096;
+const INVALID_UTF8 = 'stream did not contain valid UTF-8';
 
 export class Router {
   constructor(
@@ -24,20 +25,38 @@ export class Router {
     private readonly maxInFlight: number,
   ) {}
 
+  /** A line parsed here, on the main thread. */
   handleLine(connection: Connection, text: string): void {
+    this.#handleOutcome(connection, parseLine(text));
+  }
+
+  /** A large line, parsed by the line-parser worker (or given up: see LargeLineParser). */
+  handleLargeLine(connection: Connection, outcome: LargeLineOutcome): void {
+    if (outcome.kind !== 'failed') this.#handleOutcome(connection, outcome);
+    else this.#failedParse(connection, outcome);
+  }
+
+  #handleOutcome(connection: Connection, outcome: LineOutcome): void {
     try {
-      let parsed: ParsedJson;
-      try {
-        parsed = parseJson(text);
-      } catch (error) {
-        if (error instanceof JsonTooLargeError) this.#tooLarge(connection, text.slice(0, HEAD_CHARS), 'max JSON values', text.length);
-        else this.#dropped(connection, error instanceof Error ? error.message : String(error), text.length);
-        return;
+      if (outcome.kind === 'tooLarge') this.#tooLarge(connection, outcome.head, 'max JSON values', outcome.chars);
+      else if (outcome.kind === 'syntaxError') this.#dropped(connection, outcome.reason, outcome.chars);
+      else if (outcome.kind === 'invalidUtf8') this.#dropped(connection, INVALID_UTF8, 0);
+      else {
+        const request = requestOf(outcome.parsed);
+        // Notifications (`initialized` or unknown), responses to requests we never sent, and
+        // requests whose id cannot be decoded get no reply.
+        if (request !== null) this.#request(connection, request);
       }
-      const request = requestOf(parsed);
-      // Notifications (`initialized` or unknown), responses to requests we never sent, and
-      // requests whose id cannot be decoded get no reply.
-      if (request !== null) this.#request(connection, request);
+    } catch (error) {
+      this.ctx.log('error', 'failed to handle an input line', { connectionId: connection.id, error: stackOf(error) });
+    }
+  }
+
+  // The worker died or overran its deadline with this line: answered as a line past a limit,
+  // from its head, since its content is not known here.
+  #failedParse(connection: Connection, { reason, head, bytes }: Extract<LargeLineOutcome, { kind: 'failed' }>): void {
+    try {
+      this.#tooLarge(connection, head.toString('utf8'), reason === 'deadline' ? 'parse deadline' : 'parse worker exited', bytes);
     } catch (error) {
       this.ctx.log('error', 'failed to handle an input line', { connectionId: connection.id, error: stackOf(error) });
     }
@@ -51,7 +70,7 @@ export class Router {
   handleDroppedLine(connection: Connection, event: DroppedLine): void {
     try {
       if (event.kind === 'invalidUtf8') {
-        this.#dropped(connection, 'stream did not contain valid UTF-8', 0);
+        this.#dropped(connection, INVALID_UTF8, 0);
         return;
       }
       this.#tooLarge(connection, event.head?.toString('utf8') ?? '', 'max_line_bytes', event.bytes);

@@ -8,10 +8,11 @@ import { createInterface } from 'node:readline';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
-import { parseJson, stringifyJson, type JsonValue } from '../../src/main/protocol/json-text.js';
+import { parseJson, stringifyJson, type JsonValue } from '../../src/common/json-text.js';
 import { caseLines, loadCorpus, substitute } from '../fixtures/bad-input/corpus.mjs';
 import { LOCK_BACKENDS, withBackend } from '../helpers/lock-backends.js';
 import { TestServer } from '../helpers/test-server.js';
+import { LARGE_LINE_BYTES } from '../../src/main/transport/transport.js';
 
 interface Case {
   name: string;
@@ -80,6 +81,46 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
+/** Replays the corpus on one server in `home`, each line passed through `wrap`; returns the cases whose replies differ. */
+async function replayCorpus(server: TestServer, wrap: (line: string | Buffer) => string | Buffer): Promise<{ mismatches: string[]; thread: string }> {
+  const replies = new Replies(server);
+  const vars: Record<string, string> = {};
+  const mismatches: string[] = [];
+  let initialized = false;
+
+  for (const [index, c] of corpus.entries()) {
+    if (c.phase === 'initialized' && !initialized) {
+      await server.request('initialize', { clientInfo: { name: 'bad-input', version: '0.1.0' }, capabilities: { experimentalApi: true } });
+      server.notify('initialized');
+      vars.THREAD = (await server.request('thread/start', {})).thread.id;
+      initialized = true;
+    }
+    const from = replies.all.length;
+    // Text goes through sendLine, which notes request methods so replies are schema-checked.
+    for (const line of (caseLines(c, vars) as Array<string | Buffer>).map(wrap)) {
+      if (typeof line === 'string') server.sendLine(line);
+      else server.child.stdin.write(Buffer.concat([line, Buffer.from('\n')]));
+    }
+    // A sync request after the case: every case line before it has been handled by then.
+    const syncId = `sync-${index}`;
+    server.sendLine(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
+    await replies.waitFor(JSON.stringify(syncId));
+    const expected = c.expect === null ? null : (substitute(c.expect, vars) as Record<string, JsonValue>);
+    if (expected !== null) await replies.waitFor(stringifyJson(expected.id ?? null)).catch(() => undefined);
+    const got = replies.all.slice(from).filter((m) => !isDeepStrictEqual(m.id, syncId));
+    const want = expected === null ? [] : [expected];
+    if (!isDeepStrictEqual(got, want)) mismatches.push(`${c.name}\n  expected ${want.map(stringifyJson).join(' ') || 'no reply'}\n  got      ${got.map(stringifyJson).join(' ') || 'no reply'}`);
+  }
+  return { mismatches, thread: vars.THREAD! };
+}
+
+/** A turn on the connection after the corpus completes. */
+async function turnCompletes(server: TestServer, threadId: string): Promise<void> {
+  const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'still there?' }] });
+  const completed = await server.waitForNotification('turn/completed', (params) => params.turn.id === turn.id);
+  expect({ status: completed.turn.status, text: completed.turn.items.at(-1)?.text }).toEqual({ status: 'completed', text: 'Done' });
+}
+
 describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
   test(`the ${corpus.length}-case corpus gets the reference's replies, touches nothing outside the home, and a turn still completes`, async () => {
     // Thread ids that could name other files reach the lock backend too: run on each.
@@ -87,39 +128,9 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
     mkdirSync(home);
     const outside = snapshot(base, home);
     const server = await TestServer.start({ home, modelUrl: mock.url, initialize: false, rootConfig: withBackend(backend) });
-    const replies = new Replies(server);
-    const vars: Record<string, string> = {};
-    const mismatches: string[] = [];
-    let initialized = false;
-
-    for (const [index, c] of corpus.entries()) {
-      if (c.phase === 'initialized' && !initialized) {
-        await server.request('initialize', { clientInfo: { name: 'bad-input', version: '0.1.0' }, capabilities: { experimentalApi: true } });
-        server.notify('initialized');
-        vars.THREAD = (await server.request('thread/start', {})).thread.id;
-        initialized = true;
-      }
-      const from = replies.all.length;
-      // Text goes through sendLine, which notes request methods so replies are schema-checked.
-      for (const line of caseLines(c, vars) as Array<string | Buffer>) {
-        if (typeof line === 'string') server.sendLine(line);
-        else server.child.stdin.write(Buffer.concat([line, Buffer.from('\n')]));
-      }
-      // A sync request after the case: every case line before it has been handled by then.
-      const syncId = `sync-${index}`;
-      server.sendLine(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
-      await replies.waitFor(JSON.stringify(syncId));
-      const expected = c.expect === null ? null : (substitute(c.expect, vars) as Record<string, JsonValue>);
-      if (expected !== null) await replies.waitFor(stringifyJson(expected.id ?? null)).catch(() => undefined);
-      const got = replies.all.slice(from).filter((m) => !isDeepStrictEqual(m.id, syncId));
-      const want = expected === null ? [] : [expected];
-      if (!isDeepStrictEqual(got, want)) mismatches.push(`${c.name}\n  expected ${want.map(stringifyJson).join(' ') || 'no reply'}\n  got      ${got.map(stringifyJson).join(' ') || 'no reply'}`);
-    }
+    const { mismatches, thread } = await replayCorpus(server, (line) => line);
     expect(mismatches).toEqual([]);
-
-    const { turn } = await server.request('turn/start', { threadId: vars.THREAD, input: [{ type: 'text', text: 'still there?' }] });
-    const completed = await server.waitForNotification('turn/completed', (params) => params.turn.id === turn.id);
-    expect({ status: completed.turn.status, text: completed.turn.items.at(-1)?.text }).toEqual({ status: 'completed', text: 'Done' });
+    await turnCompletes(server, thread);
     expect(await server.close()).toBe(0);
     expect(server.stderr.split('\n').filter((line) => line.includes('"level":"error"'))).toEqual([]);
     expect(snapshot(base, home)).toEqual(outside);
@@ -128,3 +139,19 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
     rmSync(home, { recursive: true, force: true });
   }, 120_000);
 });
+
+// Trailing whitespace changes no answer (serde_json skips it) but makes every line large
+// enough to be decoded and parsed by the line-parser worker instead of the main thread.
+const PAD = ' '.repeat(LARGE_LINE_BYTES);
+
+test(`the corpus with every line padded past ${LARGE_LINE_BYTES} bytes (parsed off the main thread) gets the same replies`, async () => {
+  const home = join(base, 'home-padded');
+  mkdirSync(home);
+  const server = await TestServer.start({ home, modelUrl: mock.url, initialize: false });
+  const { mismatches, thread } = await replayCorpus(server, (line) => (typeof line === 'string' ? line + PAD : Buffer.concat([line, Buffer.from(PAD)])));
+  expect(mismatches).toEqual([]);
+  await turnCompletes(server, thread);
+  expect(await server.close()).toBe(0);
+  expect(server.stderr.split('\n').filter((line) => line.includes('"level":"error"'))).toEqual([]);
+  rmSync(home, { recursive: true, force: true });
+}, 120_000);

@@ -80,7 +80,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
@@ -206,4 +206,15 @@ test('bench --lock-backend both runs each lock case on flock and lockfile side b
 test('bench --lock-backend refuses anything but flock, lockfile or both', async () => {
   const { code, stderr } = await runCli(['bench', '--lock-backend', 'nfs'], 10_000);
   expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --lock-backend: expected flock, lockfile or both, got 'nfs'\nRun 'thread-host bench --help' for usage.\n" });
+});
+
+test('bench huge-line runs both kinds of huge line over WebSocket and reports the probe and the huge lines', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'huge-line');
+  const { code, stdout, stderr } = await runCli(['bench', 'huge-line', '--huge-mb', '1', '--huge-lines', '2', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { case: string; pass: boolean; latency: Record<string, { count: number }> });
+  expect(lines.map((l) => [l.case, l.pass, Object.keys(l.latency), l.latency['huge line reply']!.count])).toEqual([
+    ['1 MB turn/start', true, ['loaded/list during huge lines', 'loaded/list idle', 'huge line reply', 'huge turn completed'], 2],
+    ['1 MB loaded/list', true, ['loaded/list during huge lines', 'loaded/list idle', 'huge line reply'], 2],
+  ]);
 });

@@ -2,8 +2,8 @@
 // threads: they end with a clear error and can be resumed, other threads keep being served,
 // and Piscina brings the pool back to its configured size (seen in the info log, where the
 // pool reports each worker it gains or loses and where it places each actor).
-import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
@@ -108,3 +108,26 @@ test('a thread actor that throws mid-turn fails only that turn, records it, and 
 
 /** The server's JSON log lines so far (a line still being written is left out). */
 
+
+/** The nice value of every thread of `pid`, keyed by thread id (Linux /proc). */
+function niceByThread(pid: number): Map<number, number> {
+  const nice = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // Fields after the command name: state is field 3, nice field 19.
+    nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+  }
+  return nice;
+}
+
+test('the pool workers run below the main thread’s CPU priority, every other thread at the default', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_WORKERS: '2' } });
+  await server.request('thread/start', {});
+  const pid = server.child.pid!;
+  // Both workers start with the pool (after the first reply); each lowers itself first thing.
+  await vi.waitFor(() => expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(2), { timeout: 10_000 });
+  const nice = niceByThread(pid);
+  expect(nice.get(pid)).toBe(0);
+  expect([...nice.values()].filter((n) => n !== 0 && n !== 5)).toEqual([]);
+  expect(await server.close()).toBe(0);
+});

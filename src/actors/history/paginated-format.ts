@@ -9,34 +9,52 @@
 // The ordinal is stamped by the appender as each line is written (see RolloutAppender), so a
 // failed write never leaves a gap: the next line takes the ordinal the failed one would have.
 import { turnEndLines } from './legacy-format.js';
-import type { RolloutFormat } from './rollout-format.js';
+import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
+import type { AgentMessageItem } from '../../common/wire-types.js';
 import * as lines from './rollout-lines.js';
 
 // Every line the builders make starts with its timestamp member; the ordinal goes right after.
 const TIMESTAMP_MEMBER = /^\{"timestamp":"[^"\\]*",/;
 
-export function paginatedFormat(threadId: string): RolloutFormat {
-  return {
-    historyMode: 'paginated',
-    stampOrdinal,
-    sessionMeta: (meta, nowMs) => [lines.sessionMeta(meta, nowMs, 'paginated')],
-    turnStart: ({ turnId, startedAtMs, context, userItem }) => ({
+/**
+ * The paginated format of one thread. A class, so an actor costs one two-field object: a
+ * literal of closures over `threadId` cost five closures and a context per loaded thread.
+ */
+class PaginatedFormat implements RolloutFormat {
+  readonly historyMode = 'paginated';
+  readonly stampOrdinal = stampOrdinal;
+  readonly turnEnd = turnEndLines;
+
+  constructor(readonly threadId: string) {}
+
+  sessionMeta(meta: SessionMetaInput, nowMs: number): string[] {
+    return [lines.sessionMeta(meta, nowMs, 'paginated')];
+  }
+
+  turnStart({ turnId, startedAtMs, context, userItem }: TurnStart): FormattedLines {
+    return {
       lines: [
         lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
         lines.turnContext(context, startedAtMs),
         lines.userResponseItem(userItem, startedAtMs, turnId),
-        lines.itemCompleted(threadId, turnId, userItem, startedAtMs),
+        lines.itemCompleted(this.threadId, turnId, userItem, startedAtMs),
       ],
       turnLine: 0,
       itemLine: 3,
-    }),
-    agentMessage: (item, turnId, nowMs) => ({
-      lines: [lines.itemCompleted(threadId, turnId, item, nowMs), lines.agentResponseItem(item, nowMs, turnId)],
-      itemLine: 0,
-    }),
-    tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
-    turnEnd: turnEndLines,
-  };
+    };
+  }
+
+  agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines {
+    return { lines: [lines.itemCompleted(this.threadId, turnId, item, nowMs), lines.agentResponseItem(item, nowMs, turnId)], itemLine: 0 };
+  }
+
+  tokenCount(usage: TokenCountInput, _turnId: string, nowMs: number): string[] {
+    return [lines.tokenCount(usage, nowMs)];
+  }
+}
+
+export function paginatedFormat(threadId: string): RolloutFormat {
+  return new PaginatedFormat(threadId);
 }
 
 /** `{"timestamp":"…","type":…}` → `{"timestamp":"…","ordinal":N,"type":…}`, the reference's key order. */

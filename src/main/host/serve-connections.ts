@@ -1,9 +1,13 @@
 // Connects a transport to the host: each connection the transport opens gets an entry in the
 // connection table and the router for its input; when it closes, its subscriptions are
-// dropped (feeding the idle-unload rule exactly like explicit unsubscribes).
+// dropped (feeding the idle-unload rule exactly like explicit unsubscribes). A connection's
+// input is applied in order: after a large line (parsed off the main thread), its later
+// input, close included, waits for that line's outcome.
 import type { Connection } from '../connections.js';
 import { dropConnection } from '../handlers/thread-unsubscribe.js';
 import type { HostContext } from '../host-context.js';
+import { ConnectionInput } from '../input/connection-input.js';
+import type { LargeLineParser } from '../input/large-line-parser.js';
 import type { Router } from '../router.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 
@@ -18,13 +22,14 @@ export interface ServeOptions {
   onClosed(connection: Connection, reason: CloseReason): void;
 }
 
-export function serveConnections(ctx: HostContext, router: Router, transport: Transport, options: ServeOptions): void {
+export function serveConnections(ctx: HostContext, router: Router, lines: LargeLineParser, transport: Transport, options: ServeOptions): void {
   let poolWarm = false;
   transport.listen((sink) => {
     const connection = ctx.connections.open((line) => sink.send(line));
+    const input = new ConnectionInput(ctx.log);
     return {
       message: (text) => {
-        router.handleLine(connection, text);
+        input.push(() => router.handleLine(connection, text));
         // Workers start once the first reply is out, so a cold start answers `initialize`
         // without paying for them; `ready()` starts them anyway if needed first.
         if (!poolWarm) {
@@ -32,11 +37,15 @@ export function serveConnections(ctx: HostContext, router: Router, transport: Tr
           setTimeout(() => ctx.pool.warmUp(), WARM_UP_AFTER_FIRST_REQUEST_MS).unref();
         }
       },
-      dropped: (event) => router.handleDroppedLine(connection, event),
-      closed: (reason) => {
-        dropConnection(ctx, connection);
-        options.onClosed(connection, reason);
-      },
+      // The parse starts at once (lines of several connections queue at the one worker);
+      // only applying its outcome waits for this connection's earlier input.
+      largeMessage: (line) => input.pushAfter(lines.parse(line.segments), (outcome) => router.handleLargeLine(connection, outcome)),
+      dropped: (event) => input.push(() => router.handleDroppedLine(connection, event)),
+      closed: (reason) =>
+        input.push(() => {
+          dropConnection(ctx, connection);
+          options.onClosed(connection, reason);
+        }),
     };
   });
 }

@@ -5,6 +5,7 @@ import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
 import { withDeadline } from '../threads/unloader.js';
 import type { Transport } from '../transport/transport.js';
+import { waitUntil } from '../wait-until.js';
 
 // Whole-shutdown budget: answer in-flight requests, interrupt turns, unload threads.
 const SHUTDOWN_DEADLINE_MS = 5_000;
@@ -45,10 +46,4 @@ async function run(ctx: HostContext, transport: Transport, stopStats: () => void
   transport.close();
   await ctx.pool.close();
   clearTimeout(keepAlive);
-}
-
-/** Resolves once `done()` holds (checked every 10 ms) or `ms` have passed. */
-async function waitUntil(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }

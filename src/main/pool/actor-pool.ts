@@ -15,9 +15,16 @@
 // Placement is ours: Piscina would stack every actor on one worker, so a custom load
 // balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
 // on the live worker hosting the fewest.
+//
+// Memory: a worker's heap goes back to the OS only when its isolate dies, so a worker left
+// with no actors after hosting many (a mass unload) is retired, once it has been empty for
+// RETIRE_IDLE_MS and another worker is serving: it confirms it hosts nothing, exits, and
+// Piscina starts a fresh one in its place (see retire() in ActorHostApi). Workers retire one
+// at a time, so one always takes new actors.
 import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
+import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
 import { builtin } from '../lazy-builtin.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
@@ -30,6 +37,12 @@ export interface WorkerLink {
   alive: boolean;
   /** False after a call to this worker overran its deadline, until the worker answers again. */
   responsive: boolean;
+  /** 'retiring': takes no new actors, and exits once it confirms it hosts none. */
+  phase: 'serving' | 'retiring';
+  /** Actors placed here over the worker's life: what decides whether retiring it is worth it. */
+  hosted: number;
+  /** The pending retirement check while the worker hosts no actor. */
+  retireTimer: ReturnType<typeof setTimeout> | null;
 }
 
 export interface ActorPoolOptions {
@@ -42,10 +55,21 @@ export interface ActorPoolOptions {
   log(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
   env?: Record<string, string>;
   maxOldGenerationSizeMb?: number;
+  /** A worker is retired once empty only after hosting this many actors (RETIRE_AFTER_ACTORS). */
+  retireAfterActors?: number;
+  /** How long a worker stays empty before it is retired (RETIRE_IDLE_MS). */
+  retireIdleMs?: number;
 }
 
 /** The time a worker gets to come up and attach its actor host. */
 const ATTACH_TIMEOUT_MS = 10_000;
+/**
+ * A worker that hosted fewer actors than this keeps running when it empties: its heap has not
+ * grown much (an idle actor is ~2 kB of it), and a new worker costs a start (~50 ms of CPU).
+ */
+export const RETIRE_AFTER_ACTORS = 1_000;
+/** Long enough that a burst of unloads and a new load right after do not restart a worker. */
+export const RETIRE_IDLE_MS = 2_000;
 
 export class ActorPool {
   readonly #options: ActorPoolOptions;
@@ -93,7 +117,10 @@ export class ActorPool {
         return workers.find((worker) => worker.id === target && !worker.terminating && !worker.destroyed) ?? null;
       },
       ...(options.env ? { env: options.env } : {}),
-      ...(options.maxOldGenerationSizeMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } } : {}),
+      resourceLimits: {
+        maxYoungGenerationSizeMb: WORKER_MAX_YOUNG_GENERATION_MB,
+        ...(options.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } : {}),
+      },
     });
     pool.on('workerCreate', (worker: { id: number }) => void this.#attach(worker.id));
     pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
@@ -132,6 +159,8 @@ export class ActorPool {
     const link = this.#leastLoaded();
     if (!link) throw new Error('no live pool worker to host the thread');
     link.actors.add(init.threadId);
+    link.hosted += 1;
+    this.#cancelRetirement(link);
     this.#placement.set(init.threadId, link);
     this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
     try {
@@ -156,12 +185,16 @@ export class ActorPool {
 
   /** Drops the main thread's record of an actor (after it closed or its worker died). */
   forget(threadId: string): void {
-    this.#placement.get(threadId)?.actors.delete(threadId);
+    const link = this.#placement.get(threadId);
     this.#placement.delete(threadId);
+    if (link === undefined) return;
+    link.actors.delete(threadId);
+    if (link.actors.size === 0) this.#scheduleRetirement(link);
   }
 
   async close(): Promise<void> {
     this.#closing = true;
+    for (const link of this.#links.values()) this.#cancelRetirement(link);
     const runtime = this.#runtime;
     if (runtime) for (const link of this.#links.values()) link.api[runtime.Comlink.releaseProxy]();
     if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
@@ -198,8 +231,43 @@ export class ActorPool {
       best === undefined ||
       (link.responsive && !best.responsive) ||
       (link.responsive === best.responsive && link.actors.size < best.actors.size);
-    for (const link of this.#links.values()) if (link.alive && better(link)) best = link;
+    for (const link of this.#links.values()) if (link.alive && link.phase === 'serving' && better(link)) best = link;
     return best;
+  }
+
+  #scheduleRetirement(link: WorkerLink): void {
+    const { retireAfterActors = RETIRE_AFTER_ACTORS, retireIdleMs = RETIRE_IDLE_MS } = this.#options;
+    if (this.#closing || !link.alive || link.hosted < retireAfterActors || link.retireTimer !== null) return;
+    link.retireTimer = setTimeout(() => {
+      link.retireTimer = null;
+      void this.#tryRetire(link);
+    }, retireIdleMs);
+    // Retiring is housekeeping: it must not keep the process alive.
+    link.retireTimer.unref();
+  }
+
+  #cancelRetirement(link: WorkerLink): void {
+    if (link.retireTimer !== null) clearTimeout(link.retireTimer);
+    link.retireTimer = null;
+  }
+
+  // Only an empty worker, and only while another serves: new actors never wait for a worker
+  // to start. One that another retirement or a slow close holds up is checked again later.
+  async #tryRetire(link: WorkerLink): Promise<void> {
+    if (this.#closing || !link.alive || link.phase !== 'serving' || link.actors.size > 0) return;
+    const others = [...this.#links.values()].filter((other) => other !== link && other.alive);
+    if (others.some((other) => other.phase === 'retiring') || !others.some((other) => other.phase === 'serving')) {
+      this.#scheduleRetirement(link);
+      return;
+    }
+    link.phase = 'retiring';
+    // No deadline: a late 'retiring' still ends the worker, so it must not take actors before
+    // its answer; one that never answers is stuck, and no actor belongs there either.
+    const answer = await link.api.retire().catch(() => 'failed' as const);
+    if (answer === 'retiring') return; // its port closes as it exits: #lose finishes the job
+    this.#options.log('info', 'pool worker not retired', { workerId: link.workerId, answer });
+    link.phase = 'serving';
+    if (link.actors.size === 0) this.#scheduleRetirement(link);
   }
 
   async #attach(workerId: number): Promise<void> {
@@ -233,6 +301,9 @@ export class ActorPool {
       actors: new Set(),
       alive: true,
       responsive: true,
+      phase: 'serving',
+      hosted: 0,
+      retireTimer: null,
     };
     events.port1.on('message', (event: ActorEvent) => {
       try {
@@ -247,6 +318,8 @@ export class ActorPool {
     host.port1.unref();
     events.port1.unref();
     this.#links.set(workerId, link);
+    // Node applies the process's V8 flags again as it starts a worker.
+    holdMainYoungGeneration();
     // liveWorkers against size shows a replaced worker bringing the pool back to strength.
     this.#options.log('info', 'pool worker ready', { workerId, liveWorkers: this.liveWorkers, size: this.#options.size });
     if (this.liveWorkers >= this.#options.size) this.#readyResolve();
@@ -256,11 +329,14 @@ export class ActorPool {
     const link = this.#links.get(workerId);
     if (!link || !link.alive) return;
     link.alive = false;
+    this.#cancelRetirement(link);
     this.#links.delete(workerId);
     const orphans = [...link.actors];
     for (const threadId of orphans) this.#placement.delete(threadId);
     link.actors.clear();
-    if (!this.#closing) {
+    if (link.phase === 'retiring' && orphans.length === 0) {
+      this.#options.log('info', 'pool worker retired', { workerId, hosted: link.hosted, liveWorkers: this.liveWorkers, size: this.#options.size });
+    } else if (!this.#closing) {
       this.#options.log('warn', 'pool worker lost', { workerId, reason, threadIds: orphans, liveWorkers: this.liveWorkers, size: this.#options.size });
       if (orphans.length > 0) this.#options.onWorkerLost(orphans, reason);
     }

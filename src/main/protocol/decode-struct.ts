@@ -5,7 +5,7 @@
 //   []        for ThreadStartParams → "invalid length 0, expected struct ThreadStartParams with 27 elements"
 // Fields the host validates but does not use are declared with `checked()`: they are decoded
 // (so their errors match the reference) and left out of the typed result.
-import { toPlainJson, type JsonValue } from './json-text.js';
+import { toPlainJson, type JsonValue } from '../../common/json-text.js';
 // Only used inside functions: decode.ts re-exports this module, so the cycle is harmless.
 import { DecodeError, describeUnexpected, invalidType, isJsonObject, readingOf, unknownVariant, type Decoder } from './decode.js';
 

@@ -5,7 +5,7 @@
 // Decoders take values from `parseJson` (numbers as `JsonNumber`, read the way serde_json's
 // `arbitrary_precision` reads them) and also plain JS values, which unit tests use.
 import { formatFloatForError, numberText, readNumber, type NumberReading } from './json-number.js';
-import { JsonNumber, toPlainJson, type JsonValue } from './json-text.js';
+import { JsonNumber, toPlainJson, type JsonValue } from '../../common/json-text.js';
 
 /** A decoding failure; `detail` is the serde-style text without the "Invalid request: " prefix. */
 export class DecodeError extends Error {

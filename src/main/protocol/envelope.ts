@@ -6,7 +6,7 @@
 //   - a duplicated `id`, `method`, `params` or `trace` key fails the request struct;
 //   - `params: null` is the same as no params; a bad `trace` fails the request;
 //   - like any serde struct, a request may also arrive as an array `[id, method, params?, trace?]`.
-import { JsonNumber, type JsonObject, type JsonValue, type ParsedJson } from './json-text.js';
+import { JsonNumber, type JsonObject, type JsonValue, type ParsedJson } from '../../common/json-text.js';
 
 /** A request id as the reference's `RequestId`: a string or an i64 (bigint beyond 2^53). */
 export type RequestId = string | number | bigint;

@@ -28,7 +28,7 @@ import {
   type Decoder,
 } from './decode.js';
 import { checked, defaulted, internallyTagged, shape, struct } from './decode-struct.js';
-import { toPlainJson, type JsonValue } from './json-text.js';
+import { toPlainJson, type JsonValue } from '../../common/json-text.js';
 import { userInput } from './user-input.js';
 
 const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;

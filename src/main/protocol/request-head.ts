@@ -3,7 +3,7 @@
 // will never come. Only a head that plainly starts a request object counts: `{"id":…,
 // "method":"…"` in either order, before any other key's value runs past the head.
 import { requestId, type RequestId } from './envelope.js';
-import { JsonNumber } from './json-text.js';
+import { JsonNumber } from '../../common/json-text.js';
 
 const STRING = /"(?:[^"\\\u0000-\u001f]|\\.)*"/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?=[\s,}])/y;

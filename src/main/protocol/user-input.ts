@@ -4,7 +4,7 @@
 import type { TextElement, UserInput } from '../../common/wire-types.js';
 import { DecodeError, optional, pathString, string, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
 import { struct, tagOf } from './decode-struct.js';
-import { toPlainJson, type JsonValue } from './json-text.js';
+import { toPlainJson, type JsonValue } from '../../common/json-text.js';
 
 /** The variants in the reference's declaration order: an integer `type` picks one by index. */
 export const USER_INPUT_TYPES = ['text', 'image', 'localImage', 'audio', 'localAudio', 'skill', 'mention'] as const;

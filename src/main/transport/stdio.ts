@@ -3,8 +3,12 @@
 // reading its stdout the queued bytes are capped: past the cap the connection is closed
 // rather than letting the host grow without bound.
 import type { Readable, Writable } from 'node:stream';
+import { waitUntil } from '../wait-until.js';
 import { LineSplitter, type LineEvent } from './line-splitter.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink, Transport } from './transport.js';
+import { OutputFlusher } from './output-flusher.js';
+import { LARGE_LINE_BYTES, type CloseReason, type ConnectionHandler, type ConnectionSink, type Transport, type WireMessage } from './transport.js';
+
+const NEWLINE = Buffer.from('\n');
 
 // How much of an oversized line is kept: enough for `{"id":…,"method":"…"` with a long
 // string id, so that request can still be answered with the overload error.
@@ -24,10 +28,11 @@ export class StdioTransport implements Transport, ConnectionSink {
   #closed = false;
   /** Set when stdout broke or overflowed; stdin EOF alone leaves writing open for pending replies. */
   #writeClosed = false;
+  readonly #flusher = new OutputFlusher();
 
   constructor(options: StdioTransportOptions) {
     this.#options = options;
-    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES);
+    this.#splitter = new LineSplitter(options.maxLineBytes, OVERSIZED_HEAD_BYTES, LARGE_LINE_BYTES);
   }
 
   /** The one connection opens at once, on stdin/stdout. */
@@ -52,10 +57,11 @@ export class StdioTransport implements Transport, ConnectionSink {
   close(): void {}
 
   /** Queues one line; false once stdout is unusable (broken or overflowed). */
-  send(line: string): boolean {
+  send(line: WireMessage): boolean {
     if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
-    output.write(line + '\n');
+    this.#flusher.hold(output);
+    output.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, NEWLINE]));
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');
       return false;
@@ -66,20 +72,15 @@ export class StdioTransport implements Transport, ConnectionSink {
   /** Resolves when everything written so far has been handed to the OS (or `ms` passed). */
   flush(ms: number): Promise<void> {
     const { output } = this.#options;
-    if (output.writableLength === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      output.once('drain', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    this.#flusher.flushNow();
+    return waitUntil(() => output.writableLength === 0 || output.destroyed, ms);
   }
 
   #deliver(events: LineEvent[]): void {
     for (const event of events) {
       if (this.#closed) return;
       if (event.kind === 'line') this.#handler!.message(event.text);
+      else if (event.kind === 'largeLine') this.#handler!.largeMessage(event);
       else this.#handler!.dropped(event);
     }
   }

@@ -5,7 +5,17 @@
 import type { LineEvent } from './line-splitter.js';
 
 /** An input message the transport could not deliver whole: too long, or not UTF-8. */
-export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
+export type DroppedLine = Exclude<LineEvent, { kind: 'line' | 'largeLine' }>;
+
+/** A message of at least LARGE_LINE_BYTES, undecoded; each segment owns its ArrayBuffer. */
+export type LargeLine = Omit<Extract<LineEvent, { kind: 'largeLine' }>, 'kind'>;
+
+// From this size on, a message is decoded and parsed off the main thread. Measured with
+// bench/line-parse-cost.ts (docs/BENCHMARKS.md, item 5): text with escapes and non-ASCII costs
+// the main thread ~5–8 ns per byte to decode and parse (0.36 ms for 68 KB, ~2 ms for 280 KB),
+// against ~0.15 ms in all to hand a 68 KB line to the worker and take its value back; below
+// this the worker's round trip adds more latency than the stall it saves.
+export const LARGE_LINE_BYTES = 64 * 1024;
 
 /**
  * Why a connection ended. 'eof': the client closed its side (its pending replies may still be
@@ -14,10 +24,16 @@ export type DroppedLine = Exclude<LineEvent, { kind: 'line' }>;
  */
 export type CloseReason = 'eof' | 'outputClosed' | 'outboundOverflow';
 
+/**
+ * One serialized message, without its line end. A message bound for many connections is
+ * encoded to UTF-8 once and passed as bytes, so each connection does not encode it again.
+ */
+export type WireMessage = string | Buffer;
+
 /** The host's handle on one connection's output. */
 export interface ConnectionSink {
   /** Queues one message; false once the connection cannot be written to. */
-  send(message: string): boolean;
+  send(message: WireMessage): boolean;
   /** Resolves when everything queued has been handed to the OS, or after `ms`. */
   flush(ms: number): Promise<void>;
 }
@@ -25,6 +41,8 @@ export interface ConnectionSink {
 /** What the host does with one connection's input; the transport calls these in order. */
 export interface ConnectionHandler {
   message(text: string): void;
+  /** A message too large to decode and parse on the main thread (see LARGE_LINE_BYTES). */
+  largeMessage(line: LargeLine): void;
   dropped(event: DroppedLine): void;
   /** Called once; nothing is delivered after it. */
   closed(reason: CloseReason): void;

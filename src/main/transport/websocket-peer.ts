@@ -1,23 +1,26 @@
 // One WebSocket connection seen as a host connection: each text message in is one JSON-RPC
 // message, each message out is one text frame. Output is capped like stdio's: a client whose
 // unsent output passes `max_outbound_bytes` is disconnected (that connection only). Binary
-// frames are dropped, as the reference drops them; the connection keeps serving.
+// frames are dropped, as the reference drops them; the connection keeps serving. Output
+// leaves through the transport's OutputFlusher: one write per socket per flush.
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { LogFn } from '../../common/log.js';
-import type { CloseReason, ConnectionHandler, ConnectionSink } from './transport.js';
+import { waitUntil } from '../wait-until.js';
+import type { OutputFlusher } from './output-flusher.js';
+import { LARGE_LINE_BYTES, type CloseReason, type ConnectionHandler, type ConnectionSink, type WireMessage } from './transport.js';
 
 export class WebSocketPeer implements ConnectionSink {
   /** Cleared at each keepalive round and set by any frame from the client (a pong included). */
   alive = true;
   #closeReason: CloseReason | null = null;
-  #corked = false;
 
   constructor(
     readonly socket: WebSocket,
     private readonly maxOutboundBytes: number,
     private readonly log: LogFn,
     readonly id: string,
+    private readonly flusher: OutputFlusher,
   ) {}
 
   /** Starts delivering input to `handler`; `onGone` runs once the connection has closed. */
@@ -26,6 +29,7 @@ export class WebSocketPeer implements ConnectionSink {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       this.alive = true;
       if (isBinary) this.log('warn', 'dropping unsupported binary websocket message', { peer: this.id, bytes: data.length });
+      else if (data.length >= LARGE_LINE_BYTES) handler.largeMessage({ segments: [owned(data)], bytes: data.length });
       else handler.message(data.toString('utf8'));
     });
     socket.on('pong', () => (this.alive = true));
@@ -42,10 +46,11 @@ export class WebSocketPeer implements ConnectionSink {
     });
   }
 
-  send(message: string): boolean {
+  send(message: WireMessage): boolean {
     if (this.#closeReason !== null || this.socket.readyState !== this.socket.OPEN) return false;
-    this.#corkUntilImmediate();
-    this.socket.send(message);
+    this.#holdOutput();
+    // Bytes are sent as they are (a text frame); a string is encoded by ws.
+    this.socket.send(message, { binary: false });
     if (this.socket.bufferedAmount > this.maxOutboundBytes) {
       this.log('warn', 'disconnecting slow connection after outbound queue filled', { peer: this.id, bytes: this.socket.bufferedAmount });
       this.terminate('outboundOverflow');
@@ -58,21 +63,10 @@ export class WebSocketPeer implements ConnectionSink {
     return waitUntil(() => this.socket.bufferedAmount === 0 || this.socket.readyState !== this.socket.OPEN, ms);
   }
 
-  // ws writes each frame with its own writev(2); a turn streams many small notifications, and
-  // measured under fanout (200 clients) those syscalls were most of the main thread's busy
-  // time. Corking the socket until the end of this event-loop iteration sends everything
-  // queued for this client in it with one writev.
-  #corkUntilImmediate(): void {
-    if (this.#corked) return;
+  #holdOutput(): void {
     // `_socket` is ws's underlying net.Socket (not in its typings, stable across ws 8).
     const raw = (this.socket as unknown as { _socket?: Socket })._socket;
-    if (!raw) return;
-    this.#corked = true;
-    raw.cork();
-    setImmediate(() => {
-      this.#corked = false;
-      raw.uncork();
-    });
+    if (raw) this.flusher.hold(raw);
   }
 
   /** True once the host dropped the connection (its close event may still be on the way). */
@@ -87,11 +81,11 @@ export class WebSocketPeer implements ConnectionSink {
   }
 }
 
-// How often a flush checks whether the socket has drained.
-const FLUSH_POLL_MS = 10;
-
-/** Resolves once `done()` holds (checked every 10 ms) or `ms` have passed. */
-export async function waitUntil(done: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
+/**
+ * The message's bytes as the only view of their ArrayBuffer, to be transferred to the line
+ * parser: ws hands over a large message in a buffer of its own (assembled from the socket's
+ * reads, and not used by ws after the event); anything else is copied.
+ */
+function owned(data: Buffer): Uint8Array {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : new Uint8Array(data);
 }

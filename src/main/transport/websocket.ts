@@ -27,6 +27,7 @@ import {
   type HttpAnswer,
 } from './http-gate.js';
 import type { ConnectionHandler, ConnectionSink, Transport } from './transport.js';
+import { OutputFlusher } from './output-flusher.js';
 import { WebSocketPeer } from './websocket-peer.js';
 import { authorizeUpgrade } from './ws-authenticator.js';
 import type { WsAuthPolicy } from './ws-auth-options.js';
@@ -57,6 +58,7 @@ export class WebSocketTransport implements Transport {
   readonly #server: Server;
   readonly #wss: WebSocketServer;
   readonly #peers = new Set<WebSocketPeer>();
+  readonly #flusher: OutputFlusher;
   #open: ((sink: ConnectionSink) => ConnectionHandler) | null = null;
   #accepting = true;
   #keepalive: NodeJS.Timeout | null = null;
@@ -64,6 +66,7 @@ export class WebSocketTransport implements Transport {
 
   constructor(options: WebSocketTransportOptions) {
     this.#options = options;
+    this.#flusher = new OutputFlusher();
     // No compression (the reference negotiates none) and no subprotocol.
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
     this.#wss.on('headers', (headers) => this.#extraUpgradeHeaders(headers));
@@ -196,7 +199,7 @@ export class WebSocketTransport implements Transport {
   }
 
   #accept(ws: WebSocket, request: IncomingMessage): void {
-    const peer = new WebSocketPeer(ws, this.#options.maxOutboundBytes, this.#options.log, `${this.#nextPeer++}@${peerAddress(request)}`);
+    const peer = new WebSocketPeer(ws, this.#options.maxOutboundBytes, this.#options.log, `${this.#nextPeer++}@${peerAddress(request)}`, this.#flusher);
     this.#peers.add(peer);
     this.#options.log('info', 'websocket client connected', { peer: peer.id });
     peer.attach(this.#open!(peer), () => this.#peers.delete(peer));

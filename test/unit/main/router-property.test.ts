@@ -14,7 +14,7 @@ import { ConnectionTable, type Connection } from '../../../src/main/connections.
 import { ErrorCode } from '../../../src/main/errors.js';
 import type { HostContext } from '../../../src/main/host-context.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
-import { parseJson, toPlainJson } from '../../../src/main/protocol/json-text.js';
+import { parseJson, toPlainJson } from '../../../src/common/json-text.js';
 import { Router } from '../../../src/main/router.js';
 import { RolloutIndex } from '../../../src/main/history/rollout-index.js';
 
@@ -42,7 +42,7 @@ function harness(): { router: Router; connection: Connection; written: string[];
   const written: string[] = [];
   const logs: string[] = [];
   const connections = new ConnectionTable();
-  const connection = connections.open((line) => (written.push(line), true));
+  const connection = connections.open((line) => (written.push(String(line)), true));
   const api = { startTurn: async () => undefined, interrupt: async () => undefined, close: async () => undefined };
   const ctx = {
     home,

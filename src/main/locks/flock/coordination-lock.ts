@@ -36,16 +36,17 @@ export function writerLockPaths(home: string): WriterLockPaths {
 }
 
 /**
- * One non-blocking attempt at the coordination lock through a fresh fd, creating the directory
- * and file on demand (mkdir -p; EEXIST is fine). Returns undefined when contended.
+ * One non-blocking attempt at the coordination lock through a fresh fd, creating the file on
+ * demand and the directory only when it is missing (every unload and every lock poll comes
+ * here, and the directory almost always exists: mkdir first would be a wasted syscall on
+ * each). Returns undefined when contended.
  *
  * A fresh open file description each time matters even inside one process: flock conflicts
  * between two descriptions of the same file, so our own releaser and our own poller exclude
  * each other exactly as two processes would.
  */
 export function tryEnterCoordination(paths: WriterLockPaths, mode: FlockMode): CoordinationHold | undefined {
-  mkdirSync(paths.dir, { recursive: true });
-  const fd = openSync(paths.coordination, LOCK_FILE_FLAGS, LOCK_FILE_MODE);
+  const fd = openCoordination(paths);
   let attempt;
   try {
     attempt = tryFlock(fd, mode);
@@ -65,4 +66,14 @@ export function tryEnterCoordination(paths: WriterLockPaths, mode: FlockMode): C
       closeSync(fd);
     },
   };
+}
+
+function openCoordination(paths: WriterLockPaths): number {
+  try {
+    return openSync(paths.coordination, LOCK_FILE_FLAGS, LOCK_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(paths.dir, { recursive: true });
+    return openSync(paths.coordination, LOCK_FILE_FLAGS, LOCK_FILE_MODE);
+  }
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorEvent, ActorInit } from '../../../../src/common/actor-messages.js';
+import type { ActorEvent } from '../../../../src/common/actor-messages.js';
+import { ephemeralActorInit } from '../../../helpers/actor-init.js';
 import { ActorPool } from '../../../../src/main/pool/actor-pool.js';
 
 // The pool loads the compiled worker entry; `npm test` builds before running vitest.
@@ -13,28 +14,7 @@ afterEach(async () => {
   pool = null;
 });
 
-const init = (threadId: string): ActorInit => ({
-  threadId,
-  rolloutPath: null,
-  resume: false,
-  writerLease: null,
-  historyMode: 'legacy',
-  fence: new SharedArrayBuffer(4),
-  session: { createdAtMs: 0, originator: 'test', cliVersion: '0.1.0', source: 'vscode' },
-  settings: {
-    model: 'thread-host-echo',
-    modelProvider: 'embedded',
-    cwd: '/',
-    approvalPolicy: 'never',
-    approvalsReviewer: 'user',
-    sandboxMode: 'read-only',
-    baseInstructions: null,
-    developerInstructions: null,
-    effort: null,
-  },
-  provider: { kind: 'embedded', id: 'embedded', name: 'embedded', apiKey: null },
-  userAgent: 'test',
-});
+const init = ephemeralActorInit;
 
 test('actors are spread evenly over the workers and keep answering after their workers go idle', async () => {
   expect(existsSync(WORKER)).toBe(true);
@@ -71,4 +51,85 @@ test('actors are spread evenly over the workers and keep answering after their w
   expect(await link.api.close('d')).toBe('closed');
   pool.forget('d');
   expect(Object.values(pool.placement()).sort()).toEqual([2, 3]);
+});
+
+/** The pool's log, as [message, fields] pairs. */
+function recordingLog(): { lines: [string, Record<string, unknown>][]; log: (level: string, message: string, fields?: Record<string, unknown>) => void } {
+  const lines: [string, Record<string, unknown>][] = [];
+  return { lines, log: (_level, message, fields = {}) => lines.push([message, fields]) };
+}
+
+/** Closes and forgets each thread's actor, as an unload does. */
+async function unloadAll(threadIds: string[]): Promise<void> {
+  for (const id of threadIds) {
+    expect(await pool!.linkOf(id)!.api.close(id)).toBe('closed');
+    pool!.forget(id);
+  }
+}
+
+test('a worker emptied after hosting many actors is retired, a fresh one takes its place, and the next actor lands on a live worker', async () => {
+  const { lines, log } = recordingLog();
+  pool = new ActorPool({ size: 2, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log, retireAfterActors: 2, retireIdleMs: 20 });
+  // Placed one after another: a and c on one worker, b on the other, which hosted only one.
+  for (const id of ['a', 'b', 'c']) await pool.spawn(init(id), 5_000);
+  const busy = pool.linkOf('a')!.workerId;
+  const quiet = pool.linkOf('b')!.workerId;
+  expect(pool.placement()).toEqual({ [busy]: 2, [quiet]: 1 });
+  await unloadAll(['a', 'b', 'c']);
+  expect(pool.placement()).toEqual({ [busy]: 0, [quiet]: 0 });
+  await expect.poll(() => lines.filter(([message]) => message === 'pool worker ready').length, { timeout: 10_000 }).toBe(3);
+  const fresh = lines.filter(([message]) => message === 'pool worker ready')[2]![1].workerId as number;
+  expect(lines.filter(([message]) => message === 'pool worker retired')).toEqual([
+    ['pool worker retired', { workerId: busy, hosted: 2, liveWorkers: 1, size: 2 }],
+  ]);
+  expect(lines.some(([message]) => message === 'pool worker lost')).toBe(false);
+  // The worker that hosted one actor stays; the retired one is gone, its replacement serves.
+  expect(pool.placement()).toEqual({ [quiet]: 0, [fresh]: 0 });
+  expect(fresh).not.toBe(busy);
+  await pool.spawn(init('d'), 5_000);
+  await pool.spawn(init('e'), 5_000);
+  expect(pool.placement()).toEqual({ [quiet]: 1, [fresh]: 1 });
+  expect(await pool.linkOf('d')!.api.ping()).toBe(1);
+  expect(await pool.linkOf('e')!.api.ping()).toBe(1);
+});
+
+test('both workers emptied retire one at a time, so one always takes new actors', async () => {
+  const { lines, log } = recordingLog();
+  pool = new ActorPool({ size: 2, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log, retireAfterActors: 1, retireIdleMs: 20 });
+  for (const id of ['a', 'b']) await pool.spawn(init(id), 5_000);
+  const first = [pool.linkOf('a')!.workerId, pool.linkOf('b')!.workerId];
+  await unloadAll(['a', 'b']);
+  await expect.poll(() => lines.filter(([message]) => message === 'pool worker ready').length, { timeout: 10_000 }).toBe(4);
+  const events = lines.filter(([message]) => message === 'pool worker ready' || message === 'pool worker retired').map(([message, fields]) => [message, fields.liveWorkers]);
+  // Never fewer than one live worker: each retirement waits for the previous one's replacement.
+  expect(events).toEqual([
+    ['pool worker ready', 1],
+    ['pool worker ready', 2],
+    ['pool worker retired', 1],
+    ['pool worker ready', 2],
+    ['pool worker retired', 1],
+    ['pool worker ready', 2],
+  ]);
+  expect(Object.keys(pool.placement()).map(Number).filter((id) => first.includes(id))).toEqual([]);
+});
+
+test('a worker whose last actor is still closing answers busy and is retired once it has closed', async () => {
+  const { lines, log } = recordingLog();
+  pool = new ActorPool({ size: 2, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log, retireAfterActors: 1, retireIdleMs: 20 });
+  await pool.spawn(init('a'), 5_000);
+  await pool.spawn(init('b'), 5_000);
+  const link = pool.linkOf('a')!;
+  // As a fenced unload does: the host forgets the thread while its actor is still closing.
+  pool.forget('a');
+  await expect.poll(() => lines.find(([message]) => message === 'pool worker not retired'), { timeout: 5_000 }).toEqual([
+    'pool worker not retired',
+    { workerId: link.workerId, answer: 'busy' },
+  ]);
+  expect(lines.some(([message]) => message === 'pool worker retired')).toBe(false);
+  // Back to serving after 'busy', so it is asked again, and retires once the actor is gone.
+  expect(await link.api.close('a')).toBe('closed');
+  await expect.poll(() => lines.find(([message]) => message === 'pool worker retired'), { timeout: 5_000 }).toEqual([
+    'pool worker retired',
+    { workerId: link.workerId, hosted: 1, liveWorkers: 1, size: 2 },
+  ]);
 });

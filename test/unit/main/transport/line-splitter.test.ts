@@ -133,4 +133,57 @@ describe('LineSplitter', () => {
     const euro = Buffer.from('€\n');
     expect(run(1024, [euro.subarray(0, 1), euro.subarray(1, 2), euro.subarray(2)])).toEqual([line('€')]);
   });
+
+  describe('large lines', () => {
+    /** Each segment starts its own ArrayBuffer, shared with no other segment and no chunk fed. */
+    const owned = (segments: Uint8Array[], fed: Buffer[]): boolean =>
+      segments.every((segment) => segment.byteOffset === 0 && !fed.some((chunk) => chunk.buffer === segment.buffer)) &&
+      new Set(segments.map((segment) => segment.buffer)).size === segments.length;
+
+    /** Feeds `chunks` to a splitter with a 16-byte large-line threshold and a 64-byte limit. */
+    function runLarge(chunks: (Buffer | string)[]): Array<LineEvent | { kind: 'largeLine'; text: string; bytes: number; owned: boolean }> {
+      const splitter = new LineSplitter(64, 0, 16);
+      const buffers = chunks.map((chunk) => (Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
+      const events = [...buffers.flatMap((chunk) => splitter.push(chunk)), ...splitter.end()];
+      return events.map((event) => (event.kind !== 'largeLine' ? event : { kind: 'largeLine', text: Buffer.concat(event.segments).toString('utf8'), bytes: event.bytes, owned: owned(event.segments, buffers) }));
+    }
+
+    test('a line of at least largeLineBytes comes out undecoded, in owned segments, without its \\r; shorter ones as text', () => {
+      expect(runLarge(['0123456789abcde\n0123456789abcdef\r\n', '01234567', '89abcdef', 'é\nshort\n'])).toEqual([
+        line('0123456789abcde'),
+        { kind: 'largeLine', text: '0123456789abcdef', bytes: 17, owned: true },
+        { kind: 'largeLine', text: '0123456789abcdefé', bytes: 18, owned: true },
+        line('short'),
+      ]);
+    });
+
+    test('a large line past maxLineBytes is still oversized, and invalid UTF-8 in a large line is left to its parser', () => {
+      expect(runLarge(['x'.repeat(40), 'y'.repeat(40), '\n', Buffer.from([0xff, ...Buffer.from('z'.repeat(20)), 0x0a])])).toEqual([
+        { kind: 'oversized', bytes: 80 },
+        { kind: 'largeLine', text: `\ufffd${'z'.repeat(20)}`, bytes: 21, owned: true },
+      ]);
+    });
+
+    test('a line of several MiB fed in 64 KiB reads comes out in 1 MiB blocks, byte for byte', () => {
+      const line = Buffer.from('é'.repeat(1_300_000)); // 2.6 MB, with characters split across blocks and reads
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < line.length; at += 65_536) chunks.push(Buffer.from(line.subarray(at, at + 65_536)));
+      const splitter = new LineSplitter(32 << 20, 0, 65_536);
+      const events = [...chunks.flatMap((chunk) => splitter.push(chunk)), ...splitter.push(Buffer.from('\r\n'))];
+      expect(
+        events.map((event) =>
+          event.kind === 'largeLine'
+            ? { equal: Buffer.concat(event.segments).equals(line), sizes: event.segments.map((s) => s.byteLength), bytes: event.bytes, owned: owned(event.segments, chunks) }
+            : event,
+        ),
+      ).toEqual([{ equal: true, sizes: [1 << 20, 1 << 20, line.length - (2 << 20)], bytes: line.length + 1, owned: true }]);
+    });
+
+    test('the chunks fed are never detached or changed: a large line is copied as it arrives', () => {
+      const chunk = Buffer.from(`${'a'.repeat(20)}\nnext`);
+      const splitter = new LineSplitter(64, 0, 16);
+      const [event] = splitter.push(chunk);
+      expect({ chunk: chunk.toString(), ownBuffer: event?.kind === 'largeLine' && event.segments[0]!.buffer !== chunk.buffer }).toEqual({ chunk: `${'a'.repeat(20)}\nnext`, ownBuffer: true });
+    });
+  });
 });

@@ -1,0 +1,21 @@
+// CPU time a server spent, read from /proc/<pid>/stat (user + system, every thread of the
+// process, so thread-host's pool workers are included). Unlike latency, CPU time per unit of
+// work hardly moves when other processes share the machine: it is the bench's noise-robust
+// figure for "how much does the server spend per delivered event".
+import { readFileSync } from 'node:fs';
+
+// USER_HZ: the unit of utime/stime. 100 on Linux for every architecture Node runs on.
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU time of `pid` in ms, or NaN when it is gone or /proc is not there. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (in parentheses, may contain spaces): state is field 3,
+    // utime field 14, stime field 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}

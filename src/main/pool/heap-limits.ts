@@ -1,0 +1,25 @@
+// How big each isolate's young generation may grow. It, not the threads' own objects, was most
+// of what 10,000 loaded threads cost: loading them makes enough objects survive scavenges that
+// V8 doubles every isolate's semi-spaces up to 16 MB (a new space of 33.6 MB, ~30 MB resident)
+// in the main thread and in each worker, ~90 MB of the 93 MB the host grew by, while the
+// threads' live objects were ~41 MB. V8 shrinks them again only when its memory reducer decides
+// the isolate is idle, which the main thread never was within 30 s of unloading them all.
+// (Measured with heap statistics of all three isolates, issue 13 notes.)
+//
+// A small young generation costs more frequent scavenges, each proportional to what survives,
+// not to what was allocated; the host's allocation is many small short-lived objects (messages,
+// events, lines), which die young at any size.
+import { setFlagsFromString } from 'node:v8';
+
+/** Pool workers: 3 MB of young generation is V8's smallest, one 1 MB semi-space pair. */
+export const WORKER_MAX_YOUNG_GENERATION_MB = 3;
+
+/**
+ * Keeps the main thread's semi-spaces at their current size (V8 grows them by this factor).
+ * Node has no per-isolate limit for the main thread short of a command-line flag, and applies
+ * the process's flags again when it creates a worker, so the pool calls this once each of its
+ * workers is up.
+ */
+export function holdMainYoungGeneration(): void {
+  setFlagsFromString('--semi-space-growth-factor=1');
+}

@@ -1,0 +1,23 @@
+// The line-parser worker: a plain worker_thread (not a pool worker) that the main thread
+// starts on the first input line too large to parse there. It decodes and parses each line it
+// is sent with the main thread's own code (src/common/line-outcome.ts) and posts the outcome
+// back in a form the main thread uses without parsing again.
+import { parentPort } from 'node:worker_threads';
+import type { ParseReply, ParseRequest, TransferredOutcome } from '../src/common/line-parser-messages.js';
+import { parseLineBytes, type LineOutcome } from '../src/common/line-outcome.js';
+import { toTransfer } from '../src/common/parsed-json-transfer.js';
+
+/** The segments as one byte run (a line arrives as the pieces the transport read it in). */
+function joined(segments: Uint8Array[]): Uint8Array {
+  if (segments.length === 1) return segments[0]!;
+  return Buffer.concat(segments);
+}
+
+function transferred(outcome: LineOutcome): TransferredOutcome {
+  return outcome.kind === 'parsed' ? { kind: 'parsed', parsed: toTransfer(outcome.parsed) } : outcome;
+}
+
+parentPort!.on('message', ({ job, segments }: ParseRequest) => {
+  const reply: ParseReply = { job, outcome: transferred(parseLineBytes(joined(segments))) };
+  parentPort!.postMessage(reply);
+});
