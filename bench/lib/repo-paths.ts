@@ -19,7 +19,7 @@ function findRepoRoot(): string {
 }
 
 export const REPO_ROOT = findRepoRoot();
-/** The host's compiled CLI (`npm run build` first). */
-export const HOST_CLI = join(REPO_ROOT, 'dist', 'src', 'main', 'cli.js');
+/** The host's CLI as users run it: the start bundle (`npm run build` first). */
+export const HOST_CLI = join(REPO_ROOT, 'dist', 'bundle', 'cli.js');
 /** A real separate process holding a real flock (`node dist/bench/hold-flock.js <path> exclusive`). */
 export const HOLD_FLOCK_SCRIPT = join(REPO_ROOT, 'dist', 'bench', 'hold-flock.js');

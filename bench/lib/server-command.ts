@@ -37,7 +37,7 @@ export function parseServerCommand(spec: string): ServerCommand {
   }
   if (words.length === 0) throw new Error(`server command: nothing to run in ${JSON.stringify(spec)}`);
   // The server runs with cwd = its temp home, so a relative path that names a file here
-  // (`dist/src/main/cli.js`) would not resolve there: anchor it to the bench's cwd.
+  // (`dist/bundle/cli.js`) would not resolve there: anchor it to the bench's cwd.
   const argv = words.map((word) => (!isAbsolute(word) && word.includes('/') && existsSync(word) ? resolve(word) : word));
   return { name: nameOf(argv), argv, env };
 }

@@ -1,7 +1,7 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
 // the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
 // the one client goes).
-import { fileURLToPath } from 'node:url';
+import { distPath } from './build-layout.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger, levelFromEnv } from '../common/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
@@ -17,7 +17,7 @@ import { StartupError } from './startup-error.js';
 import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
-import { resolveWsAuth, type WsAuthFlags, type WsAuthPolicy } from './transport/ws-auth-options.js';
+import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
 
 export interface AppServerOptions {
   home: string;
@@ -54,7 +54,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const log = createLogger(levelFromEnv(options.env));
   const { listen } = options;
   if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
-  const auth = resolveWsAuth(options.wsAuth, process.cwd());
+  const auth = await resolveAuth(options.wsAuth);
   const startup = readStartupConfig(options.home, options.overrides, options.env, log);
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
   ensureHomeBackend(options.home, startup.lockBackend.kind);
@@ -69,7 +69,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // A client that connects and waits still finds the workers up when it starts a thread.
   setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
   const lines = new LargeLineParser({
-    filename: fileURLToPath(new URL('../../workers/line-parser.js', import.meta.url)),
+    filename: distPath('workers/line-parser.js'),
     deadlineMs: LINE_PARSE_DEADLINE_MS,
     clock: systemClock,
     log,
@@ -128,6 +128,14 @@ async function serveSockets(
     listener.cleanUp();
     finish(0);
   });
+}
+
+// No auth flag means no auth whatever the transport. Any flag is checked at start (a bad
+// combination is exit 1, even over stdio) by a module that loads node:crypto, which a start
+// without auth flags does not need before its first reply.
+async function resolveAuth(flags: WsAuthFlags): Promise<WsAuthPolicy> {
+  if (Object.values(flags).every((value) => value === undefined)) return { mode: 'none' };
+  return (await import('./transport/ws-auth-options.js')).resolveWsAuth(flags, process.cwd());
 }
 
 function onSignals(shutdown: Shutdown, afterShutdown: () => void): void {

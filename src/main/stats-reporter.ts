@@ -2,8 +2,8 @@
 // descriptors, event-loop delay (the promise of this host is that it never stalls), loaded
 // threads and live workers. Enabled by THREAD_HOST_STATS_INTERVAL_MS; off by default.
 import { readdirSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LogFn } from '../common/log.js';
+import { builtin } from './lazy-builtin.js';
 
 export interface StatsSources {
   loadedThreads(): number;
@@ -12,6 +12,7 @@ export interface StatsSources {
 
 /** Starts logging a `stats` line every `intervalMs`; returns a function that stops it. */
 export function startStatsReporter(intervalMs: number, log: LogFn, sources: StatsSources): () => void {
+  const { monitorEventLoopDelay } = builtin<typeof import('node:perf_hooks')>('node:perf_hooks');
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const timer = setInterval(() => {

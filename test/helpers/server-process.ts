@@ -1,4 +1,4 @@
-// The real CLI (`dist/`) as a child process in a temporary home, whatever transport it serves:
+// The real CLI (`dist/bundle/cli.js`, the build users run) as a child process in a temporary home, whatever transport it serves:
 // config.toml written (pointing at a mock model when given), stderr captured, the JSON log
 // lines parsed, and the home removed afterwards when the helper made it.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
 import { DEFAULT_TIMEOUT_MS, type Message } from './rpc-peer.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/src/main/cli.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/bundle/cli.js', import.meta.url));
 
 export interface ServerProcessOptions {
   /** Home to use (shared between servers); a fresh temp dir when absent. */

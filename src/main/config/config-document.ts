@@ -2,8 +2,7 @@
 // per-thread `config` maps, each layered on the last as dotted-path assignments.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import type * as SmolToml from 'smol-toml';
+import { parse as parseTomlText } from 'smol-toml';
 
 export type ConfigDocument = Record<string, unknown>;
 
@@ -28,13 +27,10 @@ export function readConfigFile(home: string): ConfigDocument {
 }
 
 // Integers beyond 2^53 stay BigInt so range checks (thread_unload_delay_secs) see the real value.
-// The TOML parser is loaded only when there is TOML to read: a fresh home has no config.toml,
-// and a cold start should not pay for the parser then.
-let toml: typeof SmolToml | null = null;
-const parseToml = (text: string): ConfigDocument => {
-  toml ??= createRequire(import.meta.url)('smol-toml') as typeof SmolToml;
-  return toml.parse(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
-};
+// The parser is imported statically: the build inlines it into the start bundle
+// (scripts/bundle.mjs), where it costs less than resolving the package from node_modules
+// before the first reply, which every home with a config.toml used to pay.
+const parseToml = (text: string): ConfigDocument => parseTomlText(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
 
 /**
  * Parses one `-c key=value` override. The value is TOML; when it does not parse as a TOML

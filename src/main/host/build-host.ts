@@ -1,8 +1,8 @@
 // Builds the host's main-thread services and wires them together: the connection table and
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
-import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../common/clock.js';
+import { distPath } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
@@ -60,7 +60,7 @@ export function buildHost(
   const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
-    filename: fileURLToPath(new URL('../../../workers/thread-host.js', import.meta.url)),
+    filename: distPath('workers/thread-host.js'),
     onEvent: (event) => handleActorEvent(ctx, event),
     onWorkerLost: (threadIds) => unloadThreadsOfLostWorker(ctx, threadIds),
     log,

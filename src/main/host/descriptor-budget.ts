@@ -4,9 +4,9 @@
 // Node raises its soft RLIMIT_NOFILE to the hard limit itself at startup (PlatformInit in
 // node.cc), and offers no setrlimit to do more, so the soft limit read here is already the
 // most this process can have: raising it further takes the hard limit (`ulimit -Hn`).
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
+import { builtin } from '../lazy-builtin.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
 export interface OpenFileLimit {
@@ -58,6 +58,7 @@ export function parseProcLimits(text: string): OpenFileLimit | null {
 // Elsewhere (macOS, the BSDs): ask a shell once. Only at start, and bounded.
 function fromShell(): OpenFileLimit | null {
   try {
+    const { execFileSync } = builtin<typeof import('node:child_process')>('node:child_process');
     const out = execFileSync('/bin/sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { encoding: 'utf8', timeout: 2_000 });
     const [soft, hard] = out.trim().split(/\s+/).map(limitValue);
     return soft === null || soft === undefined ? null : { soft, hard: hard ?? null };

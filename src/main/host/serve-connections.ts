@@ -11,6 +11,12 @@ import type { LargeLineParser } from '../input/large-line-parser.js';
 import type { Router } from '../router.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 
+// How long after the first request the workers start. Their packages (piscina, msgpackr) are
+// required synchronously from the CLI bundle, ~25 ms of main thread, so a client that only
+// initializes and goes (a health probe, the bench's cold start) is gone before they load, and
+// its exit does not wait for workers it never used. A thread/start starts them at once anyway.
+const WARM_UP_AFTER_FIRST_REQUEST_MS = 50;
+
 export interface ServeOptions {
   /** After a connection closed and its subscriptions were dropped. */
   onClosed(connection: Connection, reason: CloseReason): void;
@@ -24,11 +30,11 @@ export function serveConnections(ctx: HostContext, router: Router, lines: LargeL
     return {
       message: (text) => {
         input.push(() => router.handleLine(connection, text));
-        // Workers start once the first reply is on its way, so a cold start answers
-        // `initialize` without paying for them; `ready()` starts them anyway if needed first.
+        // Workers start once the first reply is out, so a cold start answers `initialize`
+        // without paying for them; `ready()` starts them anyway if needed first.
         if (!poolWarm) {
           poolWarm = true;
-          setImmediate(() => ctx.pool.warmUp());
+          setTimeout(() => ctx.pool.warmUp(), WARM_UP_AFTER_FIRST_REQUEST_MS).unref();
         }
       },
       // The parse starts at once (lines of several connections queue at the one worker);

@@ -4,12 +4,13 @@
 // dies or overruns its deadline; the line it had is then answered like a line over a limit
 // (the overload error when its head shows a request), so a stuck parse costs its own
 // connection one retryable error, never a stall of the host.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Clock } from '../../common/clock.js';
 import type { ParseReply, ParseRequest, TransferredOutcome } from '../../common/line-parser-messages.js';
 import type { LineOutcome } from '../../common/line-outcome.js';
 import type { LogFn } from '../../common/log.js';
 import { fromTransfer } from '../../common/parsed-json-transfer.js';
+import { builtin } from '../lazy-builtin.js';
 import { firstBytes } from '../transport/line-splitter.js';
 
 // What a failed line's overload reply is read from: as much as stdio keeps of a line that is
@@ -99,6 +100,8 @@ export class LargeLineParser {
   }
 
   #start(): Worker {
+    // worker_threads is loaded with the first large line, not before a start's first reply.
+    const { Worker } = builtin<typeof import('node:worker_threads')>('node:worker_threads');
     const worker = new Worker(this.options.filename);
     // Idle, it must not keep the process alive; a line in flight is held by its deadline timer
     // and, over stdio, by the connection's close waiting behind it.

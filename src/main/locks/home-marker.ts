@@ -8,7 +8,6 @@
 // fails with EEXIST when the name exists (on NFS too, unlike an O_EXCL create on old clients,
 // and unlike rename, which would replace the other host's marker), so exactly one host's word
 // wins and every host then reads that word. Startup only: synchronous I/O is fine here.
-import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config-document.js';
@@ -26,7 +25,10 @@ export function ensureHomeBackend(home: string, backend: WriterLockBackendKind):
   const recorded = readMarker(marker);
   if (recorded !== null) return compare(marker, recorded, backend);
   mkdirSync(home, { recursive: true });
-  const temporary = `${marker}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // The suffix only has to differ from another host's (on another machine, pid may repeat);
+  // Math.random does that without loading node:crypto before a fresh home's first reply.
+  const suffix = Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0');
+  const temporary = `${marker}.${process.pid}.${suffix}.tmp`;
   writeFileSync(temporary, `${backend}\n`, { mode: 0o644 });
   try {
     linkSync(temporary, marker);

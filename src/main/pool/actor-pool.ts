@@ -21,11 +21,11 @@
 // RETIRE_IDLE_MS and another worker is serving: it confirms it hosts nothing, exits, and
 // Piscina starts a fresh one in its place (see retire() in ActorHostApi). Workers retire one
 // at a time, so one always takes new actors.
-import { MessageChannel } from 'node:worker_threads';
 import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
+import { builtin } from '../lazy-builtin.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
@@ -89,6 +89,8 @@ export class ActorPool {
 
   /** Starts the workers in the background (idempotent); `ready()` and `spawn()` also start them. */
   warmUp(): void {
+    // A host already shutting down would load the pool's packages only to close it.
+    if (this.#closing) return;
     void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
   }
 
@@ -272,6 +274,7 @@ export class ActorPool {
     const pool = this.#pool;
     const { Piscina, Comlink, nodeEndpoint } = this.#runtime!;
     if (this.#closing || pool === null) return;
+    const { MessageChannel } = builtin<typeof import('node:worker_threads')>('node:worker_threads');
     const host = new MessageChannel();
     const events = new MessageChannel();
     const task: AttachTask & { [key: symbol]: unknown } = {

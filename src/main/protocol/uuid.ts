@@ -1,6 +1,6 @@
 // UUID parsing with the exact error texts of the Rust `uuid` crate (1.x), which the
 // reference uses for thread ids, and a UUIDv7 generator for new thread, turn and item ids.
-import { randomFillSync } from 'node:crypto';
+import { builtin } from '../lazy-builtin.js';
 
 export type UuidParse = { ok: true; value: string } | { ok: false; error: string };
 
@@ -84,7 +84,7 @@ const randomBytes = Buffer.alloc(16);
 
 /** Mints a UUIDv7 string, monotonic within this process. */
 export function uuidv7(nowMs: number = Date.now()): string {
-  randomFillSync(randomBytes);
+  builtin<typeof import('node:crypto')>('node:crypto').randomFillSync(randomBytes);
   if (nowMs <= lastMs) {
     sequence = (sequence + 1) & 0xfff;
     if (sequence === 0) lastMs += 1;

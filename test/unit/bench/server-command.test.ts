@@ -58,7 +58,7 @@ test('node running a cli.js is thread-host; other scripts are named by their fil
   expect(parseServerCommand('node other-server.mjs').name).toBe('other-server.mjs');
   expect(defaultServerCommand()).toEqual({
     name: 'thread-host',
-    argv: [process.execPath, join(REPO, 'dist', 'src', 'main', 'cli.js'), 'app-server', '--listen', 'stdio://'],
+    argv: [process.execPath, join(REPO, 'dist', 'bundle', 'cli.js'), 'app-server', '--listen', 'stdio://'],
     env: {},
   });
 });

@@ -1,0 +1,74 @@
+// Bundles the CLI after `tsc` has built dist/, into dist/bundle/ (README, "The build"):
+//
+//   cli.js             the installed command: compiles thread-host.cjs with its code cache
+//   thread-host.cjs    src/main/cli.ts and everything it imports, one CommonJS file
+//   thread-host.cjs.cache   V8's code cache of it, written here with this Node
+//
+// Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
+// unbundled start loaded 85 of ours before its first reply, half of its cold start. One file
+// leaves its compilation as the largest cost, and V8 caches compiled code for classic scripts
+// only (Node 20 has no compile cache for ES modules), hence CommonJS (src/main/code-cache.ts).
+//
+// What loads lazily stays lazy: esbuild wraps each module in a function run on first import,
+// and an external package's require() runs there, so the socket listener (ws), metrics
+// (prom-client), the lockfile backend (proper-lockfile) and the pool (piscina, msgpackr) load
+// only when used. Three packages are inlined instead: smol-toml (every config.toml is parsed
+// before the first reply), and jose and comlink, which ship ES modules that Node 20 cannot
+// require(). The pool workers (dist/workers/) and the bench (dist/bench/) run tsc's output.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const INLINED = new Set(['smol-toml', 'jose', 'comlink']);
+const OUT = 'dist/bundle';
+const BUNDLE = `${OUT}/thread-host.cjs`;
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  // Stack traces name the .ts sources (src/main/stack-source-maps.ts); the sources are in the
+  // repository, so the maps need not carry them, and smaller maps are cheaper to read.
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+};
+
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: { 'thread-host': 'src/main/cli.ts' },
+  outExtension: { '.js': '.cjs' },
+  outdir: OUT,
+  format: 'cjs',
+  external: Object.keys(pkg.dependencies).filter((name) => !INLINED.has(name)),
+  // The sources are ES modules: strict, and with import.meta.url, which CommonJS lacks.
+  // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
+  banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
+});
+await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, format: 'esm' });
+
+// The cache is only good for this Node (V8 checks its version and flags and rejects a
+// mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run
+// build`: one start in a throw-away home with a config.toml, so the TOML parser is in it too.
+const { mockModelConfig } = await import('../dist/src/main/mock-model/mock-config.js');
+const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
+try {
+  writeFileSync(join(home, 'config.toml'), mockModelConfig('http://127.0.0.1:9/v1'));
+  const initialize = { id: 1, method: 'initialize', params: { clientInfo: { name: 'build', version: '0' } } };
+  const warm = spawnSync(process.execPath, ['scripts/warm-code-cache.mjs', BUNDLE], {
+    input: `${JSON.stringify(initialize)}\n`,
+    env: { ...process.env, THREAD_HOST_HOME: home, CODEX_HOME: home },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (warm.status !== 0 || !warm.stdout.startsWith('{"id":1,"result"')) {
+    throw new Error(`the warm-up start of ${BUNDLE} failed (exit ${warm.status}):\n${warm.stdout}${warm.stderr}`);
+  }
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,71 @@
+// The start path users run is the esbuild bundle (dist/bundle/, scripts/bundle.mjs): every
+// file of it maps back to the sources, V8 accepts the code cache the build wrote, and a stdio
+// start answers initialize before loading the npm packages and built-ins it only needs later
+// (each costs the cold start; crypto alone is ~20 internal modules).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from 'vitest';
+import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { CLI } from '../helpers/server-process.js';
+
+const CODE_CACHE = new URL('../../dist/src/main/code-cache.js', import.meta.url).href;
+const PRELOAD = fileURLToPath(new URL('../fixtures/start-path/builtins-at-first-reply.mjs', import.meta.url));
+const BUNDLE_DIR = dirname(CLI);
+const INITIALIZE = `${JSON.stringify({ id: 1, method: 'initialize', params: { clientInfo: { name: 'start-path', version: '1' } } })}\n`;
+
+// Loaded by the first thread/start, a socket listener, or stats, never before the first reply.
+const LATER_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'perf_hooks', 'http', 'readline'];
+
+/** The public built-ins and the npm packages loaded when a stdio start in `home` wrote its first line. */
+function loadedAtFirstReply(home: string): { builtins: string[]; packages: string[] } {
+  const child = spawnSync(process.execPath, ['--import', PRELOAD, CLI, 'app-server'], {
+    input: INITIALIZE,
+    env: { ...process.env, THREAD_HOST_HOME: home, CODEX_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(child.status).toBe(0);
+  expect(JSON.parse(child.stdout.split('\n')[0]!)).toMatchObject({ id: 1, result: { codexHome: home } });
+  const report = child.stderr.split('\n').find((line) => line.startsWith('{"builtins"'));
+  return JSON.parse(report!) as { builtins: string[]; packages: string[] };
+}
+
+test('every file of the start bundle has a source map naming the .ts sources (and the inlined package files)', () => {
+  const files = readdirSync(BUNDLE_DIR).filter((name) => name.endsWith('.js') || name.endsWith('.cjs'));
+  expect(files.sort()).toEqual(['cli.js', 'thread-host.cjs']);
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'thread-host.cjs.map'), 'utf8')).sources).toContain('../../src/main/cli.ts');
+  for (const file of files) {
+    const map = JSON.parse(readFileSync(join(BUNDLE_DIR, `${file}.map`), 'utf8')) as { sources: string[] };
+    const sources = map.sources.map((source) => resolve(BUNDLE_DIR, source));
+    const inlinedPackage = (source: string) => source.includes('/node_modules/');
+    expect(sources.filter((source) => !existsSync(source) || !(source.endsWith('.ts') || inlinedPackage(source)))).toEqual([]);
+  }
+});
+
+test('V8 accepts the code cache the build wrote for the bundle', () => {
+  const script = `import { compileBundle } from ${JSON.stringify(CODE_CACHE)}; console.log(compileBundle(${JSON.stringify(join(BUNDLE_DIR, 'thread-host.cjs'))}).cache);`;
+  // A plain `node`, as users run the command: V8 rejects a cache made under other flags.
+  expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).stdout).toBe('accepted\n');
+});
+
+test('a stdio start answers initialize before loading any npm package, crypto, workers, child processes or perf_hooks, in a fresh home and a reused one', () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-start-'));
+  try {
+    writeFileSync(join(home, 'config.toml'), mockModelConfig('http://127.0.0.1:9/v1'));
+    for (const start of ['fresh', 'reused']) {
+      const { builtins, packages } = loadedAtFirstReply(home);
+      // fs and os are needed before the first reply: their presence shows the list is real.
+      expect({ start, needed: ['fs', 'os'].filter((name) => builtins.includes(name)), later: LATER_BUILTINS.filter((name) => builtins.includes(name)), packages }).toEqual({
+        start,
+        needed: ['fs', 'os'],
+        later: [],
+        packages: [],
+      });
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
