@@ -22,7 +22,7 @@ test('a subscriber dropped mid-turn leaves the turn running; the thread unloads 
   await observer.waitForNotification('turn/completed');
   await observer.request('thread/unsubscribe', { threadId: warm.thread.id });
   await observer.waitForNotification('thread/closed', (p) => p.threadId === warm.thread.id);
-  const fdsBefore = server.openFds();
+  const fdsBefore = await settledFds(server);
 
   const owner = await server.connect();
   const { thread } = await owner.request('thread/start', {});
@@ -44,7 +44,8 @@ test('a subscriber dropped mid-turn leaves the turn running; the thread unloads 
     ['thread/closed', null],
   ]);
   expect(await observer.request('thread/loaded/list', {})).toEqual({ data: [], nextCursor: null });
-  expect(server.openFds()).toBe(fdsBefore);
+  // A quiet actor's rollout is closed in the background after thread/closed (fenced unload).
+  await expect.poll(() => server.openFds(), { timeout: 5_000 }).toBe(fdsBefore);
   const samples = ['thread_host_unloads_total{reason="idle",outcome="complete"}', 'thread_host_unload_duration_seconds_count', 'thread_host_turn_duration_seconds_count'];
   expect(await Promise.all(samples.map((name) => server.metric(name)))).toEqual([2, 2, 2]);
   expect(await server.stop()).toBe(0);
@@ -93,3 +94,18 @@ test('keepalive drops a peer that stops answering pings, and its subscriptions w
   expect(await live.request('thread/loaded/list', {})).toEqual({ data: [kept.thread.id], nextCursor: null });
   expect(await server.stop()).toBe(0);
 });
+
+/**
+ * The server's fd count once it has stopped changing: an idle unload fences a quiet actor and
+ * announces thread/closed at once, while the actor closes its rollout in the background.
+ */
+async function settledFds(server: WsServer): Promise<number> {
+  let last = server.openFds();
+  for (let unchanged = 0; unchanged < 5; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = server.openFds();
+    unchanged = now === last ? unchanged + 1 : 0;
+    last = now;
+  }
+  return last;
+}

@@ -60,7 +60,7 @@ export class StdioTransport implements Transport, ConnectionSink {
   send(line: WireMessage): boolean {
     if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
-    this.#flusher.hold(output);
+    this.#flusher.beforeWrite(output);
     output.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, NEWLINE]));
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');

@@ -48,7 +48,7 @@ export class WebSocketPeer implements ConnectionSink {
 
   send(message: WireMessage): boolean {
     if (this.#closeReason !== null || this.socket.readyState !== this.socket.OPEN) return false;
-    this.#holdOutput();
+    this.#beforeWrite();
     // Bytes are sent as they are (a text frame); a string is encoded by ws.
     this.socket.send(message, { binary: false });
     if (this.socket.bufferedAmount > this.maxOutboundBytes) {
@@ -63,10 +63,10 @@ export class WebSocketPeer implements ConnectionSink {
     return waitUntil(() => this.socket.bufferedAmount === 0 || this.socket.readyState !== this.socket.OPEN, ms);
   }
 
-  #holdOutput(): void {
+  #beforeWrite(): void {
     // `_socket` is ws's underlying net.Socket (not in its typings, stable across ws 8).
     const raw = (this.socket as unknown as { _socket?: Socket })._socket;
-    if (raw) this.flusher.hold(raw);
+    if (raw) this.flusher.beforeWrite(raw);
   }
 
   /** True once the host dropped the connection (its close event may still be on the way). */

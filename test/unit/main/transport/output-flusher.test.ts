@@ -1,25 +1,26 @@
-import { Socket } from 'node:net';
 import { setImmediate as nextIteration } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { OutputFlusher } from '../../../../src/main/transport/output-flusher.js';
+import { OutputFlusher, type CorkableOutput } from '../../../../src/main/transport/output-flusher.js';
 
-/** A socket that records cork/uncork calls instead of touching a file descriptor. */
-function recordingSocket(name: string, calls: string[]): Socket {
-  const socket = new Socket();
-  socket.cork = () => void calls.push(`cork ${name}`);
-  socket.uncork = () => void calls.push(`uncork ${name}`);
-  return socket;
+/** An output that records cork/uncork calls. */
+function recordingOutput(name: string, calls: string[]): CorkableOutput {
+  return { cork: () => void calls.push(`cork ${name}`), uncork: () => void calls.push(`uncork ${name}`) };
 }
 
 describe('OutputFlusher', () => {
-  it('corks each socket once per iteration and uncorks all of them together at its end', async () => {
+  it('lets the first message of an iteration out at once, corks from the second, and uncorks every corked output at the end', async () => {
     const calls: string[] = [];
-    const a = recordingSocket('a', calls);
-    const b = recordingSocket('b', calls);
+    const a = recordingOutput('a', calls);
+    const b = recordingOutput('b', calls);
+    const c = recordingOutput('c', calls);
     const flusher = new OutputFlusher();
-    flusher.hold(a);
-    flusher.hold(b);
-    flusher.hold(a);
+    flusher.beforeWrite(a);
+    flusher.beforeWrite(b);
+    flusher.beforeWrite(c);
+    expect(calls).toEqual([]);
+    flusher.beforeWrite(a);
+    flusher.beforeWrite(b);
+    flusher.beforeWrite(a);
     expect(calls).toEqual(['cork a', 'cork b']);
     expect(flusher.pending).toBe(2);
     await nextIteration();
@@ -27,14 +28,18 @@ describe('OutputFlusher', () => {
     expect(flusher.pending).toBe(0);
   });
 
-  it('corks again in a later iteration after a flush', async () => {
+  it('starts over in the next iteration', async () => {
     const calls: string[] = [];
-    const a = recordingSocket('a', calls);
+    const a = recordingOutput('a', calls);
     const flusher = new OutputFlusher();
-    flusher.hold(a);
+    flusher.beforeWrite(a);
+    flusher.beforeWrite(a);
     await nextIteration();
-    flusher.hold(a);
+    flusher.beforeWrite(a);
     await nextIteration();
+    flusher.beforeWrite(a);
+    flusher.beforeWrite(a);
+    flusher.flushNow();
     expect(calls).toEqual(['cork a', 'uncork a', 'cork a', 'uncork a']);
   });
 });
