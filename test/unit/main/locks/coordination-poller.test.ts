@@ -171,4 +171,29 @@ describe('CoordinationPoller', () => {
     await expect(poller.enqueue(() => 'y', 30_000)).rejects.toThrow('coordination poller is closed');
     expect(coordination.attemptTimes).toEqual([0]);
   });
+
+  test('a batch yields to the event loop after 1 ms of serving under one hold; the rest are served at once under the next', async () => {
+    const fake = new FakeClock();
+    // Serving an item takes 0.6 ms of this clock (a lock file created on a slow disk).
+    let spent = 0;
+    const clock = { now: () => fake.now() + spent, setTimeout: fake.setTimeout.bind(fake), clearTimeout: fake.clearTimeout.bind(fake) };
+    const coordination = new FakeCoordination(fake);
+    const poller = new CoordinationPoller({ clock, pollIntervalMs: 50, tryEnter: coordination.tryEnter });
+    coordination.state = 'held';
+    const servedUnderHold: number[] = [];
+    const outcomes = [0, 1, 2, 3].map((i) =>
+      poller.enqueue(() => {
+        spent += 0.6;
+        servedUnderHold.push(coordination.holds);
+        return i;
+      }, 30_000),
+    );
+    coordination.state = 'free';
+    expect(fake.timersSet).toBe(1);
+    // The poll at 50 ms serves two items under hold 1, then arms a 0 ms timer (a turn of the
+    // event loop for everything else) that serves the other two under hold 2.
+    fake.advance(50);
+    expect([servedUnderHold, poller.pendingCount(), fake.timersSet, fake.activeTimers()]).toEqual([[1, 1, 2, 2], 0, 2, 0]);
+    expect(await Promise.all(outcomes)).toEqual([0, 1, 2, 3].map((value) => ({ kind: 'served', value })));
+  });
 });
