@@ -8,13 +8,22 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
+/** A zero-delay timer of the real clock: the next turn of the event loop, not Node's 1 ms minimum. */
+class NextTurn {
+  constructor(readonly immediate: NodeJS.Immediate) {}
+}
+
 /** The real clock. Timers are unref'd: a pending timer alone never keeps the process alive. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => {
+    if (ms <= 0) return new NextTurn(setImmediate(callback).unref());
     const handle = setTimeout(callback, ms);
     handle.unref();
     return handle;
   },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle) => {
+    if (handle instanceof NextTurn) clearImmediate(handle.immediate);
+    else clearTimeout(handle as NodeJS.Timeout);
+  },
 };
