@@ -73,6 +73,9 @@ export class LockWindow {
     const samples = await this.#probe.stop();
     const stats = windowStats(samples, this.holdStart, this.releaseAt);
     rec.latency('loaded/list during hold', stats.latency);
+    // From the release to the probe's end: the waiting operations all proceed at once here,
+    // the moment a host that serves them in one go stalls its other requests.
+    rec.latency('loaded/list after release', windowStats(samples, this.releaseAt, performance.now()).latency);
     rec.figure('list longest gap', stats.longestGapMs, 'ms');
     rec.figure('list answered during hold', stats.answeredInWindow, 'count', 'higher');
     rec.figure('list failed', stats.failed, 'count');
