@@ -48,5 +48,8 @@ test('over WebSocket, each connection keeps its order around a huge message, and
   expect(await b.request('thread/loaded/list', {})).toEqual({ data: [thread.id], nextCursor: null });
   await a.waitFor((m) => m.id === 'last');
   expect(replies(a.received.slice(fromA))).toEqual(['huge', 'after', 'last']);
+  // The text comes back whole in the echoed user message (a frame the host encodes itself).
+  const echoed = await a.waitFor((m) => m.method === 'item/completed' && m.params.item.type === 'userMessage');
+  expect(echoed.params.item.content.map((part: { text: string }) => part.text)).toEqual([HUGE_TEXT]);
   expect(await server.stop()).toBe(0);
 }, 60_000);
