@@ -12,6 +12,7 @@ import type { LogFn } from '../../common/log.js';
 import { fromTransfer } from '../../common/parsed-json-transfer.js';
 import { builtin } from '../lazy-builtin.js';
 import { firstBytes } from '../transport/line-splitter.js';
+import { holdMainYoungGeneration } from '../pool/heap-limits.js';
 
 // What a failed line's overload reply is read from: as much as stdio keeps of a line that is
 // too long (OVERSIZED_HEAD_BYTES), enough for `{"id":…,"method":"…"` with a long id.
@@ -109,6 +110,8 @@ export class LargeLineParser {
     worker.on('message', (reply: ParseReply) => this.#answered(worker, reply));
     worker.on('error', (error) => this.options.log('error', 'line-parser worker failed', { error: error.stack ?? error.message }));
     worker.on('exit', (code) => this.#exited(worker, code));
+    // Node applies the process's V8 flags again as it starts a worker (heap-limits.ts).
+    worker.once('online', holdMainYoungGeneration);
     return worker;
   }
 
