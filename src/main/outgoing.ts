@@ -6,6 +6,7 @@
 import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from './errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
+import { resultJson } from './protocol/raw-json.js';
 import type { WireMessage } from './transport/transport.js';
 
 export type { RequestId };
@@ -18,7 +19,7 @@ export class Outgoing {
 
   reply(connection: ConnectionId, id: RequestId, result: unknown): void {
     // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`.
-    this.connections.get(connection)?.send(`{"id":${requestIdJson(id)},"result":${JSON.stringify(result ?? null)}}`);
+    this.connections.get(connection)?.send(`{"id":${requestIdJson(id)},"result":${resultJson(result)}}`);
   }
 
   fail(connection: ConnectionId, id: RequestId, error: RpcError): void {

@@ -4,15 +4,19 @@ import type { Connection } from '../connections.js';
 import { invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadLoadedListParams } from '../protocol/method-params.js';
+import { RawJson } from '../protocol/raw-json.js';
 import { parseUuid } from '../protocol/uuid.js';
+import type { LoadedPage } from '../threads/directory.js';
 
 export function threadLoadedList(
   ctx: HostContext,
   _connection: Connection,
   params: ReturnType<typeof threadLoadedListParams>,
-): { data: string[]; nextCursor: string | null } {
+): LoadedPage | RawJson {
   // The reference answers an empty list before it looks at the cursor.
   if (ctx.directory.loadedCount === 0) return { data: [], nextCursor: null };
   if (params.cursor !== null && !parseUuid(params.cursor).ok) throw invalidRequest(`invalid cursor: ${params.cursor}`);
+  // The whole list, the common poll, is answered from its cached serialization.
+  if (params.cursor === null && (params.limit === null || params.limit >= ctx.directory.loadedCount)) return new RawJson(ctx.directory.fullPageJson());
   return ctx.directory.page(params.cursor, params.limit);
 }
