@@ -33,13 +33,6 @@ export class OutputFlusher {
     }
   }
 
-  /** Outputs corked now, waiting for the flush. */
-  get pending(): number {
-    let corked = 0;
-    for (const isCorked of this.#written.values()) if (isCorked) corked += 1;
-    return corked;
-  }
-
   /** Uncorks every corked output now and starts a new iteration's count. */
   readonly flushNow = (): void => {
     if (this.#written.size === 0) return;
