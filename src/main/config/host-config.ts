@@ -177,8 +177,17 @@ function integerValue(value: unknown, label: string): bigint {
 function unloadDelay(value: unknown): number | null {
   if (value === undefined) return DEFAULT_UNLOAD_DELAY_SECS;
   const n = integerValue(value, 'thread_unload_delay_secs');
-  if (n + BigInt(Math.floor(uptime())) > I64_MAX) throw new ConfigError('thread_unload_delay_secs is too large');
+  if (n + BigInt(Math.floor(systemUptimeSecs())) > I64_MAX) throw new ConfigError('thread_unload_delay_secs is too large');
   return n > BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000)) ? null : Number(n);
+}
+
+// os.uptime() is a system call, and this runs on every thread/start and resume whose config
+// sets the delay: the system's uptime at this process's start is read once, then advanced by
+// the process's own (monotonic, in-process) uptime.
+let bootOffsetSecs: number | undefined;
+function systemUptimeSecs(): number {
+  bootOffsetSecs ??= uptime() - process.uptime();
+  return bootOffsetSecs + process.uptime();
 }
 
 function describe(value: unknown): string {
