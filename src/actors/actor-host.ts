@@ -4,6 +4,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
+import { encodeLargeContent } from '../common/encoded-content.js';
 import { encodeSnapshot } from '../common/snapshot-codec.js';
 import { systemClock } from '../common/clock.js';
 import { ThreadActor } from './thread-actor.js';
@@ -84,8 +85,11 @@ export class ActorHost implements ActorHostApi {
     return actor;
   }
 
-  // Events are small; structured clone beats packing them (bench/codec.ts).
+  // Events are small; structured clone beats packing them (bench/codec.ts). A large user
+  // input also travels serialized, encoded here, off the main thread, and transferred.
   #emit(event: ActorEvent): void {
-    this.#events.postMessage(event);
+    const contentJson = event.type === 'userItem' ? encodeLargeContent(event.item.content) : null;
+    if (contentJson === null) this.#events.postMessage(event);
+    else this.#events.postMessage({ ...event, contentJson }, [contentJson.buffer as ArrayBuffer]);
   }
 }

@@ -81,7 +81,15 @@ export type ActorEvent =
   /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
   | { type: 'turnStarted'; threadId: string; turnId: string; startedAtMs: number; ordinal: number | null }
   | { type: 'materialized'; threadId: string; path: string }
-  | { type: 'userItem'; threadId: string; turnId: string; item: UserMessageItem; ordinal: number | null }
+  | {
+      type: 'userItem';
+      threadId: string;
+      turnId: string;
+      item: UserMessageItem;
+      ordinal: number | null;
+      /** `JSON.stringify(item.content)` as UTF-8, when the input is large (encoded-content.ts). */
+      contentJson?: Uint8Array;
+    }
   | { type: 'agentItemStarted'; threadId: string; turnId: string; item: AgentMessageItem }
   | { type: 'agentDelta'; threadId: string; turnId: string; itemId: string; delta: string }
   | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem; ordinal: number | null }

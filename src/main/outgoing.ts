@@ -6,6 +6,7 @@
 import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from './errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
+import { stringifyWithEncoded } from './protocol/encoded-json.js';
 import { resultJson } from './protocol/raw-json.js';
 import type { WireMessage } from './transport/transport.js';
 
@@ -51,24 +52,25 @@ export class Outgoing {
     }
   }
 
-  #notification(method: string, params: unknown): string {
-    return JSON.stringify({ method, params, emittedAtMs: this.now() });
+  #notification(method: string, params: unknown): WireMessage {
+    return stringifyWithEncoded({ method, params, emittedAtMs: this.now() });
   }
 }
 
 /**
  * One message for several connections: serialized for the first (and only then, so a
  * notification nobody receives costs nothing), encoded to UTF-8 once from the second on, so
- * two hundred receivers do not encode it two hundred times.
+ * two hundred receivers do not encode it two hundred times. A message serialized straight to
+ * bytes (it carried EncodedJson) is those bytes for everyone.
  */
 class SharedMessage {
-  #text: string | null = null;
+  #first: WireMessage | null = null;
   #bytes: Buffer | null = null;
 
-  constructor(private readonly serialize: () => string) {}
+  constructor(private readonly serialize: () => WireMessage) {}
 
   next(): WireMessage {
-    if (this.#text === null) return (this.#text = this.serialize());
-    return (this.#bytes ??= Buffer.from(this.#text));
+    if (this.#first === null) return (this.#first = this.serialize());
+    return (this.#bytes ??= typeof this.#first === 'string' ? Buffer.from(this.#first) : this.#first);
   }
 }

@@ -31,6 +31,12 @@ test('over stdio, a 6 MB turn/start is answered in order with the requests aroun
   await server.waitFor((m) => m.id === 'last');
   await server.waitForNotification('turn/completed');
   expect(replies(server.received.slice(from))).toEqual(['before', 'huge', 'after', 'last']);
+  // Both echoes of the input (serialized and encoded in the pool worker, spliced in as bytes).
+  const echoes = server.received.slice(from).filter((m) => (m.method === 'item/started' || m.method === 'item/completed') && m.params.item.type === 'userMessage');
+  expect(echoes.map((m) => [m.method, m.params.item.content])).toEqual([
+    ['item/started', [{ type: 'text', text: HUGE_TEXT, text_elements: [] }]],
+    ['item/completed', [{ type: 'text', text: HUGE_TEXT, text_elements: [] }]],
+  ]);
   const read = await server.request('thread/read', { threadId: thread.id, includeTurns: true });
   expect(read.thread.turns[0].items[0].content).toEqual([{ type: 'text', text: HUGE_TEXT, text_elements: [] }]);
   expect(await server.close()).toBe(0);
@@ -50,6 +56,10 @@ test('over WebSocket, each connection keeps its order around a huge message, and
   expect(replies(a.received.slice(fromA))).toEqual(['huge', 'after', 'last']);
   // The text comes back whole in the echoed user message (a frame the host encodes itself).
   const echoed = await a.waitFor((m) => m.method === 'item/completed' && m.params.item.type === 'userMessage');
-  expect(echoed.params.item.content.map((part: { text: string }) => part.text)).toEqual([HUGE_TEXT]);
+  const started = a.received.find((m) => m.method === 'item/started' && m.params.item.type === 'userMessage');
+  expect([started?.params.item.content, echoed.params.item.content]).toEqual([
+    [{ type: 'text', text: HUGE_TEXT, text_elements: [] }],
+    [{ type: 'text', text: HUGE_TEXT, text_elements: [] }],
+  ]);
   expect(await server.stop()).toBe(0);
 }, 60_000);

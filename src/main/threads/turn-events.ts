@@ -9,6 +9,7 @@ import type { LoadedThread } from './loaded-thread.js';
 import type { Turn, TurnError } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -36,8 +37,10 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       thread.findTurn(event.turnId)?.items.push(event.item);
       thread.notePosition(event.turnId, event.ordinal, event.item.id);
       const base = { threadId: thread.id, turnId: event.turnId };
-      toSubscribers('item/started', { item: { ...event.item, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
-      toSubscribers('item/completed', { item: event.item, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
+      // The mirror keeps the input itself; the echoes carry its encoding when the worker made one.
+      const echoed = event.contentJson === undefined ? event.item : { ...event.item, content: encodedJson(event.contentJson) };
+      toSubscribers('item/started', { item: { ...echoed, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
+      toSubscribers('item/completed', { item: echoed, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
       return;
     }
     case 'agentItemStarted':
@@ -151,6 +154,10 @@ function endTurn(
 
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
 // turn carries none.
+function encodedJson(bytes: Uint8Array): EncodedJson {
+  return new EncodedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
 function completedView(turn: Turn): Turn {
   if (turn.status !== 'completed') return { ...turn, items: [], itemsView: 'notLoaded' };
   const agent = turn.items.filter((item) => item.type === 'agentMessage');

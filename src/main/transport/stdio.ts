@@ -61,7 +61,12 @@ export class StdioTransport implements Transport, ConnectionSink {
     if (this.#writeClosed) return false;
     const { output, maxOutboundBytes } = this.#options;
     this.#flusher.beforeWrite(output);
-    output.write(typeof line === 'string' ? line + '\n' : Buffer.concat([line, NEWLINE]));
+    if (typeof line === 'string') output.write(line + '\n');
+    else {
+      // Two writes, not a concatenation: a message of bytes may be megabytes (an encoded echo).
+      output.write(line);
+      output.write(NEWLINE);
+    }
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');
       return false;

@@ -1,0 +1,25 @@
+// A turn's user input, serialized and encoded where it arrives in the pool worker, so the main
+// thread never escapes or encodes a multi-megabyte text: it echoes the input twice
+// (item/started and item/completed of the user message), which cost the main thread ~120 ms
+// for a 10 MB turn (two JSON.stringify, two UTF-8 encodings and their garbage) and stalled
+// every other connection for that long.
+import type { UserInput } from './wire-types.js';
+
+/** Input below this many characters is cheaper to serialize where it is sent. */
+export const ENCODE_IN_WORKER_CHARS = 64 * 1024;
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(content)`, alone in their ArrayBuffer (so they can be
+ * transferred, not copied), when the input's text is large; otherwise null.
+ */
+export function encodeLargeContent(content: readonly UserInput[]): Uint8Array | null {
+  let chars = 0;
+  for (const part of content) if (part.type === 'text') chars += part.text.length;
+  if (chars < ENCODE_IN_WORKER_CHARS) return null;
+  const bytes = Buffer.from(JSON.stringify(content));
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  // A pooled or oversized backing store: copy into one the transfer may take whole.
+  const own = new Uint8Array(bytes.byteLength);
+  own.set(bytes);
+  return own;
+}

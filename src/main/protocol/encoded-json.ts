@@ -1,0 +1,45 @@
+// JSON that arrives already serialized and UTF-8 encoded (a large turn input, encoded in its
+// pool worker: src/common/encoded-content.ts) and is spliced into an outgoing message as bytes,
+// so the main thread neither escapes nor encodes it.
+//
+// JSON.stringify cannot emit raw text, so an EncodedJson serializes as a marker string, then
+// replaced by the bytes. Markers are counted: a client string that happened to equal one would
+// make the count differ, and the message is then serialized plainly. A per-process nonce makes
+// that unlikely (it only guards speed, so it need not come from node:crypto, which a start
+// does not load before its first reply). A message without EncodedJson costs one length check.
+const used: EncodedJson[] = [];
+const MARKER = `\u0000encoded-json:${Math.random().toString(36).slice(2)}${Date.now().toString(36)}\u0000`;
+/** How the marker reads once JSON.stringify has quoted and escaped it. */
+const SERIALIZED_MARKER = JSON.stringify(MARKER);
+
+export class EncodedJson {
+  /** `bytes` must be valid JSON in UTF-8: the creator vouches for it. */
+  constructor(readonly bytes: Buffer) {}
+
+  toJSON(): string {
+    used.push(this);
+    return MARKER;
+  }
+}
+
+/** JSON.stringify, with every EncodedJson in `value` spliced in as its bytes (then a Buffer). */
+export function stringifyWithEncoded(value: unknown): string | Buffer {
+  used.length = 0; // left over only if an earlier stringify threw half-way
+  const text = JSON.stringify(value);
+  if (used.length === 0) return text;
+  const parts = used.splice(0);
+  const pieces = text.split(SERIALIZED_MARKER);
+  if (pieces.length !== parts.length + 1) {
+    // Only if a string in `value` were the marker itself: serialize plainly. The replacer sees
+    // toJSON's marker, so it looks at the holder's original value.
+    const plain = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const original = this[key];
+      return original instanceof EncodedJson ? (JSON.parse(original.bytes.toString()) as unknown) : v;
+    });
+    used.length = 0;
+    return plain;
+  }
+  const chunks: Buffer[] = [Buffer.from(pieces[0]!)];
+  parts.forEach((part, i) => chunks.push(part.bytes, Buffer.from(pieces[i + 1]!)));
+  return Buffer.concat(chunks);
+}

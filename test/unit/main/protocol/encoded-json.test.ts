@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'vitest';
+import { EncodedJson, stringifyWithEncoded } from '../../../../src/main/protocol/encoded-json.js';
+
+const encoded = (value: unknown) => new EncodedJson(Buffer.from(JSON.stringify(value)));
+
+describe('stringifyWithEncoded', () => {
+  test('a value without EncodedJson is plain JSON text', () => {
+    expect(stringifyWithEncoded({ method: 'm', params: { text: 'é"\n' } })).toBe(JSON.stringify({ method: 'm', params: { text: 'é"\n' } }));
+  });
+
+  test('each EncodedJson is spliced in as its bytes, giving the bytes of the plain serialization', () => {
+    const content = [{ type: 'text', text: 'ü "quoted"\n'.repeat(3), text_elements: [] }];
+    const value = { method: 'item/started', params: { item: { type: 'userMessage', content: encoded(content) }, other: encoded({ a: [1, null] }) }, emittedAtMs: 7 };
+    const plain = { method: 'item/started', params: { item: { type: 'userMessage', content }, other: { a: [1, null] } }, emittedAtMs: 7 };
+
+    const out = stringifyWithEncoded(value);
+
+    expect(Buffer.isBuffer(out)).toBe(true);
+    expect(out.toString()).toBe(JSON.stringify(plain));
+  });
+
+  test('a client string that equals the marker cannot misplace the bytes: the message is serialized plainly', () => {
+    const marker = new EncodedJson(Buffer.from('0')).toJSON();
+    stringifyWithEncoded(null); // drops the toJSON call above
+    const value = { a: marker, b: encoded({ x: 'y' }), c: [marker] };
+
+    const out = stringifyWithEncoded(value);
+
+    expect(out).toBe(JSON.stringify({ a: marker, b: { x: 'y' }, c: [marker] }));
+    expect(stringifyWithEncoded({ d: encoded(1) }).toString()).toBe('{"d":1}');
+  });
+});
