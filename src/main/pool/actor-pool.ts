@@ -45,6 +45,14 @@ export interface WorkerLink {
   retireTimer: ReturnType<typeof setTimeout> | null;
 }
 
+/** A fenced actor's close, to be posted at the end of the event-loop iteration. */
+interface PendingClose {
+  link: WorkerLink;
+  threadId: string;
+  resolve(answer: 'closed' | 'notFound'): void;
+  reject(error: unknown): void;
+}
+
 export interface ActorPoolOptions {
   size: number;
   /** Compiled worker entry (workers/thread-host.js). */
@@ -79,6 +87,8 @@ export class ActorPool {
   readonly #links = new Map<number, WorkerLink>();
   readonly #placement = new Map<string, WorkerLink>();
   #closing = false;
+  /** Closes of fenced actors waiting for the end of this event-loop iteration (fencedCloser). */
+  #closesSoon: PendingClose[] = [];
   #ready: Promise<void>;
   #readyResolve!: () => void;
 
@@ -163,6 +173,7 @@ export class ActorPool {
     this.#cancelRetirement(link);
     this.#placement.set(init.threadId, link);
     this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
+    this.#postOwedCloses(init.threadId);
     try {
       const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
       return packed === null ? null : this.#runtime!.decodeSnapshot<ActorResumeState>(packed);
@@ -181,6 +192,51 @@ export class ActorPool {
   /** Asks the thread's actor to flush and close its rollout; null when no live worker hosts it. */
   closeActor(threadId: string): Promise<'closed' | 'notFound'> | null {
     return this.linkOf(threadId)?.api.close(threadId) ?? null;
+  }
+
+  /**
+   * closeActor for a fenced actor (one that can no longer write, so nothing waits on its close),
+   * bound to the thread's worker now and callable after the thread is forgotten. The close is
+   * posted after this event-loop iteration's output has been written: a worker woken during
+   * that write competes with the clients reading it for the cores (on two cores, posting it
+   * first made an idle thread's `thread/closed` ~0.3 ms later). Null when no live worker hosts it.
+   */
+  fencedCloser(threadId: string): () => Promise<'closed' | 'notFound'> | null {
+    const link = this.linkOf(threadId);
+    return () => (link === undefined || !link.alive ? null : this.#closeSoon(link, threadId));
+  }
+
+  #closeSoon(link: WorkerLink, threadId: string): Promise<'closed' | 'notFound'> {
+    return new Promise((resolve, reject) => {
+      // setImmediate runs in order, after the output flusher's (queued by the announcement).
+      if (this.#closesSoon.length === 0) setImmediate(this.#postClosesSoon);
+      this.#closesSoon.push({ link, threadId, resolve, reject });
+    });
+  }
+
+  readonly #postClosesSoon = (): void => {
+    const closes = this.#closesSoon;
+    this.#closesSoon = [];
+    for (const close of closes) this.#postClose(close);
+  };
+
+  // A new actor for a thread whose old one still owes its close: the close goes first, so the
+  // worker closes the old incarnation, not the new one registered under the same id.
+  #postOwedCloses(threadId: string): void {
+    if (!this.#closesSoon.some((close) => close.threadId === threadId)) return;
+    const owed = this.#closesSoon.filter((close) => close.threadId === threadId);
+    this.#closesSoon = this.#closesSoon.filter((close) => close.threadId !== threadId);
+    for (const close of owed) this.#postClose(close);
+  }
+
+  #postClose({ link, threadId, resolve, reject }: PendingClose): void {
+    // A pool shutting down has released its proxies; the worker's exit closes the file.
+    if (!link.alive || this.#closing) return resolve('notFound');
+    try {
+      link.api.close(threadId).then(resolve, reject);
+    } catch (error) {
+      reject(error);
+    }
   }
 
   /** Drops the main thread's record of an actor (after it closed or its worker died). */

@@ -6,7 +6,8 @@
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
 //        is abandoned, its late answer ignored). On an idle unload, an actor that is quiet (no
 //        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can
-//        never write again, so the steps below run at once and its close finishes in the background.
+//        never write again, so the steps below run at once and its close is posted after the
+//        announcement has been written, finishing in the background.
 //     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor;
 //        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
@@ -32,6 +33,11 @@ export interface ActorControl {
   reportUnresponsive(threadId: string): void;
   /** reportUnresponsive bound to the thread's worker now, callable after the thread is forgotten. */
   unresponsiveReporter(threadId: string): () => void;
+  /**
+   * closeActor for a fenced actor, bound to its worker now and callable after the thread is
+   * forgotten; the close may be posted later (after this iteration's output).
+   */
+  fencedCloser(threadId: string): () => Promise<unknown> | null;
   /** Drops the pool's record of the thread's actor. */
   forget(threadId: string): void;
 }
@@ -104,14 +110,15 @@ export class Unloader {
     // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
     // closed its own file by then.
     const fenced = reason === 'idle' && announce && this.#tryFence(thread);
-    const closing = this.#deps.actors.closeActor(thread.id);
+    const closeFenced = fenced ? this.#fencedClose(thread) : null;
+    const closing = fenced ? null : this.#deps.actors.closeActor(thread.id);
     let closed: ActorClosed = 'noActor';
-    if (closing !== null && fenced) this.#closeInBackground(thread, closing);
-    else if (closing !== null) closed = await this.#closeActor(thread, closing);
+    if (closing !== null) closed = await this.#closeActor(thread, closing);
     const clearing = this.#releaseWriterLock(thread);
     if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
     if (announce) this.#announce(thread);
+    closeFenced?.();
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
     this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
@@ -130,16 +137,22 @@ export class Unloader {
     return fence.tryFence();
   }
 
-  // The thread is forgotten before this settles, so a late or missing answer is only logged:
-  // the pool's placement may already belong to a new incarnation of the thread.
-  #closeInBackground(thread: LoadedThread, closing: Promise<unknown>): void {
-    const { clock, actorCloseTimeoutMs, log } = this.#deps;
-    const reportStuck = this.#deps.actors.unresponsiveReporter(thread.id);
-    void withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
-      // Its worker is presumed stuck, as in the waiting path: new actors go elsewhere.
-      if (closed === 'timedOut') reportStuck();
-      if (closed !== 'done') log('warn', 'a fenced actor did not close its rollout cleanly', { threadId: thread.id, outcome: closed });
-    });
+  // Step 1 of a fenced unload, bound to the thread's worker now and run after the announcement:
+  // nothing waits on it. The thread is forgotten before it settles, so a late or missing answer
+  // is only logged: the pool's placement may already belong to a new incarnation of the thread.
+  #fencedClose(thread: LoadedThread): () => void {
+    const { clock, actorCloseTimeoutMs, log, actors } = this.#deps;
+    const reportStuck = actors.unresponsiveReporter(thread.id);
+    const close = actors.fencedCloser(thread.id);
+    return () => {
+      const closing = close();
+      if (closing === null) return;
+      void withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
+        // Its worker is presumed stuck, as in the waiting path: new actors go elsewhere.
+        if (closed === 'timedOut') reportStuck();
+        if (closed !== 'done') log('warn', 'a fenced actor did not close its rollout cleanly', { threadId: thread.id, outcome: closed });
+      });
+    };
   }
 
   // Step 1. The worker may be stuck or gone; ownership is released below regardless, so no

@@ -133,3 +133,28 @@ test('a worker whose last actor is still closing answers busy and is retired onc
     { workerId: link.workerId, hosted: 1, liveWorkers: 1, size: 2 },
   ]);
 });
+
+test("a fenced actor's close is posted after the current iteration, and a new actor for the same thread waits behind it", async () => {
+  pool = new ActorPool({ size: 1, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log: () => undefined });
+  await pool.spawn(init('a'), 5_000);
+  const link = pool.linkOf('a')!;
+  // As a fenced unload does: bound to the worker, then the thread is forgotten, then the close.
+  const close = pool.fencedCloser('a');
+  pool.forget('a');
+  const closing = close()!;
+  // Sent after the close was asked for, answered before it: the close waits for the iteration's end.
+  const before = link.api.ping();
+  expect([await closing, await before, await link.api.ping()]).toEqual(['closed', 1, 0]);
+
+  // A new incarnation placed while the old one's close is still owed: the close goes first and
+  // closes the old actor, so the new one stays.
+  const closeUnplaced = pool.fencedCloser('a');
+  await pool.spawn(init('a'), 5_000);
+  const closeOld = pool.fencedCloser('a');
+  pool.forget('a');
+  const owed = closeOld()!;
+  const respawned = pool.spawn(init('a'), 5_000);
+  expect([await owed, await respawned, await link.api.ping()]).toEqual(['closed', null, 1]);
+  // Bound while no worker hosted the thread: there is nothing to close.
+  expect(closeUnplaced()).toBe(null);
+});

@@ -145,6 +145,13 @@ function setup(options: Partial<FakeSteps> = {}) {
       unresponsiveReporter: (threadId) => () => {
         effects.push(`actorUnresponsive ${threadId}`);
       },
+      fencedCloser: (threadId) => {
+        const thread = directory.get(threadId)!;
+        return () => {
+          effects.push(`closeFenced ${threadId}`);
+          return steps.closeActor(thread);
+        };
+      },
       forget: () => undefined,
     },
     locks: {
@@ -722,7 +729,7 @@ describe('eviction under pressure', () => {
 });
 
 describe('fenced unload of a quiet actor', () => {
-  test('a quiet actor is fenced: lock released, thread forgotten and closed announced before its close answers', async () => {
+  test('a quiet actor is fenced: lock released, thread forgotten and closed announced before its close is even sent', async () => {
     const close = deferred();
     const { clock, effects, supervisor, load, state } = setup({ closeActor: () => close.promise });
     const thread = load(1);
@@ -732,7 +739,12 @@ describe('fenced unload of a quiet actor', () => {
     const outcome = track(supervisor.unload(thread, 'idle'), clock);
     await flush();
     expect({ effects, outcome, state: state(thread), workerFenced: worker.fenced }).toEqual({
-      effects: [`releaseLock ${thread.id}`, `directory.remove ${thread.id} true`, `announceUnloaded ${thread.id} unloaded listed=false`],
+      effects: [
+        `releaseLock ${thread.id}`,
+        `directory.remove ${thread.id} true`,
+        `announceUnloaded ${thread.id} unloaded listed=false`,
+        `closeFenced ${thread.id}`,
+      ],
       outcome: { value: 'complete', at: 0 },
       state: { lifecycle: { kind: 'unloaded', reason: 'idle' }, listed: false, registered: false },
       workerFenced: true,
