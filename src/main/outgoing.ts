@@ -65,7 +65,7 @@ export class Outgoing {
  */
 class SharedMessage {
   #first: WireMessage | null = null;
-  #bytes: Buffer | null = null;
+  #bytes: Exclude<WireMessage, string> | null = null;
 
   constructor(private readonly serialize: () => WireMessage) {}
 

@@ -7,6 +7,8 @@
 // make the count differ, and the message is then serialized plainly. A per-process nonce makes
 // that unlikely (it only guards speed, so it need not come from node:crypto, which a start
 // does not load before its first reply). A message without EncodedJson costs one length check.
+import type { WireParts } from '../transport/transport.js';
+
 const used: EncodedJson[] = [];
 const MARKER = `\u0000encoded-json:${Math.random().toString(36).slice(2)}${Date.now().toString(36)}\u0000`;
 /** How the marker reads once JSON.stringify has quoted and escaped it. */
@@ -22,8 +24,12 @@ export class EncodedJson {
   }
 }
 
-/** JSON.stringify, with every EncodedJson in `value` spliced in as its bytes (then a Buffer). */
-export function stringifyWithEncoded(value: unknown): string | Buffer {
+/**
+ * JSON.stringify, with every EncodedJson in `value` spliced in as its bytes: then the message is
+ * its pieces in order (text around each EncodedJson, encoded, and the EncodedJson's own bytes),
+ * not joined, as a large one would be copied whole to join them.
+ */
+export function stringifyWithEncoded(value: unknown): string | WireParts {
   used.length = 0; // left over only if an earlier stringify threw half-way
   const text = JSON.stringify(value);
   if (used.length === 0) return text;
@@ -41,5 +47,5 @@ export function stringifyWithEncoded(value: unknown): string | Buffer {
   }
   const chunks: Buffer[] = [Buffer.from(pieces[0]!)];
   parts.forEach((part, i) => chunks.push(part.bytes, Buffer.from(pieces[i + 1]!)));
-  return Buffer.concat(chunks);
+  return chunks;
 }

@@ -62,10 +62,16 @@ export class StdioTransport implements Transport, ConnectionSink {
     const { output, maxOutboundBytes } = this.#options;
     this.#flusher.beforeWrite(output);
     if (typeof line === 'string') output.write(line + '\n');
-    else {
+    else if (Buffer.isBuffer(line)) {
       // Two writes, not a concatenation: a message of bytes may be megabytes (an encoded echo).
       output.write(line);
       output.write(NEWLINE);
+    } else {
+      // Corked, the pieces leave in one writev (nested in the flusher's cork, if it holds one).
+      output.cork();
+      for (const part of line) output.write(part);
+      output.write(NEWLINE);
+      output.uncork();
     }
     if (output.writableLength > maxOutboundBytes) {
       this.#close('outboundOverflow');

@@ -8,15 +8,23 @@ describe('stringifyWithEncoded', () => {
     expect(stringifyWithEncoded({ method: 'm', params: { text: 'é"\n' } })).toBe(JSON.stringify({ method: 'm', params: { text: 'é"\n' } }));
   });
 
-  test('each EncodedJson is spliced in as its bytes, giving the bytes of the plain serialization', () => {
+  test('each EncodedJson is spliced in as its bytes, the pieces in order giving the bytes of the plain serialization', () => {
     const content = [{ type: 'text', text: 'ü "quoted"\n'.repeat(3), text_elements: [] }];
     const value = { method: 'item/started', params: { item: { type: 'userMessage', content: encoded(content) }, other: encoded({ a: [1, null] }) }, emittedAtMs: 7 };
     const plain = { method: 'item/started', params: { item: { type: 'userMessage', content }, other: { a: [1, null] } }, emittedAtMs: 7 };
 
-    const out = stringifyWithEncoded(value);
+    const out = stringifyWithEncoded(value) as Buffer[];
 
-    expect(Buffer.isBuffer(out)).toBe(true);
-    expect(out.toString()).toBe(JSON.stringify(plain));
+    // Text, content's own bytes (the same Buffer, not a copy), text, other's bytes, text.
+    expect(out.map((piece) => piece.toString())).toEqual([
+      '{"method":"item/started","params":{"item":{"type":"userMessage","content":',
+      JSON.stringify(content),
+      '},"other":',
+      '{"a":[1,null]}',
+      '},"emittedAtMs":7}',
+    ]);
+    expect(out[1]).toBe(value.params.item.content.bytes);
+    expect(Buffer.concat(out).toString()).toBe(JSON.stringify(plain));
   });
 
   test('a client string that equals the marker cannot misplace the bytes: the message is serialized plainly', () => {
@@ -27,6 +35,6 @@ describe('stringifyWithEncoded', () => {
     const out = stringifyWithEncoded(value);
 
     expect(out).toBe(JSON.stringify({ a: marker, b: { x: 'y' }, c: [marker] }));
-    expect(stringifyWithEncoded({ d: encoded(1) }).toString()).toBe('{"d":1}');
+    expect(stringifyWithEncoded({ d: encoded(1) })).toEqual([Buffer.from('{"d":'), Buffer.from('1'), Buffer.from('}')]);
   });
 });
