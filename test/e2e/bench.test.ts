@@ -64,6 +64,8 @@ test('bench seed + resume-under-lock K=2 passes and writes a complete report', {
   );
   expect([locked!.figures['resumed ok']!.value, locked!.figures['list failed']!.value, locked!.figures['lock files after exit']!.value]).toEqual([2, 0, 0]);
   expect(locked!.latency['loaded/list during hold']!.count).toBeGreaterThan(0);
+  // The floor: the same probe for as long as the hold (300 ms here, one every 15 ms), before it.
+  expect(locked!.latency['loaded/list before the hold (floor)']!.count).toBeGreaterThan(10);
   expect(locked!.timeline!.holds).toHaveLength(1);
   expect(locked!.timeline!.samples.length).toBeGreaterThan(locked!.latency['loaded/list during hold']!.count);
 
