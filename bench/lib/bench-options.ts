@@ -30,8 +30,9 @@ export const BENCH_USAGE = `Usage: thread-host bench [scenario…] [options]
 Drives an app-server over stdio through contention scenarios, each server in a fresh temp home
 with its own mock model on loopback, and writes results.json, report.html and table.md.
 
-Scenarios (default: all): seed, idle-unload, locked-unload, resume-under-lock, start-under-lock, churn,
-  turn-sequential, turn-concurrent, cold-start, full-host, scale; groups: under-lock, turns, all;
+Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-under-lock,
+  start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale;
+  groups: under-lock, turns, all;
   soak (10 minutes), handoff (several servers on one home), fanout and huge-line (WebSocket: a
   command with {port}, a free port substituted; this host's default command is switched to
   ws://127.0.0.1:{port}) run only when named
@@ -43,7 +44,7 @@ Options:
   --runs <n>             Repetitions of every case (default 1)
   --out <dir>            Report folder (default bench/out/<timestamp>)
   --k <list>             K for the lock scenarios (default 1,8,32)
-  --hold-ms <ms>         How long the outside process holds the lock (default 2000)
+  --hold-ms <ms>         How long the outside process holds the lock, and probe-floor probes (default 2000)
   --lock-backend <b>     flock, lockfile or both: the writer-lock backend(s) of the lock scenarios
                          (locked-unload, resume-under-lock, start-under-lock), side by side per K
                          (default flock; lockfile cases configure thread-host only)

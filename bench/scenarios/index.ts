@@ -9,6 +9,7 @@ import { fanout } from './fanout.js';
 import { handoff } from './handoff.js';
 import { hugeLine } from './huge-line.js';
 import { lockedUnload } from './locked-unload.js';
+import { probeFloor } from './probe-floor.js';
 import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
 import { scale } from './scale.js';
@@ -20,6 +21,7 @@ import { turnConcurrent, turnSequential } from './turns.js';
 export const SCENARIOS: readonly Scenario[] = [
   seed,
   idleUnload,
+  probeFloor,
   lockedUnload,
   resumeUnderLock,
   startUnderLock,
