@@ -1,5 +1,6 @@
 // One WebSocket connection seen as a host connection: each text message in is one JSON-RPC
-// message, each message out is one text frame. Output is capped like stdio's: a client whose
+// message, each message out is one text message: one frame, or, for a message left in pieces
+// (a large input's echo), one fragment per piece. Output is capped like stdio's: a client whose
 // unsent output passes `max_outbound_bytes` is disconnected (that connection only). Binary
 // frames are dropped, as the reference drops them; the connection keeps serving. Output
 // leaves through the transport's OutputFlusher: one write per socket per flush.
