@@ -3,6 +3,7 @@
 //   cli.js             the installed command: compiles thread-host.cjs with its code cache
 //   thread-host.cjs    src/main/cli.ts and everything it imports, one CommonJS file
 //   thread-host.cjs.cache   V8's code cache of it, written here with this Node
+//   workers/*.cjs      the pool worker's and the line parser's entries, one file each
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
 // unbundled start loaded 85 of ours before its first reply, half of its cold start. One file
@@ -51,6 +52,19 @@ await build({
   define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
 });
 await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, format: 'esm' });
+// The worker entries, one CommonJS file each, for the same reason: a pool worker loaded ~60 of
+// our ES modules one by one before it could host an actor (~35 ms of a process's first
+// thread/start). Piscina require()s a CommonJS entry directly; comlink is inlined as above.
+await build({
+  ...common,
+  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts' },
+  outExtension: { '.js': '.cjs' },
+  outdir: `${OUT}/workers`,
+  format: 'cjs',
+  external: Object.keys(pkg.dependencies).filter((name) => !INLINED.has(name)),
+  banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': 'importMetaUrl' },
+});
 
 // The cache is only good for this Node (V8 checks its version and flags and rejects a
 // mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run

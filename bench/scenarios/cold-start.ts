@@ -19,14 +19,43 @@ async function startStop(ctx: CaseContext, home: string): Promise<{ initializeMs
   return { initializeMs: client.initializeMs, exitMs: performance.now() - eofAt, code };
 }
 
+/**
+ * The first work a new process does: initialize → the reply to a `thread/start` sent right
+ * after it, which waits for the host's workers to come up (a second one is answered in ~2 ms).
+ */
+async function firstThreadStart(ctx: CaseContext): Promise<void> {
+  const { rec, params } = ctx;
+  const firstStart = new LatencyHistogram();
+  for (let r = 0; r < params.coldRepeats; r += 1) {
+    const home = createHome(ctx.mock.url);
+    try {
+      const client = await AppServerClient.start(ctx.server, home);
+      try {
+        const sentAt = performance.now();
+        const { result, at } = await client.requestTimed('thread/start', {});
+        rec.check(typeof result.thread?.id === 'string', `thread/start: ${JSON.stringify(result).slice(0, 200)}`);
+        firstStart.recordMs(at - sentAt);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      removeHome(home);
+    }
+    ctx.progress((r + 1) / params.coldRepeats);
+  }
+  rec.latency('initialize→first thread/start reply', firstStart);
+}
+
 export const coldStart: Scenario = {
   name: 'cold-start',
-  summary: 'spawn → initialize response, fresh and reused home; stdin EOF → exit',
+  summary: 'spawn → initialize response, fresh and reused home; stdin EOF → exit; the first thread/start after initialize',
   cases: () => [
     { id: 'fresh', k: 0 },
     { id: 'reused', k: 1 },
+    { id: 'first thread/start', k: 2 },
   ],
   async run(ctx, { id }) {
+    if (id === 'first thread/start') return firstThreadStart(ctx);
     const { rec, params } = ctx;
     const initialize = new LatencyHistogram();
     const exit = new LatencyHistogram();

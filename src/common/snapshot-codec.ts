@@ -7,15 +7,28 @@
 // faster end to end at 1,000 turns and 2.1x at 5,000, and the main thread, which only
 // unpacks, does 4x (1,000) to 12x (5,000) less decoding work. The bytes are copied to an exact-size buffer and transferred:
 // Packr writes into a shared scratch buffer, and posting a view of it would clone all of it.
-import { Packr } from 'msgpackr';
+//
+// msgpackr is loaded at the first snapshot, not with the module: it was ~8 ms of every pool
+// worker's start (the first thread/start of a process waits for one), and a worker whose actors
+// never resume from disk never needs it.
+import { createRequire } from 'node:module';
+import type { Packr } from 'msgpackr';
 
-const packr = new Packr({ useRecords: true, moreTypes: false });
+let packr: Packr | null = null;
+
+function codec(): Packr {
+  if (packr === null) {
+    const { Packr } = createRequire(import.meta.url)('msgpackr') as typeof import('msgpackr');
+    packr = new Packr({ useRecords: true, moreTypes: false });
+  }
+  return packr;
+}
 
 /** Packs `value` into a standalone buffer that can be transferred. */
 export function encodeSnapshot(value: unknown): Uint8Array {
-  return new Uint8Array(packr.pack(value));
+  return new Uint8Array(codec().pack(value));
 }
 
 export function decodeSnapshot<T>(bytes: Uint8Array): T {
-  return packr.unpack(bytes) as T;
+  return codec().unpack(bytes) as T;
 }

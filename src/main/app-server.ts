@@ -1,7 +1,7 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
 // the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
 // the one client goes).
-import { distPath } from './build-layout.js';
+import { workerEntry } from './build-layout.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger, levelFromEnv } from '../common/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
@@ -69,7 +69,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // A client that connects and waits still finds the workers up when it starts a thread.
   setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
   const lines = new LargeLineParser({
-    filename: distPath('workers/line-parser.js'),
+    filename: workerEntry('line-parser'),
     deadlineMs: LINE_PARSE_DEADLINE_MS,
     clock: systemClock,
     log,

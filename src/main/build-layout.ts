@@ -13,3 +13,11 @@ export const DIST_URL = new URL(typeof THREAD_HOST_BUNDLE === 'boolean' ? '../' 
 export function distPath(relative: string): string {
   return fileURLToPath(new URL(relative, DIST_URL));
 }
+
+/**
+ * A worker's entry: the bundled one (dist/bundle/workers/<name>.cjs) when running from the
+ * bundle, so a worker loads one file instead of each module, and tsc's output otherwise.
+ */
+export function workerEntry(name: 'thread-host' | 'line-parser'): string {
+  return typeof THREAD_HOST_BUNDLE === 'boolean' ? distPath(`bundle/workers/${name}.cjs`) : distPath(`workers/${name}.js`);
+}

@@ -33,13 +33,14 @@ function loadedAtFirstReply(home: string): { builtins: string[]; packages: strin
   return JSON.parse(report!) as { builtins: string[]; packages: string[] };
 }
 
-test('every file of the start bundle has a source map naming the .ts sources (and the inlined package files)', () => {
-  const files = readdirSync(BUNDLE_DIR).filter((name) => name.endsWith('.js') || name.endsWith('.cjs'));
-  expect(files.sort()).toEqual(['cli.js', 'thread-host.cjs']);
+test('every file of the bundle, the workers\' entries included, has a source map naming the .ts sources (and the inlined package files)', () => {
+  const files = readdirSync(BUNDLE_DIR, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js') || name.endsWith('.cjs'));
+  expect(files.sort()).toEqual(['cli.js', 'thread-host.cjs', 'workers/line-parser.cjs', 'workers/thread-host.cjs']);
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'thread-host.cjs.map'), 'utf8')).sources).toContain('../../src/main/cli.ts');
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/thread-host.cjs.map'), 'utf8')).sources).toContain('../../../workers/thread-host.ts');
   for (const file of files) {
     const map = JSON.parse(readFileSync(join(BUNDLE_DIR, `${file}.map`), 'utf8')) as { sources: string[] };
-    const sources = map.sources.map((source) => resolve(BUNDLE_DIR, source));
+    const sources = map.sources.map((source) => resolve(dirname(join(BUNDLE_DIR, file)), source));
     const inlinedPackage = (source: string) => source.includes('/node_modules/');
     expect(sources.filter((source) => !existsSync(source) || !(source.endsWith('.ts') || inlinedPackage(source)))).toEqual([]);
   }

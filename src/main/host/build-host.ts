@@ -2,7 +2,7 @@
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
 import { systemClock } from '../../common/clock.js';
-import { distPath } from '../build-layout.js';
+import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
@@ -60,7 +60,7 @@ export function buildHost(
   const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
-    filename: distPath('workers/thread-host.js'),
+    filename: workerEntry('thread-host'),
     onEvent: (event) => handleActorEvent(ctx, event),
     onWorkerLost: (threadIds) => unloadThreadsOfLostWorker(ctx, threadIds),
     log,
