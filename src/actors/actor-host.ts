@@ -26,6 +26,7 @@ export class ActorHost implements ActorHostApi {
 
   async spawn(init: ActorInit): Promise<Uint8Array | null> {
     if (this.#phase === 'retiring') throw new Error('this pool worker is retiring');
+    if (this.#faults.failSpawn) throw new Error('injected fault: this pool worker cannot host actors');
     const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults, systemClock);
     this.#actors.set(init.threadId, actor);
     try {

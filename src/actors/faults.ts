@@ -3,6 +3,7 @@
 // misbehaves; unset, they cost nothing.
 //
 //   THREAD_HOST_FAULT_BLOCK_CLOSE_MS=<ms>         block the worker when an actor closes
+//   THREAD_HOST_FAULT_FAIL_SPAWN=1                the worker cannot host actors: each spawn fails
 //   THREAD_HOST_FAULT_EXIT_ON_TEXT=<text>         the worker exits mid-turn (process.exit)
 //   THREAD_HOST_FAULT_THROW_ON_TEXT=<text>        an exception nobody catches kills the worker
 //   THREAD_HOST_FAULT_ACTOR_THROW_ON_TEXT=<text>  the actor's turn code throws (a bug in it)
@@ -22,6 +23,8 @@ export type TurnFault = 'exitWorker' | 'throwUncaught' | 'throwInActor' | 'exhau
 export interface Faults {
   /** Block the worker synchronously for this long when an actor closes (unload cleanup). */
   blockOnCloseMs: number;
+  /** Refuse every actor (a worker that cannot host one, e.g. out of descriptors for its files). */
+  failSpawn: boolean;
   /** Faults keyed by the user text that triggers them. */
   turnFaults: ReadonlyMap<string, TurnFault>;
   /** Simulated disk for rollout appends; null when the disk is the real one only. */
@@ -44,6 +47,7 @@ export function readFaults(env: NodeJS.ProcessEnv): Faults {
   const flag = env.THREAD_HOST_FAULT_DISK_FULL_FLAG;
   return {
     blockOnCloseMs: Number(env.THREAD_HOST_FAULT_BLOCK_CLOSE_MS ?? 0) || 0,
+    failSpawn: env.THREAD_HOST_FAULT_FAIL_SPAWN === '1',
     turnFaults,
     disk: flag ? { bytesAccepted: (length) => diskFullAccepts(flag, length) } : null,
   };

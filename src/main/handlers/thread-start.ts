@@ -1,6 +1,7 @@
-// `thread/start`: a new thread with a fresh UUIDv7, its writer lock taken, an actor placed in
-// the pool, the caller subscribed; `thread/started` is broadcast after the response. Nothing
-// is written to disk until the first turn (lazy materialization).
+// `thread/start`: a new thread with a fresh UUIDv7, its writer lock taken, the caller
+// subscribed, answered from memory; its actor is placed in the pool behind the answer, and
+// requests that need it wait for that (thread-loader.ts). `thread/started` is broadcast after
+// the response. Nothing is written to disk until the first turn (lazy materialization).
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { rolloutPathFor } from '../../common/history/rollout-path.js';
 import type { Connection } from '../connections.js';
@@ -9,7 +10,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadStartParams } from '../protocol/method-params.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { uuidv7 } from '../protocol/uuid.js';
-import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { placeActorBehind, prepareNewThread, publishThread } from '../threads/thread-loader.js';
 import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadStartParams>;
@@ -32,7 +33,7 @@ export async function threadStart(
   const thread = new LoadedThread(uuidv7(now), now);
   ctx.directory.register(thread);
   const ephemeral = params.ephemeral === true;
-  await loadThread(ctx, thread, {
+  const init = await prepareNewThread(ctx, thread, {
     session,
     rolloutPath: ephemeral ? null : rolloutPathFor(ctx.home, thread.id, now),
     resume: false,
@@ -43,6 +44,7 @@ export async function threadStart(
   });
   thread.updatedAtMs = now;
   publishThread(ctx, thread);
+  placeActorBehind(ctx, thread, init);
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);

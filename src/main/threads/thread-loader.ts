@@ -1,7 +1,8 @@
 // Brings a registered thread (lifecycle `loading`) into memory for thread/start and cold
-// thread/resume: take the writer lock (waiting costs a timer, not a thread), place an actor
-// in the pool, then publish the thread as loaded. On any failure the thread goes through the
-// one unload sequence (reason `loadFailed`), which releases whatever was acquired.
+// thread/resume: take the writer lock (waiting costs a timer, not a thread), place an actor in
+// the pool (for a start, after the thread is answered and published), publish it as loaded.
+// On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
+// releases whatever was acquired.
 import type { ActorInit, ActorResumeState } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import type { LoadedThread } from './loaded-thread.js';
@@ -23,51 +24,111 @@ export interface LoadRequest {
 
 export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<ActorResumeState | null> {
   try {
-    if (request.rolloutPath !== null) {
-      const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
-      if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation);
-      if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
-      thread.writerLock = acquired.lock;
-    }
-    const fence = WriteFence.allocate();
-    thread.fence = new WriteFence(fence);
-    const init: ActorInit = {
-      threadId: thread.id,
-      rolloutPath: request.rolloutPath,
-      resume: request.resume,
-      writerLease: thread.writerLock?.lease ?? null,
-      historyMode: request.historyMode,
-      session: { createdAtMs: request.createdAtMs, originator: request.originator, cliVersion: HOST_VERSION, source: 'vscode' },
-      settings: request.session.settings,
-      provider: request.session.provider,
-      userAgent: userAgentOf(ctx),
-      fence,
-    };
-    let resumed: ActorResumeState | null;
-    try {
-      resumed = await ctx.pool.spawn(init, ctx.actorSpawnTimeoutMs);
-    } catch (error) {
-      throw internalError(
-        `${request.operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`,
-      );
-    }
-    thread.identity = {
-      createdAtMs: request.createdAtMs,
-      path: request.rolloutPath,
-      ephemeral: request.rolloutPath === null,
-      originator: request.originator,
-      cliVersion: HOST_VERSION,
-      source: 'vscode',
-    };
-    thread.settings = request.session.settings;
-    thread.historyMode = resumed?.historyMode ?? request.historyMode;
-    thread.unloadDelaySecs = request.session.config.threadUnloadDelaySecs;
+    await takeWriterLock(ctx, thread, request);
+    const resumed = await spawnActor(ctx, actorInit(ctx, thread, request), request.operation);
+    describe(thread, request, resumed);
     return resumed;
   } catch (error) {
-    ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: request.operation, error: (error as Error).message });
-    await ctx.supervisor.unload(thread, 'loadFailed');
-    throw error;
+    return failed(ctx, thread, request, error);
   }
+}
+
+/**
+ * thread/start's load: only the writer lock. A new thread's answer needs nothing from its actor
+ * (nothing is read, nothing written before the first turn), so it is answered from memory once
+ * the lock is held; the caller publishes it, then places its actor with `placeActorBehind`.
+ */
+export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<ActorInit> {
+  try {
+    await takeWriterLock(ctx, thread, request);
+    const init = actorInit(ctx, thread, request);
+    describe(thread, request, null);
+    return init;
+  } catch (error) {
+    return failed(ctx, thread, request, error);
+  }
+}
+
+async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
+  if (request.rolloutPath === null) return;
+  const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
+  if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation);
+  if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
+  thread.writerLock = acquired.lock;
+}
+
+async function failed(ctx: HostContext, thread: LoadedThread, request: LoadRequest, error: unknown): Promise<never> {
+  ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: request.operation, error: (error as Error).message });
+  await ctx.supervisor.unload(thread, 'loadFailed');
+  throw error;
+}
+
+/**
+ * Places a published new thread's actor, first in the thread's mailbox, where requests that
+ * need the actor (a turn, a read, a resume) wait for it (pending-load.ts); the unload sequence
+ * waits for it too, so no actor is placed for a thread already gone. If it fails, the thread,
+ * which clients have seen started, is unloaded and announced closed, releasing its lock.
+ */
+export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: ActorInit): void {
+  thread.actorPlacement = thread.mailbox.post(async () => {
+    try {
+      await spawnActor(ctx, init, 'start');
+      thread.actorPlacement = null;
+      // An unload that gave up waiting for this (a stuck spawn) went on without the actor: close
+      // it now, unless the id already belongs to a newer incarnation, whose actor it would hit.
+      if (thread.lifecycle.kind === 'unloaded' && ctx.directory.get(thread.id) === undefined) {
+        void ctx.pool.closeActor(thread.id)?.catch(() => undefined);
+        ctx.pool.forget(thread.id);
+      }
+    } catch (error) {
+      thread.actorPlacement = null;
+      ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: 'start', error: (error as Error).message });
+      // Not awaited: the unload waits for this very job.
+      void ctx.supervisor.unload(thread, 'loadFailed');
+    }
+  });
+  // Most threads never queue anything else; their mailbox would outlive its one job.
+  void thread.actorPlacement.then(() => thread.dropIdleMailbox());
+}
+
+function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest): ActorInit {
+  const fence = WriteFence.allocate();
+  thread.fence = new WriteFence(fence);
+  return {
+    threadId: thread.id,
+    rolloutPath: request.rolloutPath,
+    resume: request.resume,
+    writerLease: thread.writerLock?.lease ?? null,
+    historyMode: request.historyMode,
+    session: { createdAtMs: request.createdAtMs, originator: request.originator, cliVersion: HOST_VERSION, source: 'vscode' },
+    settings: request.session.settings,
+    provider: request.session.provider,
+    userAgent: userAgentOf(ctx),
+    fence,
+  };
+}
+
+async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequest['operation']): Promise<ActorResumeState | null> {
+  try {
+    return await ctx.pool.spawn(init, ctx.actorSpawnTimeoutMs);
+  } catch (error) {
+    throw internalError(`${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`);
+  }
+}
+
+/** What the host keeps of a loaded thread's origin and settings. */
+function describe(thread: LoadedThread, request: LoadRequest, resumed: ActorResumeState | null): void {
+  thread.identity = {
+    createdAtMs: request.createdAtMs,
+    path: request.rolloutPath,
+    ephemeral: request.rolloutPath === null,
+    originator: request.originator,
+    cliVersion: HOST_VERSION,
+    source: 'vscode',
+  };
+  thread.settings = request.session.settings;
+  thread.historyMode = resumed?.historyMode ?? request.historyMode;
+  thread.unloadDelaySecs = request.session.config.threadUnloadDelaySecs;
 }
 
 /** Marks a loaded thread visible: listed, subscribed by its caller, watched for idleness. */

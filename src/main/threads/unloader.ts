@@ -3,6 +3,7 @@
 // bottom; every wait has a deadline and nothing waits on a lock:
 //
 //   mark unloading (first reason wins)
+//     0. a new thread whose actor is still being placed: wait for the placement (deadline)
 //     1. close the actor: it flushes and closes its rollout (deadline; a stuck or dead worker
 //        is abandoned, its late answer ignored). On an idle unload, an actor that is quiet (no
 //        turn queued or running, nothing owed, its rollout in place) is fenced instead: it can
@@ -107,6 +108,9 @@ export class Unloader {
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
     const startedAt = this.#deps.clock.now();
+    // A new thread's actor still being placed (thread/start answers first): its close must
+    // find it. A placement that fails unloads the thread itself, after clearing this.
+    if (thread.actorPlacement !== null) await withDeadline(thread.actorPlacement, this.#deps.actorCloseTimeoutMs, this.#deps.clock);
     // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
     // closed its own file by then.
     const fenced = reason === 'idle' && announce && this.#tryFence(thread);

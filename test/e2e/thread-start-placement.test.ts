@@ -1,0 +1,59 @@
+// thread/start is answered from memory once the thread's writer lock is held; its actor is
+// placed in the pool behind the answer (a process's first start would otherwise wait for the
+// workers to come up). What needs the actor waits for the placement; a placement that fails
+// unloads the thread, which clients saw started, and announces it closed.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { TestServer } from '../helpers/test-server.js';
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel({ reply: 'Done' });
+});
+afterAll(() => mock.close());
+
+const threadLockFiles = (home: string) => readdirSync(join(home, 'thread-writer-locks')).filter((name) => name !== '.coordination.lock');
+
+test("a process's first thread/start is answered before its actor is placed, and a turn sent at once waits for the actor", async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_LOG: 'info' } });
+  const { thread } = await server.request('thread/start', {});
+  // Sent the moment the start is answered, while the pool's workers are still coming up.
+  const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello' }] });
+  const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id);
+  const read = await server.request('thread/read', { threadId: thread.id, includeTurns: true });
+  // The log is one ordered stream: the thread was published (answered) before its actor was placed.
+  await server.waitForLog((l) => l.msg === 'actor placed' && l.threadId === thread.id);
+  const order = server
+    .logLines()
+    .filter((l) => l.threadId === thread.id && (l.msg === 'thread loaded' || l.msg === 'actor placed'))
+    .map((l) => l.msg);
+  expect({ order, status: completed.turn.status, turns: read.thread.turns.map((t: { id: string }) => t.id) }).toEqual({
+    order: ['thread loaded', 'actor placed'],
+    status: 'completed',
+    turns: [turn.id],
+  });
+  expect(await server.close()).toBe(0);
+});
+
+test('a start whose actor cannot be placed is announced closed, its lock released, and what waited for it is refused', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_FAULT_FAIL_SPAWN: '1' } });
+  const { thread } = await server.request('thread/start', {});
+  const turn = await server.requestRaw('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello' }] });
+  const closed = await server.waitForNotification('thread/closed', (p) => p.threadId === thread.id);
+  expect({
+    turnError: turn.error,
+    closed,
+    statuses: server.notifications('thread/status/changed').map((m) => m.params),
+    loaded: await server.request('thread/loaded/list', {}),
+    lockFiles: threadLockFiles(server.home),
+  }).toEqual({
+    turnError: { code: -32600, message: `thread not found: ${thread.id}` },
+    closed: { threadId: thread.id },
+    statuses: [{ threadId: thread.id, status: { type: 'notLoaded' } }],
+    loaded: { data: [], nextCursor: null },
+    lockFiles: [],
+  });
+  expect(await server.close()).toBe(0);
+});
