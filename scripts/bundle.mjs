@@ -31,7 +31,7 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  // Stack traces name the .ts sources (src/main/stack-source-maps.ts); the sources are in the
+  // Stack traces name the .ts sources (src/common/stack-source-maps.ts; the workers' too); the sources are in the
   // repository, so the maps need not carry them, and smaller maps are cheaper to read.
   sourcemap: 'linked',
   sourcesContent: false,

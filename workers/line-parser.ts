@@ -6,6 +6,11 @@ import { parentPort } from 'node:worker_threads';
 import type { ParseReply, ParseRequest, TransferredOutcome } from '../src/common/line-parser-messages.js';
 import { parseLineBytes, type LineOutcome } from '../src/common/line-outcome.js';
 import { toTransfer } from '../src/common/parsed-json-transfer.js';
+import { mapStackTraces } from '../src/common/stack-source-maps.js';
+
+// Stacks logged from this worker name the .ts sources, as the main thread's do: frames in the
+// files under the folder above this one (dist/ for tsc's output, dist/bundle/ for the bundle).
+mapStackTraces(new URL('../', import.meta.url));
 
 /** The segments as one byte run (a line arrives as the pieces the transport read it in). */
 function joined(segments: Uint8Array[]): Uint8Array {

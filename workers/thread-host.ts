@@ -7,6 +7,11 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AttachTask } from '../src/common/actor-messages.js';
 import { ActorHost } from '../src/actors/actor-host.js';
 import { lowerThisThreadsPriority } from '../src/actors/thread-priority.js';
+import { mapStackTraces } from '../src/common/stack-source-maps.js';
+
+// Stacks logged from this worker name the .ts sources, as the main thread's do: frames in the
+// files under the folder above this one (dist/ for tsc's output, dist/bundle/ for the bundle).
+mapStackTraces(new URL('../', import.meta.url));
 
 // Before any actor runs: the main thread answers requests first (see thread-priority.ts).
 lowerThisThreadsPriority();

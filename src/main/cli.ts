@@ -3,7 +3,7 @@
 // the app server does not pay for the mock model or the demo.
 import { DIST_URL, distPath } from './build-layout.js';
 import { builtin } from './lazy-builtin.js';
-import { mapStackTraces } from './stack-source-maps.js';
+import { mapStackTraces } from '../common/stack-source-maps.js';
 import { UsageError } from './usage-error.js';
 
 // First, so that any stack this process prints names the .ts sources.

@@ -91,6 +91,9 @@ test('a thread actor that throws mid-turn fails only that turn, records it, and 
   const failed = await server.waitForNotification('turn/completed', (p) => p.threadId === a.id);
   const error = { message: 'the thread actor failed during the turn: injected fault: exception in the thread actor', codexErrorInfo: 'other', additionalDetails: null, misalignment: null };
   expect([failed.turn.status, failed.turn.error]).toEqual(['failed', error]);
+  // The worker's log names the TypeScript source of the throw, not the bundle's line.
+  const logged = await server.waitForLog((l) => l.msg === error.message);
+  expect(String(logged.stack).split('\n')[1]).toMatch(/^ {4}at injectTurnFault \(.*\/src\/actors\/faults\.ts:\d+:\d+\)$/);
   // The rollout closes the turn as the client was told.
   const last = JSON.parse(readFileSync(a.path, 'utf8').trimEnd().split('\n').at(-1)!);
   expect([last.payload.type, last.payload.turn_id, last.payload.error]).toEqual(['task_complete', turn.id, { message: error.message, codex_error_info: 'other' }]);

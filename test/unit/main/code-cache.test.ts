@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 const CODE_CACHE = new URL('../../../dist/src/main/code-cache.js', import.meta.url).href;
-const STACK_MAPS = new URL('../../../dist/src/main/stack-source-maps.js', import.meta.url).href;
+const STACK_MAPS = new URL('../../../dist/src/common/stack-source-maps.js', import.meta.url).href;
 
 const FIXTURE = ['export function twice(n: number): number {', '  return n * 2;', '}', 'export function fail(): never {', "  throw new RangeError('out');", '}', ''].join('\n');
 

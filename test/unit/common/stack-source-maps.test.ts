@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 // `npm test` builds first; the child loads tsc's output of the module.
-const MODULE = new URL('../../../dist/src/main/stack-source-maps.js', import.meta.url).href;
+const MODULE = new URL('../../../dist/src/common/stack-source-maps.js', import.meta.url).href;
 
 const FIXTURE = [
   '// padding, so generated and original lines differ',
