@@ -57,3 +57,16 @@ test('a start whose actor cannot be placed is announced closed, its lock release
   });
   expect(await server.close()).toBe(0);
 });
+
+test('input ending right after a thread/start still gets its answer, and the shutdown waits for the actor to be placed, then closes it', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_LOG: 'info' } });
+  // The first start of the process: its actor is placed while the host is already draining.
+  const started = server.requestRaw('thread/start', {});
+  const code = await server.close();
+  const threadId = (await started).result?.thread?.id as string;
+  const events = server
+    .logLines()
+    .filter((l) => l.threadId === threadId && ['thread loaded', 'actor placed', 'thread unloaded'].includes(l.msg))
+    .map((l) => (l.msg === 'thread unloaded' ? `${l.msg} ${l.reason} ${l.outcome}` : l.msg));
+  expect({ code, events }).toEqual({ code: 0, events: ['thread loaded', 'actor placed', 'thread unloaded shutdown complete'] });
+});
