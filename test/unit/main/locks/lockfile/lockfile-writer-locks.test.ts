@@ -17,7 +17,9 @@ afterEach(async () => {
 
 function tempHome() {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-lockfile-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  // Retried: a coordination attempt still in flight when a test closed its backend may create
+  // (then remove) the coordination directory while the home is being removed (ENOTEMPTY).
+  cleanups.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
   const dir = join(home, 'thread-writer-lockdirs');
   return { home, dir, lockPath: (id: string) => join(dir, `${id}.lock`) };
 }
