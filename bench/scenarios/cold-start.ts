@@ -8,7 +8,7 @@ import { AppServerClient } from '../lib/app-server-client.js';
 import { bareNodeStartMs } from '../lib/bare-node.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { createHome, removeHome } from '../lib/server-home.js';
-import { threadWithOneTurn, type CaseContext, type Scenario } from './scenario.js';
+import { textInput, threadWithOneTurn, type CaseContext, type Scenario } from './scenario.js';
 
 /** One start and stop; resolves with spawn→initialize and EOF→exit in ms. */
 async function startStop(ctx: CaseContext, home: string): Promise<{ initializeMs: number; exitMs: number; code: number | null }> {
@@ -21,11 +21,14 @@ async function startStop(ctx: CaseContext, home: string): Promise<{ initializeMs
 
 /**
  * The first work a new process does: initialize → the reply to a `thread/start` sent right
- * after it, which waits for the host's workers to come up (a second one is answered in ~2 ms).
+ * after it, then that reply → the reply to a turn on the thread and its `turn/completed`
+ * (the host's workers may still be coming up for all three).
  */
 async function firstThreadStart(ctx: CaseContext): Promise<void> {
   const { rec, params } = ctx;
   const firstStart = new LatencyHistogram();
+  const firstTurnReply = new LatencyHistogram();
+  const firstTurnCompleted = new LatencyHistogram();
   for (let r = 0; r < params.coldRepeats; r += 1) {
     const home = createHome(ctx.mock.url);
     try {
@@ -35,6 +38,12 @@ async function firstThreadStart(ctx: CaseContext): Promise<void> {
         const { result, at } = await client.requestTimed('thread/start', {});
         rec.check(typeof result.thread?.id === 'string', `thread/start: ${JSON.stringify(result).slice(0, 200)}`);
         firstStart.recordMs(at - sentAt);
+        const threadId = result.thread.id as string;
+        const completed = client.waitFor('turn/completed', threadId);
+        const turnSentAt = performance.now();
+        const turn = await client.requestTimed('turn/start', { threadId, input: textInput('first') });
+        firstTurnReply.recordMs(turn.at - turnSentAt);
+        firstTurnCompleted.recordMs((await completed).at - turnSentAt);
       } finally {
         await client.close();
       }
@@ -44,6 +53,8 @@ async function firstThreadStart(ctx: CaseContext): Promise<void> {
     ctx.progress((r + 1) / params.coldRepeats);
   }
   rec.latency('initialize→first thread/start reply', firstStart);
+  rec.latency('→ first turn/start reply', firstTurnReply);
+  rec.latency('→ its turn/completed', firstTurnCompleted);
 }
 
 export const coldStart: Scenario = {

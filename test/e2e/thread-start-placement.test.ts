@@ -16,7 +16,7 @@ afterAll(() => mock.close());
 
 const threadLockFiles = (home: string) => readdirSync(join(home, 'thread-writer-locks')).filter((name) => name !== '.coordination.lock');
 
-test("a process's first thread/start is answered before its actor is placed, and a turn sent at once waits for the actor", async () => {
+test("a process's first thread/start is answered before its actor is placed, and a turn sent at once runs once the actor is", async () => {
   const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_LOG: 'info' } });
   const { thread } = await server.request('thread/start', {});
   // Sent the moment the start is answered, while the pool's workers are still coming up.
@@ -37,21 +37,23 @@ test("a process's first thread/start is answered before its actor is placed, and
   expect(await server.close()).toBe(0);
 });
 
-test('a start whose actor cannot be placed is announced closed, its lock released, and what waited for it is refused', async () => {
+test('a start whose actor cannot be placed is announced closed with its lock released, and a turn sent to it meanwhile ends failed', async () => {
   const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_FAULT_FAIL_SPAWN: '1' } });
   const { thread } = await server.request('thread/start', {});
-  const turn = await server.requestRaw('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello' }] });
+  // Answered from memory, like the start; its command waits for the placement, which fails.
+  const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello' }] });
   const closed = await server.waitForNotification('thread/closed', (p) => p.threadId === thread.id);
+  const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id);
   expect({
-    turnError: turn.error,
+    turn: [turn.status, completed.turn.id, completed.turn.status, completed.turn.error?.message],
     closed,
-    statuses: server.notifications('thread/status/changed').map((m) => m.params),
+    statuses: server.notifications('thread/status/changed').map((m) => m.params.status.type),
     loaded: await server.request('thread/loaded/list', {}),
     lockFiles: threadLockFiles(server.home),
   }).toEqual({
-    turnError: { code: -32600, message: `thread not found: ${thread.id}` },
+    turn: ['inProgress', turn.id, 'failed', "could not start the turn: the thread's actor could not be placed"],
     closed: { threadId: thread.id },
-    statuses: [{ threadId: thread.id, status: { type: 'notLoaded' } }],
+    statuses: ['systemError', 'notLoaded'],
     loaded: { data: [], nextCursor: null },
     lockFiles: [],
   });

@@ -1,8 +1,10 @@
 // `turn/start` and `turn/interrupt`. A turn is answered at once with its in-progress shape;
 // the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
-// the worker: commands are posted and a failure to deliver one ends the turn with an error.
+// the worker, not even a new thread's actor still being placed: commands are posted (behind
+// the placement) and a failure to deliver one ends the turn with an error.
 import type { TurnCommand } from '../../common/actor-messages.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
+import type { WorkerLink } from '../pool/actor-pool.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../errors.js';
@@ -17,13 +19,18 @@ type TurnStartParams = ReturnType<typeof turnStartParams>;
 
 export function turnStart(ctx: HostContext, _connection: Connection, params: TurnStartParams): { turn: Turn } | Promise<{ turn: Turn }> {
   const id = requireThreadId(params.threadId);
+  // A new thread whose actor is still being placed (thread/start answers first) is answered
+  // from memory too: the turn's command follows the placement in the thread's mailbox.
+  const thread = ctx.directory.get(id);
+  if (thread?.lifecycle.kind === 'loaded' && thread.actorPlacement !== null) return startNow(ctx, id, params);
   return afterPendingLoad(ctx, id, () => startNow(ctx, id, params));
 }
 
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
+  const placing = thread.actorPlacement !== null;
   const link = ctx.pool.linkOf(id);
-  if (!link) throw threadNotFound(id);
+  if (!link && !placing) throw threadNotFound(id);
   const now = ctx.clock.now();
   // Per-turn overrides stick for later turns, as the reference documents them.
   const settings = {
@@ -61,7 +68,16 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
     settings,
     outputSchema: params.outputSchema,
   };
-  link.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`));
+  const deliver = (to: WorkerLink): void =>
+    void to.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`));
+  if (link && !placing) deliver(link);
+  else {
+    void thread.mailbox.post(() => {
+      const placed = ctx.pool.linkOf(id);
+      if (placed && ctx.directory.get(id) === thread) deliver(placed);
+      else failTurnLocally(ctx, thread, turnId, "could not start the turn: the thread's actor could not be placed");
+    });
+  }
   return { turn };
 }
 

@@ -83,8 +83,9 @@ export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: A
     } catch (error) {
       thread.actorPlacement = null;
       ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: 'start', error: (error as Error).message });
-      // Not awaited: the unload waits for this very job.
-      void ctx.supervisor.unload(thread, 'loadFailed');
+      // Behind what waited for the placement (a turn ends failed while its thread is still
+      // listed), then the thread goes. Not awaited: the unload waits for this very job.
+      void thread.mailbox.post(() => void ctx.supervisor.unload(thread, 'loadFailed'));
     }
   });
   // Most threads never queue anything else; their mailbox would outlive its one job.

@@ -8,15 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
-import { systemClock } from '../../../src/common/clock.js';
-import { ThreadDirectory } from '../../../src/main/threads/directory.js';
-import { ConnectionTable, type Connection } from '../../../src/main/connections.js';
+import type { Connection } from '../../../src/main/connections.js';
 import { ErrorCode } from '../../../src/main/errors.js';
-import type { HostContext } from '../../../src/main/host-context.js';
-import { Outgoing } from '../../../src/main/outgoing.js';
 import { parseJson, toPlainJson } from '../../../src/common/json-text.js';
 import { Router } from '../../../src/main/router.js';
-import { RolloutIndex } from '../../../src/main/history/rollout-index.js';
+import { stubHostContext } from '../../helpers/stub-host-context.js';
 
 const METHODS = ['initialize', 'thread/start', 'thread/resume', 'thread/unsubscribe', 'thread/loaded/list', 'thread/read', 'thread/list', 'turn/start', 'turn/interrupt'];
 const FIELDS = ['clientInfo', 'capabilities', 'name', 'version', 'threadId', 'turnId', 'input', 'type', 'text', 'text_elements', 'cursor', 'limit', 'ephemeral', 'model', 'sandbox', 'approvalPolicy', 'config', 'cwd', 'includeTurns', 'excludeTurns', 'sortKey', 'sourceKinds', 'path', '__proto__', 'constructor'];
@@ -41,28 +37,12 @@ afterEach(() => expect(unhandled).toEqual([]));
 function harness(): { router: Router; connection: Connection; written: string[]; logs: string[] } {
   const written: string[] = [];
   const logs: string[] = [];
-  const connections = new ConnectionTable();
-  const connection = connections.open((line) => (written.push(String(line)), true));
   const api = { startTurn: async () => undefined, interrupt: async () => undefined, close: async () => undefined };
-  const ctx = {
-    home,
-    configDocument: {},
-    cwd: home,
-    env: {},
-    clock: systemClock,
+  const ctx = stubHostContext(home, {
     log: (level: string, message: string) => logs.push(`${level}: ${message}`),
-    connections,
-    outgoing: new Outgoing(connections),
-    directory: new ThreadDirectory(),
-    supervisor: { noteChanged: () => undefined, unload: async () => 'unloaded' },
-    capacity: { roomOrWait: () => null },
     pool: { spawn: async () => null, linkOf: () => ({ api }), forget: () => undefined },
-    locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => ({ kind: 'released' }) },
-    rollouts: new RolloutIndex(home),
-    actorSpawnTimeoutMs: 1_000,
-    originator: null,
-    draining: false,
-  } as unknown as HostContext;
+  });
+  const connection = ctx.connections.open((line) => (written.push(String(line)), true));
   return { router: new Router(ctx, MAX_IN_FLIGHT), connection, written, logs };
 }
 
