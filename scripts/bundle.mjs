@@ -38,31 +38,32 @@ const common = {
   logLevel: 'warning',
 };
 
-rmSync(OUT, { recursive: true, force: true });
-await build({
+// One CommonJS file per entry. The sources are ES modules: strict, and with import.meta.url,
+// which CommonJS lacks.
+const commonJs = {
   ...common,
-  entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outExtension: { '.js': '.cjs' },
-  outdir: OUT,
   format: 'cjs',
   external: Object.keys(pkg.dependencies).filter((name) => !INLINED.has(name)),
-  // The sources are ES modules: strict, and with import.meta.url, which CommonJS lacks.
-  // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  ...commonJs,
+  entryPoints: { 'thread-host': 'src/main/cli.ts' },
+  outdir: OUT,
+  // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
   define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
 });
 await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, format: 'esm' });
-// The worker entries, one CommonJS file each, for the same reason: a pool worker loaded ~60 of
-// our ES modules one by one before it could host an actor (~35 ms of a process's first
-// thread/start). Piscina require()s a CommonJS entry directly; comlink is inlined as above.
+// The worker entries too, for the same reason: a pool worker loaded ~60 of our ES modules one
+// by one before it could host an actor (~35 ms of a process's first thread/start). Piscina
+// require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
-  ...common,
+  ...commonJs,
   entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts' },
-  outExtension: { '.js': '.cjs' },
   outdir: `${OUT}/workers`,
-  format: 'cjs',
-  external: Object.keys(pkg.dependencies).filter((name) => !INLINED.has(name)),
-  banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { 'import.meta.url': 'importMetaUrl' },
 });
 

@@ -1,6 +1,6 @@
 // thread/start is answered from memory once the thread's writer lock is held; its actor is
 // placed in the pool behind the answer (a process's first start would otherwise wait for the
-// workers to come up). What needs the actor waits for the placement; a placement that fails
+// workers to come up). Commands for the actor wait for the placement; a placement that fails
 // unloads the thread, which clients saw started, and announces it closed.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

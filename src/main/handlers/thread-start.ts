@@ -1,6 +1,6 @@
 // `thread/start`: a new thread with a fresh UUIDv7, its writer lock taken, the caller
 // subscribed, answered from memory; its actor is placed in the pool behind the answer, and
-// requests that need it wait for that (thread-loader.ts). `thread/started` is broadcast after
+// commands for it wait for that (actor-link.ts). `thread/started` is broadcast after
 // the response. Nothing is written to disk until the first turn (lazy materialization).
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { rolloutPathFor } from '../../common/history/rollout-path.js';

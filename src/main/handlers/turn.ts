@@ -1,10 +1,9 @@
 // `turn/start` and `turn/interrupt`. A turn is answered at once with its in-progress shape;
 // the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
-// the worker, not even a new thread's actor still being placed: commands are posted (behind
-// the placement) and a failure to deliver one ends the turn with an error.
+// the worker, not even a new thread's actor still being placed: commands are posted (after
+// the placement, actor-link.ts) and a failure to deliver one ends the turn with an error.
 import type { TurnCommand } from '../../common/actor-messages.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
-import type { WorkerLink } from '../pool/actor-pool.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../errors.js';
@@ -12,6 +11,7 @@ import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { uuidv7 } from '../protocol/uuid.js';
+import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
 
@@ -19,18 +19,12 @@ type TurnStartParams = ReturnType<typeof turnStartParams>;
 
 export function turnStart(ctx: HostContext, _connection: Connection, params: TurnStartParams): { turn: Turn } | Promise<{ turn: Turn }> {
   const id = requireThreadId(params.threadId);
-  // A new thread whose actor is still being placed (thread/start answers first) is answered
-  // from memory too: the turn's command follows the placement in the thread's mailbox.
-  const thread = ctx.directory.get(id);
-  if (thread?.lifecycle.kind === 'loaded' && thread.actorPlacement !== null) return startNow(ctx, id, params);
   return afterPendingLoad(ctx, id, () => startNow(ctx, id, params));
 }
 
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
-  const placing = thread.actorPlacement !== null;
-  const link = ctx.pool.linkOf(id);
-  if (!link && !placing) throw threadNotFound(id);
+  if (!hasActor(ctx, thread)) throw threadNotFound(id);
   const now = ctx.clock.now();
   // Per-turn overrides stick for later turns, as the reference documents them.
   const settings = {
@@ -68,16 +62,12 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
     settings,
     outputSchema: params.outputSchema,
   };
-  const deliver = (to: WorkerLink): void =>
-    void to.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`));
-  if (link && !placing) deliver(link);
-  else {
-    void thread.mailbox.post(() => {
-      const placed = ctx.pool.linkOf(id);
-      if (placed && ctx.directory.get(id) === thread) deliver(placed);
-      else failTurnLocally(ctx, thread, turnId, "could not start the turn: the thread's actor could not be placed");
-    });
-  }
+  withPlacedActor(
+    ctx,
+    thread,
+    (link) => void link.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`)),
+    () => failTurnLocally(ctx, thread, turnId, "could not start the turn: the thread's actor could not be placed"),
+  );
   return { turn };
 }
 
@@ -94,9 +84,9 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   const thread = requireLoaded(ctx, id);
   const turn = thread.findTurn(turnId);
   if (!turn || turn.status !== 'inProgress') throw invalidRequest('no active turn to interrupt');
-  const link = ctx.pool.linkOf(id);
-  // A queued turn that never started is interrupted by the actor when it reaches it.
-  link?.api.interrupt(id, turnId).catch(() => undefined);
+  // A queued turn that never started is interrupted by the actor when it reaches it; one still
+  // waiting for the actor's placement is followed by this command.
+  withPlacedActor(ctx, thread, (link) => void link.api.interrupt(id, turnId).catch(() => undefined), () => undefined);
   return {};
 }
 

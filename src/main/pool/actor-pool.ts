@@ -223,8 +223,8 @@ export class ActorPool {
   // A new actor for a thread whose old one still owes its close: the close goes first, so the
   // worker closes the old incarnation, not the new one registered under the same id.
   #postOwedCloses(threadId: string): void {
-    if (!this.#closesSoon.some((close) => close.threadId === threadId)) return;
     const owed = this.#closesSoon.filter((close) => close.threadId === threadId);
+    if (owed.length === 0) return;
     this.#closesSoon = this.#closesSoon.filter((close) => close.threadId !== threadId);
     for (const close of owed) this.#postClose(close);
   }

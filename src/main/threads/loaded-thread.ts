@@ -64,7 +64,7 @@ export class LoadedThread {
   fence: WriteFence | null = null;
   /**
    * A new thread's actor being placed in the pool: thread/start answers once the writer lock is
-   * held, and what needs the actor waits for this in the mailbox (pending-load.ts). Never
+   * held, and commands for the actor wait for this (actor-link.ts), as does the unload. Never
    * rejects; null once the actor is placed (or its placement failed).
    */
   actorPlacement: Promise<void> | null = null;
@@ -86,11 +86,6 @@ export class LoadedThread {
   /** Lifecycle requests about this thread (resume, unload) run here one at a time. */
   get mailbox(): Mailbox {
     return (this.#mailbox ??= new Mailbox());
-  }
-
-  /** Lets an empty mailbox go (it is made again on the next post): ~0.3 kB of an idle thread. */
-  dropIdleMailbox(): void {
-    if (this.#mailbox?.depth === 0) this.#mailbox = null;
   }
 
   /**

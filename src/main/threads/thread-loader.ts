@@ -64,14 +64,17 @@ async function failed(ctx: HostContext, thread: LoadedThread, request: LoadReque
 }
 
 /**
- * Places a published new thread's actor, first in the thread's mailbox, where requests that
- * need the actor (a turn, a read, a resume) wait for it (pending-load.ts); the unload sequence
- * waits for it too, so no actor is placed for a thread already gone. If it fails, the thread,
- * which clients have seen started, is unloaded and announced closed, releasing its lock.
+ * Places a published new thread's actor. Commands for it wait for the placement
+ * (actor-link.ts), and so does the unload sequence, so no actor is placed for a thread already
+ * gone. If it fails, the thread, which clients have seen started, is unloaded and announced
+ * closed, releasing its lock.
  */
 export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: ActorInit): void {
-  thread.actorPlacement = thread.mailbox.post(async () => {
+  thread.actorPlacement = (async () => {
     try {
+      // After the answer has left: the first placement of a process loads the pool's packages
+      // (~10 ms of the main thread), which must not hold the answer up.
+      await new Promise((resolve) => setImmediate(resolve));
       await spawnActor(ctx, init, 'start');
       thread.actorPlacement = null;
       // An unload that gave up waiting for this (a stuck spawn) went on without the actor: close
@@ -83,13 +86,11 @@ export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: A
     } catch (error) {
       thread.actorPlacement = null;
       ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: 'start', error: (error as Error).message });
-      // Behind what waited for the placement (a turn ends failed while its thread is still
-      // listed), then the thread goes. Not awaited: the unload waits for this very job.
-      void thread.mailbox.post(() => void ctx.supervisor.unload(thread, 'loadFailed'));
+      // After the commands that waited for the placement have found no actor (a turn ends
+      // failed while its thread is still listed), the thread goes.
+      setImmediate(() => void ctx.supervisor.unload(thread, 'loadFailed'));
     }
-  });
-  // Most threads never queue anything else; their mailbox would outlive its one job.
-  void thread.actorPlacement.then(() => thread.dropIdleMailbox());
+  })();
 }
 
 function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest): ActorInit {

@@ -1,7 +1,7 @@
-// A new thread is answered before its actor is placed (thread-loader.ts), and so is a turn
-// sent to it meanwhile (handlers/turn.ts): the turn's command waits in the thread's mailbox
-// and reaches the actor once it is placed, or, if the placement fails, the turn ends failed
-// and the thread is unloaded. The router and directory are real (stub-host-context.ts); the
+// A new thread is answered before its actor is placed (thread-loader.ts), and so are a turn
+// and an interrupt sent to it meanwhile (handlers/turn.ts): their commands wait for the
+// placement (actor-link.ts) and reach the actor in order once it is placed, or, if the
+// placement fails, the turn ends failed and then the thread is unloaded. The router and directory are real (stub-host-context.ts); the
 // pool's spawn is held open by the test, and the supervisor unloads at once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,7 @@ function harness() {
   const placed = new Set<string>();
   const api = {
     startTurn: async (threadId: string, command: { turnId: string }) => void calls.push(`startTurn ${threadId} ${command.turnId}`),
+    interrupt: async (threadId: string, turnId: string) => void calls.push(`interrupt ${threadId} ${turnId}`),
   };
   const ctx = stubHostContext(home, {
     supervisor: {
@@ -70,18 +71,29 @@ function harness() {
 
 const turnStart = (id: number, threadId: string) => JSON.stringify({ id, method: 'turn/start', params: { threadId, input: [{ type: 'text', text: 'hi' }] } });
 
-test('a turn on a thread whose actor is still being placed is answered at once and reaches the actor once it is placed', async () => {
+test('turns and an interrupt on a thread whose actor is still being placed are answered at once and reach the actor in order once it is placed', async () => {
   const { router, connection, calls, spawn, reply } = harness();
   router.handleLine(connection, JSON.stringify({ id: 1, method: 'thread/start', params: {} }));
   const threadId = (await reply(1)).result.thread.id as string;
   router.handleLine(connection, turnStart(2, threadId));
   router.handleLine(connection, turnStart(3, threadId));
   const turns = [(await reply(2)).result.turn, (await reply(3)).result.turn];
-  // Both answered while the spawn is still held open: nothing has reached the actor yet.
-  expect({ calls: [...calls], statuses: turns.map((t) => t.status) }).toEqual({ calls: [`spawn ${threadId}`], statuses: ['inProgress', 'inProgress'] });
+  router.handleLine(connection, JSON.stringify({ id: 4, method: 'turn/interrupt', params: { threadId, turnId: turns[0].id } }));
+  const interrupted = (await reply(4)).result;
+  // All answered while the spawn is still held open: nothing has reached the actor yet.
+  expect({ calls: [...calls], statuses: turns.map((t) => t.status), interrupted }).toEqual({
+    calls: [`spawn ${threadId}`],
+    statuses: ['inProgress', 'inProgress'],
+    interrupted: {},
+  });
   spawn.resolve();
-  await expect.poll(() => calls.length).toBe(3);
-  expect(calls).toEqual([`spawn ${threadId}`, `startTurn ${threadId} ${turns[0].id}`, `startTurn ${threadId} ${turns[1].id}`]);
+  await expect.poll(() => calls.length).toBe(4);
+  expect(calls).toEqual([
+    `spawn ${threadId}`,
+    `startTurn ${threadId} ${turns[0].id}`,
+    `startTurn ${threadId} ${turns[1].id}`,
+    `interrupt ${threadId} ${turns[0].id}`,
+  ]);
 });
 
 test('a turn waiting for a placement that fails ends failed, and the thread is unloaded', async () => {
@@ -91,8 +103,11 @@ test('a turn waiting for a placement that fails ends failed, and the thread is u
   router.handleLine(connection, turnStart(2, threadId));
   const { turn } = (await reply(2)).result;
   spawn.reject(new Error('no worker'));
-  await expect.poll(() => messages.find((m) => m.method === 'turn/completed')).toBeDefined();
-  const completed = messages.find((m) => m.method === 'turn/completed')!.params;
+  await expect.poll(() => calls.length).toBe(2);
+  // The turn ended before the thread went.
+  const completedAt = messages.findIndex((m) => m.method === 'turn/completed');
+  expect(completedAt).toBeGreaterThan(-1);
+  const completed = messages[completedAt]!.params;
   expect({ calls, id: completed.turn.id, status: completed.turn.status, error: completed.turn.error }).toEqual({
     calls: [`spawn ${threadId}`, `unload ${threadId} loadFailed`],
     id: turn.id,
