@@ -63,6 +63,7 @@ export class LockJanitor {
   readonly #onEvent: (event: JanitorEvent) => void;
   readonly #entries = new Map<string, Entry>();
   #state: JanitorState = { kind: 'idle' };
+  #armQueued = false;
 
   constructor(paths: WriterLockPaths, options: LockJanitorOptions) {
     this.#paths = paths;
@@ -78,7 +79,15 @@ export class LockJanitor {
   add(path: string): void {
     if (this.#state.kind === 'stopped' || this.#entries.has(path)) return;
     this.#entries.set(path, { attempts: 0, dueAt: this.#clock.now() + this.#baseDelayMs });
-    this.#schedule();
+    // The timer is armed on the next turn of the event loop, not here: add() runs inside an
+    // unload, before its thread/closed is written, and a process's first timer of this length
+    // cost ~0.1 ms there. A burst of releases arms it once.
+    if (this.#armQueued) return;
+    this.#armQueued = true;
+    this.#clock.setTimeout(() => {
+      this.#armQueued = false;
+      this.#schedule();
+    }, 0);
   }
 
   /** Files still queued. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parseUuid, uuidv7 } from '../../../../src/main/protocol/uuid.js';
 
@@ -20,6 +21,33 @@ describe('parseUuid refuses malformed ids with the reference texts', () => {
     { input: 'ü1a23644-4410-7392-9ce9-3a08921e3af1', error: `${P} \`ü\` at 1` },
   ])('$input', ({ input, error }) => {
     expect(parseUuid(input)).toEqual({ ok: false, error });
+  });
+});
+
+describe('parseUuid accepts exactly the uuid grammar', () => {
+  // The grammar as regular expressions, the way the crate's documentation states it; parseUuid
+  // checks the same with a character loop, which must agree on every input.
+  const HYPHENATED = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+  const SIMPLE = /^[0-9a-fA-F]{32}$/;
+  const expected = (input: string): boolean => {
+    const body = /^\{.{36}\}$/s.test(input) ? input.slice(1, -1) : /^urn:uuid:.{36}$/s.test(input) ? input.slice(9) : input;
+    return HYPHENATED.test(body) || (body === input && SIMPLE.test(body));
+  };
+  // Near misses: hex digits, hyphens and a few neighbours of their character codes.
+  const alphabet = fc.constantFrom(...'0123456789abcdefABCDEF-gG@`/:{}Fz\u00e9\u0661 '.split(''));
+  const nearUuid = fc.oneof(
+    fc.string({ unit: alphabet, minLength: 30, maxLength: 40 }),
+    fc.tuple(fc.constantFrom('', '{', 'urn:uuid:'), fc.uuid(), fc.constantFrom('', '}')).map(([a, b, c]) => a + b + c),
+    fc.uuid().chain((id) => fc.tuple(fc.nat(35), alphabet).map(([at, c]) => id.slice(0, at) + c + id.slice(at + 1))),
+  );
+
+  test('agrees with the regular-expression grammar on near misses', () => {
+    fc.assert(
+      fc.property(nearUuid, (input) => {
+        expect(parseUuid(input).ok).toBe(expected(input));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 
