@@ -3,14 +3,18 @@
 // for a fixed duration, so threads keep loading and unloading (delay 0) while turns run. The
 // closing unsubscribe keeps the loaded set at about C instead of growing with every cycle.
 // Reports throughput, latency per step, errors by step, and an open-loop loaded/list probe
-// running throughout (the timeline chart).
+// running throughout (the timeline chart). Churn keeps both cores busy by design, so beside
+// that probe a bare Node line echo (bare-echo.ts) is probed the same way for the same time:
+// the round trip the machine itself gives under this load, the floor the server's probe is
+// read against.
 import { performance } from 'node:perf_hooks';
-import type { AppServerClient } from '../lib/app-server-client.js';
+import { AppServerClient } from '../lib/app-server-client.js';
+import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
 import { cpuMs } from '../lib/proc-cpu.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, timelineSamples, windowStats } from '../lib/list-probe.js';
-import { UNLOAD_NOW } from '../lib/server-home.js';
-import { firstLine, SINGLE_CASE, textInput, withServer, type Scenario } from './scenario.js';
+import { createHome, removeHome, UNLOAD_NOW } from '../lib/server-home.js';
+import { type CaseContext, firstLine, SINGLE_CASE, textInput, withServer, type Scenario } from './scenario.js';
 
 const STEP_DEADLINE_MS = 30_000;
 const STEPS = ['thread/start', 'turn', 'thread/unsubscribe', 'unsubscribe→closed', 'thread/resume'] as const;
@@ -70,45 +74,58 @@ export const churn: Scenario = {
   summary: 'C clients cycling start → turn → unsubscribe → closed → resume for a fixed time: throughput, latency per step, errors',
   cases: () => SINGLE_CASE,
   async run(ctx) {
-    const { rec, params } = ctx;
-    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client) => {
-      const stats = new ChurnStats();
-      const probe = new ListProbe(client, params.intervalMs);
-      const cpuBeforeMs = cpuMs(client.pid ?? -1);
-      const startedAt = performance.now();
-      const endAt = startedAt + params.churnSeconds * 1000;
-      const ticker = setInterval(() => ctx.progress((performance.now() - startedAt) / (endAt - startedAt)), 250);
-      probe.start();
-      let n = 0;
-      const worker = async (): Promise<void> => {
-        while (performance.now() < endAt) await cycle(client, stats, n++).catch(() => undefined);
-      };
-      try {
-        await Promise.all(Array.from({ length: params.churnClients }, worker));
-      } finally {
-        clearInterval(ticker);
-      }
-      const elapsedS = (performance.now() - startedAt) / 1000;
-      const serverCpuMs = cpuMs(client.pid ?? -1) - cpuBeforeMs;
-      const samples = await probe.stop();
-      for (const step of STEPS) rec.latency(step, stats.latency.get(step)!);
-      const list = windowStats(samples, startedAt, startedAt + elapsedS * 1000);
-      rec.latency('loaded/list during churn', list.latency);
-      rec.figure('list failed', list.failed, 'count');
-      rec.figure('bench client stall max', probe.clientStallMaxMs, 'ms', 'none');
-      rec.check(list.failed === 0, `${list.failed} thread/loaded/list requests failed: ${list.errors.join('; ') || 'no answer'}`);
-      rec.figure('cycles per s', stats.cycles / elapsedS, 'per s', 'higher');
-      rec.figure('requests per s', stats.requests / elapsedS, 'per s', 'higher');
-      // CPU the server process spent per cycle (user + system, all its threads): hardly moved by
-      // other load on the machine, unlike the latencies.
-      rec.figure('server CPU per cycle', serverCpuMs / Math.max(1, stats.cycles), 'ms');
-      const errors = [...stats.errors.values()].reduce((a, b) => a + b, 0);
-      rec.figure('errors', errors, 'count');
-      rec.raw('errorsByStep', Object.fromEntries(stats.errors));
-      rec.raw('cycles', stats.cycles);
-      for (const text of stats.errorTexts) rec.fail(text);
-      rec.check(stats.cycles > 0, 'no cycle completed');
-      rec.timeline({ label: 'churn', holds: [], samples: timelineSamples(samples, startedAt) });
-    });
+    const echoHome = createHome(null);
+    const echo = await AppServerClient.start(BARE_ECHO_COMMAND, echoHome);
+    try {
+      await withServer(ctx, { rootConfig: UNLOAD_NOW }, (client) => churnAgainst(ctx, client, echo));
+    } finally {
+      echo.close();
+      removeHome(echoHome);
+    }
   },
 };
+
+async function churnAgainst(ctx: CaseContext, client: AppServerClient, echo: AppServerClient): Promise<void> {
+  const { rec, params } = ctx;
+  const stats = new ChurnStats();
+  const probe = new ListProbe(client, params.intervalMs);
+  const echoProbe = new ListProbe(echo, params.intervalMs);
+  const cpuBeforeMs = cpuMs(client.pid ?? -1);
+  const startedAt = performance.now();
+  const endAt = startedAt + params.churnSeconds * 1000;
+  const ticker = setInterval(() => ctx.progress((performance.now() - startedAt) / (endAt - startedAt)), 250);
+  probe.start();
+  echoProbe.start();
+  let n = 0;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < endAt) await cycle(client, stats, n++).catch(() => undefined);
+  };
+  try {
+    await Promise.all(Array.from({ length: params.churnClients }, worker));
+  } finally {
+    clearInterval(ticker);
+  }
+  const elapsedS = (performance.now() - startedAt) / 1000;
+  const serverCpuMs = cpuMs(client.pid ?? -1) - cpuBeforeMs;
+  const samples = await probe.stop();
+  const echoSamples = await echoProbe.stop();
+  for (const step of STEPS) rec.latency(step, stats.latency.get(step)!);
+  const list = windowStats(samples, startedAt, startedAt + elapsedS * 1000);
+  rec.latency('loaded/list during churn', list.latency);
+  rec.latency('bare node echo during churn (the floor)', windowStats(echoSamples, startedAt, startedAt + elapsedS * 1000).latency);
+  rec.figure('list failed', list.failed, 'count');
+  rec.figure('bench client stall max', probe.clientStallMaxMs, 'ms', 'none');
+  rec.check(list.failed === 0, `${list.failed} thread/loaded/list requests failed: ${list.errors.join('; ') || 'no answer'}`);
+  rec.figure('cycles per s', stats.cycles / elapsedS, 'per s', 'higher');
+  rec.figure('requests per s', stats.requests / elapsedS, 'per s', 'higher');
+  // CPU the server process spent per cycle (user + system, all its threads): hardly moved by
+  // other load on the machine, unlike the latencies.
+  rec.figure('server CPU per cycle', serverCpuMs / Math.max(1, stats.cycles), 'ms');
+  const errors = [...stats.errors.values()].reduce((a, b) => a + b, 0);
+  rec.figure('errors', errors, 'count');
+  rec.raw('errorsByStep', Object.fromEntries(stats.errors));
+  rec.raw('cycles', stats.cycles);
+  for (const text of stats.errorTexts) rec.fail(text);
+  rec.check(stats.cycles > 0, 'no cycle completed');
+  rec.timeline({ label: 'churn', holds: [], samples: timelineSamples(samples, startedAt) });
+}
