@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ScenarioParams } from '../scenarios/scenario.js';
 import type { CaseResult } from './case-result.js';
 import type { Environment } from './environment.js';
-import { evaluateGoals, goalsMarkdown, type GoalRow } from './goals.js';
+import { evaluateGoals, goalsMarkdown, measuredGoals, type GoalRow } from './goals.js';
 import { renderHtml } from './html-report.js';
 import { markdownTable, summarize, type SummaryRow } from './summary-table.js';
 
@@ -49,7 +49,7 @@ export function buildReport(fields: Omit<BenchReport, 'tool' | 'formatVersion' |
     formatVersion: 1,
     ...fields,
     summary,
-    goals: names.length === 2 ? evaluateGoals(summary) : null,
+    goals: evaluateGoals(summary),
     pass: fields.results.every((r) => r.pass),
   };
 }
@@ -58,7 +58,8 @@ export function buildReport(fields: Omit<BenchReport, 'tool' | 'formatVersion' |
 export function reportMarkdown(report: BenchReport): string {
   const names = report.servers.map((s) => s.name);
   const parts = [`Medians over ${report.runs} run(s). ↓ lower is better, ↑ higher is better.`, '', markdownTable(report.summary, names)];
-  if (report.goals !== null) parts.push('', `Goals (${names[0]} against ${names[1]}):`, '', goalsMarkdown(report.goals, names));
+  const goals = measuredGoals(report.goals ?? []);
+  if (goals.length > 0) parts.push('', `Goals (${names.length === 2 ? `${names[0]} against ${names[1]}` : names[0]}):`, '', goalsMarkdown(goals, names));
   const failed = report.results.filter((r) => !r.pass);
   if (failed.length > 0) {
     parts.push('', 'Failed cases:');

@@ -4,6 +4,7 @@
 import type { BenchReport } from './bench-report.js';
 import type { CaseResult } from './case-result.js';
 import { barChart, escapeXml, timelineChart, type BarGroup, type Series } from './svg-charts.js';
+import { measuredGoals } from './goals.js';
 import { fmt, fmtRatio, type SummaryRow } from './summary-table.js';
 
 /** Server A blue, server B orange: distinguishable in colour-blind palettes too. */
@@ -23,7 +24,7 @@ export function renderHtml(report: BenchReport): string {
     `<p>${report.pass ? 'Every case passed.' : '<span class="fail">Some cases failed (listed at the end).</span>'} Figures are medians over ${report.runs} run(s); servers ran interleaved, A B A B.</p>`,
     environmentTable(report),
   ];
-  if (report.goals !== null) body.push('<h2>Goals</h2>', goalsTable(report));
+  if (measuredGoals(report.goals ?? []).length > 0) body.push('<h2>Goals</h2>', goalsTable(report));
   for (const scenario of report.scenarios) {
     const rows = report.summary.filter((r) => r.scenario === scenario.name);
     if (rows.length === 0) continue;
@@ -92,11 +93,12 @@ function summaryTable(rows: readonly SummaryRow[], names: readonly string[]): st
 
 function goalsTable(report: BenchReport): string {
   const [a, b] = report.servers.map((s) => escapeXml(s.name));
-  const lines = [`<table><tr><th>goal</th><th>unit</th><th>${a}</th><th>${b}</th><th>${a}/${b}</th><th>target</th><th>verdict</th></tr>`];
-  for (const g of report.goals ?? []) {
-    lines.push(
-      `<tr><td>${escapeXml(g.goal)}</td><td>${g.unit}</td><td class="n">${fmt(g.a)}</td><td class="n">${fmt(g.b)}</td><td class="n">${fmtRatio(g.ratio)}</td><td>${escapeXml(g.target)}</td><td class="${g.verdict}">${g.verdict}</td></tr>`,
-    );
+  const two = b !== undefined;
+  const head = ['goal', 'unit', a, ...(two ? [b, `${a}/${b}`] : []), 'target', 'verdict'];
+  const lines = [`<table><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>`];
+  for (const g of measuredGoals(report.goals ?? [])) {
+    const figures = [fmt(g.a), ...(two ? [fmt(g.b), fmtRatio(g.ratio)] : [])].map((f) => `<td class="n">${f}</td>`).join('');
+    lines.push(`<tr><td>${escapeXml(g.goal)}</td><td>${g.unit}</td>${figures}<td>${escapeXml(g.target)}</td><td class="${g.verdict}">${g.verdict}</td></tr>`);
   }
   return lines.join('\n') + '</table>';
 }

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { buildReport, reportMarkdown, writeReportFiles, type BenchReport } from '../../../bench/lib/bench-report.js';
 import { CaseRecorder, type CaseResult } from '../../../bench/lib/case-result.js';
 import type { Environment } from '../../../bench/lib/environment.js';
-import { evaluateGoals } from '../../../bench/lib/goals.js';
+import { evaluateGoals, goalsMarkdown, measuredGoals } from '../../../bench/lib/goals.js';
 import { markdownTable, summarize } from '../../../bench/lib/summary-table.js';
 import type { ScenarioParams } from '../../../bench/scenarios/scenario.js';
 
@@ -86,8 +86,39 @@ describe('the summary', () => {
 
 test('goals read the summary: absolute ceilings on A, and n/a for figures not measured', () => {
   const goals = evaluateGoals(summarize(RESULTS, ['host', 'ref']));
-  expect(goals[0]).toEqual({ goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, target: '≤ 5 ms', verdict: 'met' });
-  expect(goals.slice(1).map((g) => g.verdict)).toEqual(['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+  expect(measuredGoals(goals)).toEqual([
+    { goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, target: '≤ 1 ms', verdict: 'missed' },
+  ]);
+  expect(goals.filter((g) => g.a === null).every((g) => g.verdict === 'n/a')).toBe(true);
+  expect(goals.length).toBe(33);
+});
+
+test('issue 13 goals: ceilings on A alone, floors reported, ratio goals n/a with one server', () => {
+  const rec = (scenario: string, id: string, figures: Record<string, [number, 'ms' | 'count' | 'kB' | 'ratio']>): CaseResult => {
+    const r = new CaseRecorder(scenario, id, 'host', 1);
+    for (const [name, [value, unit]] of Object.entries(figures)) r.figure(name, value, unit);
+    return r.finish();
+  };
+  const results = [
+    rec('cold-start', 'reused', { 'spawn→initialize ÷ bare node (p50)': [1.25, 'count'] }),
+    rec('idle-unload', 'after 300 ms idle', { 'unsubscribe→closed p50': [1.27, 'ms'], 'unsubscribe→reply (floor) p50': [0.74, 'ms'] }),
+    rec('churn', '', { 'bare node echo during churn (the floor) p99': [3.4, 'ms'] }),
+    rec('scale', '', { 'RSS per thread': [5.4, 'kB'], 'settled RSS / RSS before': [1.04, 'ratio'] }),
+    rec('seed', '', { 'unsubscribe→closed': [1.8, 'ms'] }),
+  ];
+  const goals = measuredGoals(evaluateGoals(summarize(results, ['host'])));
+  expect(goals.map((g) => [g.goal, g.a, g.target, g.verdict])).toEqual([
+    ['unsubscribe → thread/closed under a held lock (seed)', 1.8, '≤ reference', 'n/a'],
+    ['cold start ÷ bare Node (reused home, p50)', 1.25, '≤ 1.3', 'met'],
+    ['unsubscribe → thread/closed p50, after 300 ms idle', 1.27, '≤ 1 ms', 'missed'],
+    ['unsubscribe → its reply p50, after 300 ms idle (floor)', 0.74, 'report', 'reported'],
+    ['bare Node echo p99 during churn (floor)', 3.4, 'report', 'reported'],
+    ['scale: RSS per loaded idle thread', 5.4, '≤ 8', 'met'],
+    ['scale: RSS settled after unloading all ÷ before', 1.04, '≤ 1.1', 'met'],
+  ]);
+  expect(goalsMarkdown(goals.slice(1, 2), ['host'])).toBe(
+    '| goal | unit | host | target | verdict |\n|---|---|---:|---|---|\n| cold start ÷ bare Node (reused home, p50) | count | 1.25 | ≤ 1.3 | met |',
+  );
 });
 
 test('handoff goals: no violation, fairness at least 0.9, and the list p99 ceiling on the worst process', () => {
@@ -136,14 +167,14 @@ describe('the report files', () => {
     expect(html).toContain('<title>resume-under-lock: comparison (medians)</title>');
     expect(html).toContain('<title>resume-under-lock K=8: thread/loaded/list latency over time</title>');
     expect(html).toContain('lock held by another process');
-    expect(html).toContain('<td class="met">met</td>');
+    expect(html).toContain('<td>≤ 1 ms</td><td class="missed">missed</td></tr></table>');
   });
 
-  test('one server: no goals, and the page still renders its charts', () => {
+  test('one server: the absolute goals it measured, without ratio columns, and the page still renders its charts', () => {
     const r = report(RESULTS.filter((x) => x.server === 'host'), ['host']);
-    expect(r.goals).toBeNull();
+    expect(measuredGoals(r.goals ?? []).map((g) => [g.goal, g.verdict])).toEqual([['loaded/list p99 while 8 resumes wait on a held lock', 'missed']]);
     const html = readFileSync(writeReportFiles(join(dir, 'one'), r).html, 'utf8');
-    expect(html).not.toContain('<h2>Goals</h2>');
+    expect(html).toContain('<h2>Goals</h2>\n<table><tr><th>goal</th><th>unit</th><th>host</th><th>target</th><th>verdict</th></tr>');
     expect(html.match(/<svg /g)).toHaveLength(2);
   });
 });
