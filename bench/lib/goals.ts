@@ -107,8 +107,8 @@ export function evaluateGoals(rows: readonly SummaryRow[]): GoalRow[] {
   });
 }
 
-/** The goals this run measured (A's figure present), the rest left out. */
-export const measuredGoals = (goals: readonly GoalRow[]): GoalRow[] => goals.filter((g) => g.a !== null);
+/** The goals this run could judge or report (a ratio needs both servers), the rest left out. */
+export const measuredGoals = (goals: readonly GoalRow[]): GoalRow[] => goals.filter((g) => g.verdict !== 'n/a');
 
 export function goalsMarkdown(goals: readonly GoalRow[], servers: readonly string[]): string {
   const [a, b] = servers;
