@@ -11,6 +11,8 @@ import { waitUntil } from '../wait-until.js';
 const SHUTDOWN_DEADLINE_MS = 5_000;
 // Part of that budget given to requests already in flight when shutdown starts.
 const IN_FLIGHT_DRAIN_MS = 2_000;
+// How long an asynchronous lock backend gets to finish an attempt in flight (a few syscalls).
+const LOCKS_SETTLE_MS = 1_000;
 // How long the last replies and notifications get to reach the client.
 const OUTPUT_FLUSH_MS = 1_000;
 
@@ -42,6 +44,9 @@ async function run(ctx: HostContext, transport: Transport, stopStats: () => void
   ctx.supervisor.stop();
   stopStats();
   ctx.locks.close();
+  // An attempt at coordination still in flight (lockfile backend) gives it back before the
+  // host reports itself stopped, so nothing of this process is left on the home after that.
+  if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
   await transport.flush(OUTPUT_FLUSH_MS);
   transport.close();
   await ctx.pool.close();

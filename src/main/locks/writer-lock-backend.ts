@@ -68,4 +68,10 @@ export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
   pendingCount(): number;
   /** Shutdown: rejects waiting acquisitions and releases every owned lock, by thread id. */
   close(): ReadonlyMap<string, ReleaseResult>;
+  /**
+   * For a backend whose work on the home can outlive close() (an asynchronous attempt at
+   * coordination in flight): resolves once it is over. Backends that work synchronously (flock)
+   * do not implement it.
+   */
+  settled?(): Promise<void>;
 }

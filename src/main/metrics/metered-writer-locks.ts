@@ -7,6 +7,8 @@ import type { HostRecorder } from './host-recorder.js';
 export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBackend<Lock> {
   /** The inner backend's, when it has one (lockfile), so the unloader still waits for it. */
   readonly cleared?: (lock: Lock) => Promise<void>;
+  /** The inner backend's too, so shutdown still waits for it. */
+  readonly settled?: () => Promise<void>;
 
   constructor(
     private readonly inner: WriterLockBackend<Lock>,
@@ -14,6 +16,7 @@ export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBa
     private readonly clock: Clock,
   ) {
     if (inner.cleared) this.cleared = (lock) => inner.cleared!(lock);
+    if (inner.settled) this.settled = () => inner.settled!();
   }
 
   async acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>> {

@@ -48,6 +48,8 @@ export class CoordinationQueue {
   #pending: Item[] = [];
   #pump: PumpState = 'idle';
   #sleeping: { timer: unknown; wake: () => void } | null = null;
+  /** The pump's current run; close() stops it, but an attempt in flight still finishes. */
+  #running: Promise<void> = Promise.resolve();
 
   constructor(options: CoordinationQueueOptions) {
     this.#options = options;
@@ -71,13 +73,21 @@ export class CoordinationQueue {
       };
       item.timer = this.#options.clock.setTimeout(() => this.#expire(item), Math.max(0, timeoutMs));
       this.#pending.push(item);
-      void this.#run();
+      if (this.#pump === 'idle') this.#running = this.#run().catch((error: unknown) => this.#options.onBackgroundError(error));
     });
   }
 
   /** Items not yet served. */
   pendingCount(): number {
     return this.#pending.length;
+  }
+
+  /**
+   * Resolves once the pump is at rest: after close(), once an attempt at coordination that was
+   * in flight has finished and given coordination back. Never rejects.
+   */
+  settled(): Promise<void> {
+    return this.#running;
   }
 
   /** Rejects everything still waiting and stops the pump. Idempotent. */
@@ -101,7 +111,6 @@ export class CoordinationQueue {
   }
 
   async #run(): Promise<void> {
-    if (this.#pump !== 'idle') return;
     this.#pump = 'running';
     try {
       while (this.#pending.length > 0 && this.#pump === 'running') {

@@ -160,6 +160,15 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
     return results;
   }
 
+  /**
+   * After close(): resolves once this backend no longer touches the home. An attempt at
+   * coordination already in flight at close runs to its end (a syscall cannot be cancelled) and
+   * gives coordination back; shutdown waits for that, with a deadline.
+   */
+  settled(): Promise<void> {
+    return this.#queue.settled();
+  }
+
   // Runs under coordination.
   async #take(threadId: string): Promise<AcquireResult> {
     const adopted = this.#janitor.tryAdopt(threadId);

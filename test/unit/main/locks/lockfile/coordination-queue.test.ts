@@ -29,7 +29,7 @@ function setup() {
   const clock = new FakeClock();
   const coordination = new FakeCoordination();
   const errors: unknown[] = [];
-  const queue = new CoordinationQueue({ clock, pollIntervalMs: 50, tryEnter: coordination.tryEnter, onBackgroundError: (e) => errors.push(e) });
+  const queue = new CoordinationQueue({ clock, pollIntervalMs: 50, tryEnter: () => coordination.tryEnter(), onBackgroundError: (e) => errors.push(e) });
   return { clock, coordination, queue, errors };
 }
 
@@ -87,5 +87,27 @@ describe('CoordinationQueue', () => {
     await expect(broken.enqueue(async () => 1, 1_000, () => undefined)).rejects.toThrow('EACCES');
     queue.close();
     await expect(queue.enqueue(async () => 1, 1_000, () => undefined)).rejects.toThrow('coordination queue is closed');
+  });
+
+  test('an attempt at coordination in flight at close runs to its end; settled() waits for it to give coordination back', async () => {
+    const { coordination, queue } = setup();
+    let enter!: () => void;
+    const entering = new Promise<void>((resolve) => (enter = resolve));
+    const slowEnter = coordination.tryEnter;
+    coordination.tryEnter = async () => {
+      await entering;
+      return slowEnter();
+    };
+    const refused = expect(queue.enqueue(async () => 'never served', 1_000, () => undefined)).rejects.toThrow('coordination queue is closed');
+    await flush();
+    queue.close();
+    await refused;
+    let settled = false;
+    void queue.settled().then(() => (settled = true));
+    await flush();
+    expect([settled, coordination.state]).toEqual([false, 'free']);
+    enter();
+    await queue.settled();
+    expect([settled, coordination.attempts, coordination.exits, coordination.state]).toEqual([true, 1, 1, 'free']);
   });
 });

@@ -17,9 +17,7 @@ afterEach(async () => {
 
 function tempHome() {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-lockfile-'));
-  // Retried: a coordination attempt still in flight when a test closed its backend may create
-  // (then remove) the coordination directory while the home is being removed (ENOTEMPTY).
-  cleanups.push(() => rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
   const dir = join(home, 'thread-writer-lockdirs');
   return { home, dir, lockPath: (id: string) => join(dir, `${id}.lock`) };
 }
@@ -27,7 +25,12 @@ function tempHome() {
 /** A backend as one host would build it; two on one home stand for two hosts. */
 function backend(home: string, options: Partial<LockfileWriterLocksOptions> = {}): LockfileWriterLocks {
   const created = new LockfileWriterLocks(home, { ...TIMING, ...options });
-  cleanups.push(() => void created.close());
+  // An attempt at coordination still in flight at close would otherwise create (then remove)
+  // the coordination directory while the home is being removed.
+  cleanups.push(() => {
+    created.close();
+    return created.settled();
+  });
   return created;
 }
 
