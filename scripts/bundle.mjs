@@ -4,6 +4,7 @@
 //   thread-host.cjs    src/main/cli.ts and everything it imports, one CommonJS file
 //   thread-host.cjs.cache   V8's code cache of it, written here with this Node
 //   workers/*.cjs      the pool worker's and the line parser's entries, one file each
+//   piscina/           piscina's main side and its worker bootstrap, one file each
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
 // unbundled start loaded 85 of ours before its first reply, half of its cold start. One file
@@ -13,9 +14,9 @@
 // What loads lazily stays lazy: esbuild wraps each module in a function run on first import,
 // and an external package's require() runs there, so the socket listener (ws), metrics
 // (prom-client), the lockfile backend (proper-lockfile) and the pool (piscina, msgpackr) load
-// only when used. Three packages are inlined instead: smol-toml (every config.toml is parsed
-// before the first reply), and jose and comlink, which ship ES modules that Node 20 cannot
-// require(). The pool workers (dist/workers/) and the bench (dist/bench/) run tsc's output.
+// only when used (piscina from its own bundle, below). Three packages are inlined instead:
+// smol-toml (every config.toml is parsed before the first reply), and jose and comlink, which
+// ship ES modules that Node 20 cannot require(). The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,9 +49,19 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
+// Piscina, bundled on its own (below), is required from its bundle folder beside this one.
+const piscinaFromBundle = {
+  name: 'piscina-from-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^piscina$/ }, () => ({ path: './piscina/index.js', external: true }));
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 await build({
   ...commonJs,
+  external: commonJs.external.filter((name) => name !== 'piscina'),
+  plugins: [piscinaFromBundle],
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
@@ -66,6 +77,22 @@ await build({
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },
 });
+
+// Piscina itself: from node_modules it loaded 15 modules one by one, ~10 ms of the main thread
+// at a process's first thread/start while that client's next request waited, and each pool
+// worker loaded its bootstrap's share again before it could host an actor. Piscina starts its
+// workers on the bootstrap beside its main file (`worker.js` in its `__dirname`), so both are
+// bundled into one folder, which a package.json marks CommonJS (the repository's is ESM).
+const PISCINA_OUT = `${OUT}/piscina`;
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: { index: 'node_modules/piscina/dist/main.js', worker: 'node_modules/piscina/dist/worker.js' },
+  outdir: PISCINA_OUT,
+  // Optional (thread priorities), absent here; piscina carries on without it.
+  external: ['@napi-rs/nice'],
+});
+writeFileSync(`${PISCINA_OUT}/package.json`, '{ "type": "commonjs" }\n');
 
 // The cache is only good for this Node (V8 checks its version and flags and rejects a
 // mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run

@@ -33,9 +33,9 @@ function loadedAtFirstReply(home: string): { builtins: string[]; packages: strin
   return JSON.parse(report!) as { builtins: string[]; packages: string[] };
 }
 
-test('every file of the bundle, the workers\' entries included, has a source map naming the .ts sources (and the inlined package files)', () => {
+test('every file of the bundle, the workers\' entries and piscina included, has a source map naming the .ts sources (and the inlined package files)', () => {
   const files = readdirSync(BUNDLE_DIR, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js') || name.endsWith('.cjs'));
-  expect(files.sort()).toEqual(['cli.js', 'thread-host.cjs', 'workers/line-parser.cjs', 'workers/thread-host.cjs']);
+  expect(files.sort()).toEqual(['cli.js', 'piscina/index.js', 'piscina/worker.js', 'thread-host.cjs', 'workers/line-parser.cjs', 'workers/thread-host.cjs']);
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'thread-host.cjs.map'), 'utf8')).sources).toContain('../../src/main/cli.ts');
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/thread-host.cjs.map'), 'utf8')).sources).toContain('../../../workers/thread-host.ts');
   for (const file of files) {
@@ -68,5 +68,23 @@ test('a stdio start answers initialize before loading any npm package, crypto, w
     }
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('the main bundle loads piscina from its own bundle folder, whose worker bootstrap runs a task', () => {
+  const bundle = readFileSync(join(BUNDLE_DIR, 'thread-host.cjs'), 'utf8');
+  expect([bundle.includes('require("./piscina/index.js")'), bundle.includes('require("piscina")')]).toEqual([true, false]);
+  // CommonJS in a repository whose package.json says ES modules: the folder says otherwise.
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'piscina/package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+  const dir = mkdtempSync(join(tmpdir(), 'thread-host-piscina-'));
+  try {
+    const task = join(dir, 'double.cjs');
+    writeFileSync(task, 'module.exports = (n) => n * 2;\n');
+    const script = `const { Piscina } = require(${JSON.stringify(join(BUNDLE_DIR, 'piscina/index.js'))});
+const pool = new Piscina({ filename: ${JSON.stringify(task)}, minThreads: 1, maxThreads: 1 });
+pool.run(21).then((n) => pool.destroy().then(() => console.log(n)));`;
+    expect(spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 })).toMatchObject({ status: 0, stdout: '42\n', stderr: '' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

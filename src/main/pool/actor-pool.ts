@@ -104,9 +104,14 @@ export class ActorPool {
     void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
   }
 
+  // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
+  // then starting its workers), with a turn of the event loop between them: a request that
+  // arrived meanwhile (the turn a client sends right after its first thread/start) is answered
+  // between the two instead of after both.
   #start(): Promise<void> {
-    this.#starting ??= import('./pool-runtime.js').then((runtime) => {
+    this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
+      await new Promise((resolve) => setImmediate(resolve));
       if (!this.#closing) this.#pool = this.#createPool(runtime);
     });
     return this.#starting;
