@@ -49,11 +49,12 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
-// Piscina, bundled on its own (below), is required from its bundle folder beside this one.
+// Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
+// compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).
 const piscinaFromBundle = {
   name: 'piscina-from-bundle',
   setup(build) {
-    build.onResolve({ filter: /^piscina$/ }, () => ({ path: './piscina/index.js', external: true }));
+    build.onResolve({ filter: /^piscina$/ }, () => ({ path: join(process.cwd(), 'src/main/pool/bundled-piscina.ts') }));
   },
 };
 
@@ -93,6 +94,8 @@ await build({
   external: ['@napi-rs/nice'],
 });
 writeFileSync(`${PISCINA_OUT}/package.json`, '{ "type": "commonjs" }\n');
+const warmPiscina = spawnSync(process.execPath, ['scripts/warm-piscina-cache.mjs', `${PISCINA_OUT}/index.js`], { encoding: 'utf8', timeout: 60_000 });
+if (warmPiscina.status !== 0) throw new Error(`the warm-up of piscina's bundle failed (exit ${warmPiscina.status}):\n${warmPiscina.stdout}${warmPiscina.stderr}`);
 
 // The cache is only good for this Node (V8 checks its version and flags and rejects a
 // mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run
