@@ -44,7 +44,7 @@ const GOALS: readonly Goal[] = [
   { label: 'unsubscribe → all closed under a held lock, K=8', scenario: 'locked-unload', case: 'K=8', figure: 'unsubscribe→all closed', target: { kind: 'atMost', ms: 5 } },
   ...(['resume-under-lock', 'start-under-lock'] as const).flatMap((scenario) =>
     [1, 8, 32].map((k): Goal => ({
-      label: `loaded/list p99 while ${k} ${scenario === 'resume-under-lock' ? 'resumes' : 'starts'} wait on a held lock`,
+      label: `loaded/list p99 while ${k} ${scenario === 'resume-under-lock' ? 'resume' : 'start'}${k === 1 ? ' waits' : 's wait'} on a held lock`,
       scenario,
       case: `K=${k}`,
       figure: 'loaded/list during hold p99',
