@@ -87,10 +87,11 @@ export class ActorHost implements ActorHostApi {
   }
 
   // Events are small; structured clone beats packing them (bench/codec.ts). A large user
-  // input also travels serialized, encoded here, off the main thread, and transferred.
+  // input travels only serialized, encoded here, off the main thread, and transferred: the
+  // main thread has the input itself (it sent it), so the item goes without it.
   #emit(event: ActorEvent): void {
     const contentJson = event.type === 'userItem' ? encodeLargeContent(event.item.content) : null;
-    if (contentJson === null) this.#events.postMessage(event);
-    else this.#events.postMessage({ ...event, contentJson }, [contentJson.buffer as ArrayBuffer]);
+    if (contentJson === null || event.type !== 'userItem') this.#events.postMessage(event);
+    else this.#events.postMessage({ ...event, item: { ...event.item, content: [] }, contentJson }, [contentJson.buffer as ArrayBuffer]);
   }
 }

@@ -87,7 +87,10 @@ export type ActorEvent =
       turnId: string;
       item: UserMessageItem;
       ordinal: number | null;
-      /** `JSON.stringify(item.content)` as UTF-8, when the input is large (encoded-content.ts). */
+      /**
+       * `JSON.stringify(item.content)` as UTF-8, when the input is large (encoded-content.ts);
+       * `item.content` is then empty, and the main thread restores it from the turn's input.
+       */
       contentJson?: Uint8Array;
     }
   | { type: 'agentItemStarted'; threadId: string; turnId: string; item: AgentMessageItem }

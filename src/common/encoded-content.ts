@@ -9,13 +9,22 @@ import type { UserInput } from './wire-types.js';
 export const ENCODE_IN_WORKER_CHARS = 64 * 1024;
 
 /**
+ * Whether a turn's input is large: then the worker encodes it, and its user-message event
+ * carries that encoding in place of the input, which the main thread keeps from the turn/start
+ * it sent (a structured clone of 10 MB of text back to the main thread cost it ~10 ms).
+ */
+export function isLargeInput(content: readonly UserInput[]): boolean {
+  let chars = 0;
+  for (const part of content) if (part.type === 'text') chars += part.text.length;
+  return chars >= ENCODE_IN_WORKER_CHARS;
+}
+
+/**
  * The UTF-8 bytes of `JSON.stringify(content)`, alone in their ArrayBuffer (so they can be
  * transferred, not copied), when the input's text is large; otherwise null.
  */
 export function encodeLargeContent(content: readonly UserInput[]): Uint8Array | null {
-  let chars = 0;
-  for (const part of content) if (part.type === 'text') chars += part.text.length;
-  if (chars < ENCODE_IN_WORKER_CHARS) return null;
+  if (!isLargeInput(content)) return null;
   const bytes = Buffer.from(JSON.stringify(content));
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
   // A pooled or oversized backing store: copy into one the transfer may take whole.

@@ -3,6 +3,7 @@
 // the worker, not even a new thread's actor still being placed: commands are posted (after
 // the placement, actor-link.ts) and a failure to deliver one ends the turn with an error.
 import type { TurnCommand } from '../../common/actor-messages.js';
+import { isLargeInput } from '../../common/encoded-content.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
@@ -54,6 +55,7 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
   // Like the reference, an ephemeral thread keeps an empty preview.
   if (thread.preview === '' && !thread.identity?.ephemeral) thread.preview = previewOf(params.input);
   ctx.supervisor.noteChanged(thread);
+  if (isLargeInput(params.input)) thread.keepLargeInput(turnId, params.input);
   const command: TurnCommand = {
     turnId,
     userItemId: uuidv7(now),

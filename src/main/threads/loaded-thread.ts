@@ -9,7 +9,7 @@ import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';
 import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
-import type { Turn } from '../../common/wire-types.js';
+import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { WriteFence } from '../../common/write-fence.js';
 
 
@@ -49,6 +49,11 @@ export class LoadedThread {
   turns: Turn[] = [];
   /** The rollout's history format; a resumed thread keeps its file's. */
   historyMode: HistoryMode = 'paginated';
+  /**
+   * Large turn inputs sent to the actor and not yet echoed back (encoded-content.ts), by turn
+   * id; created on first use.
+   */
+  #largeInputs: Map<string, readonly UserInput[]> | null = null;
   /** Created with the first position known (see `ordinals`). */
   #ordinals: Map<string, { turn: number | null; items: Map<string, number> }> | null = null;
   preview = '';
@@ -151,6 +156,18 @@ export class LoadedThread {
     }
     if (itemId === undefined) known.turn = ordinal;
     else known.items.set(itemId, ordinal);
+  }
+
+  /** Keeps a large input sent to the actor until its user-message event comes back. */
+  keepLargeInput(turnId: string, input: readonly UserInput[]): void {
+    (this.#largeInputs ??= new Map()).set(turnId, input);
+  }
+
+  /** The large input kept for `turnId`, forgotten here (also when the turn ended without it). */
+  takeLargeInput(turnId: string): readonly UserInput[] | undefined {
+    const input = this.#largeInputs?.get(turnId);
+    this.#largeInputs?.delete(turnId);
+    return input;
   }
 
   findTurn(turnId: string): Turn | undefined {

@@ -6,7 +6,7 @@
 // Turn and item events go to the thread's subscribers; status changes to everyone.
 import type { ActorEvent } from '../../common/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
-import type { Turn, TurnError } from '../../common/wire-types.js';
+import type { Turn, TurnError, UserInput } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
@@ -34,13 +34,15 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       ctx.rollouts.remember(thread.id, event.path);
       return;
     case 'userItem': {
-      thread.findTurn(event.turnId)?.items.push(event.item);
-      thread.notePosition(event.turnId, event.ordinal, event.item.id);
+      // A large input comes back only encoded: the mirror keeps the input this thread sent.
+      const item = event.contentJson === undefined ? event.item : { ...event.item, content: largeInputOf(ctx, thread, event.turnId, event.contentJson) };
+      thread.findTurn(event.turnId)?.items.push(item);
+      thread.notePosition(event.turnId, event.ordinal, item.id);
       const base = { threadId: thread.id, turnId: event.turnId };
-      // The mirror keeps the input itself; the echoes carry its encoding when the worker made one.
-      const echoed = event.contentJson === undefined ? event.item : { ...event.item, content: encodedJson(event.contentJson) };
-      toSubscribers('item/started', { item: { ...echoed, completedAtMs: null }, ...base, startedAtMs: event.item.startedAtMs });
-      toSubscribers('item/completed', { item: echoed, ...base, contentTokenCount: null, completedAtMs: event.item.completedAtMs });
+      // The echoes carry the input's encoding when the worker made one.
+      const echoed = event.contentJson === undefined ? item : { ...item, content: encodedJson(event.contentJson) };
+      toSubscribers('item/started', { item: { ...echoed, completedAtMs: null }, ...base, startedAtMs: item.startedAtMs });
+      toSubscribers('item/completed', { item: echoed, ...base, contentTokenCount: null, completedAtMs: item.completedAtMs });
       return;
     }
     case 'agentItemStarted':
@@ -133,6 +135,8 @@ function endTurn(
   completedAtMs: number,
   durationMs: number,
 ): void {
+  // A turn that ended before its input came back (it failed to start) keeps nothing.
+  thread.takeLargeInput(turnId);
   const turn = thread.findTurn(turnId);
   if (!turn || turn.status !== 'inProgress') return;
   turn.status = status;
@@ -154,6 +158,15 @@ function endTurn(
 
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
 // turn carries none.
+// Kept by turn/start for every large input; decoding the worker's encoding (slow, but the same
+// input) covers a turn this thread did not start, which would be a bug, and says so.
+function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, contentJson: Uint8Array): UserInput[] {
+  const kept = thread.takeLargeInput(turnId);
+  if (kept !== undefined) return [...kept];
+  ctx.log('warn', 'a large turn input came back that this host did not keep; decoding it', { threadId: thread.id, turnId });
+  return JSON.parse(Buffer.from(contentJson.buffer, contentJson.byteOffset, contentJson.byteLength).toString('utf8')) as UserInput[];
+}
+
 function encodedJson(bytes: Uint8Array): EncodedJson {
   return new EncodedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
