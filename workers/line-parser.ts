@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { ParseReply, ParseRequest, TransferredOutcome } from '../src/common/line-parser-messages.js';
 import { parseLineBytes, type LineOutcome } from '../src/common/line-outcome.js';
-import { toTransfer } from '../src/common/parsed-json-transfer.js';
+import { toTransfer, transferList } from '../src/common/parsed-json-transfer.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do: frames in the
@@ -23,6 +23,7 @@ function transferred(outcome: LineOutcome): TransferredOutcome {
 }
 
 parentPort!.on('message', ({ job, segments }: ParseRequest) => {
-  const reply: ParseReply = { job, outcome: transferred(parseLineBytes(joined(segments))) };
-  parentPort!.postMessage(reply);
+  const outcome = transferred(parseLineBytes(joined(segments)));
+  const reply: ParseReply = { job, outcome };
+  parentPort!.postMessage(reply, outcome.kind === 'parsed' ? transferList(outcome.parsed) : []);
 });

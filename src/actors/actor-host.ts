@@ -2,9 +2,9 @@
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
 // on their own port as plain objects; a cold resume's history comes back packed (snapshot-codec).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, ActorInit, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, PostedTurnCommand } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
-import { encodeLargeContent } from '../common/encoded-content.js';
+import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
 import { encodeSnapshot } from '../common/snapshot-codec.js';
 import { systemClock } from '../common/clock.js';
 import { ThreadActor } from './thread-actor.js';
@@ -40,8 +40,8 @@ export class ActorHost implements ActorHostApi {
     }
   }
 
-  async startTurn(threadId: string, command: TurnCommand): Promise<void> {
-    this.#require(threadId).startTurn(command);
+  async startTurn(threadId: string, command: PostedTurnCommand): Promise<void> {
+    this.#require(threadId).startTurn({ ...command, input: receivedInput(command.input) });
   }
 
   async interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'> {

@@ -76,6 +76,20 @@ export interface TurnCommand {
   outputSchema: unknown;
 }
 
+/**
+ * A text part as posted to the pool worker when its text arrived as UTF-8 bytes: the bytes
+ * are transferred in place of the text, and the worker decodes them (encoded-content.ts).
+ */
+export interface PostedText {
+  type: 'text';
+  text: '';
+  text_elements: Extract<UserInput, { type: 'text' }>['text_elements'];
+  utf8: Uint8Array;
+}
+
+/** A TurnCommand as posted to the pool worker. */
+export type PostedTurnCommand = Omit<TurnCommand, 'input'> & { input: Array<UserInput | PostedText> };
+
 /** Events an actor reports; each names its thread. */
 export type ActorEvent =
   /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
@@ -116,7 +130,7 @@ export type ActorEvent =
 export interface ActorHostApi {
   /** Creates the actor; for a cold resume, returns its `ActorResumeState` packed by snapshot-codec. */
   spawn(init: ActorInit): Promise<Uint8Array | null>;
-  startTurn(threadId: string, command: TurnCommand): Promise<void>;
+  startTurn(threadId: string, command: PostedTurnCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;

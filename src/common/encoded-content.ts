@@ -3,6 +3,7 @@
 // (item/started and item/completed of the user message), which cost the main thread ~120 ms
 // for a 10 MB turn (two JSON.stringify, two UTF-8 encodings and their garbage) and stalled
 // every other connection for that long.
+import type { PostedText } from './actor-messages.js';
 import type { UserInput } from './wire-types.js';
 
 /** Input below this many characters is cheaper to serialize where it is sent. */
@@ -25,10 +26,36 @@ export function isLargeInput(content: readonly UserInput[]): boolean {
  */
 export function encodeLargeContent(content: readonly UserInput[]): Uint8Array | null {
   if (!isLargeInput(content)) return null;
-  const bytes = Buffer.from(JSON.stringify(content));
+  return ownedUtf8(JSON.stringify(content));
+}
+
+/** `text` as UTF-8, alone in its ArrayBuffer, so that a transfer may take it whole. */
+export function ownedUtf8(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
   // A pooled or oversized backing store: copy into one the transfer may take whole.
   const own = new Uint8Array(bytes.byteLength);
   own.set(bytes);
   return own;
+}
+
+/**
+ * Main side: a turn's input as posted to its pool worker. A text part whose text arrived as
+ * UTF-8 bytes (`utf8Of`) goes as those bytes, listed for transfer, instead of being cloned.
+ */
+export function postedInput(input: readonly UserInput[], utf8Of: (part: UserInput) => Uint8Array | undefined): { input: Array<UserInput | PostedText>; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const posted = input.map((part): UserInput | PostedText => {
+    if (part.type !== 'text') return part;
+    const utf8 = utf8Of(part);
+    if (utf8 === undefined) return part;
+    transfer.push(utf8.buffer as ArrayBuffer);
+    return { type: 'text', text: '', text_elements: part.text_elements, utf8 };
+  });
+  return { input: posted, transfer };
+}
+
+/** Worker side: the input back as sent, each posted text decoded from its bytes. */
+export function receivedInput(input: ReadonlyArray<UserInput | PostedText>): UserInput[] {
+  return input.map((part) => ('utf8' in part ? { type: 'text', text: Buffer.from(part.utf8.buffer, part.utf8.byteOffset, part.utf8.byteLength).toString('utf8'), text_elements: part.text_elements } : part));
 }

@@ -2,8 +2,8 @@
 // the actor runs it and its events flow back through turn-events.ts. Nothing here awaits
 // the worker, not even a new thread's actor still being placed: commands are posted (after
 // the placement, actor-link.ts) and a failure to deliver one ends the turn with an error.
-import type { TurnCommand } from '../../common/actor-messages.js';
-import { isLargeInput } from '../../common/encoded-content.js';
+import type { PostedTurnCommand } from '../../common/actor-messages.js';
+import { isLargeInput, postedInput } from '../../common/encoded-content.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
@@ -11,6 +11,7 @@ import { invalidRequest, threadNotFound } from '../errors.js';
 import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
+import { takeTextUtf8 } from '../protocol/user-input.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
@@ -56,18 +57,21 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
   if (thread.preview === '' && !thread.identity?.ephemeral) thread.preview = previewOf(params.input);
   ctx.supervisor.noteChanged(thread);
   if (isLargeInput(params.input)) thread.keepLargeInput(turnId, params.input);
-  const command: TurnCommand = {
+  // A large text parsed off the main thread goes on to the worker as the bytes it came in,
+  // transferred, instead of being cloned (10–18 ms of this thread for 10 MB).
+  const posted = postedInput(params.input, takeTextUtf8);
+  const command: PostedTurnCommand = {
     turnId,
     userItemId: uuidv7(now),
     clientId: params.clientUserMessageId,
-    input: params.input,
+    input: posted.input,
     settings,
     outputSchema: params.outputSchema,
   };
   withPlacedActor(
     ctx,
     thread,
-    (link) => void link.api.startTurn(id, command).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`)),
+    (link) => void link.api.startTurn(id, posted.transfer.length === 0 ? command : ctx.pool.transfer(command, posted.transfer)).catch((error: unknown) => failTurnLocally(ctx, thread, turnId, `could not start the turn: ${String(error)}`)),
     () => failTurnLocally(ctx, thread, turnId, "could not start the turn: the thread's actor could not be placed"),
   );
   return { turn };

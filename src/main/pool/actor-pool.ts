@@ -97,6 +97,15 @@ export class ActorPool {
     this.#ready = new Promise((resolve) => (this.#readyResolve = resolve));
   }
 
+  /**
+   * `value`, marked so that a call to a worker carrying it transfers `buffers` instead of
+   * copying them (they are unusable here afterwards). Before the pool's packages are loaded
+   * there is no worker to call, and `value` is returned as it is.
+   */
+  transfer<T>(value: T, buffers: ArrayBuffer[]): T {
+    return this.#runtime === null ? value : this.#runtime.Comlink.transfer(value, buffers);
+  }
+
   /** Starts the workers in the background (idempotent); `ready()` and `spawn()` also start them. */
   warmUp(): void {
     // A host already shutting down would load the pool's packages only to close it.

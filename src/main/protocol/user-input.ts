@@ -5,6 +5,7 @@ import type { TextElement, UserInput } from '../../common/wire-types.js';
 import { DecodeError, optional, pathString, string, untagged, usize, withDefault, arrayOf, type Decoder } from './decode.js';
 import { struct, tagOf } from './decode-struct.js';
 import { toPlainJson, type JsonValue } from '../../common/json-text.js';
+import { utf8Of } from '../../common/parsed-json-transfer.js';
 
 /** The variants in the reference's declaration order: an integer `type` picks one by index. */
 export const USER_INPUT_TYPES = ['text', 'image', 'localImage', 'audio', 'localAudio', 'skill', 'mention'] as const;
@@ -35,12 +36,28 @@ const VARIANT_CHECKS: Record<Exclude<(typeof USER_INPUT_TYPES)[number], 'text'>,
   mention: struct('Mention', { name: string, path: pathString }),
 };
 
+const textUtf8 = new WeakMap<UserInput, Uint8Array>();
+
+/**
+ * The UTF-8 bytes of a decoded text part's text, when it arrived with them (a large line
+ * parsed off the main thread: parsed-json-transfer.ts), once: the caller transfers them on.
+ */
+export function takeTextUtf8(part: UserInput): Uint8Array | undefined {
+  const utf8 = textUtf8.get(part);
+  textUtf8.delete(part);
+  return utf8;
+}
+
 export const userInput: Decoder<UserInput> = (value) => {
   const type = tagOf('UserInput', value, USER_INPUT_TYPES);
   const object = value as Record<string, unknown>;
   if (type === 'text') {
     const text = textInput(object);
-    return { type: 'text', text: text.text, text_elements: text.text_elements };
+    const decoded: UserInput = { type: 'text', text: text.text, text_elements: text.text_elements };
+    // A large text parsed off the main thread came with its UTF-8 bytes: they follow the part.
+    const utf8 = utf8Of(object, 'text');
+    if (utf8 !== undefined) textUtf8.set(decoded, utf8);
+    return decoded;
   }
   const check = VARIANT_CHECKS[type as keyof typeof VARIANT_CHECKS];
   if (check === undefined) throw new DecodeError(`unknown variant \`${type}\``);

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { JsonNumber } from '../../../src/common/json-text.js';
 import { parseLine, type LineOutcome } from '../../../src/common/line-outcome.js';
-import { fromTransfer, toTransfer } from '../../../src/common/parsed-json-transfer.js';
+import { fromTransfer, toTransfer, transferList, utf8Of } from '../../../src/common/parsed-json-transfer.js';
+import { ENCODE_IN_WORKER_CHARS } from '../../../src/common/encoded-content.js';
 import { comparable, jsonLine } from '../../helpers/json-lines.js';
 
 /** parseLine's outcome as the main thread gets it from the line-parser worker. */
@@ -34,6 +35,24 @@ describe('parsed-json transfer', () => {
     const [outer, inner] = [...duplicateKeys.keys()];
     expect(outer).toBe(value);
     expect(inner).toBe((value as { params: object }).params);
+  });
+
+  test('a large string also crosses as its UTF-8 bytes, transferred, given once to whoever asks for its place', () => {
+    const big = '"✓" 🚀 café\n'.repeat(ENCODE_IN_WORKER_CHARS / 8);
+    const small = 'hello';
+    const sent = toTransfer(parseJsonOf(JSON.stringify({ input: [{ text: big }, { text: small }] })));
+    const buffers = transferList(sent);
+    const { value } = fromTransfer(structuredClone(sent, { transfer: buffers }));
+    const [first, second] = (value as { input: Array<{ text: string }> }).input;
+    const utf8 = utf8Of(first!, 'text');
+    expect({
+      detachedHere: buffers.map((buffer) => buffer.byteLength),
+      text: first!.text === big,
+      bytes: Buffer.from(utf8!).toString('utf8') === big,
+      again: utf8Of(first!, 'text'),
+      // A small string is not worth it.
+      small: [utf8Of(second!, 'text'), second!.text],
+    }).toEqual({ detachedHere: [0], text: true, bytes: true, again: undefined, small: [undefined, small] });
   });
 
   test('a top-level number, which has no container, comes back a JsonNumber', () => {
