@@ -12,7 +12,7 @@
 // passes, so each resume there retries `already has an active writer` until the takeover, which
 // must come within the stale time plus one heartbeat and a margin.
 // The run is seeded; set THREAD_HOST_CRASH_SEED to replay a printed seed.
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -128,14 +128,27 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
           threads.push(tracked);
           loaded.push(tracked);
         }
-        const turning = loaded.filter(() => random() < 0.7);
+        // The random kill delays cover an acknowledged turn and a turn cut after its first
+        // batch. On a machine too busy to write a process's first turn within them, the last
+        // iterations make sure: one waits for a turn to complete, the next for a stalled
+        // turn's first batch (each is then checked by the next iteration's resume).
+        const force = coverageStillMissing(iteration, ITERATIONS[backend], tally);
+        const randomTurning = loaded.filter(() => random() < 0.7);
+        const turning = force === null || loaded.length === 0 ? randomTurning : [loaded[0]!];
+        // Stalls queued for turns of killed processes that never reached the model would
+        // otherwise answer this one.
+        if (force !== null) mock.discardQueued();
         for (const thread of turning) {
-          mock.enqueue({ kind: 'stall', ms: random() < 0.25 ? LONG_STALL_MS : Math.floor(random() * MAX_SHORT_STALL_MS) });
+          const randomStall = random() < 0.25 ? LONG_STALL_MS : Math.floor(random() * MAX_SHORT_STALL_MS);
+          mock.enqueue({ kind: 'stall', ms: force === 'acknowledged' ? 0 : force === 'cut' ? LONG_STALL_MS : randomStall });
           const text = `iteration ${iteration}`;
           const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text }] });
           thread.pending = { id: turn.id, text, acknowledged: false };
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_KILL_DELAY_MS)));
+        const forced = force === null ? undefined : turning[0]?.pending?.id;
+        if (force === 'acknowledged' && forced !== undefined) await server.waitForNotification('turn/completed', (p) => p.turn.id === forced);
+        else if (force === 'cut' && forced !== undefined) await firstBatchWritten(turning[0]!.path, `iteration ${iteration}`);
+        else await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * MAX_KILL_DELAY_MS)));
         await server.kill('SIGKILL');
         // Everything the process wrote to stdout before it died counts as acknowledged.
         if (!server.child.stdout.readableEnded) await once(server.child.stdout, 'end');
@@ -157,6 +170,26 @@ describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
     expect([tally.acknowledged > 0, tally.cutInterrupted > 0]).toEqual([true, true]);
   }, TEST_TIMEOUT_MS);
 });
+
+/**
+ * What the last iterations must still bring about: an acknowledged turn (third from last) and
+ * a turn cut after its first batch (second from last, its resume counted by the last); null
+ * when the random kills already did, and in every other iteration.
+ */
+function coverageStillMissing(iteration: number, iterations: number, tally: Tally): 'acknowledged' | 'cut' | null {
+  if (iteration === iterations - 3 && tally.acknowledged === 0) return 'acknowledged';
+  if (iteration === iterations - 2 && tally.cutInterrupted === 0) return 'cut';
+  return null;
+}
+
+/** Resolves once the rollout holds the turn's user message: its first batch is on disk. */
+async function firstBatchWritten(path: string, text: string): Promise<void> {
+  const deadline = Date.now() + TAKEOVER_DEADLINE_MS;
+  while (!(existsSync(path) && readFileSync(path, 'utf8').includes(text))) {
+    if (Date.now() > deadline) throw new Error(`the turn "${text}" never reached ${path}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /** Checks a resumed thread's turns against what earlier processes established. */
 function checkResumed(thread: TrackedThread, turns: Message[], tally: Tally): void {

@@ -41,6 +41,8 @@ export interface MockModel {
   /** TCP connections accepted so far; lets tests see keep-alive reuse. */
   readonly connections: number;
   enqueue(behaviour: MockBehaviour): void;
+  /** Drops what is queued for requests that never came (their server was killed first); returns how many. */
+  discardQueued(): number;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     requests,
     get connections() { return connections; },
     enqueue: (behaviour) => { queue.push(behaviour); },
+    discardQueued: () => queue.splice(0).length,
     close: () => new Promise<void>((resolve) => {
       for (const release of stalls) release();
       server.close(() => resolve());
