@@ -7,7 +7,7 @@ import { startMockModel } from '../src/main/mock-model/mock-model-server.js';
 import { buildReport, reportMarkdown, writeReportFiles, type ServerInfo } from './lib/bench-report.js';
 import { BENCH_USAGE, BenchUsageError, parseBenchOptions, type BenchPlan } from './lib/bench-options.js';
 import { CaseRecorder, type CaseResult } from './lib/case-result.js';
-import { killAllChildren } from './lib/children.js';
+import { killAllChildren, waitUntilDead } from './lib/children.js';
 import { captureEnvironment, finishEnvironment } from './lib/environment.js';
 import { ProgressBar } from './lib/progress-bar.js';
 import { HOST_CLI } from './lib/repo-paths.js';
@@ -127,10 +127,13 @@ function caseLine(r: CaseResult): Record<string, unknown> {
   return { scenario: r.scenario, case: r.case, server: r.server, run: r.run, pass: r.pass, failures: r.failures, figures, latency: r.latency };
 }
 
+/** How long Ctrl-C or SIGTERM waits for the killed servers to be torn down before exiting. */
+const DEATH_WAIT_MS = 2_000;
+
 /** Ctrl-C or SIGTERM kills every child and removes the homes in use before exiting; returns the uninstaller. */
 function onSignals(): () => void {
   const handler = (): void => {
-    killAllChildren();
+    waitUntilDead(killAllChildren(), DEATH_WAIT_MS);
     removeLiveHomes();
     process.exit(130);
   };

@@ -17,9 +17,9 @@ export function trackChild(child: ChildProcess): void {
   child.once('exit', () => live.delete(child));
 }
 
-/** SIGKILLs the group of every child still running. Synchronous, so it works in 'exit'. */
-export function killAllChildren(): number {
-  let killed = 0;
+/** SIGKILLs the group of every child still running; returns their pids. Synchronous, so it works in 'exit'. */
+export function killAllChildren(): number[] {
+  const killed: number[] = [];
   for (const child of live) {
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) continue;
     try {
@@ -29,10 +29,35 @@ export function killAllChildren(): number {
     } catch {
       child.kill('SIGKILL');
     }
-    killed += 1;
+    killed.push(child.pid);
   }
   live.clear();
   return killed;
+}
+
+/**
+ * Waits, synchronously and at most `deadlineMs`, until each pid has finished dying: gone, or a
+ * zombie waiting for this process to reap it. A SIGKILL is delivered at once, but a process
+ * with many threads and a large heap takes a few milliseconds to be torn down, and a bench
+ * that exits before that leaves a server visibly running behind it.
+ */
+export function waitUntilDead(pids: readonly number[], deadlineMs: number): void {
+  const until = Date.now() + deadlineMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const pid of pids) {
+    while (Date.now() < until && stillRunning(pid)) Atomics.wait(pause, 0, 0, 5);
+  }
+}
+
+function stillRunning(pid: number): boolean {
+  try {
+    // The state follows the parenthesized command name: Z is a zombie, X dead.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false; // gone (or not Linux: nothing to wait for)
+  }
 }
 
 /** SIGKILLs every process whose environment holds `CODEX_HOME=<home>`; returns how many. */
