@@ -19,8 +19,9 @@
 // ship ES modules that Node 20 cannot require(). The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -32,8 +33,9 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  // Stack traces name the .ts sources (src/common/stack-source-maps.ts; the workers' too); the sources are in the
-  // repository, so the maps need not carry them, and smaller maps are cheaper to read.
+  // Stack traces name the .ts sources (src/common/stack-source-maps.ts, in the workers too);
+  // the sources are in the repository, so the maps need not carry them, and smaller maps are
+  // cheaper to read.
   sourcemap: 'linked',
   sourcesContent: false,
   logLevel: 'warning',
@@ -85,10 +87,12 @@ await build({
 // workers on the bootstrap beside its main file (`worker.js` in its `__dirname`), so both are
 // bundled into one folder, which a package.json marks CommonJS (the repository's is ESM).
 const PISCINA_OUT = `${OUT}/piscina`;
+// Found as Node finds them: the package's `require` entry, and its bootstrap beside it.
+const piscinaMain = createRequire(import.meta.url).resolve('piscina');
 await build({
   ...common,
   format: 'cjs',
-  entryPoints: { index: 'node_modules/piscina/dist/main.js', worker: 'node_modules/piscina/dist/worker.js' },
+  entryPoints: { index: piscinaMain, worker: join(dirname(piscinaMain), 'worker.js') },
   outdir: PISCINA_OUT,
   // Optional (thread priorities), absent here; piscina carries on without it.
   external: ['@napi-rs/nice'],

@@ -91,7 +91,10 @@ export class ActorHost implements ActorHostApi {
   // main thread has the input itself (it sent it), so the item goes without it.
   #emit(event: ActorEvent): void {
     const contentJson = event.type === 'userItem' ? encodeLargeContent(event.item.content) : null;
-    if (contentJson === null || event.type !== 'userItem') this.#events.postMessage(event);
-    else this.#events.postMessage({ ...event, item: { ...event.item, content: [] }, contentJson }, [contentJson.buffer as ArrayBuffer]);
+    if (event.type === 'userItem' && contentJson !== null) {
+      this.#events.postMessage({ ...event, item: { ...event.item, content: [] }, contentJson }, [contentJson.buffer as ArrayBuffer]);
+    } else {
+      this.#events.postMessage(event);
+    }
   }
 }

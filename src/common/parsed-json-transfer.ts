@@ -10,7 +10,6 @@
 // An object only `duplicateKeys` still holds (an earlier value of a duplicated key, no longer in
 // the value) keeps its numbers as `{text}`: the map is only ever looked up by identity.
 //
-//
 // A large string (a pasted file in a turn's text) also travels as its UTF-8 bytes, encoded in
 // the worker and transferred (not copied), so that the main thread can hand the bytes on to
 // the turn's pool worker instead of cloning the text a second time (10–18 ms for 10 MB):

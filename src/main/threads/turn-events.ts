@@ -156,21 +156,24 @@ function endTurn(
   ctx.supervisor.noteChanged(thread);
 }
 
-// turn/completed carries only the final agent message ("summary"); a failed or interrupted
-// turn carries none.
 // Kept by turn/start for every large input; decoding the worker's encoding (slow, but the same
 // input) covers a turn this thread did not start, which would be a bug, and says so.
 function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, contentJson: Uint8Array): UserInput[] {
   const kept = thread.takeLargeInput(turnId);
   if (kept !== undefined) return [...kept];
   ctx.log('warn', 'a large turn input came back that this host did not keep; decoding it', { threadId: thread.id, turnId });
-  return JSON.parse(Buffer.from(contentJson.buffer, contentJson.byteOffset, contentJson.byteLength).toString('utf8')) as UserInput[];
+  return JSON.parse(bufferOf(contentJson).toString('utf8')) as UserInput[];
 }
 
 function encodedJson(bytes: Uint8Array): EncodedJson {
-  return new EncodedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return new EncodedJson(bufferOf(bytes));
 }
 
+/** The same bytes, as a Buffer (no copy): a transferred Uint8Array arrives without Buffer's methods. */
+const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+// turn/completed carries only the final agent message ("summary"); a failed or interrupted
+// turn carries none.
 function completedView(turn: Turn): Turn {
   if (turn.status !== 'completed') return { ...turn, items: [], itemsView: 'notLoaded' };
   const agent = turn.items.filter((item) => item.type === 'agentMessage');
