@@ -2,6 +2,11 @@
 // answering each JSON line that has an id with a fixed small result (an empty loaded list) and
 // doing nothing else. What a server adds above it is its own work; what is left is the
 // machine's (two processes waking each other through a pipe).
+//
+// A `thread/unsubscribe` is answered as a server that unloads the thread at once would, with
+// nothing of its work: the reply, then on the next turn of the event loop (a second write, as
+// a server announcing after its reply makes) `thread/status/changed` and `thread/closed` for
+// the id it named. That is the floor of unsubscribe → closed.
 import type { ServerCommand } from './server-command.js';
 
 const ECHO_SCRIPT = `
@@ -13,7 +18,16 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
   while ((end = pending.indexOf('\\n')) >= 0) {
     const message = JSON.parse(pending.slice(0, end));
     pending = pending.slice(end + 1);
-    if (message.id !== undefined) process.stdout.write('{"id":' + JSON.stringify(message.id) + REPLY);
+    if (message.id === undefined) continue;
+    if (message.method !== 'thread/unsubscribe') {
+      process.stdout.write('{"id":' + JSON.stringify(message.id) + REPLY);
+      continue;
+    }
+    const threadId = JSON.stringify(message.params.threadId);
+    process.stdout.write('{"id":' + JSON.stringify(message.id) + ',"result":{"status":"unsubscribed"}}\\n');
+    setImmediate(() => process.stdout.write(
+      '{"method":"thread/status/changed","params":{"threadId":' + threadId + ',"status":{"type":"notLoaded"}}}\\n' +
+      '{"method":"thread/closed","params":{"threadId":' + threadId + '}}\\n'));
   }
 });
 `;

@@ -39,7 +39,9 @@ const GOALS: readonly Goal[] = [
   { label: 'cold start ÷ bare Node (reused home, p50)', scenario: 'cold-start', case: 'reused', figure: 'spawn→initialize ÷ bare node (p50)', target: { kind: 'bound', atMost: 1.3 } },
   { label: 'unsubscribe → thread/closed p50, idle thread', scenario: 'idle-unload', case: 'at once', figure: 'unsubscribe→closed p50', target: { kind: 'atMost', ms: 1 } },
   { label: 'unsubscribe → thread/closed p50, after 300 ms idle', scenario: 'idle-unload', case: 'after 300 ms idle', figure: 'unsubscribe→closed p50', target: { kind: 'atMost', ms: 1 } },
-  { label: 'unsubscribe → its reply p50, after 300 ms idle (floor)', scenario: 'idle-unload', case: 'after 300 ms idle', figure: 'unsubscribe→reply (floor) p50', target: { kind: 'report' } },
+  { label: 'bare Node: unsubscribe → thread/closed p50, at once (floor)', scenario: 'idle-unload', case: 'at once', figure: 'bare node: unsubscribe→closed (floor) p50', target: { kind: 'report' } },
+  { label: 'unsubscribe → its reply p50, after 300 ms idle', scenario: 'idle-unload', case: 'after 300 ms idle', figure: 'unsubscribe→reply p50', target: { kind: 'report' } },
+  { label: 'bare Node: unsubscribe → thread/closed p50, after 300 ms idle (floor)', scenario: 'idle-unload', case: 'after 300 ms idle', figure: 'bare node: unsubscribe→closed (floor) p50', target: { kind: 'report' } },
   { label: 'unsubscribe → thread/closed under a held lock, K=1', scenario: 'locked-unload', case: 'K=1', figure: 'unsubscribe→all closed', target: { kind: 'atMost', ms: 1 } },
   { label: 'unsubscribe → all closed under a held lock, K=8', scenario: 'locked-unload', case: 'K=8', figure: 'unsubscribe→all closed', target: { kind: 'atMost', ms: 5 } },
   ...(['resume-under-lock', 'start-under-lock'] as const).flatMap((scenario) =>
