@@ -57,6 +57,7 @@ Options:
   --scale-budget-s <s>   Time allowed to load them (default 600)
   --scale-reads <n>      thread/read requests in scale (default 500)
   --scale-settle-s <s>   How long scale waits after unloading all before reading RSS again (default 30)
+  --scale-rounds <n>     scale: load and unload all N this many times, settling after each (default 1)
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
   --soak-sample-s <s>    Soak sampling period (default 10)
@@ -101,6 +102,7 @@ const OPTIONS = {
   'scale-budget-s': { type: 'string' },
   'scale-reads': { type: 'string' },
   'scale-settle-s': { type: 'string' },
+  'scale-rounds': { type: 'string' },
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
   'soak-sample-s': { type: 'string' },
@@ -171,6 +173,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       scaleBudgetS: count('scale-budget-s', 600),
       scaleReads: count('scale-reads', 500),
       scaleSettleS: nonNegativeInt(values['scale-settle-s'], 'scale-settle-s', 30),
+      scaleRounds: count('scale-rounds', 1),
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),

@@ -61,6 +61,8 @@ const GOALS: readonly Goal[] = [
   { label: 'scale: loaded/list (full page) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'atMost', ms: 5 } },
   { label: 'scale: RSS per loaded idle thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'bound', atMost: 8 } },
   { label: 'scale: RSS settled after unloading all ÷ before', scenario: 'scale', case: '', figure: 'settled RSS / RSS before', target: { kind: 'bound', atMost: 1.1 } },
+  { label: 'scale: its anonymous part (the heaps) ÷ before', scenario: 'scale', case: '', figure: 'settled anonymous RSS / before', target: { kind: 'report' } },
+  { label: 'scale: RSS settled after the last round ÷ after the first (--scale-rounds)', scenario: 'scale', case: '', figure: 'settled RSS, last round / first', target: { kind: 'report' } },
   { label: 'full host: failed turns on admitted threads', scenario: 'full-host', case: '', figure: 'failed turns on admitted threads', target: { kind: 'bound', atMost: 0 } },
   { label: 'full host: turns missing from rollouts', scenario: 'full-host', case: '', figure: 'turns missing from rollouts', target: { kind: 'bound', atMost: 0 } },
   ...[5, 10].map((mb): Goal => ({

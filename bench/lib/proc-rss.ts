@@ -1,37 +1,68 @@
-// Resident memory of a server, read from /proc/<pid>/status VmRSS. The bench spawns each server
-// as the leader of its own process group, so summing the group counts a wrapper's real server
-// (or helper processes) too; thread-host's workers are threads and already inside its VmRSS.
+// Resident memory of a server, read from /proc/<pid>/status. The bench spawns each server as
+// the leader of its own process group, so summing the group counts a wrapper's real server (or
+// helper processes) too; thread-host's workers are threads and already inside its figures.
+//
+// VmRSS is split as the kernel counts it: anonymous pages (the heaps: what a host allocates and
+// may give back) and file pages (mostly the executable's own code, paged in as paths are first
+// run, shared with every process of that binary and dropped by the kernel under pressure).
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** Resident memory in kB: the whole (VmRSS) and its anonymous and file-backed parts. */
+export interface ResidentKb {
+  rss: number;
+  anon: number;
+  file: number;
+}
+
+/** The resident figures of one /proc/<pid>/status text; NaN for a line it lacks. */
+export function residentOfStatus(status: string): ResidentKb {
+  const kb = (field: string): number => {
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    return match ? Number(match[1]) : Number.NaN;
+  };
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
 
 /** VmRSS of one process in kB, or NaN when it is gone or /proc is not there. */
 export function rssKb(pid: number): number {
+  return residentKb(pid).rss;
+}
+
+function residentKb(pid: number): ResidentKb {
   try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : Number.NaN;
+    return residentOfStatus(readFileSync(`/proc/${pid}/status`, 'utf8'));
   } catch {
-    return Number.NaN;
+    return { rss: Number.NaN, anon: Number.NaN, file: Number.NaN };
   }
 }
 
 /** Sum of VmRSS over the process group `pgid` (the server and anything it spawned in it), in kB. */
 export function groupRssKb(pgid: number): number {
-  let total = 0;
+  return groupResidentKb(pgid).rss;
+}
+
+/** groupRssKb with its anonymous and file-backed parts. */
+export function groupResidentKb(pgid: number): ResidentKb {
+  const total: ResidentKb = { rss: 0, anon: 0, file: 0 };
+  const none: ResidentKb = { rss: Number.NaN, anon: Number.NaN, file: Number.NaN };
   let found = false;
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return Number.NaN;
+    return none;
   }
   for (const pid of pids) {
     if (processGroupOf(pid) !== pgid) continue;
-    const kb = rssKb(Number(pid));
-    if (Number.isFinite(kb)) {
-      total += kb;
+    const kb = residentKb(Number(pid));
+    if (Number.isFinite(kb.rss)) {
+      total.rss += kb.rss;
+      total.anon += kb.anon;
+      total.file += kb.file;
       found = true;
     }
   }
-  return found ? total : Number.NaN;
+  return found ? total : none;
 }
 
 function processGroupOf(pid: string): number {

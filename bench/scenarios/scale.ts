@@ -4,7 +4,12 @@
 //   thread/read             of loaded threads, spread over the set
 //   unload all              unsubscribe every thread → the last thread/closed
 //   RSS after unload        0.5 s after the last thread/closed, and again --scale-settle-s later
-//                           (sampled every second in between), with its ratio to RSS before
+//                           (sampled every second in between), with its ratio to RSS before,
+//                           and the same for its anonymous part (the heaps), beside what file
+//                           pages (the node binary's code that running paged in) added
+//   further rounds          with --scale-rounds: load and unload all N again, settle, read RSS;
+//                           the last round's settled RSS over the first's tells memory kept per
+//                           round (a leak) from memory the first use of code paths took once
 // Requests go out WINDOW at a time; a -32001 "overloaded" reply is retried after a pause and
 // counted, since the reference refuses bursts by design; a "host is full" refusal is not
 // retried (nothing would free room) and fails the case. Loading stops at the budget: what
@@ -18,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OVERLOADED, RpcReplyError, type AppServerClient, type Json } from '../lib/app-server-client.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { groupRssKb } from '../lib/proc-rss.js';
+import { groupResidentKb, groupRssKb, type ResidentKb } from '../lib/proc-rss.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
 import { SINGLE_CASE, withServer, type Scenario } from './scenario.js';
 
@@ -76,6 +81,41 @@ async function timedRepeats(repeats: number, request: (i: number) => Promise<{ s
   return histogram;
 }
 
+/** Starts up to `n` threads (until `until`); returns their ids. */
+async function loadAll(client: AppServerClient, n: number, until: number, retries: { n: number }, start: LatencyHistogram, progress: (loaded: number) => void): Promise<string[]> {
+  const ids: string[] = [];
+  await windowed(n, until, async () => {
+    const { result, at, sentAt } = await patiently(client, retries, 'thread/start', {});
+    start.recordMs(at - sentAt);
+    ids.push(result.thread.id as string);
+    if (ids.length % 100 === 0) progress(ids.length);
+  });
+  client.clearBuffer(); // N thread/started notifications nobody waits for
+  return ids;
+}
+
+/** Unsubscribes every thread; resolves with the time to the last thread/closed. */
+async function unloadAll(client: AppServerClient, ids: string[], retries: { n: number }, progress: (unsubscribed: number) => void): Promise<number> {
+  const closed = ids.map((threadId) => client.waitFor('thread/closed', threadId, UNLOAD_DEADLINE_MS));
+  const unloadStart = performance.now();
+  await windowed(ids.length, Number.POSITIVE_INFINITY, async (i) => {
+    await patiently(client, retries, 'thread/unsubscribe', { threadId: ids[i] });
+    if (i % 100 === 0) progress(i);
+  });
+  const lastClosed = Math.max(unloadStart, ...(await Promise.all(closed)).map((a) => a.at));
+  return lastClosed - unloadStart;
+}
+
+/** Waits `seconds`, sampling RSS every second into `series`; returns the resident memory then. */
+async function settle(pid: number, seconds: number, series: { s: number; rssKb: number }[]): Promise<ResidentKb> {
+  const settleStart = performance.now();
+  for (let i = 1; i * SETTLE_SAMPLE_MS <= seconds * 1000; i += 1) {
+    await delay(settleStart + i * SETTLE_SAMPLE_MS - performance.now());
+    series.push({ s: i * (SETTLE_SAMPLE_MS / 1000), rssKb: groupRssKb(pid) });
+  }
+  return groupResidentKb(pid);
+}
+
 export const scale: Scenario = {
   name: 'scale',
   summary: 'N loaded threads (default 10,000): RSS per thread, loaded/list full and paged, thread/read, time to unload all',
@@ -86,19 +126,13 @@ export const scale: Scenario = {
     await withServer(ctx, { rootConfig: `${UNLOAD_NOW}\nmax_loaded_threads = ${n}` }, async (client) => {
       const pid = client.pid!;
       await delay(SETTLE_MS);
-      const rssBefore = groupRssKb(pid);
+      const before = groupResidentKb(pid);
+      const rssBefore = before.rss;
       const retries = { n: 0 };
-      const ids: string[] = [];
       const start = new LatencyHistogram();
       const loadStart = performance.now();
-      await windowed(n, loadStart + params.scaleBudgetS * 1000, async () => {
-        const { result, at, sentAt } = await patiently(client, retries, 'thread/start', {});
-        start.recordMs(at - sentAt);
-        ids.push(result.thread.id as string);
-        if (ids.length % 100 === 0) ctx.progress((0.6 * ids.length) / n);
-      });
+      const ids = await loadAll(client, n, loadStart + params.scaleBudgetS * 1000, retries, start, (loaded) => ctx.progress((0.6 * loaded) / n));
       const loadMs = performance.now() - loadStart;
-      client.clearBuffer(); // N thread/started notifications nobody waits for
       rec.figure('threads loaded', ids.length, 'count', 'higher');
       rec.check(ids.length === n, `only ${ids.length} of ${n} threads loaded within ${params.scaleBudgetS} s`);
       rec.figure('load all', loadMs, 'ms');
@@ -143,28 +177,31 @@ export const scale: Scenario = {
       rec.latency('thread/read', await timedRepeats(reads, (i) => patiently(client, retries, 'thread/read', { threadId: ids[(i * 7919) % ids.length] })));
       ctx.progress(0.75);
 
-      const closed = ids.map((threadId) => client.waitFor('thread/closed', threadId, UNLOAD_DEADLINE_MS));
-      const unloadStart = performance.now();
-      await windowed(ids.length, Number.POSITIVE_INFINITY, async (i) => {
-        await patiently(client, retries, 'thread/unsubscribe', { threadId: ids[i] });
-        if (i % 100 === 0) ctx.progress(0.75 + (0.25 * i) / ids.length);
-      });
-      const lastClosed = Math.max(unloadStart, ...(await Promise.all(closed)).map((a) => a.at));
-      rec.figure('unload all', lastClosed - unloadStart, 'ms');
+      const rounds = params.scaleRounds;
+      const unloadMs = await unloadAll(client, ids, retries, (i) => ctx.progress((0.75 + (0.25 * i) / ids.length) / rounds));
+      rec.figure('unload all', unloadMs, 'ms');
       await delay(SETTLE_MS);
       rec.figure('RSS after unload', groupRssKb(pid), 'kB');
-      rec.figure('overloaded retries', retries.n, 'count');
       // Does the host give the memory back? Sampled through the wait, so a late drop shows.
-      const settleStart = performance.now();
       const series: { s: number; rssKb: number }[] = [];
-      for (let i = 1; i * SETTLE_SAMPLE_MS <= params.scaleSettleS * 1000; i += 1) {
-        await delay(settleStart + i * SETTLE_SAMPLE_MS - performance.now());
-        series.push({ s: i * (SETTLE_SAMPLE_MS / 1000), rssKb: groupRssKb(pid) });
-      }
-      const rssSettled = series.at(-1)?.rssKb ?? groupRssKb(pid);
+      const settled = await settle(pid, params.scaleSettleS, series);
       rec.raw('rssAfterUnload', series);
-      rec.figure(`RSS ${params.scaleSettleS} s after unload`, rssSettled, 'kB');
-      rec.figure('settled RSS / RSS before', rssSettled / rssBefore, 'ratio');
+      rec.figure(`RSS ${params.scaleSettleS} s after unload`, settled.rss, 'kB');
+      rec.figure('settled RSS / RSS before', settled.rss / rssBefore, 'ratio');
+      rec.figure('settled anonymous RSS / before', settled.anon / before.anon, 'ratio');
+      rec.figure('file RSS added by the run', settled.file - before.file, 'kB', 'none');
+
+      let last = settled;
+      for (let round = 2; round <= rounds; round += 1) {
+        const again = await loadAll(client, n, Number.POSITIVE_INFINITY, retries, new LatencyHistogram(), () => undefined);
+        rec.check(again.length === n, `round ${round}: only ${again.length} of ${n} threads loaded`);
+        await unloadAll(client, again, retries, () => undefined);
+        last = await settle(pid, params.scaleSettleS, []);
+        rec.figure(`RSS settled after round ${round}`, last.rss, 'kB');
+        ctx.progress(round / rounds);
+      }
+      if (rounds > 1) rec.figure('settled RSS, last round / first', last.rss / settled.rss, 'ratio');
+      rec.figure('overloaded retries', retries.n, 'count');
     });
   },
 };

@@ -30,6 +30,8 @@ export interface ScenarioParams {
   scaleReads: number;
   /** How long after unloading every scale thread RSS is read again (has the host given memory back?). */
   scaleSettleS: number;
+  /** How many times scale loads and unloads all its threads (memory kept per round vs once). */
+  scaleRounds: number;
   coldRepeats: number;
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { BenchReport } from '../../bench/lib/bench-report.js';
 import { evaluateGoals, measuredGoals } from '../../bench/lib/goals.js';
+import { roundMs } from '../../bench/lib/histogram.js';
 import type { HandoffLedger } from '../../bench/lib/handoff-ledger.js';
 import { CLI } from '../helpers/test-server.js';
 
@@ -222,4 +223,22 @@ test('bench huge-line runs both kinds of huge line over WebSocket and reports th
     ['1 MB turn/start', true, ['loaded/list during huge lines', 'loaded/list idle', 'huge line reply', 'huge turn completed'], 2],
     ['1 MB loaded/list', true, ['loaded/list during huge lines', 'loaded/list idle', 'huge line reply'], 2],
   ]);
+});
+
+test('bench scale --scale-rounds 2 loads and unloads every thread twice and reports memory per round', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'scale');
+  const args = ['bench', 'scale', '--scale-threads', '40', '--scale-reads', '5', '--scale-settle-s', '1', '--scale-rounds', '2', '--out', dir];
+  const { code, stdout, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const [result] = (JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport).results;
+  expect(result).toMatchObject({ scenario: 'scale', pass: true, failures: [] });
+  expect(Object.keys(result!.figures)).toEqual([
+    'threads loaded', 'load all', 'RSS before', 'RSS loaded', 'RSS per thread', 'list full returned', 'list paged walk', 'unload all', 'RSS after unload',
+    'RSS 1 s after unload', 'settled RSS / RSS before', 'settled anonymous RSS / before', 'file RSS added by the run', 'RSS settled after round 2',
+    'settled RSS, last round / first', 'overloaded retries',
+  ]);
+  const figure = (name: string): number => result!.figures[name]!.value;
+  expect([figure('threads loaded'), figure('list full returned'), figure('overloaded retries')]).toEqual([40, 40, 0]);
+  expect(figure('settled RSS, last round / first')).toBe(roundMs(figure('RSS settled after round 2') / figure('RSS 1 s after unload')));
+  expect(stdout).toContain('| scale |  | pass | runs ↑ | 1/1 |');
 });
