@@ -26,13 +26,16 @@ import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
 import { builtin } from '../lazy-builtin.js';
+import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
 /** The main thread's handle on one live worker. */
 export interface WorkerLink {
   readonly workerId: number;
-  readonly api: Comlink.Remote<ActorHostApi>;
+  /** The worker's ActorHost methods; `remote` is the comlink proxy they were read from. */
+  readonly api: ActorHostCalls;
+  readonly remote: Comlink.Remote<ActorHostApi>;
   readonly actors: Set<string>;
   alive: boolean;
   /** False after a call to this worker overran its deadline, until the worker answers again. */
@@ -266,7 +269,7 @@ export class ActorPool {
     this.#closing = true;
     for (const link of this.#links.values()) this.#cancelRetirement(link);
     const runtime = this.#runtime;
-    if (runtime) for (const link of this.#links.values()) link.api[runtime.Comlink.releaseProxy]();
+    if (runtime) for (const link of this.#links.values()) link.remote[runtime.Comlink.releaseProxy]();
     if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
   }
 
@@ -365,9 +368,11 @@ export class ActorPool {
     } finally {
       clearTimeout(timer);
     }
+    const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never));
     const link: WorkerLink = {
       workerId,
-      api: Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never)),
+      api: actorHostCalls(remote),
+      remote,
       actors: new Set(),
       alive: true,
       responsive: true,

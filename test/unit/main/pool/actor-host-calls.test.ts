@@ -1,0 +1,79 @@
+// The worker's ActorHost methods as the main thread calls them: read from the comlink remote
+// once, then called over a real MessageChannel.
+import * as Comlink from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { MessageChannel } from 'node:worker_threads';
+import { afterEach, expect, test } from 'vitest';
+import type { ActorHostApi, ActorInit, PostedTurnCommand } from '../../../../src/common/actor-messages.js';
+import { actorHostCalls } from '../../../../src/main/pool/actor-host-calls.js';
+
+const channels: MessageChannel[] = [];
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+});
+
+/** A host that records each call and answers with what its method returns. */
+function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  const host: ActorHostApi = {
+    spawn: async (init) => (calls.push(['spawn', init.threadId]), null),
+    startTurn: async (threadId, command) => void calls.push(['startTurn', threadId, command.turnId]),
+    interrupt: async (threadId, turnId) => (calls.push(['interrupt', threadId, turnId]), 'interrupting'),
+    revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
+    close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
+    ping: async () => (calls.push(['ping']), 7),
+    retire: async () => (calls.push(['retire']), 'busy'),
+  };
+  return { host, calls };
+}
+
+test('every ActorHost method is read once and reaches the worker, in order, with its answer back', async () => {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const { host, calls } = recordingHost();
+  Comlink.expose(host, nodeEndpoint(channel.port2 as never));
+  const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
+  const api = actorHostCalls(remote);
+
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'ping', 'retire']);
+  expect(Object.isFrozen(api)).toBe(true);
+  const answers = [
+    await api.spawn({ threadId: 't1' } as ActorInit),
+    await api.startTurn('t1', { turnId: 'u1' } as PostedTurnCommand),
+    await api.interrupt('t1', 'u1'),
+    await api.revokeWriter('t1', 'lock lost'),
+    await api.close('t1'),
+    await api.close('t2'),
+    await api.ping(),
+    await api.retire(),
+  ];
+  expect(answers).toEqual([null, undefined, 'interrupting', 'revoked', 'closed', 'closed', 7, 'busy']);
+  expect(calls).toEqual([
+    ['spawn', 't1'],
+    ['startTurn', 't1', 'u1'],
+    ['interrupt', 't1', 'u1'],
+    ['revokeWriter', 't1', 'lock lost'],
+    ['close', 't1'],
+    ['close', 't2'],
+    ['ping'],
+    ['retire'],
+  ]);
+});
+
+test('the same callable serves every call: no proxy is read from the remote per call', () => {
+  const reads: PropertyKey[] = [];
+  const remote = new Proxy({} as Comlink.Remote<ActorHostApi>, {
+    get(_target, method) {
+      reads.push(method);
+      return () => Promise.resolve(method);
+    },
+  });
+  const api = actorHostCalls(remote);
+  void api.close('a');
+  void api.close('b');
+  void api.ping();
+  expect(reads).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'ping', 'retire']);
+});
