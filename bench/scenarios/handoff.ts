@@ -4,7 +4,9 @@
 // every implementation's reading of the history exactly once, cut turns interrupted, completed
 // or absent, the locks of a killed process free once it is gone, and never two processes holding one thread's writer lock in the kernel's lock table. Then the
 // figures: handoffs/s, tries per acquisition, acquisition wait, fairness, starvation,
-// thread/loaded/list latency on every process, recovery after each kill.
+// thread/loaded/list latency on every process, recovery after each kill, and the floor that
+// latency is read against: a bare Node echo probed the same way through the race, on the same
+// loaded machine.
 //
 //   seed (server A): T × (thread/start, one turn, unsubscribe → closed); exit
 //   race: P slots (A B A B with --mix) ── lock sampler every 10 ms ── kill loop
@@ -23,7 +25,8 @@ import { jainIndex, longestStarvation, sharesInWindow } from '../lib/handoff-fig
 import { HandoffSlot, type Acquisition, type RaceShared } from '../lib/handoff-slot.js';
 import { historyViolations, lockViolations, type LockSample, type SentTurn, type Violation } from '../lib/handoff-verdict.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { windowStats } from '../lib/list-probe.js';
+import { ListProbe, windowStats } from '../lib/list-probe.js';
+import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
 import { readLedger, writeLedger } from '../lib/handoff-ledger.js';
 import { readBack } from '../lib/history-read-back.js';
 import { HOST_CLI } from '../lib/repo-paths.js';
@@ -174,12 +177,18 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
   let startedAt = Number.NaN;
   let lockSamples: LockSample[] = [];
   const ticker = setInterval(() => ctx.progress(acquisitions.length / total), 250);
+  const echoHome = createHome(null);
+  let echo: AppServerClient | null = null;
+  let echoProbe: ListProbe | null = null;
   try {
+    echo = await AppServerClient.start(BARE_ECHO_COMMAND, echoHome);
+    echoProbe = new ListProbe(echo, params.intervalMs);
     await Promise.all(slots.map((s) => s.start()));
     rec.userAgent([...new Set(slots.map((s) => s.userAgent))].join(' + '));
     startedAt = performance.now();
     shared.endAt = startedAt + params.handoffBudgetS * 1000;
     sampler.start();
+    echoProbe.start();
     const killing = params.killEveryMs > 0 ? killLoop(slots, sampler, join(home, 'thread-writer-locks'), kills, params, random, stopKilling.signal) : Promise.resolve();
     await Promise.all(slots.map((s) => s.run()));
     stopKilling.abort();
@@ -188,6 +197,10 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
     clearInterval(ticker);
     stopKilling.abort();
     lockSamples = sampler.stop();
+    const echoSamples = (await echoProbe?.stop()) ?? [];
+    await echo?.close();
+    removeHome(echoHome);
+    rec.latency('bare node echo during the race (the floor)', windowStats(echoSamples, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY).latency);
     const exits = await Promise.all(slots.map((s) => s.close()));
     exits.forEach((clean, i) => rec.check(clean, `${slots[i]!.label}: did not exit 0 after stdin EOF`));
   }

@@ -125,7 +125,11 @@ test('bench handoff: 3 processes race for 2 threads, 5 rounds, one killed, with 
       ...(result!.figures['recovery after kill, max'] === undefined ? [] : ['recovery after kill, max']),
     ].sort(),
   );
-  expect(Object.keys(result!.latency)).toEqual(['acquisition wait', 'loaded/list p0 thread-host', 'loaded/list p1 thread-host', 'loaded/list p2 thread-host']);
+  expect(Object.keys(result!.latency)).toEqual([
+    'bare node echo during the race (the floor)', 'acquisition wait', 'loaded/list p0 thread-host', 'loaded/list p1 thread-host', 'loaded/list p2 thread-host',
+  ]);
+  // Probed through the whole race, one every 15 ms, like each server.
+  expect(result!.latency['bare node echo during the race (the floor)']!.count).toBeGreaterThan(0);
   const kills = result!.raw.kills as Array<{ slot: number }>;
   expect([kills.length, result!.figures.kills!.value, result!.figures.violations!.value, result!.raw.violations]).toEqual([1, 1, 0, []]);
   // Two seed turns and 30 handoffs; a kill between a turn's completion and its thread/closed redoes that handoff.
