@@ -2,6 +2,7 @@
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
+import type { RolloutHeads } from './history/rollout-heads.js';
 import type { RolloutIndex } from './history/rollout-index.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
@@ -31,6 +32,8 @@ export interface HostContext {
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
+  /** What thread/list read of each rollout's head, kept for the next listing. */
+  rolloutHeads: RolloutHeads;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

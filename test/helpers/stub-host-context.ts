@@ -5,6 +5,7 @@
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
+import { RolloutHeads } from '../../src/main/history/rollout-heads.js';
 import { RolloutIndex } from '../../src/main/history/rollout-index.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -25,6 +26,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     capacity: { roomOrWait: () => null },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
     rollouts: new RolloutIndex(home),
+    rolloutHeads: new RolloutHeads(),
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },
     actorSpawnTimeoutMs: 1_000,
     originator: null,

@@ -35,7 +35,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const direction = params.sortDirection === 'asc' ? 1 : -1;
   const cursor = params.cursor === null ? null : parseCursor(params.cursor);
 
-  const rows: Row[] = (await listRollouts(ctx.home))
+  const rows: Row[] = (await listRollouts(ctx.home, ctx.rolloutHeads))
     .filter((summary) => matches(summary, params, included, excluded))
     .map((summary) => ({ summary, key: byCreation ? Math.floor(summary.createdAtMs / 1000) * 1000 : summary.updatedAtMs }))
     .sort((a, b) => direction * (a.key - b.key || compare(a.summary.threadId, b.summary.threadId)));

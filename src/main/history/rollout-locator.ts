@@ -11,6 +11,7 @@ import { basename, join } from 'node:path';
 import { parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
 import { parseLine } from '../../common/history/rollout-json.js';
 import { historyModeOf, parseRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
+import { RolloutHeads, type RolloutHead } from './rollout-heads.js';
 
 /** What `thread/list` needs about one rollout, read without replaying its turns. */
 export interface RolloutSummary {
@@ -51,8 +52,11 @@ export function walkRolloutPaths(home: string): AsyncGenerator<string> {
   return walkRollouts(join(home, SESSIONS_DIR));
 }
 
-/** Every rollout with a readable session_meta, newest first (ties by thread id). */
-export async function listRollouts(home: string): Promise<RolloutSummary[]> {
+/**
+ * Every rollout with a readable session_meta, newest first (ties by thread id). `heads` keeps
+ * what was read for the next listing (the host's own); without it every head is read.
+ */
+export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
   const paths: string[] = [];
   for await (const path of walkRollouts(join(home, SESSIONS_DIR))) paths.push(path);
   const summaries: RolloutSummary[] = [];
@@ -60,11 +64,12 @@ export async function listRollouts(home: string): Promise<RolloutSummary[]> {
   // A fixed set of workers pulling from one index bounds the reads in flight.
   const worker = async (): Promise<void> => {
     while (next < paths.length) {
-      const summary = await summarise(paths[next++] as string);
+      const summary = await summarise(paths[next++] as string, heads);
       if (summary !== null) summaries.push(summary);
     }
   };
   await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, paths.length) }, worker));
+  heads.retainOnly(new Set(paths));
   return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
 }
 
@@ -97,31 +102,41 @@ async function isRealDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function summarise(path: string): Promise<RolloutSummary | null> {
-  const fromName = parseRolloutFileName(basename(path));
+async function summarise(path: string, heads: RolloutHeads): Promise<RolloutSummary | null> {
   try {
-    const head = parseRollout(await readHead(path));
-    const meta = head.meta;
-    // A file whose meta names another thread is a copy or a corruption; the reference skips it.
-    if (meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
-    const { mtimeMs } = await stat(path);
-    return {
-      threadId: head.threadId as string,
-      path,
-      createdAtMs: meta.createdAtMs,
-      updatedAtMs: Math.floor(mtimeMs),
-      preview: head.preview,
-      modelProvider: meta.modelProvider,
-      cwd: meta.cwd,
-      cliVersion: meta.cliVersion,
-      source: meta.source,
-      originator: meta.originator,
-      model: meta.model,
-      historyMode: historyModeOf(meta),
-    };
+    const { mtimeMs, ino, birthtimeMs, size } = await stat(path);
+    const file = { ino, bornMs: birthtimeMs, size };
+    let head = heads.get(path, file);
+    if (head === undefined) {
+      const read = await readHead(path);
+      head = headOf(path, read.text);
+      heads.set(path, file, head, read.whole);
+    }
+    return head === null ? null : { ...head, updatedAtMs: Math.floor(mtimeMs) };
   } catch {
     return null; // vanished or unreadable between the walk and the read
   }
+}
+
+function headOf(path: string, text: string): RolloutHead | null {
+  const fromName = parseRolloutFileName(basename(path));
+  const head = parseRollout(text);
+  const meta = head.meta;
+  // A file whose meta names another thread is a copy or a corruption; the reference skips it.
+  if (meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  return {
+    threadId: head.threadId as string,
+    path,
+    createdAtMs: meta.createdAtMs,
+    preview: head.preview,
+    modelProvider: meta.modelProvider,
+    cwd: meta.cwd,
+    cliVersion: meta.cliVersion,
+    source: meta.source,
+    originator: meta.originator,
+    model: meta.model,
+    historyMode: historyModeOf(meta),
+  };
 }
 
 /**
@@ -153,8 +168,9 @@ export async function startsWithSessionMeta(path: string): Promise<boolean> {
   }
 }
 
-// The complete lines up to and including the first user message (or the whole file if short).
-async function readHead(path: string): Promise<string> {
+// The complete lines up to and including the first user message (or the whole file if short);
+// `whole` when that message was found, so the head is final.
+async function readHead(path: string): Promise<{ text: string; whole: boolean }> {
   const handle = await open(path, 'r');
   try {
     const chunks: Buffer[] = [];
@@ -167,9 +183,9 @@ async function readHead(path: string): Promise<string> {
       read += bytesRead;
       const text = Buffer.concat(chunks).toString('utf8');
       const end = firstUserMessageEnd(text);
-      if (end !== -1) return text.slice(0, end);
+      if (end !== -1) return { text: text.slice(0, end), whole: true };
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return { text: Buffer.concat(chunks).toString('utf8'), whole: false };
   } finally {
     await handle.close();
   }

@@ -5,6 +5,7 @@ import { systemClock } from '../../common/clock.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
+import { RolloutHeads } from '../history/rollout-heads.js';
 import { RolloutIndex } from '../history/rollout-index.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
@@ -95,6 +96,7 @@ export function buildHost(
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),
+    rolloutHeads: new RolloutHeads(),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,

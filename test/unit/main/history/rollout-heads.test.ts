@@ -1,0 +1,83 @@
+// thread/list's heads kept between listings: a whole head (through the first user message) is
+// read once; a new, replaced, shortened or still-growing head is read again; a deleted file is
+// forgotten. Real files, listed through listRollouts with one RolloutHeads across calls.
+import { readFileSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { RolloutHeads } from '../../../../src/main/history/rollout-heads.js';
+import { listRollouts } from '../../../../src/main/history/rollout-locator.js';
+
+const SAMPLE = readFileSync(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
+const ID = '01a23672-ea80-7301-8e95-16757bdc1196';
+const [META, ...REST] = SAMPLE.split('\n');
+const FIRST_MESSAGE_LINE = REST.findIndex((line) => line.includes('"type":"user_message"'));
+const BEFORE_MESSAGE = [META, ...REST.slice(0, FIRST_MESSAGE_LINE)].join('\n') + '\n';
+
+let home: string;
+let path: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'rollout-heads-'));
+  const day = join(home, 'sessions', '2026', '12', '02');
+  await mkdir(day, { recursive: true });
+  path = join(day, `rollout-2026-12-02T11-10-30-${ID}.jsonl`);
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const listed = async (heads: RolloutHeads) => (await listRollouts(home, heads)).map((s) => [s.threadId, s.preview, s.updatedAtMs]);
+
+test('a whole head is read once: later listings take it as it was, with each listing\'s mtime', async () => {
+  await writeFile(path, SAMPLE);
+  await utimes(path, new Date(1_000_000), new Date(1_000_000));
+  const heads = new RolloutHeads();
+  expect(await listed(heads)).toEqual([[ID, 'hello', 1_000_000]]);
+  // Rewrite the first message in place (same inode, longer file): a listing that read the head
+  // again would see "HELLO"; the kept head is final, since rollouts only grow by appends.
+  await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"HELLO"') + '\n');
+  await utimes(path, new Date(2_000_000), new Date(2_000_000));
+  expect(await listed(heads)).toEqual([[ID, 'hello', 2_000_000]]);
+  // Without kept heads, the same file reads as it is now.
+  expect(await listed(new RolloutHeads())).toEqual([[ID, 'HELLO', 2_000_000]]);
+});
+
+test('a head without its first user message yet is read again once the file grew', async () => {
+  await writeFile(path, BEFORE_MESSAGE);
+  const heads = new RolloutHeads();
+  expect((await listed(heads)).map(([id, preview]) => [id, preview])).toEqual([[ID, '']]);
+  await appendFile(path, REST.slice(FIRST_MESSAGE_LINE).join('\n'));
+  expect((await listed(heads)).map(([id, preview]) => [id, preview])).toEqual([[ID, 'hello']]);
+});
+
+test('a file replaced (another inode) or cut shorter is read again', async () => {
+  await writeFile(path, SAMPLE);
+  const heads = new RolloutHeads();
+  expect((await listed(heads))[0]![1]).toBe('hello');
+  await unlink(path);
+  await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"again"'));
+  expect((await listed(heads))[0]![1]).toBe('again');
+  await writeFile(path, BEFORE_MESSAGE); // truncated in place: same inode, shorter
+  expect((await listed(heads))[0]![1]).toBe('');
+});
+
+test('a deleted rollout leaves the listing and the kept heads', async () => {
+  await writeFile(path, SAMPLE);
+  const heads = new RolloutHeads();
+  expect(await listed(heads)).toHaveLength(1);
+  expect(heads.size).toBe(1);
+  await unlink(path);
+  expect(await listed(heads)).toEqual([]);
+  expect(heads.size).toBe(0);
+});
+
+test('a head with a preview past 16 Ki characters is read at every listing rather than kept', async () => {
+  const long = (letter: string) => SAMPLE.replace('"message":"hello"', `"message":"${letter.repeat(20_000)}"`);
+  await writeFile(path, long('p'));
+  const heads = new RolloutHeads();
+  expect((await listed(heads))[0]![1]).toBe('p'.repeat(20_000));
+  expect(heads.size).toBe(0);
+  await writeFile(path, long('q') + '\n');
+  expect((await listed(heads))[0]![1]).toBe('q'.repeat(20_000));
+});
