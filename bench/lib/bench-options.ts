@@ -57,6 +57,8 @@ Options:
   --scale-budget-s <s>   Time allowed to load them (default 600)
   --scale-reads <n>      thread/read requests in scale (default 500)
   --scale-settle-s <s>   How long scale waits after unloading all before reading RSS again (default 30)
+  --list-rollouts <n>    thread-list: rollouts in the home (default 5000)
+  --list-repeats <n>     thread-list: listings after the first (default 10)
   --scale-rounds <n>     scale: load and unload all N this many times, settling after each (default 1)
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
@@ -103,6 +105,8 @@ const OPTIONS = {
   'scale-reads': { type: 'string' },
   'scale-settle-s': { type: 'string' },
   'scale-rounds': { type: 'string' },
+  'list-rollouts': { type: 'string' },
+  'list-repeats': { type: 'string' },
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
   'soak-sample-s': { type: 'string' },
@@ -174,6 +178,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       scaleReads: count('scale-reads', 500),
       scaleSettleS: nonNegativeInt(values['scale-settle-s'], 'scale-settle-s', 30),
       scaleRounds: count('scale-rounds', 1),
+      listRollouts: count('list-rollouts', 5_000),
+      listRepeats: count('list-repeats', 10),
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),

@@ -32,6 +32,9 @@ export interface ScenarioParams {
   scaleSettleS: number;
   /** How many times scale loads and unloads all its threads (memory kept per round vs once). */
   scaleRounds: number;
+  /** thread-list: rollouts in the home, and listings after the first. */
+  listRollouts: number;
+  listRepeats: number;
   coldRepeats: number;
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;

@@ -86,7 +86,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
@@ -245,4 +245,18 @@ test('bench scale --scale-rounds 2 loads and unloads every thread twice and repo
   expect([figure('threads loaded'), figure('list full returned'), figure('overloaded retries')]).toEqual([40, 40, 0]);
   expect(figure('settled RSS, last round / first')).toBe(roundMs(figure('RSS settled after round 2') / figure('RSS 1 s after unload')));
   expect(stdout).toContain('| scale |  | pass | runs ↑ | 1/1 |');
+});
+
+test('bench thread-list lists a home of copied rollouts, first and repeated, with the probe beside', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'thread-list');
+  const { code, stdout, stderr } = await runCli(['bench', 'thread-list', '--list-rollouts', '30', '--list-repeats', '2', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const [result] = (JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport).results;
+  expect(result).toMatchObject({ scenario: 'thread-list', pass: true, failures: [] });
+  expect(Object.entries(result!.latency).map(([name, l]) => [name, name.startsWith('thread/list') ? l.count : l.count > 0])).toEqual([
+    ['thread/list, first', 1],
+    ['thread/list, repeated', 2],
+    ['loaded/list during the listings', true],
+  ]);
+  expect(stdout).toContain('| thread-list |  | pass | runs ↑ | 1/1 |');
 });
