@@ -2,7 +2,7 @@
 // thread id in the sort direction), `nextCursor` "<time>|<id>", `backwardsCursor` one
 // millisecond before (desc) or after (asc) the page's first thread, id filters of at most 100
 // valid ids. The threads are rollouts written into the home with chosen times.
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
@@ -68,6 +68,38 @@ describe('thread/list', () => {
       expect(await list({ searchTerm: 'banana' })).toEqual(['T5', 'T3', 'T1']);
       expect(await list({ searchTerm: 'BANANA' })).toEqual([]);
       expect(await list({ archived: true })).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('later listings see appends, replaced files and deletions made between them', async () => {
+    const server = await TestServer.start();
+    writeThreads(server.home);
+    try {
+      const list = (params: Message) => server.request('thread/list', { limit: 2, ...params });
+      const shown = (page: Message) => page.data.map((t: Message) => [`T${Number(t.id.slice(-1))}`, t.preview, t.updatedAt]);
+      const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+      expect(shown(await list({}))).toEqual([
+        ['T5', 'thread 5 banana', seconds(UPDATED[4]!)],
+        ['T4', 'thread 4', seconds(UPDATED[3]!)],
+      ]);
+      // T5 is appended to (a new mtime), T4 replaced by a file with another first message, T3
+      // deleted; the next listings show each, by creation and by update time.
+      const path = (n: number) => rolloutPathFor(server.home, id(n), Date.parse(CREATED[n - 1]!));
+      appendFileSync(path(5), '{"timestamp":"2026-12-02T12:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"more"}}\n');
+      utimesSync(path(5), new Date('2026-12-02T12:00:00.000Z'), new Date('2026-12-02T12:00:00.000Z'));
+      const t4 = readFileSync(path(4), 'utf8');
+      rmSync(path(4));
+      writeFileSync(path(4), t4.replace('"message":"thread 4"', '"message":"thread 4, rewritten"'));
+      utimesSync(path(4), new Date(UPDATED[3]!), new Date(UPDATED[3]!));
+      rmSync(path(3));
+      expect(shown(await list({}))).toEqual([
+        ['T5', 'thread 5 banana', seconds('2026-12-02T12:00:00.000Z')],
+        ['T4', 'thread 4, rewritten', seconds(UPDATED[3]!)],
+      ]);
+      expect(names(await list({ limit: 5 }))).toEqual(['T5', 'T4', 'T2', 'T1']);
+      expect(names(await list({ sortKey: 'updated_at', limit: 5 }))).toEqual(['T5', 'T2', 'T4', 'T1']);
     } finally {
       await server.close();
     }

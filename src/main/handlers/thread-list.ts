@@ -5,8 +5,9 @@
 // last thread (creation times have whole seconds, as the reference takes them from the file
 // name; update times have milliseconds), and `backwardsCursor` is the first thread's time one
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
+import type { RolloutHead } from '../history/rollout-heads.js';
 import type { RolloutSummary } from '../history/rollout-locator.js';
-import { listRollouts } from '../history/rollout-locator.js';
+import { listRolloutHeads, updatedAtOf, type ListedRollout } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -21,9 +22,16 @@ const INTERACTIVE_SOURCES = new Set(['vscode', 'cli', 'exec', 'appServer']);
 const MAX_ID_FILTER = 100;
 
 interface Row {
-  summary: RolloutSummary;
+  listed: ListedRollout;
   /** The sort key, in ms. */
   key: number;
+}
+
+interface Page {
+  rows: Row[];
+  /** The page's rows with their mtimes, or null when one of them changed under the listing. */
+  summaries: RolloutSummary[] | null;
+  more: boolean;
 }
 
 export async function threadList(ctx: HostContext, _connection: Connection, params: Params): Promise<unknown> {
@@ -35,21 +43,31 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const direction = params.sortDirection === 'asc' ? 1 : -1;
   const cursor = params.cursor === null ? null : parseCursor(params.cursor);
 
-  const rows: Row[] = (await listRollouts(ctx.home, ctx.rolloutHeads))
-    .filter((summary) => matches(summary, params, included, excluded))
-    .map((summary) => ({ summary, key: byCreation ? Math.floor(summary.createdAtMs / 1000) * 1000 : summary.updatedAtMs }))
-    .sort((a, b) => direction * (a.key - b.key || compare(a.summary.threadId, b.summary.threadId)));
-  const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.summary.threadId, cursor.id) > 0));
   const size = pageSize(params.limit);
-  const page = after.slice(0, size);
-  const first = page[0];
-  const last = page[page.length - 1];
+  const listPage = async (statWhole: boolean): Promise<Page> => {
+    const rows: Row[] = (await listRolloutHeads(ctx.home, ctx.rolloutHeads, { statWhole }))
+      .filter((listed) => matches(listed.head, params, included, excluded))
+      .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
+      .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
+    const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
+    const page = after.slice(0, size);
+    const times = await Promise.all(page.map(({ listed }) => listed.updatedAtMs ?? updatedAtOf(listed.head, ctx.rolloutHeads)));
+    const summaries = times.every((at) => at !== null) ? page.map(({ listed }, i) => ({ ...listed.head, updatedAtMs: times[i] as number })) : null;
+    return { rows: page, summaries, more: after.length > size };
+  };
+  // By creation time, only the page's files are stat'ed (for their mtime); a file that turns out
+  // replaced or gone since its head was kept sends the listing round again, every file stat'ed.
+  let page = await listPage(!byCreation);
+  if (page.summaries === null) page = await listPage(true);
+  const summaries = page.summaries ?? [];
+  const first = page.rows[0];
+  const last = page.rows[page.rows.length - 1];
   return {
-    data: page.map((row) => view(ctx, row.summary)),
-    nextCursor: last !== undefined && after.length > size ? `${timestamp(last.key, byCreation ? 'seconds' : 'millis')}|${last.summary.threadId}` : null,
+    data: summaries.map((summary) => view(ctx, summary)),
+    nextCursor: last !== undefined && page.more ? `${timestamp(last.key, byCreation ? 'seconds' : 'millis')}|${last.listed.head.threadId}` : null,
     // From the thread's own time (creation in milliseconds), while pages compare whole seconds:
     // paging back may not include the anchor again, as with the reference.
-    backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.summary.createdAtMs : first.key) + direction, 'fixedMillis'),
+    backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.listed.head.createdAtMs : first.key) + direction, 'fixedMillis'),
   };
 }
 
@@ -66,7 +84,7 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): Set<stri
   return set;
 }
 
-function matches(summary: RolloutSummary, params: Params, included: Set<string> | null, excluded: Set<string> | null): boolean {
+function matches(summary: RolloutHead, params: Params, included: Set<string> | null, excluded: Set<string> | null): boolean {
   // thread-host archives nothing, so only the non-archived listing has rows.
   if (params.archived === true) return false;
   if (included !== null && !included.has(summary.threadId)) return false;

@@ -3,9 +3,11 @@
 // 5,000 rollouts meant ~100 MB read and parsed per call (~700 ms, and the other requests'
 // p99 rose to ~7 ms beside it). A head is the session_meta line and the lines up to the first
 // user message; once that message is on disk the head never changes, since a rollout only
-// grows by appends. So a listing stats every file (the mtime is the thread's updatedAt anyway)
-// and reads only the heads it has not seen whole: a new file, one replaced (another inode or
-// birth time) or cut shorter, and one whose first user message had not arrived yet that has grown since.
+// grows by appends. So a listing reads only the heads it has not seen whole: a new file, one
+// replaced (another inode or birth time) or cut shorter, and one whose first user message had
+// not arrived yet that has grown since. A listing by update time stats every file for its
+// mtime and to tell those apart; a listing by creation time (the default) stats only the files
+// whose heads are not whole and the ones its page shows.
 import type { RolloutSummary } from './rollout-locator.js';
 
 /** A summary without its updatedAt, which comes from each listing's stat. */
@@ -43,6 +45,12 @@ export class RolloutHeads {
     if (entry === undefined || entry.ino !== file.ino || entry.bornMs !== file.bornMs || file.size < entry.size) return undefined;
     if (entry.whole || entry.size === file.size) return entry.head;
     return undefined;
+  }
+
+  /** The head kept for `path` if it was read whole (final while the file is the same one). */
+  whole(path: string): RolloutHead | undefined {
+    const entry = this.#entries.get(path);
+    return entry?.whole === true && entry.head !== null ? entry.head : undefined;
   }
 
   /** Remembers the head read from `path` when it had the state `file`. */

@@ -52,24 +52,60 @@ export function walkRolloutPaths(home: string): AsyncGenerator<string> {
   return walkRollouts(join(home, SESSIONS_DIR));
 }
 
+/** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
+export interface ListedRollout {
+  head: RolloutHead;
+  updatedAtMs: number | null;
+}
+
 /**
- * Every rollout with a readable session_meta, newest first (ties by thread id). `heads` keeps
- * what was read for the next listing (the host's own); without it every head is read.
+ * Every rollout with a readable session_meta, unordered. `heads` keeps what was read for the
+ * next listing. With `statWhole` false, a file whose head was kept whole is not stat'ed (its
+ * head cannot change while it is the same file, and the walk sees it deleted): its
+ * `updatedAtMs` is null, for the caller to ask `updatedAtOf` about the few it shows.
  */
-export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
+export async function listRolloutHeads(home: string, heads: RolloutHeads, options: { statWhole: boolean }): Promise<ListedRollout[]> {
   const paths: string[] = [];
   for await (const path of walkRollouts(join(home, SESSIONS_DIR))) paths.push(path);
-  const summaries: RolloutSummary[] = [];
+  const listed: ListedRollout[] = [];
+  const toStat: string[] = [];
+  for (const path of paths) {
+    const whole = options.statWhole ? undefined : heads.whole(path);
+    if (whole === undefined) toStat.push(path);
+    else listed.push({ head: whole, updatedAtMs: null });
+  }
   let next = 0;
   // A fixed set of workers pulling from one index bounds the reads in flight.
   const worker = async (): Promise<void> => {
-    while (next < paths.length) {
-      const summary = await summarise(paths[next++] as string, heads);
-      if (summary !== null) summaries.push(summary);
+    while (next < toStat.length) {
+      const summary = await summarise(toStat[next++] as string, heads);
+      if (summary !== null) listed.push({ head: summary.head, updatedAtMs: summary.updatedAtMs });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, paths.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, toStat.length) }, worker));
   heads.retainOnly(new Set(paths));
+  return listed;
+}
+
+/**
+ * The mtime of a rollout listed without a stat, or null when the file is no longer the one
+ * whose head was kept (replaced, cut shorter, or gone): the listing must then be redone.
+ */
+export async function updatedAtOf(head: RolloutHead, heads: RolloutHeads): Promise<number | null> {
+  try {
+    const { mtimeMs, ino, birthtimeMs, size } = await stat(head.path);
+    return heads.get(head.path, { ino, bornMs: birthtimeMs, size }) === head ? Math.floor(mtimeMs) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every rollout with a readable session_meta, newest first (ties by thread id), each stat'ed.
+ * `heads` keeps what was read for the next listing; without it every head is read.
+ */
+export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
+  const summaries = (await listRolloutHeads(home, heads, { statWhole: true })).map(({ head, updatedAtMs }) => ({ ...head, updatedAtMs: updatedAtMs as number }));
   return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
 }
 
@@ -102,7 +138,7 @@ async function isRealDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function summarise(path: string, heads: RolloutHeads): Promise<RolloutSummary | null> {
+async function summarise(path: string, heads: RolloutHeads): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
   try {
     const { mtimeMs, ino, birthtimeMs, size } = await stat(path);
     const file = { ino, bornMs: birthtimeMs, size };
@@ -112,7 +148,7 @@ async function summarise(path: string, heads: RolloutHeads): Promise<RolloutSumm
       head = headOf(path, read.text);
       heads.set(path, file, head, read.whole);
     }
-    return head === null ? null : { ...head, updatedAtMs: Math.floor(mtimeMs) };
+    return head === null ? null : { head, updatedAtMs: Math.floor(mtimeMs) };
   } catch {
     return null; // vanished or unreadable between the walk and the read
   }

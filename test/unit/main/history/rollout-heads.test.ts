@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { RolloutHeads } from '../../../../src/main/history/rollout-heads.js';
-import { listRollouts } from '../../../../src/main/history/rollout-locator.js';
+import { listRolloutHeads, listRollouts, updatedAtOf } from '../../../../src/main/history/rollout-locator.js';
 
 const SAMPLE = readFileSync(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
 const ID = '01a23672-ea80-7301-8e95-16757bdc1196';
@@ -80,4 +80,31 @@ test('a head with a preview past 16 Ki characters is read at every listing rathe
   expect(heads.size).toBe(0);
   await writeFile(path, long('q') + '\n');
   expect((await listed(heads))[0]![1]).toBe('q'.repeat(20_000));
+});
+
+test('listed by creation time, a whole head comes without a stat; updatedAtOf then gives its mtime, or null once the file was replaced', async () => {
+  await writeFile(path, SAMPLE);
+  await utimes(path, new Date(3_000_000), new Date(3_000_000));
+  const heads = new RolloutHeads();
+  const [first] = await listRolloutHeads(home, heads, { statWhole: false });
+  expect([first!.head.preview, first!.updatedAtMs]).toEqual(['hello', 3_000_000]); // read now: stat'ed
+  const [again] = await listRolloutHeads(home, heads, { statWhole: false });
+  expect([again!.head, again!.updatedAtMs]).toEqual([first!.head, null]);
+  expect(await updatedAtOf(again!.head, heads)).toBe(3_000_000);
+  await unlink(path);
+  await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"again"'));
+  expect(await updatedAtOf(again!.head, heads)).toBeNull();
+  const [stated] = await listRolloutHeads(home, heads, { statWhole: true });
+  expect(stated!.head.preview).toBe('again');
+  await unlink(path);
+  expect(await updatedAtOf(stated!.head, heads)).toBeNull();
+});
+
+test('a head not yet whole is stat\'ed at every listing, even by creation time', async () => {
+  await writeFile(path, BEFORE_MESSAGE);
+  await utimes(path, new Date(4_000_000), new Date(4_000_000));
+  const heads = new RolloutHeads();
+  await listRolloutHeads(home, heads, { statWhole: false });
+  const [again] = await listRolloutHeads(home, heads, { statWhole: false });
+  expect([again!.head.preview, again!.updatedAtMs]).toEqual(['', 4_000_000]);
 });
