@@ -27,8 +27,15 @@ test('a process group of one sleeping process reads as that process', async () =
   const sleeper = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
   try {
     await once(sleeper, 'spawn');
-    // exec has replaced the forked child once /proc shows the new command.
-    while (!readFileSync(`/proc/${sleeper.pid}/status`, 'utf8').startsWith('Name:\tsleep')) await delay(5);
+    // Once sleep is asleep in its nanosleep, exec has finished and its memory stays as it is
+    // (the name changes earlier, while exec is still mapping the binary).
+    const settled = (status: string): boolean => status.startsWith('Name:\tsleep') && /^State:\tS /m.test(status);
+    const resident = () => readFileSync(`/proc/${sleeper.pid}/status`, 'utf8');
+    for (let before = ''; ; await delay(5)) {
+      const now = resident();
+      if (settled(now) && residentOfStatus(now).rss === residentOfStatus(before).rss) break;
+      before = now;
+    }
     const own = residentOfStatus(readFileSync(`/proc/${sleeper.pid}/status`, 'utf8'));
     expect(own.rss).toBe(own.anon + own.file + residentShmem(sleeper.pid!));
     expect(groupResidentKb(sleeper.pid!)).toEqual(own);
