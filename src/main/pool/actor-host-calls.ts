@@ -5,11 +5,22 @@
 // for the registry's cleanup task (thousands of them were pending in a heap snapshot after
 // 10,000 threads came and went). Each method's proxy is read once here, when the worker is
 // attached, and called for the worker's life; a call is then only comlink's message.
+//
+// comlink's "released" flag belongs to each proxy, so releasing the remote does not stop its
+// method proxies: a call after `release()` would post to a closed port and never settle. The
+// calls here check their own flag and reject instead.
 import type * as Comlink from 'comlink';
 import type { ActorHostApi } from '../../common/actor-messages.js';
 
 /** One callable per ActorHostApi method, each bound to the worker's remote once. */
 export type ActorHostCalls = { readonly [Method in keyof ActorHostApi]: Comlink.Remote<ActorHostApi>[Method] };
+
+/** A worker's calls, and the release of the remote they go through. */
+export interface ActorHostLink {
+  readonly api: ActorHostCalls;
+  /** Releases the remote; every later call rejects. Idempotent. */
+  release(): void;
+}
 
 // Every method of ActorHostApi, checked both ways below: a method added to the interface and
 // not here fails to compile, as does a name here the interface does not have.
@@ -18,9 +29,20 @@ type Unlisted = Exclude<keyof ActorHostApi, (typeof METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyMethodListed;
 
-/** Reads each method's proxy from `remote` once. */
-export function actorHostCalls(remote: Comlink.Remote<ActorHostApi>): ActorHostCalls {
+/** Reads each method's proxy from `remote` once; `releaseProxy` is comlink's symbol. */
+export function actorHostCalls(remote: Comlink.Remote<ActorHostApi>, releaseProxy: typeof Comlink.releaseProxy): ActorHostLink {
+  let released = false;
   const calls: Partial<Record<keyof ActorHostApi, unknown>> = {};
-  for (const method of METHODS) calls[method] = remote[method];
-  return Object.freeze(calls) as ActorHostCalls;
+  for (const method of METHODS) {
+    const proxy = remote[method] as unknown as (...args: unknown[]) => Promise<unknown>;
+    calls[method] = (...args: unknown[]) => (released ? Promise.reject(new Error(`the worker's ActorHost was released; ${method} not sent`)) : proxy(...args));
+  }
+  return {
+    api: Object.freeze(calls) as ActorHostCalls,
+    release() {
+      if (released) return;
+      released = true;
+      remote[releaseProxy]();
+    },
+  };
 }

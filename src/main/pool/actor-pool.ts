@@ -21,7 +21,6 @@
 // RETIRE_IDLE_MS and another worker is serving: it confirms it hosts nothing, exits, and
 // Piscina starts a fresh one in its place (see retire() in ActorHostApi). Workers retire one
 // at a time, so one always takes new actors.
-import type * as Comlink from 'comlink';
 import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
@@ -33,9 +32,10 @@ type PoolRuntime = typeof import('./pool-runtime.js');
 /** The main thread's handle on one live worker. */
 export interface WorkerLink {
   readonly workerId: number;
-  /** The worker's ActorHost methods; `remote` is the comlink proxy they were read from. */
+  /** The worker's ActorHost methods. */
   readonly api: ActorHostCalls;
-  readonly remote: Comlink.Remote<ActorHostApi>;
+  /** Releases the comlink remote behind `api` (shutdown); later calls reject. */
+  readonly release: () => void;
   readonly actors: Set<string>;
   alive: boolean;
   /** False after a call to this worker overran its deadline, until the worker answers again. */
@@ -268,8 +268,7 @@ export class ActorPool {
   async close(): Promise<void> {
     this.#closing = true;
     for (const link of this.#links.values()) this.#cancelRetirement(link);
-    const runtime = this.#runtime;
-    if (runtime) for (const link of this.#links.values()) link.remote[runtime.Comlink.releaseProxy]();
+    for (const link of this.#links.values()) link.release();
     if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
   }
 
@@ -368,11 +367,11 @@ export class ActorPool {
     } finally {
       clearTimeout(timer);
     }
-    const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never));
+    const { api, release } = actorHostCalls(Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never)), Comlink.releaseProxy);
     const link: WorkerLink = {
       workerId,
-      api: actorHostCalls(remote),
-      remote,
+      api,
+      release,
       actors: new Set(),
       alive: true,
       responsive: true,

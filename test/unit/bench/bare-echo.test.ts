@@ -13,7 +13,8 @@ test('answers a request with the empty list, and an unsubscribe with its reply t
   echo.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   echo.stdin.write('{"id":1,"method":"thread/loaded/list","params":{}}\n{"method":"initialized"}\n');
   echo.stdin.end(`{"id":"u","method":"thread/unsubscribe","params":{"threadId":"${THREAD}"}}\n`);
-  const [code] = await once(echo, 'exit');
+  // 'close', not 'exit': stdout may still hold the last lines when the process has exited.
+  const [code] = await once(echo, 'close');
   expect(code).toBe(0);
   expect(output.split('\n')).toEqual([
     '{"id":1,"result":{"data":[],"nextCursor":null,"userAgent":"bare-node-echo"}}',

@@ -36,7 +36,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const { host, calls } = recordingHost();
   Comlink.expose(host, nodeEndpoint(channel.port2 as never));
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
-  const api = actorHostCalls(remote);
+  const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
   expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
@@ -61,6 +61,13 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     ['ping'],
     ['retire'],
   ]);
+
+  // Released, every call rejects at once instead of posting to a closed port and hanging.
+  release();
+  release();
+  await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
+  await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
+  expect(calls).toHaveLength(8);
 });
 
 test('the same callable serves every call: no proxy is read from the remote per call', () => {
@@ -71,7 +78,7 @@ test('the same callable serves every call: no proxy is read from the remote per 
       return () => Promise.resolve(method);
     },
   });
-  const api = actorHostCalls(remote);
+  const { api } = actorHostCalls(remote, Comlink.releaseProxy);
   void api.close('a');
   void api.close('b');
   void api.ping();
