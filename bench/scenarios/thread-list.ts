@@ -29,17 +29,22 @@ function onlyRollout(home: string): string {
   return found[0]!;
 }
 
-/** Writes `count` copies of the rollout of `threadId`, each under a new id and its own name. */
+/**
+ * Writes `count` copies of the rollout of `threadId`, each under a new id, its own name and its
+ * own creation time (the session_meta's timestamps, which thread/list sorts by).
+ */
 function copyRollout(home: string, source: string, threadId: string, count: number): void {
   const text = readFileSync(source, 'utf8');
-  const pieces = text.split(threadId);
+  const metaLine = text.slice(0, text.indexOf('\n'));
+  const created = (JSON.parse(metaLine) as { payload: { timestamp: string } }).payload.timestamp;
   for (let i = 0; i < count; i += 1) {
-    const at = new Date(Date.UTC(2026, 10, 1 + (i % 28), 9, Math.floor(i / 60) % 60, i % 60));
+    const at = new Date(Date.UTC(2026, 10, 1 + (i % 28), 9, Math.floor(i / 60) % 60, i % 60, i % 1000));
     const id = randomUUID();
     const dir = join(home, 'sessions', '2026', '11', String(at.getUTCDate()).padStart(2, '0'));
     mkdirSync(dir, { recursive: true });
     const stamp = at.toISOString().slice(0, 19).replace(/:/g, '-');
-    writeFileSync(join(dir, `rollout-${stamp}-${id}.jsonl`), pieces.join(id));
+    const meta = metaLine.split(created).join(at.toISOString());
+    writeFileSync(join(dir, `rollout-${stamp}-${id}.jsonl`), (meta + text.slice(metaLine.length)).split(threadId).join(id));
   }
 }
 
@@ -62,7 +67,8 @@ export const threadList: Scenario = {
         const sentAt = performance.now();
         const { result, at } = await client.requestTimed('thread/list', { limit: PAGE }, LIST_DEADLINE_MS);
         (i === 0 ? first : repeats).recordMs(at - sentAt);
-        const data = result.data as Array<{ id: string }>;
+        const data = result.data as Array<{ id: string; createdAt: number }>;
+        rec.check(new Set(data.map((thread) => thread.createdAt)).size === data.length, `listing ${i}: copies share creation times`);
         rec.check(data.length === Math.min(PAGE, params.listRollouts), `listing ${i}: ${data.length} threads on a page of ${PAGE}`);
         rec.check((result.nextCursor !== null) === params.listRollouts > PAGE, `listing ${i}: nextCursor ${String(result.nextCursor)}`);
         ctx.progress(0.2 + (0.8 * (i + 1)) / (params.listRepeats + 1));

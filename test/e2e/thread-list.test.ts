@@ -84,9 +84,12 @@ describe('thread/list', () => {
         ['T5', 'thread 5 banana', seconds(UPDATED[4]!)],
         ['T4', 'thread 4', seconds(UPDATED[3]!)],
       ]);
-      // T5 is appended to (a new mtime), T4 replaced by a file with another first message, T3
-      // deleted; the next listings show each, by creation and by update time.
+      // T5 is rewritten in place (as a writer cutting a failed turn back and writing another
+      // does: same inode, no shorter) and appended to (a new mtime), T4 replaced by a file with
+      // another first message, T3 deleted; the next listings show each, by creation and by
+      // update time.
       const path = (n: number) => rolloutPathFor(server.home, id(n), Date.parse(CREATED[n - 1]!));
+      writeFileSync(path(5), readFileSync(path(5), 'utf8').replace('thread 5 banana', 'thread 5, cut back and written again'));
       appendFileSync(path(5), '{"timestamp":"2026-12-02T12:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"more"}}\n');
       utimesSync(path(5), new Date('2026-12-02T12:00:00.000Z'), new Date('2026-12-02T12:00:00.000Z'));
       const t4 = readFileSync(path(4), 'utf8');
@@ -95,7 +98,7 @@ describe('thread/list', () => {
       utimesSync(path(4), new Date(UPDATED[3]!), new Date(UPDATED[3]!));
       rmSync(path(3));
       expect(shown(await list({}))).toEqual([
-        ['T5', 'thread 5 banana', seconds('2026-12-02T12:00:00.000Z')],
+        ['T5', 'thread 5, cut back and written again', seconds('2026-12-02T12:00:00.000Z')],
         ['T4', 'thread 4, rewritten', seconds(UPDATED[3]!)],
       ]);
       expect(names(await list({ limit: 5 }))).toEqual(['T5', 'T4', 'T2', 'T1']);

@@ -7,7 +7,7 @@
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { RolloutHead } from '../history/rollout-heads.js';
 import type { RolloutSummary } from '../history/rollout-locator.js';
-import { listRolloutHeads, updatedAtOf, type ListedRollout } from '../history/rollout-locator.js';
+import { freshHead, listRolloutHeads, type ListedRollout } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -29,7 +29,7 @@ interface Row {
 
 interface Page {
   rows: Row[];
-  /** The page's rows with their mtimes, or null when one of them changed under the listing. */
+  /** The page's rows read again, or null when one of them changed since its head was kept. */
   summaries: RolloutSummary[] | null;
   more: boolean;
 }
@@ -44,21 +44,28 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const cursor = params.cursor === null ? null : parseCursor(params.cursor);
 
   const size = pageSize(params.limit);
-  const listPage = async (statWhole: boolean): Promise<Page> => {
+  const listPage = async (statWhole: boolean, last: boolean): Promise<Page> => {
     const rows: Row[] = (await listRolloutHeads(ctx.home, ctx.rolloutHeads, { statWhole }))
       .filter((listed) => matches(listed.head, params, included, excluded))
       .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
     const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
-    const page = after.slice(0, size);
-    const times = await Promise.all(page.map(({ listed }) => listed.updatedAtMs ?? updatedAtOf(listed.head, ctx.rolloutHeads)));
-    const summaries = times.every((at) => at !== null) ? page.map(({ listed }, i) => ({ ...listed.head, updatedAtMs: times[i] as number })) : null;
+    let page = after.slice(0, size);
+    const fresh = await Promise.all(page.map(({ listed }) => freshHead(listed.head, ctx.rolloutHeads)));
+    if (fresh.some((read) => read === null)) {
+      if (!last) return { rows: page, summaries: null, more: false };
+      // Changed again within one request: show what still reads as listed.
+      page = page.filter((_, i) => fresh[i] !== null);
+    }
+    const summaries = fresh.flatMap((read) => (read === null ? [] : [{ ...read.head, updatedAtMs: read.updatedAtMs }]));
     return { rows: page, summaries, more: after.length > size };
   };
-  // By creation time, only the page's files are stat'ed (for their mtime); a file that turns out
-  // replaced or gone since its head was kept sends the listing round again, every file stat'ed.
-  let page = await listPage(!byCreation);
-  if (page.summaries === null) page = await listPage(true);
+  // By creation time only the files whose heads are not whole are stat'ed while listing; every
+  // page is read again from the disk (its mtimes, and heads as they are now). A page file found
+  // changed since its head was kept sends the listing round again, every file stat'ed, with the
+  // new heads.
+  let page = await listPage(!byCreation, false);
+  if (page.summaries === null) page = await listPage(true, true);
   const summaries = page.summaries ?? [];
   const first = page.rows[0];
   const last = page.rows[page.rows.length - 1];

@@ -30,14 +30,19 @@ interface Entry extends RolloutFileState {
   whole: boolean;
 }
 
-// Heads kept at most (the oldest learned forgotten first): with short previews ~0.5 KB each.
+// Heads kept at most, and the characters their strings may hold together (~32 MB as UTF-16 at
+// worst); past either the oldest learned is forgotten first, and read again when next listed.
 const MAX_HEADS = 100_000;
+const MAX_KEPT_CHARS = 16 * 1024 * 1024;
 // A head whose preview is longer (a pasted file as the first message) is read again at each
 // listing rather than kept: a few such threads must not hold megabytes.
 const MAX_KEPT_PREVIEW_CHARS = 16 * 1024;
+// What an entry holds beside its strings (objects, map slot, numbers), counted in characters.
+const ENTRY_OVERHEAD_CHARS = 256;
 
 export class RolloutHeads {
   readonly #entries = new Map<string, Entry>();
+  #chars = 0;
 
   /** The head last read from `path`, if the file is as it was then; undefined means read it. */
   get(path: string, file: RolloutFileState): RolloutHead | null | undefined {
@@ -55,18 +60,38 @@ export class RolloutHeads {
 
   /** Remembers the head read from `path` when it had the state `file`. */
   set(path: string, file: RolloutFileState, head: RolloutHead | null, whole: boolean): void {
-    this.#entries.delete(path);
+    this.#forget(path);
     if (head !== null && head.preview.length > MAX_KEPT_PREVIEW_CHARS) return;
     this.#entries.set(path, { ...file, head, whole });
-    if (this.#entries.size > MAX_HEADS) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#chars += charsOf(path, head);
+    while (this.#entries.size > MAX_HEADS || this.#chars > MAX_KEPT_CHARS) this.#forget(this.#entries.keys().next().value as string);
   }
 
   /** Forgets every file a full walk did not find (deleted or moved away). */
   retainOnly(paths: ReadonlySet<string>): void {
-    for (const path of this.#entries.keys()) if (!paths.has(path)) this.#entries.delete(path);
+    for (const path of [...this.#entries.keys()]) if (!paths.has(path)) this.#forget(path);
+  }
+
+  /** The characters the kept heads' strings hold, with each entry's overhead (for the budget). */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  #forget(path: string): void {
+    const entry = this.#entries.get(path);
+    if (entry === undefined) return;
+    this.#entries.delete(path);
+    this.#chars -= charsOf(path, entry.head);
   }
 
   get size(): number {
     return this.#entries.size;
   }
+}
+
+function charsOf(path: string, head: RolloutHead | null): number {
+  if (head === null) return ENTRY_OVERHEAD_CHARS + path.length;
+  let chars = ENTRY_OVERHEAD_CHARS + path.length;
+  for (const value of Object.values(head)) if (typeof value === 'string') chars += value.length;
+  return chars;
 }

@@ -88,16 +88,26 @@ export async function listRolloutHeads(home: string, heads: RolloutHeads, option
 }
 
 /**
- * The mtime of a rollout listed without a stat, or null when the file is no longer the one
- * whose head was kept (replaced, cut shorter, or gone): the listing must then be redone.
+ * A listed rollout read again, for a page to show: its head as the file has it now, with its
+ * mtime, or null when that differs from `head` (rewritten in place, cut back and written
+ * again, replaced, or gone), after which `heads` keeps the new one and the listing is redone.
+ * Appends never change a head, but a writer that cuts a failed write back does, and what a
+ * page shows is always read from the disk.
  */
-export async function updatedAtOf(head: RolloutHead, heads: RolloutHeads): Promise<number | null> {
+export async function freshHead(head: RolloutHead, heads: RolloutHeads): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
   try {
     const { mtimeMs, ino, birthtimeMs, size } = await stat(head.path);
-    return heads.get(head.path, { ino, bornMs: birthtimeMs, size }) === head ? Math.floor(mtimeMs) : null;
+    const read = await readHead(head.path);
+    const now = headOf(head.path, read.text);
+    heads.set(head.path, { ino, bornMs: birthtimeMs, size }, now, read.whole);
+    return now !== null && sameHead(now, head) ? { head: now, updatedAtMs: Math.floor(mtimeMs) } : null;
   } catch {
     return null;
   }
+}
+
+function sameHead(a: RolloutHead, b: RolloutHead): boolean {
+  return (Object.keys(a) as Array<keyof RolloutHead>).every((key) => a[key] === b[key]);
 }
 
 /**

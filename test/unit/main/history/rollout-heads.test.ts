@@ -6,8 +6,8 @@ import { appendFile, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { RolloutHeads } from '../../../../src/main/history/rollout-heads.js';
-import { listRolloutHeads, listRollouts, updatedAtOf } from '../../../../src/main/history/rollout-locator.js';
+import { RolloutHeads, type RolloutHead } from '../../../../src/main/history/rollout-heads.js';
+import { freshHead, listRolloutHeads, listRollouts } from '../../../../src/main/history/rollout-locator.js';
 
 const SAMPLE = readFileSync(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
 const ID = '01a23672-ea80-7301-8e95-16757bdc1196';
@@ -35,7 +35,7 @@ test('a whole head is read once: later listings take it as it was, with each lis
   const heads = new RolloutHeads();
   expect(await listed(heads)).toEqual([[ID, 'hello', 1_000_000]]);
   // Rewrite the first message in place (same inode, longer file): a listing that read the head
-  // again would see "HELLO"; the kept head is final, since rollouts only grow by appends.
+  // again would see "HELLO"; listings keep the whole head (thread/list reads its page again).
   await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"HELLO"') + '\n');
   await utimes(path, new Date(2_000_000), new Date(2_000_000));
   expect(await listed(heads)).toEqual([[ID, 'hello', 2_000_000]]);
@@ -82,7 +82,7 @@ test('a head with a preview past 16 Ki characters is read at every listing rathe
   expect((await listed(heads))[0]![1]).toBe('q'.repeat(20_000));
 });
 
-test('listed by creation time, a whole head comes without a stat; updatedAtOf then gives its mtime, or null once the file was replaced', async () => {
+test('listed by creation time, a whole head comes without a stat; freshHead reads it again, and a changed one replaces it', async () => {
   await writeFile(path, SAMPLE);
   await utimes(path, new Date(3_000_000), new Date(3_000_000));
   const heads = new RolloutHeads();
@@ -90,14 +90,14 @@ test('listed by creation time, a whole head comes without a stat; updatedAtOf th
   expect([first!.head.preview, first!.updatedAtMs]).toEqual(['hello', 3_000_000]); // read now: stat'ed
   const [again] = await listRolloutHeads(home, heads, { statWhole: false });
   expect([again!.head, again!.updatedAtMs]).toEqual([first!.head, null]);
-  expect(await updatedAtOf(again!.head, heads)).toBe(3_000_000);
+  expect(await freshHead(again!.head, heads)).toEqual({ head: first!.head, updatedAtMs: 3_000_000 });
+  // Cut back and written again in place (same inode, not shorter): only a fresh read sees it.
+  await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"later"') + '\n');
+  expect(await freshHead(again!.head, heads)).toBeNull();
+  const [kept] = await listRolloutHeads(home, heads, { statWhole: false });
+  expect([kept!.head.preview, kept!.updatedAtMs]).toEqual(['later', null]);
   await unlink(path);
-  await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"again"'));
-  expect(await updatedAtOf(again!.head, heads)).toBeNull();
-  const [stated] = await listRolloutHeads(home, heads, { statWhole: true });
-  expect(stated!.head.preview).toBe('again');
-  await unlink(path);
-  expect(await updatedAtOf(stated!.head, heads)).toBeNull();
+  expect(await freshHead(kept!.head, heads)).toBeNull();
 });
 
 test('a head not yet whole is stat\'ed at every listing, even by creation time', async () => {
@@ -107,4 +107,22 @@ test('a head not yet whole is stat\'ed at every listing, even by creation time',
   await listRolloutHeads(home, heads, { statWhole: false });
   const [again] = await listRolloutHeads(home, heads, { statWhole: false });
   expect([again!.head.preview, again!.updatedAtMs]).toEqual(['', 4_000_000]);
+});
+
+test('the kept heads stay within their character budget, the oldest forgotten first', () => {
+  const heads = new RolloutHeads();
+  const preview = 'p'.repeat(16 * 1024); // the longest preview kept
+  const headAt = (i: number): RolloutHead => ({
+    threadId: `t${i}`, path: `/h/${i}`, createdAtMs: i, preview, modelProvider: 'm', cwd: '/w', cliVersion: '1', source: 'cli', originator: 'o', model: null, historyMode: 'legacy',
+  });
+  const file = { ino: 1, bornMs: 1, size: 10 };
+  for (let i = 0; i < 1_100; i += 1) heads.set(`/h/${i}`, file, headAt(i), true);
+  expect(heads.chars).toBeLessThanOrEqual(16 * 1024 * 1024);
+  expect(heads.size).toBeLessThan(1_100);
+  const kept = heads.size;
+  expect([heads.whole('/h/0'), heads.whole(`/h/${1_100 - kept - 1}`), heads.whole(`/h/${1_100 - kept}`)?.threadId, heads.whole('/h/1099')?.threadId]).toEqual([
+    undefined, undefined, `t${1_100 - kept}`, 't1099',
+  ]);
+  heads.retainOnly(new Set());
+  expect([heads.size, heads.chars]).toEqual([0, 0]);
 });
