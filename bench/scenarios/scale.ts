@@ -131,7 +131,10 @@ export const scale: Scenario = {
       const retries = { n: 0 };
       const start = new LatencyHistogram();
       const loadStart = performance.now();
-      const ids = await loadAll(client, n, loadStart + params.scaleBudgetS * 1000, retries, start, (loaded) => ctx.progress((0.6 * loaded) / n));
+      // The first round's phases share its 1/rounds of the progress bar.
+      const rounds = params.scaleRounds;
+      const progress = (fraction: number): void => ctx.progress(fraction / rounds);
+      const ids = await loadAll(client, n, loadStart + params.scaleBudgetS * 1000, retries, start, (loaded) => progress((0.6 * loaded) / n));
       const loadMs = performance.now() - loadStart;
       rec.figure('threads loaded', ids.length, 'count', 'higher');
       rec.check(ids.length === n, `only ${ids.length} of ${n} threads loaded within ${params.scaleBudgetS} s`);
@@ -150,7 +153,7 @@ export const scale: Scenario = {
         return { sentAt, at };
       }));
       rec.figure('list full returned', fullCount, 'count', 'none');
-      ctx.progress(0.65);
+      progress(0.65);
 
       const pages = new LatencyHistogram();
       const walks = new LatencyHistogram();
@@ -170,15 +173,14 @@ export const scale: Scenario = {
       rec.latency(`loaded/list page of ${PAGE_SIZE}`, pages);
       rec.figure('list paged walk', walks.summary().p50, 'ms');
       rec.check(pagedCount === ids.length, `paged walk saw ${pagedCount} of ${ids.length} loaded threads`);
-      ctx.progress(0.7);
+      progress(0.7);
 
       // A prime stride visits threads all over the set rather than the newest few.
       const reads = Math.min(params.scaleReads, ids.length);
       rec.latency('thread/read', await timedRepeats(reads, (i) => patiently(client, retries, 'thread/read', { threadId: ids[(i * 7919) % ids.length] })));
-      ctx.progress(0.75);
+      progress(0.75);
 
-      const rounds = params.scaleRounds;
-      const unloadMs = await unloadAll(client, ids, retries, (i) => ctx.progress((0.75 + (0.25 * i) / ids.length) / rounds));
+      const unloadMs = await unloadAll(client, ids, retries, (i) => progress(0.75 + (0.25 * i) / ids.length));
       rec.figure('unload all', unloadMs, 'ms');
       await delay(SETTLE_MS);
       rec.figure('RSS after unload', groupRssKb(pid), 'kB');
