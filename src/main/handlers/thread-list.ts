@@ -18,6 +18,8 @@ import { pageSize } from '../threads/history-pages.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
+// A page's files read again at once at most: as many as a listing's own reads in flight.
+const PAGE_READ_CONCURRENCY = 16;
 const INTERACTIVE_SOURCES = new Set(['vscode', 'cli', 'exec', 'appServer']);
 const MAX_ID_FILTER = 100;
 
@@ -28,6 +30,7 @@ interface Row {
 }
 
 interface Page {
+  /** The page as listed: its first and last rows give the cursors, whatever is shown. */
   rows: Row[];
   /** The page's rows read again, or null when one of them changed since its head was kept. */
   summaries: RolloutSummary[] | null;
@@ -50,14 +53,15 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
       .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
     const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
-    let page = after.slice(0, size);
-    const fresh = await Promise.all(page.map(({ listed }) => freshHead(listed.head, ctx.rolloutHeads)));
-    if (fresh.some((read) => read === null)) {
-      if (!last) return { rows: page, summaries: null, more: false };
-      // Changed again within one request: show what still reads as listed.
-      page = page.filter((_, i) => fresh[i] !== null);
-    }
-    const summaries = fresh.flatMap((read) => (read === null ? [] : [{ ...read.head, updatedAtMs: read.updatedAtMs }]));
+    const page = after.slice(0, size);
+    const fresh = await mapLimited(page, PAGE_READ_CONCURRENCY, ({ listed }) => freshHead(listed.head, ctx.rolloutHeads));
+    // A row whose file changed or went since its head was kept sends the listing round again;
+    // on the last round (it changed again within one request) it is shown as it reads now, or
+    // left out when gone. A file that cannot be read now (EMFILE, EIO) is left out at once, as
+    // a listing that read every head would leave it out; the cursors still come from the page
+    // as listed.
+    if (!last && fresh.some((read) => read.kind === 'changed' || read.kind === 'gone')) return { rows: page, summaries: null, more: false };
+    const summaries = fresh.flatMap((read) => (read.kind === 'same' || read.kind === 'changed' ? [{ ...read.head, updatedAtMs: read.updatedAtMs }] : []));
     return { rows: page, summaries, more: after.length > size };
   };
   // By creation time only the files whose heads are not whole are stat'ed while listing; every
@@ -67,6 +71,8 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   let page = await listPage(!byCreation, false);
   if (page.summaries === null) page = await listPage(true, true);
   const summaries = page.summaries ?? [];
+  // The cursors come from the page as listed, so rows left out of it are passed over, never
+  // taken for the end of the list.
   const first = page.rows[0];
   const last = page.rows[page.rows.length - 1];
   return {
@@ -150,3 +156,17 @@ function timestamp(ms: number, precision: 'seconds' | 'millis' | 'fixedMillis'):
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** `work` over `items` with at most `limit` in flight; results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}

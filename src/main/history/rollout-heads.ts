@@ -64,7 +64,7 @@ export class RolloutHeads {
     if (head !== null && head.preview.length > MAX_KEPT_PREVIEW_CHARS) return;
     this.#entries.set(path, { ...file, head, whole });
     this.#chars += charsOf(path, head);
-    while (this.#entries.size > MAX_HEADS || this.#chars > MAX_KEPT_CHARS) this.#forget(this.#entries.keys().next().value as string);
+    while (this.#entries.size > 0 && (this.#entries.size > MAX_HEADS || this.#chars > MAX_KEPT_CHARS)) this.#forget(this.#entries.keys().next().value as string);
   }
 
   /** Forgets every file a full walk did not find (deleted or moved away). */
@@ -75,6 +75,11 @@ export class RolloutHeads {
   /** The characters the kept heads' strings hold, with each entry's overhead (for the budget). */
   get chars(): number {
     return this.#chars;
+  }
+
+  /** Drops what was kept for `path`; the next listing reads it again. */
+  forget(path: string): void {
+    this.#forget(path);
   }
 
   #forget(path: string): void {

@@ -87,23 +87,41 @@ export async function listRolloutHeads(home: string, heads: RolloutHeads, option
   return listed;
 }
 
+/** A listed rollout read again: as listed, changed (its head now), or gone / unreadable. */
+export type FreshHead =
+  | { kind: 'same' | 'changed'; head: RolloutHead; updatedAtMs: number }
+  | { kind: 'gone' }
+  | { kind: 'unreadable' };
+
 /**
  * A listed rollout read again, for a page to show: its head as the file has it now, with its
- * mtime, or null when that differs from `head` (rewritten in place, cut back and written
- * again, replaced, or gone), after which `heads` keeps the new one and the listing is redone.
- * Appends never change a head, but a writer that cuts a failed write back does, and what a
- * page shows is always read from the disk.
+ * mtime. Appends never change a head, but a writer that cuts a failed write back and writes
+ * another does (in place: no stat tells), and so does a file replaced; `heads` then keeps the
+ * new one. A file that cannot be read now (EMFILE, EIO) is forgotten by `heads`, not taken for
+ * a change.
  */
-export async function freshHead(head: RolloutHead, heads: RolloutHeads): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
+export async function freshHead(head: RolloutHead, heads: RolloutHeads): Promise<FreshHead> {
+  let file;
   try {
-    const { mtimeMs, ino, birthtimeMs, size } = await stat(head.path);
-    const read = await readHead(head.path);
-    const now = headOf(head.path, read.text);
-    heads.set(head.path, { ino, bornMs: birthtimeMs, size }, now, read.whole);
-    return now !== null && sameHead(now, head) ? { head: now, updatedAtMs: Math.floor(mtimeMs) } : null;
-  } catch {
-    return null;
+    file = await stat(head.path);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'gone' } : unreadable(head, heads);
   }
+  let read;
+  try {
+    read = await readHead(head.path);
+  } catch {
+    return unreadable(head, heads);
+  }
+  const now = headOf(head.path, read.text);
+  heads.set(head.path, { ino: file.ino, bornMs: file.birthtimeMs, size: file.size }, now, read.whole);
+  if (now === null) return { kind: 'gone' }; // no longer a rollout of this thread
+  return { kind: sameHead(now, head) ? 'same' : 'changed', head: now, updatedAtMs: Math.floor(file.mtimeMs) };
+}
+
+function unreadable(head: RolloutHead, heads: RolloutHeads): FreshHead {
+  heads.forget(head.path);
+  return { kind: 'unreadable' };
 }
 
 function sameHead(a: RolloutHead, b: RolloutHead): boolean {

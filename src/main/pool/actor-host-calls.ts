@@ -7,8 +7,9 @@
 // attached, and called for the worker's life; a call is then only comlink's message.
 //
 // comlink's "released" flag belongs to each proxy, so releasing the remote does not stop its
-// method proxies: a call after `release()` would post to a closed port and never settle. The
-// calls here check their own flag and reject instead.
+// method proxies: a call after `release()` would post to a closed port and never settle, and
+// release drops the answers calls in flight wait for. The calls here check their own flag and
+// reject, and release rejects the calls still in flight.
 import type * as Comlink from 'comlink';
 import type { ActorHostApi } from '../../common/actor-messages.js';
 
@@ -32,10 +33,19 @@ void everyMethodListed;
 /** Reads each method's proxy from `remote` once; `releaseProxy` is comlink's symbol. */
 export function actorHostCalls(remote: Comlink.Remote<ActorHostApi>, releaseProxy: typeof Comlink.releaseProxy): ActorHostLink {
   let released = false;
+  const inFlight = new Set<(error: Error) => void>();
   const calls: Partial<Record<keyof ActorHostApi, unknown>> = {};
   for (const method of METHODS) {
     const proxy = remote[method] as unknown as (...args: unknown[]) => Promise<unknown>;
-    calls[method] = (...args: unknown[]) => (released ? Promise.reject(new Error(`the worker's ActorHost was released; ${method} not sent`)) : proxy(...args));
+    calls[method] = (...args: unknown[]): Promise<unknown> => {
+      if (released) return Promise.reject(new Error(`the worker's ActorHost was released; ${method} not sent`));
+      return new Promise((resolve, reject) => {
+        inFlight.add(reject);
+        proxy(...args)
+          .then(resolve, reject)
+          .finally(() => inFlight.delete(reject));
+      });
+    };
   }
   return {
     api: Object.freeze(calls) as ActorHostCalls,
@@ -43,6 +53,8 @@ export function actorHostCalls(remote: Comlink.Remote<ActorHostApi>, releaseProx
       if (released) return;
       released = true;
       remote[releaseProxy]();
+      for (const reject of inFlight) reject(new Error("the worker's ActorHost was released before it answered"));
+      inFlight.clear();
     },
   };
 }

@@ -90,14 +90,15 @@ test('listed by creation time, a whole head comes without a stat; freshHead read
   expect([first!.head.preview, first!.updatedAtMs]).toEqual(['hello', 3_000_000]); // read now: stat'ed
   const [again] = await listRolloutHeads(home, heads, { statWhole: false });
   expect([again!.head, again!.updatedAtMs]).toEqual([first!.head, null]);
-  expect(await freshHead(again!.head, heads)).toEqual({ head: first!.head, updatedAtMs: 3_000_000 });
+  expect(await freshHead(again!.head, heads)).toEqual({ kind: 'same', head: first!.head, updatedAtMs: 3_000_000 });
   // Cut back and written again in place (same inode, not shorter): only a fresh read sees it.
   await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"later"') + '\n');
-  expect(await freshHead(again!.head, heads)).toBeNull();
+  await utimes(path, new Date(5_000_000), new Date(5_000_000));
+  expect(await freshHead(again!.head, heads)).toEqual({ kind: 'changed', head: { ...first!.head, preview: 'later' }, updatedAtMs: 5_000_000 });
   const [kept] = await listRolloutHeads(home, heads, { statWhole: false });
   expect([kept!.head.preview, kept!.updatedAtMs]).toEqual(['later', null]);
   await unlink(path);
-  expect(await freshHead(kept!.head, heads)).toBeNull();
+  expect(await freshHead(kept!.head, heads)).toEqual({ kind: 'gone' });
 });
 
 test('a head not yet whole is stat\'ed at every listing, even by creation time', async () => {

@@ -70,6 +70,20 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   expect(calls).toHaveLength(8);
 });
 
+test('a call in flight when the link is released rejects instead of waiting forever', async () => {
+  const channel = new MessageChannel();
+  channels.push(channel);
+  const { host } = recordingHost();
+  let answer: (value: number) => void = () => undefined;
+  Comlink.expose({ ...host, ping: () => new Promise<number>((resolve) => (answer = resolve)) }, nodeEndpoint(channel.port2 as never));
+  const { api, release } = actorHostCalls(Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never)), Comlink.releaseProxy);
+  const pinging = api.ping();
+  await new Promise((resolve) => setTimeout(resolve, 20)); // the ping has reached the host
+  release();
+  await expect(pinging).rejects.toThrow("the worker's ActorHost was released before it answered");
+  answer(1); // a late answer changes nothing
+});
+
 test('the same callable serves every call: no proxy is read from the remote per call', () => {
   const reads: PropertyKey[] = [];
   const remote = new Proxy({} as Comlink.Remote<ActorHostApi>, {

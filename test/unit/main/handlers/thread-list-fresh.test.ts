@@ -1,0 +1,48 @@
+// thread/list reads its page again from the disk: a row whose file no longer holds that
+// thread's rollout sends the listing round again, and the page is made of what the files hold.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
+import type { Connection } from '../../../../src/main/connections.js';
+import { threadList } from '../../../../src/main/handlers/thread-list.js';
+import { threadListParams } from '../../../../src/main/protocol/method-params.js';
+import { stubHostContext } from '../../../helpers/stub-host-context.js';
+
+const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
+const created = (n: number) => `2026-12-02T10:00:0${n}.000Z`;
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'thread-list-fresh-'));
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+function writeThread(n: number, owner = id(n)): string {
+  const path = rolloutPathFor(home, id(n), Date.parse(created(n)));
+  mkdirSync(join(path, '..'), { recursive: true });
+  const meta = { timestamp: created(n), type: 'session_meta', payload: { id: owner, timestamp: created(n), cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
+  const user = { timestamp: created(n), type: 'event_msg', payload: { type: 'user_message', message: `thread ${n}`, images: [], local_images: [], text_elements: [] } };
+  writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+  return path;
+}
+
+test('a page row whose file stopped being its rollout is listed again without it', async () => {
+  const ctx = stubHostContext(home);
+  const list = async (params: Record<string, unknown>) =>
+    (await threadList(ctx, {} as Connection, threadListParams(params))) as { data: Array<{ id: string }>; nextCursor: string | null; backwardsCursor: string | null };
+  [1, 2, 3].forEach((n) => writeThread(n));
+  expect((await list({ limit: 1 })).data.map((t) => t.id)).toEqual([id(3)]);
+  // Rewritten in place to name another thread: the kept head says T3, the file no longer does.
+  const path = writeThread(3, id(9));
+  expect(readFileSync(path, 'utf8')).toContain(id(9));
+  const first = await list({ limit: 1 });
+  expect({ ...first, data: first.data.map((t) => t.id) }).toEqual({ data: [id(2)], nextCursor: `2026-12-02T10:00:02Z|${id(2)}`, backwardsCursor: '2026-12-02T10:00:01.999Z' });
+  expect((await list({ limit: 1, cursor: first.nextCursor })).data.map((t) => t.id)).toEqual([id(1)]);
+  expect((await list({ limit: 5, sortKey: 'updated_at' })).data.map((t) => t.id).sort()).toEqual([id(1), id(2)]);
+  expect((await list({ limit: 5 })).data.map((t) => t.id)).toEqual([id(2), id(1)]);
+});
