@@ -7,7 +7,7 @@
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { RolloutHead } from '../history/rollout-heads.js';
 import type { RolloutSummary } from '../history/rollout-locator.js';
-import { freshHead, listRolloutHeads, type ListedRollout } from '../history/rollout-locator.js';
+import { freshHead, listRolloutHeads, type HeadUse, type ListedRollout } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -47,8 +47,8 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const cursor = params.cursor === null ? null : parseCursor(params.cursor);
 
   const size = pageSize(params.limit);
-  const listPage = async (statWhole: boolean, last: boolean): Promise<Page> => {
-    const rows: Row[] = (await listRolloutHeads(ctx.home, ctx.rolloutHeads, { statWhole }))
+  const listPage = async (use: HeadUse, last: boolean): Promise<Page> => {
+    const rows: Row[] = (await listRolloutHeads(ctx.home, ctx.rolloutHeads, use))
       .filter((listed) => matches(listed.head, params, included, excluded))
       .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
@@ -64,12 +64,14 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     const summaries = fresh.flatMap((read) => (read.kind === 'same' || read.kind === 'changed' ? [{ ...read.head, updatedAtMs: read.updatedAtMs }] : []));
     return { rows: page, summaries, more: after.length > size };
   };
-  // By creation time only the files whose heads are not whole are stat'ed while listing; every
-  // page is read again from the disk (its mtimes, and heads as they are now). A page file found
-  // changed since its head was kept sends the listing round again, every file stat'ed, with the
-  // new heads.
-  let page = await listPage(!byCreation, false);
-  if (page.summaries === null) page = await listPage(true, true);
+  // By creation time only the files whose heads are not whole are stat'ed while listing; by
+  // update time every file is; a search of previews reads every head (one rewritten in place
+  // shows in no stat, and the preview is the one field of a head such a rewrite changes). Every
+  // page is then read again from the disk (its mtimes, and heads as they are now); a page file
+  // found changed since its head was kept sends the listing round again with the new heads.
+  const use: HeadUse = params.searchTerm ? 'readAgain' : byCreation ? 'trustWhole' : 'validate';
+  let page = await listPage(use, false);
+  if (page.summaries === null) page = await listPage(use === 'readAgain' ? use : 'validate', true);
   const summaries = page.summaries ?? [];
   // The cursors come from the page as listed, so rows left out of it are passed over, never
   // taken for the end of the list.

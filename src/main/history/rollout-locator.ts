@@ -59,18 +59,22 @@ export interface ListedRollout {
 }
 
 /**
- * Every rollout with a readable session_meta, unordered. `heads` keeps what was read for the
- * next listing. With `statWhole` false, a file whose head was kept whole is not stat'ed (its
- * head cannot change while it is the same file, and the walk sees it deleted): its
- * `updatedAtMs` is null, for the caller to ask `updatedAtOf` about the few it shows.
+ * How a listing uses the kept heads: 'trustWhole' does not stat a file whose head was kept
+ * whole (it cannot change by appends, and the walk sees deletions; its `updatedAtMs` is null,
+ * for the caller to read the few it shows with `freshHead`); 'validate' stats every file and
+ * reads those that are new, replaced, shortened or not yet whole and grown; 'readAgain' reads
+ * every head (what a search of previews needs: a head rewritten in place shows in no stat).
  */
-export async function listRolloutHeads(home: string, heads: RolloutHeads, options: { statWhole: boolean }): Promise<ListedRollout[]> {
+export type HeadUse = 'trustWhole' | 'validate' | 'readAgain';
+
+/** Every rollout with a readable session_meta, unordered; `heads` keeps what was read. */
+export async function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse): Promise<ListedRollout[]> {
   const paths: string[] = [];
   for await (const path of walkRollouts(join(home, SESSIONS_DIR))) paths.push(path);
   const listed: ListedRollout[] = [];
   const toStat: string[] = [];
   for (const path of paths) {
-    const whole = options.statWhole ? undefined : heads.whole(path);
+    const whole = use === 'trustWhole' ? heads.whole(path) : undefined;
     if (whole === undefined) toStat.push(path);
     else listed.push({ head: whole, updatedAtMs: null });
   }
@@ -78,7 +82,7 @@ export async function listRolloutHeads(home: string, heads: RolloutHeads, option
   // A fixed set of workers pulling from one index bounds the reads in flight.
   const worker = async (): Promise<void> => {
     while (next < toStat.length) {
-      const summary = await summarise(toStat[next++] as string, heads);
+      const summary = await summarise(toStat[next++] as string, heads, use === 'readAgain');
       if (summary !== null) listed.push({ head: summary.head, updatedAtMs: summary.updatedAtMs });
     }
   };
@@ -133,7 +137,7 @@ function sameHead(a: RolloutHead, b: RolloutHead): boolean {
  * `heads` keeps what was read for the next listing; without it every head is read.
  */
 export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
-  const summaries = (await listRolloutHeads(home, heads, { statWhole: true })).map(({ head, updatedAtMs }) => ({ ...head, updatedAtMs: updatedAtMs as number }));
+  const summaries = (await listRolloutHeads(home, heads, 'validate')).map(({ head, updatedAtMs }) => ({ ...head, updatedAtMs: updatedAtMs as number }));
   return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
 }
 
@@ -166,11 +170,11 @@ async function isRealDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function summarise(path: string, heads: RolloutHeads): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
+async function summarise(path: string, heads: RolloutHeads, readAgain: boolean): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
   try {
     const { mtimeMs, ino, birthtimeMs, size } = await stat(path);
     const file = { ino, bornMs: birthtimeMs, size };
-    let head = heads.get(path, file);
+    let head = readAgain ? undefined : heads.get(path, file);
     if (head === undefined) {
       const read = await readHead(path);
       head = headOf(path, read.text);

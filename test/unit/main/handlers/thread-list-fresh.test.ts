@@ -46,3 +46,14 @@ test('a page row whose file stopped being its rollout is listed again without it
   expect((await list({ limit: 5, sortKey: 'updated_at' })).data.map((t) => t.id).sort()).toEqual([id(1), id(2)]);
   expect((await list({ limit: 5 })).data.map((t) => t.id)).toEqual([id(2), id(1)]);
 });
+
+test('a search of previews finds a first message rewritten in place after its head was kept', async () => {
+  const ctx = stubHostContext(home);
+  const list = async (params: Record<string, unknown>) => ((await threadList(ctx, {} as Connection, threadListParams(params))) as { data: Array<{ id: string; preview: string }> }).data;
+  [1, 2, 3].forEach((n) => writeThread(n));
+  expect((await list({ limit: 5 })).map((t) => t.preview)).toEqual(['thread 3', 'thread 2', 'thread 1']);
+  // As a writer that cut a failed first turn back and wrote another would leave it: same inode.
+  const path = rolloutPathFor(home, id(1), Date.parse(created(1)));
+  writeFileSync(path, readFileSync(path, 'utf8').replace('"message":"thread 1"', '"message":"thread 1 needle"'));
+  expect((await list({ searchTerm: 'needle' })).map((t) => [t.id, t.preview])).toEqual([[id(1), 'thread 1 needle']]);
+});

@@ -86,16 +86,16 @@ test('listed by creation time, a whole head comes without a stat; freshHead read
   await writeFile(path, SAMPLE);
   await utimes(path, new Date(3_000_000), new Date(3_000_000));
   const heads = new RolloutHeads();
-  const [first] = await listRolloutHeads(home, heads, { statWhole: false });
+  const [first] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([first!.head.preview, first!.updatedAtMs]).toEqual(['hello', 3_000_000]); // read now: stat'ed
-  const [again] = await listRolloutHeads(home, heads, { statWhole: false });
+  const [again] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([again!.head, again!.updatedAtMs]).toEqual([first!.head, null]);
   expect(await freshHead(again!.head, heads)).toEqual({ kind: 'same', head: first!.head, updatedAtMs: 3_000_000 });
   // Cut back and written again in place (same inode, not shorter): only a fresh read sees it.
   await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"later"') + '\n');
   await utimes(path, new Date(5_000_000), new Date(5_000_000));
   expect(await freshHead(again!.head, heads)).toEqual({ kind: 'changed', head: { ...first!.head, preview: 'later' }, updatedAtMs: 5_000_000 });
-  const [kept] = await listRolloutHeads(home, heads, { statWhole: false });
+  const [kept] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([kept!.head.preview, kept!.updatedAtMs]).toEqual(['later', null]);
   await unlink(path);
   expect(await freshHead(kept!.head, heads)).toEqual({ kind: 'gone' });
@@ -105,8 +105,8 @@ test('a head not yet whole is stat\'ed at every listing, even by creation time',
   await writeFile(path, BEFORE_MESSAGE);
   await utimes(path, new Date(4_000_000), new Date(4_000_000));
   const heads = new RolloutHeads();
-  await listRolloutHeads(home, heads, { statWhole: false });
-  const [again] = await listRolloutHeads(home, heads, { statWhole: false });
+  await listRolloutHeads(home, heads, 'trustWhole');
+  const [again] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([again!.head.preview, again!.updatedAtMs]).toEqual(['', 4_000_000]);
 });
 
