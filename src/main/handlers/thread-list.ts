@@ -7,7 +7,7 @@
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { RolloutHead } from '../history/rollout-heads.js';
 import type { RolloutSummary } from '../history/rollout-locator.js';
-import { freshHead, listRolloutHeads, type HeadUse, type ListedRollout } from '../history/rollout-locator.js';
+import { freshHeads, listRolloutHeads, type HeadUse, type ListedRollout } from '../history/rollout-locator.js';
 import type { Connection } from '../connections.js';
 import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
 import type { HostContext } from '../host-context.js';
@@ -18,8 +18,6 @@ import { pageSize } from '../threads/history-pages.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
-// A page's files read again at once at most: as many as a listing's own reads in flight.
-const PAGE_READ_CONCURRENCY = 16;
 const INTERACTIVE_SOURCES = new Set(['vscode', 'cli', 'exec', 'appServer']);
 const MAX_ID_FILTER = 100;
 
@@ -32,9 +30,11 @@ interface Row {
 interface Page {
   /** The page as listed: its first and last rows give the cursors, whatever is shown. */
   rows: Row[];
-  /** The page's rows read again, or null when one of them changed since its head was kept. */
-  summaries: RolloutSummary[] | null;
+  /** The page's rows as read again from the disk. */
+  summaries: RolloutSummary[];
   more: boolean;
+  /** One of the page's files changed or went since its head was kept. */
+  changed: boolean;
 }
 
 export async function threadList(ctx: HostContext, _connection: Connection, params: Params): Promise<unknown> {
@@ -47,38 +47,35 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const cursor = params.cursor === null ? null : parseCursor(params.cursor);
 
   const size = pageSize(params.limit);
-  const listPage = async (use: HeadUse, last: boolean): Promise<Page> => {
+  const listPage = async (use: HeadUse): Promise<Page> => {
     const rows: Row[] = (await listRolloutHeads(ctx.home, ctx.rolloutHeads, use))
       .filter((listed) => matches(listed.head, params, included, excluded))
       .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
     const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
     const page = after.slice(0, size);
-    const fresh = await mapLimited(page, PAGE_READ_CONCURRENCY, ({ listed }) => freshHead(listed.head, ctx.rolloutHeads));
-    // A row whose file changed or went since its head was kept sends the listing round again;
-    // on the last round (it changed again within one request) it is shown as it reads now, or
-    // left out when gone. A file that cannot be read now (EMFILE, EIO) is left out at once, as
-    // a listing that read every head would leave it out; the cursors still come from the page
+    const fresh = await freshHeads(page.map(({ listed }) => listed.head), ctx.rolloutHeads);
+    // A row is shown as it reads now, left out when gone or unreadable (EMFILE, EIO), as a
+    // listing that read every head would leave it out; the cursors still come from the page
     // as listed.
-    if (!last && fresh.some((read) => read.kind === 'changed' || read.kind === 'gone')) return { rows: page, summaries: null, more: false };
     const summaries = fresh.flatMap((read) => (read.kind === 'same' || read.kind === 'changed' ? [{ ...read.head, updatedAtMs: read.updatedAtMs }] : []));
-    return { rows: page, summaries, more: after.length > size };
+    return { rows: page, summaries, more: after.length > size, changed: fresh.some((read) => read.kind === 'changed' || read.kind === 'gone') };
   };
   // By creation time only the files whose heads are not whole are stat'ed while listing; by
   // update time every file is; a search of previews reads every head (one rewritten in place
   // shows in no stat, and the preview is the one field of a head such a rewrite changes). Every
   // page is then read again from the disk (its mtimes, and heads as they are now); a page file
-  // found changed since its head was kept sends the listing round again with the new heads.
+  // found changed or gone since its head was kept sends the listing round again, once, with the
+  // new heads (what changes again within one request is shown as it reads then).
   const use: HeadUse = params.searchTerm ? 'readAgain' : byCreation ? 'trustWhole' : 'validate';
-  let page = await listPage(use, false);
-  if (page.summaries === null) page = await listPage(use === 'readAgain' ? use : 'validate', true);
-  const summaries = page.summaries ?? [];
+  let page = await listPage(use);
+  if (page.changed) page = await listPage(use === 'readAgain' ? use : 'validate');
   // The cursors come from the page as listed, so rows left out of it are passed over, never
   // taken for the end of the list.
   const first = page.rows[0];
   const last = page.rows[page.rows.length - 1];
   return {
-    data: summaries.map((summary) => view(ctx, summary)),
+    data: page.summaries.map((summary) => view(ctx, summary)),
     nextCursor: last !== undefined && page.more ? `${timestamp(last.key, byCreation ? 'seconds' : 'millis')}|${last.listed.head.threadId}` : null,
     // From the thread's own time (creation in milliseconds), while pages compare whole seconds:
     // paging back may not include the anchor again, as with the reference.
@@ -159,16 +156,3 @@ function timestamp(ms: number, precision: 'seconds' | 'millis' | 'fixedMillis'):
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** `work` over `items` with at most `limit` in flight; results in the items' order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}

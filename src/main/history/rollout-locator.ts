@@ -5,13 +5,14 @@
 // The walk never follows symbolic links, so nothing outside <home>/sessions is ever opened or
 // returned, whatever a thread id or a planted link says.
 
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
 import { parseLine } from '../../common/history/rollout-json.js';
 import { historyModeOf, parseRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
-import { RolloutHeads, type RolloutHead } from './rollout-heads.js';
+import { mapLimited } from '../map-limited.js';
+import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
 
 /** What `thread/list` needs about one rollout, read without replaying its turns. */
 export interface RolloutSummary {
@@ -61,7 +62,7 @@ export interface ListedRollout {
 /**
  * How a listing uses the kept heads: 'trustWhole' does not stat a file whose head was kept
  * whole (it cannot change by appends, and the walk sees deletions; its `updatedAtMs` is null,
- * for the caller to read the few it shows with `freshHead`); 'validate' stats every file and
+ * for the caller to read the few it shows with `freshHeads`); 'validate' stats every file and
  * reads those that are new, replaced, shortened or not yet whole and grown; 'readAgain' reads
  * every head (what a search of previews needs: a head rewritten in place shows in no stat).
  */
@@ -78,15 +79,9 @@ export async function listRolloutHeads(home: string, heads: RolloutHeads, use: H
     if (whole === undefined) toStat.push(path);
     else listed.push({ head: whole, updatedAtMs: null });
   }
-  let next = 0;
-  // A fixed set of workers pulling from one index bounds the reads in flight.
-  const worker = async (): Promise<void> => {
-    while (next < toStat.length) {
-      const summary = await summarise(toStat[next++] as string, heads, use === 'readAgain');
-      if (summary !== null) listed.push({ head: summary.head, updatedAtMs: summary.updatedAtMs });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, toStat.length) }, worker));
+  for (const read of await mapLimited(toStat, LIST_READ_CONCURRENCY, (path) => summarise(path, heads, use === 'readAgain'))) {
+    if (read !== null) listed.push(read);
+  }
   heads.retainOnly(new Set(paths));
   return listed;
 }
@@ -98,27 +93,29 @@ export type FreshHead =
   | { kind: 'unreadable' };
 
 /**
- * A listed rollout read again, for a page to show: its head as the file has it now, with its
- * mtime. Appends never change a head, but a writer that cuts a failed write back and writes
- * another does (in place: no stat tells), and so does a file replaced; `heads` then keeps the
- * new one. A file that cannot be read now (EMFILE, EIO) is forgotten by `heads`, not taken for
- * a change.
+ * Listed rollouts read again, for a page to show: each head as its file has it now, with its
+ * mtime, in the order given. Appends never change a head, but a writer that cuts a failed
+ * write back and writes another does (in place: no stat tells), and so does a file replaced;
+ * `heads` then keeps the new one. A file that cannot be read now (EMFILE, EIO) is forgotten by
+ * `heads`, not taken for a change.
  */
-export async function freshHead(head: RolloutHead, heads: RolloutHeads): Promise<FreshHead> {
+export function freshHeads(listed: readonly RolloutHead[], heads: RolloutHeads): Promise<FreshHead[]> {
+  return mapLimited(listed, LIST_READ_CONCURRENCY, (head) => freshHead(head, heads));
+}
+
+async function freshHead(head: RolloutHead, heads: RolloutHeads): Promise<FreshHead> {
   let file;
   try {
     file = await stat(head.path);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kind: 'gone' } : unreadable(head, heads);
   }
-  let read;
+  let now;
   try {
-    read = await readHead(head.path);
+    now = await readAndKeep(head.path, file, heads);
   } catch {
     return unreadable(head, heads);
   }
-  const now = headOf(head.path, read.text);
-  heads.set(head.path, { ino: file.ino, bornMs: file.birthtimeMs, size: file.size }, now, read.whole);
   if (now === null) return { kind: 'gone' }; // no longer a rollout of this thread
   return { kind: sameHead(now, head) ? 'same' : 'changed', head: now, updatedAtMs: Math.floor(file.mtimeMs) };
 }
@@ -132,14 +129,6 @@ function sameHead(a: RolloutHead, b: RolloutHead): boolean {
   return (Object.keys(a) as Array<keyof RolloutHead>).every((key) => a[key] === b[key]);
 }
 
-/**
- * Every rollout with a readable session_meta, newest first (ties by thread id), each stat'ed.
- * `heads` keeps what was read for the next listing; without it every head is read.
- */
-export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
-  const summaries = (await listRolloutHeads(home, heads, 'validate')).map(({ head, updatedAtMs }) => ({ ...head, updatedAtMs: updatedAtMs as number }));
-  return summaries.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
-}
 
 // Depth-first over real directories only; a missing or unreadable directory is just empty.
 async function* walkRollouts(dir: string): AsyncGenerator<string> {
@@ -172,18 +161,23 @@ async function isRealDirectory(path: string): Promise<boolean> {
 
 async function summarise(path: string, heads: RolloutHeads, readAgain: boolean): Promise<{ head: RolloutHead; updatedAtMs: number } | null> {
   try {
-    const { mtimeMs, ino, birthtimeMs, size } = await stat(path);
-    const file = { ino, bornMs: birthtimeMs, size };
-    let head = readAgain ? undefined : heads.get(path, file);
-    if (head === undefined) {
-      const read = await readHead(path);
-      head = headOf(path, read.text);
-      heads.set(path, file, head, read.whole);
-    }
-    return head === null ? null : { head, updatedAtMs: Math.floor(mtimeMs) };
+    const file = await stat(path);
+    const kept = readAgain ? undefined : heads.get(path, fileState(file));
+    const head = kept === undefined ? await readAndKeep(path, file, heads) : kept;
+    return head === null ? null : { head, updatedAtMs: Math.floor(file.mtimeMs) };
   } catch {
     return null; // vanished or unreadable between the walk and the read
   }
+}
+
+const fileState = (file: Stats): RolloutFileState => ({ ino: file.ino, bornMs: file.birthtimeMs, size: file.size });
+
+/** Reads the head of `path`, which `file` is a stat of, and keeps it in `heads`. */
+async function readAndKeep(path: string, file: Stats, heads: RolloutHeads): Promise<RolloutHead | null> {
+  const read = await readHead(path);
+  const head = headOf(path, read.text);
+  heads.set(path, fileState(file), head, read.whole);
+  return head;
 }
 
 function headOf(path: string, text: string): RolloutHead | null {

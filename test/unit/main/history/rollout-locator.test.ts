@@ -2,7 +2,8 @@ import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { findRolloutPath, listRollouts } from '../../../../src/main/history/rollout-locator.js';
+import { findRolloutPath } from '../../../../src/main/history/rollout-locator.js';
+import { listRollouts } from '../../../helpers/list-rollouts.js';
 import { parseRolloutFileName, rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
