@@ -7,7 +7,9 @@
 // nothing of its work: the reply, then on the next turn of the event loop (a second write, as
 // a server announcing after its reply makes) `thread/status/changed` and `thread/closed` for
 // the id it named. That is the floor of unsubscribe → closed.
+import { AppServerClient } from './app-server-client.js';
 import type { ServerCommand } from './server-command.js';
+import { createHome, removeHome } from './server-home.js';
 
 const ECHO_SCRIPT = `
 const REPLY = ',"result":{"data":[],"nextCursor":null,"userAgent":"bare-node-echo"}}\\n';
@@ -34,3 +36,18 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
 
 /** A bare Node line echo as a server command (it answers `initialize` too, so the bench client starts it). */
 export const BARE_ECHO_COMMAND: ServerCommand = { name: 'bare node echo', argv: [process.execPath, '-e', ECHO_SCRIPT], env: {} };
+
+/** Runs `body` against a bare Node echo started in a home of its own, closed and removed after. */
+export async function withBareEcho<T>(body: (echo: AppServerClient) => Promise<T>): Promise<T> {
+  const home = createHome(null);
+  try {
+    const echo = await AppServerClient.start(BARE_ECHO_COMMAND, home);
+    try {
+      return await body(echo);
+    } finally {
+      await echo.close();
+    }
+  } finally {
+    removeHome(home);
+  }
+}

@@ -8,12 +8,12 @@
 // the round trip the machine itself gives under this load, the floor the server's probe is
 // read against.
 import { performance } from 'node:perf_hooks';
-import { AppServerClient } from '../lib/app-server-client.js';
-import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
+import type { AppServerClient } from '../lib/app-server-client.js';
+import { withBareEcho } from '../lib/bare-echo.js';
 import { cpuMs } from '../lib/proc-cpu.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, timelineSamples, windowStats } from '../lib/list-probe.js';
-import { createHome, removeHome, UNLOAD_NOW } from '../lib/server-home.js';
+import { UNLOAD_NOW } from '../lib/server-home.js';
 import { type CaseContext, firstLine, SINGLE_CASE, textInput, withServer, type Scenario } from './scenario.js';
 
 const STEP_DEADLINE_MS = 30_000;
@@ -74,14 +74,7 @@ export const churn: Scenario = {
   summary: 'C clients cycling start → turn → unsubscribe → closed → resume for a fixed time: throughput, latency per step, errors',
   cases: () => SINGLE_CASE,
   async run(ctx) {
-    const echoHome = createHome(null);
-    const echo = await AppServerClient.start(BARE_ECHO_COMMAND, echoHome);
-    try {
-      await withServer(ctx, { rootConfig: UNLOAD_NOW }, (client) => churnAgainst(ctx, client, echo));
-    } finally {
-      echo.close();
-      removeHome(echoHome);
-    }
+    await withBareEcho((echo) => withServer(ctx, { rootConfig: UNLOAD_NOW }, (client) => churnAgainst(ctx, client, echo)));
   },
 };
 

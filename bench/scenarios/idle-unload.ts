@@ -10,10 +10,10 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
-import { AppServerClient } from '../lib/app-server-client.js';
-import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
+import type { AppServerClient } from '../lib/app-server-client.js';
+import { withBareEcho } from '../lib/bare-echo.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { createHome, removeHome, UNLOAD_NOW } from '../lib/server-home.js';
+import { UNLOAD_NOW } from '../lib/server-home.js';
 import { threadWithOneTurn, withServer, type Scenario, type ScenarioCase } from './scenario.js';
 
 const DEADLINE_MS = 10_000;
@@ -51,18 +51,13 @@ export const idleUnload: Scenario = {
 
     const bareClosed = new LatencyHistogram();
     const bareReply = new LatencyHistogram();
-    const echoHome = createHome(null);
-    const echo = await AppServerClient.start(BARE_ECHO_COMMAND, echoHome);
-    try {
+    await withBareEcho(async (echo) => {
       for (let r = 0; r < repeats; r += 1) {
         if (idleMs > 0) await sleep(idleMs);
         await timedUnsubscribe(echo, randomUUID(), bareClosed, bareReply);
         ctx.progress(0.8 + (0.2 * (r + 1)) / repeats);
       }
-    } finally {
-      await echo.close();
-      removeHome(echoHome);
-    }
+    });
     rec.latency('bare node: unsubscribe→closed (floor)', bareClosed);
     rec.latency('bare node: unsubscribe→reply (floor)', bareReply);
   },

@@ -4,11 +4,10 @@
 // way (bare-echo.ts), alternating echo, server, echo, server, so both see the same load. On a
 // small machine most of a round trip is two processes waking each other: the figure to read is
 // the server's distance above the echo, not its distance above zero.
-import { AppServerClient } from '../lib/app-server-client.js';
-import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
+import type { AppServerClient } from '../lib/app-server-client.js';
+import { withBareEcho } from '../lib/bare-echo.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe } from '../lib/list-probe.js';
-import { createHome, removeHome } from '../lib/server-home.js';
 import { SINGLE_CASE, withServer, type Scenario } from './scenario.js';
 
 const ROUNDS = 2;
@@ -32,13 +31,7 @@ export const probeFloor: Scenario = {
     const server = new LatencyHistogram();
     const echo = new LatencyHistogram();
     for (let round = 0; round < ROUNDS; round += 1) {
-      const home = createHome(null);
-      try {
-        const bare = await AppServerClient.start(BARE_ECHO_COMMAND, home);
-        await probeFor(bare, params.intervalMs, params.holdMs, echo).finally(() => bare.close());
-      } finally {
-        removeHome(home);
-      }
+      await withBareEcho((bare) => probeFor(bare, params.intervalMs, params.holdMs, echo));
       ctx.progress((round + 0.5) / ROUNDS);
       await withServer(ctx, {}, (client) => probeFor(client, params.intervalMs, params.holdMs, server));
       ctx.progress((round + 1) / ROUNDS);

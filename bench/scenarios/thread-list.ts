@@ -4,9 +4,10 @@
 // reads every head, and --list-repeats more, which find the heads they already read, while
 // `thread/loaded/list` is probed open loop (every --interval-ms) throughout.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { walkRolloutPaths } from '../../src/main/history/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, windowStats } from '../lib/list-probe.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
@@ -15,16 +16,10 @@ import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './sce
 const LIST_DEADLINE_MS = 120_000;
 const PAGE = 25;
 
-/** The one rollout file under `home`/sessions (the seeded thread's). */
-function onlyRollout(home: string): string {
+/** The one rollout file under `home`/sessions (the seeded thread's), found as the host finds rollouts. */
+async function onlyRollout(home: string): Promise<string> {
   const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-      else if (entry.name.endsWith('.jsonl')) found.push(join(dir, entry.name));
-    }
-  };
-  walk(join(home, 'sessions'));
+  for await (const path of walkRolloutPaths(home)) found.push(path);
   if (found.length !== 1) throw new Error(`expected one rollout after the seed turn, found ${found.length}`);
   return found[0]!;
 }
@@ -56,7 +51,7 @@ export const threadList: Scenario = {
     const { rec, params } = ctx;
     await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
       const threadId = await threadWithOneTurn(client, 'hello');
-      copyRollout(home, onlyRollout(home), threadId, params.listRollouts - 1);
+      copyRollout(home, await onlyRollout(home), threadId, params.listRollouts - 1);
       ctx.progress(0.2);
       const probe = new ListProbe(client, params.intervalMs);
       const first = new LatencyHistogram();
