@@ -60,16 +60,16 @@ export class RolloutHeads {
 
   /** Remembers the head read from `path` when it had the state `file`. */
   set(path: string, file: RolloutFileState, head: RolloutHead | null, whole: boolean): void {
-    this.#forget(path);
+    this.forget(path);
     if (head !== null && head.preview.length > MAX_KEPT_PREVIEW_CHARS) return;
     this.#entries.set(path, { ...file, head, whole });
     this.#chars += charsOf(path, head);
-    while (this.#entries.size > 0 && (this.#entries.size > MAX_HEADS || this.#chars > MAX_KEPT_CHARS)) this.#forget(this.#entries.keys().next().value as string);
+    while (this.#entries.size > 0 && (this.#entries.size > MAX_HEADS || this.#chars > MAX_KEPT_CHARS)) this.forget(this.#entries.keys().next().value as string);
   }
 
   /** Forgets every file a full walk did not find (deleted or moved away). */
   retainOnly(paths: ReadonlySet<string>): void {
-    for (const path of [...this.#entries.keys()]) if (!paths.has(path)) this.#forget(path);
+    for (const path of [...this.#entries.keys()]) if (!paths.has(path)) this.forget(path);
   }
 
   /** The characters the kept heads' strings hold, with each entry's overhead (for the budget). */
@@ -79,10 +79,6 @@ export class RolloutHeads {
 
   /** Drops what was kept for `path`; the next listing reads it again. */
   forget(path: string): void {
-    this.#forget(path);
-  }
-
-  #forget(path: string): void {
     const entry = this.#entries.get(path);
     if (entry === undefined) return;
     this.#entries.delete(path);
@@ -95,8 +91,7 @@ export class RolloutHeads {
 }
 
 function charsOf(path: string, head: RolloutHead | null): number {
-  if (head === null) return ENTRY_OVERHEAD_CHARS + path.length;
   let chars = ENTRY_OVERHEAD_CHARS + path.length;
-  for (const value of Object.values(head)) if (typeof value === 'string') chars += value.length;
+  for (const value of Object.values(head ?? {})) if (typeof value === 'string') chars += value.length;
   return chars;
 }
