@@ -3,7 +3,7 @@
 //   cli.js             the installed command: compiles thread-host.cjs with its code cache
 //   thread-host.cjs    src/main/cli.ts and everything it imports, one CommonJS file
 //   thread-host.cjs.cache   V8's code cache of it, written here with this Node
-//   workers/*.cjs      the pool worker's and the line parser's entries, one file each
+//   workers/*.cjs      the pool worker's, the line parser's and the thread listing's entries
 //   piscina/           piscina's main side and its worker bootstrap, one file each
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
@@ -76,7 +76,7 @@ await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, f
 // require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
-  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts' },
+  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'thread-listing': 'workers/thread-listing.ts' },
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },
 });

@@ -3,7 +3,8 @@
 // is sent with the main thread's own code (src/common/line-outcome.ts) and posts the outcome
 // back in a form the main thread uses without parsing again.
 import { parentPort } from 'node:worker_threads';
-import type { ParseReply, ParseRequest, TransferredOutcome } from '../src/common/line-parser-messages.js';
+import type { ParseReply, ParseRequest } from '../src/common/line-parser-messages.js';
+import type { JobReply, JobRequest } from '../src/common/worker-jobs.js';
 import { parseLineBytes, type LineOutcome } from '../src/common/line-outcome.js';
 import { toTransfer, transferList } from '../src/common/parsed-json-transfer.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
@@ -18,12 +19,12 @@ function joined(segments: Uint8Array[]): Uint8Array {
   return Buffer.concat(segments);
 }
 
-function transferred(outcome: LineOutcome): TransferredOutcome {
+function transferred(outcome: LineOutcome): ParseReply {
   return outcome.kind === 'parsed' ? { kind: 'parsed', parsed: toTransfer(outcome.parsed) } : outcome;
 }
 
-parentPort!.on('message', ({ job, segments }: ParseRequest) => {
-  const outcome = transferred(parseLineBytes(joined(segments)));
-  const reply: ParseReply = { job, outcome };
+parentPort!.on('message', ({ job, request }: JobRequest<ParseRequest>) => {
+  const outcome = transferred(parseLineBytes(joined(request.segments)));
+  const reply: JobReply<ParseReply> = { job, reply: outcome };
   parentPort!.postMessage(reply, outcome.kind === 'parsed' ? transferList(outcome.parsed) : []);
 });

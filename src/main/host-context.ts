@@ -2,8 +2,8 @@
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
-import type { RolloutHeads } from './history/rollout-heads.js';
 import type { RolloutIndex } from './history/rollout-index.js';
+import type { ThreadPages } from './history/thread-lister.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -32,8 +32,8 @@ export interface HostContext {
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
-  /** What thread/list read of each rollout's head, kept for the next listing. */
-  rolloutHeads: RolloutHeads;
+  /** thread/list's pages, read off the main thread (the thread-listing worker). */
+  threadPages: ThreadPages;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

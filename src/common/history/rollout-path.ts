@@ -44,3 +44,12 @@ export function parseRolloutFileName(name: string): RolloutFileName | null {
 function pad2(value: number): string {
   return String(value).padStart(2, '0');
 }
+
+/**
+ * The order a walk of sessions/ visits directory entries in: newest date directory first, so a
+ * recent thread is found early. Names are ASCII (dates, rollout-<ts>-<uuid>), so plain
+ * comparison orders them and costs far less than localeCompare.
+ */
+export function newestNameFirst(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
+}

@@ -5,8 +5,8 @@ import { systemClock } from '../../common/clock.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
-import { RolloutHeads } from '../history/rollout-heads.js';
 import { RolloutIndex } from '../history/rollout-index.js';
+import { ThreadLister } from '../history/thread-lister.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
 import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
@@ -25,6 +25,9 @@ import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
+// How long one thread/list may read before it fails and the listing worker is replaced (a
+// hung network home); a first listing of 100,000 rollouts reads for a few seconds.
+const THREAD_LIST_DEADLINE_MS = 60_000;
 
 export interface HostOptions {
   home: string;
@@ -96,7 +99,7 @@ export function buildHost(
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),
-    rolloutHeads: new RolloutHeads(),
+    threadPages: new ThreadLister({ filename: workerEntry('thread-listing'), deadlineMs: THREAD_LIST_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,

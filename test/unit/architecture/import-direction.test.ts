@@ -1,6 +1,8 @@
 // Where code runs is part of the design: src/main/ only on the host's main thread, src/actors/
 // and workers/thread-host.ts only inside pool workers, workers/line-parser.ts only inside the
-// main thread's line-parser worker (it parses huge input lines off the main thread), and
+// main thread's line-parser worker (it parses huge input lines off the main thread),
+// src/listing/ and workers/thread-listing.ts only inside the thread-listing worker (it reads
+// every rollout head for thread/list, synchronously: never on the main thread), and
 // src/common/ on more than one of them. An import across that line would load host code into
 // a worker (or worker code into the host), so it fails here, as does a runtime import cycle.
 import { fileURLToPath } from 'node:url';
@@ -9,12 +11,13 @@ import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../he
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-type Zone = 'main' | 'worker' | 'lineParser' | 'common' | 'bench';
+type Zone = 'main' | 'worker' | 'lineParser' | 'listing' | 'common' | 'bench';
 
 function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
   // Its own zone, not 'worker': it must load neither the host nor the actors, only the parser.
   if (path === 'workers/line-parser.ts') return 'lineParser';
+  if (path.startsWith('src/listing/') || path === 'workers/thread-listing.ts') return 'listing';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
   if (path.startsWith('src/common/')) return 'common';
   if (path.startsWith('bench/')) return 'bench';
@@ -26,8 +29,9 @@ const ALLOWED: Record<Zone, readonly Zone[]> = {
   main: ['main', 'common'],
   worker: ['worker', 'common'],
   lineParser: ['lineParser', 'common'],
+  listing: ['listing', 'common'],
   common: ['common'],
-  bench: ['bench', 'main', 'worker', 'lineParser', 'common'],
+  bench: ['bench', 'main', 'worker', 'lineParser', 'listing', 'common'],
 };
 
 /** Imports that cross the line the wrong way, as `from -> to`. Type-only imports count too. */
@@ -70,6 +74,8 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'workers/line-parser.ts', "import { requestOf } from '../src/main/protocol/envelope.js';"),
       importsOf(ROOT, 'workers/line-parser.ts', "import { ActorHost } from '../src/actors/actor-host.js';"),
       importsOf(ROOT, 'workers/thread-host.ts', "import '../workers/line-parser.js';"),
+      importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../listing/thread-page.js';"),
+      importsOf(ROOT, 'workers/thread-listing.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
     ].flat();
     expect(wrongWay(planted)).toEqual([
       'src/actors/thread-actor.ts -> src/main/router.ts',
@@ -80,6 +86,8 @@ describe('the checker itself', () => {
       'workers/line-parser.ts -> src/main/protocol/envelope.ts',
       'workers/line-parser.ts -> src/actors/actor-host.ts',
       'workers/thread-host.ts -> workers/line-parser.ts',
+      'src/main/handlers/thread-list.ts -> src/listing/thread-page.ts',
+      'workers/thread-listing.ts -> src/main/threads/directory.ts',
     ]);
   });
 

@@ -6,11 +6,11 @@ import { appendFile, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { RolloutHeads, type RolloutHead } from '../../../../src/main/history/rollout-heads.js';
-import { freshHeads, listRolloutHeads } from '../../../../src/main/history/rollout-locator.js';
-import { listRollouts } from '../../../helpers/list-rollouts.js';
+import { RolloutHeads, type RolloutHead } from '../../../src/listing/rollout-heads.js';
+import { freshHeads, listRolloutHeads } from '../../../src/listing/head-reads.js';
+import { listRollouts } from '../../helpers/list-rollouts.js';
 
-const SAMPLE = readFileSync(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
+const SAMPLE = readFileSync(new URL('../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
 const ID = '01a23672-ea80-7301-8e95-16757bdc1196';
 const [META, ...REST] = SAMPLE.split('\n');
 const FIRST_MESSAGE_LINE = REST.findIndex((line) => line.includes('"type":"user_message"'));

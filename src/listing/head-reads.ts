@@ -1,0 +1,216 @@
+// Reads the heads of the rollouts under <home>/sessions for `thread/list`: the session_meta line
+// and the lines up to the first user message, parsed without replaying any turn. This runs in
+// the thread-listing worker only (the import-direction test keeps it off the main thread), so
+// it reads synchronously: one file open at a time, no libuv thread pool shared with the
+// host's other I/O, and ~5× less CPU a file than fs/promises.
+//
+// The walk never follows symbolic links, so nothing outside <home>/sessions is ever opened or
+// returned, whatever a thread id or a planted link says.
+import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { basename, join } from 'node:path';
+import { newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../common/history/rollout-path.js';
+import { historyModeOf, parseRollout } from '../common/history/rollout-reader.js';
+import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
+
+// The head is read until the first user message. The reference's session_meta alone is ~22 KB
+// (it embeds the base instructions); past HEAD_READ_LIMIT we give up on a preview.
+const HEAD_CHUNK_BYTES = 64 * 1024;
+const HEAD_READ_LIMIT = 4 * 1024 * 1024;
+
+/** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
+export interface ListedRollout {
+  head: RolloutHead;
+  updatedAtMs: number | null;
+}
+
+/**
+ * How a listing uses the kept heads: 'trustWhole' does not stat a file whose head was kept
+ * whole (it cannot change by appends, and the walk sees deletions; its `updatedAtMs` is null,
+ * for the caller to read the few it shows with `freshHeads`); 'validate' stats every file and
+ * reads those that are new, replaced, shortened or not yet whole and grown; 'readAgain' reads
+ * every head (what a search of previews needs: a head rewritten in place shows in no stat).
+ */
+export type HeadUse = 'trustWhole' | 'validate' | 'readAgain';
+
+/** Every rollout with a readable session_meta, unordered; `heads` keeps what was read. */
+export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse): ListedRollout[] {
+  const paths = rolloutPaths(join(home, SESSIONS_DIR));
+  const listed: ListedRollout[] = [];
+  for (const path of paths) {
+    const whole = use === 'trustWhole' ? heads.whole(path) : undefined;
+    const read = whole === undefined ? summarise(path, heads, use === 'readAgain') : { head: whole, updatedAtMs: null };
+    if (read !== null) listed.push(read);
+  }
+  heads.retainOnly(new Set(paths));
+  return listed;
+}
+
+/** A listed rollout read again: as listed, changed (its head now), or gone / unreadable. */
+export type FreshHead =
+  | { kind: 'same' | 'changed'; head: RolloutHead; updatedAtMs: number }
+  | { kind: 'gone' }
+  | { kind: 'unreadable' };
+
+/**
+ * Listed rollouts read again, for a page to show: each head as its file has it now, with its
+ * mtime, in the order given. Appends never change a head, but a writer that cuts a failed
+ * write back and writes another does (in place: no stat tells), and so does a file replaced;
+ * `heads` then keeps the new one. A file that cannot be read now (EMFILE, EIO) is forgotten by
+ * `heads`, not taken for a change.
+ */
+export function freshHeads(listed: readonly RolloutHead[], heads: RolloutHeads): FreshHead[] {
+  return listed.map((head) => freshHead(head, heads));
+}
+
+function freshHead(head: RolloutHead, heads: RolloutHeads): FreshHead {
+  let file;
+  try {
+    file = statSync(head.path, { throwIfNoEntry: false });
+  } catch {
+    return unreadable(head, heads);
+  }
+  if (file === undefined) return { kind: 'gone' };
+  let now;
+  try {
+    now = readAndKeep(head.path, file, heads);
+  } catch {
+    return unreadable(head, heads);
+  }
+  if (now === null) return { kind: 'gone' }; // no longer a rollout of this thread
+  return { kind: sameHead(now, head) ? 'same' : 'changed', head: now, updatedAtMs: Math.floor(file.mtimeMs) };
+}
+
+function unreadable(head: RolloutHead, heads: RolloutHeads): FreshHead {
+  heads.forget(head.path);
+  return { kind: 'unreadable' };
+}
+
+function sameHead(a: RolloutHead, b: RolloutHead): boolean {
+  return (Object.keys(a) as Array<keyof RolloutHead>).every((key) => a[key] === b[key]);
+}
+
+/** Every rollout file under `dir`, depth-first over real directories only (newest first). */
+function rolloutPaths(dir: string): string[] {
+  const paths: string[] = [];
+  const visit = (at: string): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      return; // a missing or unreadable directory is just empty
+    }
+    entries.sort(newestNameFirst);
+    for (const entry of entries) {
+      // Dirent types come from lstat semantics: a symlink is neither a directory nor a file.
+      if (entry.isDirectory()) visit(join(at, entry.name));
+      else if (entry.isFile() && parseRolloutFileName(entry.name) !== null) paths.push(join(at, entry.name));
+    }
+  };
+  if (isRealDirectory(dir)) visit(dir);
+  return paths;
+}
+
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR, EACCES: no sessions/ to walk
+  }
+}
+
+function summarise(path: string, heads: RolloutHeads, readAgain: boolean): ListedRollout | null {
+  try {
+    const file = statSync(path, { throwIfNoEntry: false });
+    if (file === undefined) return null; // deleted since the walk
+    const kept = readAgain ? undefined : heads.get(path, fileState(file));
+    const head = kept === undefined ? readAndKeep(path, file, heads) : kept;
+    return head === null ? null : { head, updatedAtMs: Math.floor(file.mtimeMs) };
+  } catch {
+    return null; // vanished or unreadable between the walk and the read
+  }
+}
+
+const fileState = (file: Stats): RolloutFileState => ({ ino: file.ino, bornMs: file.birthtimeMs, size: file.size });
+
+/** Reads the head of `path`, which `file` is a stat of, and keeps it in `heads`. */
+function readAndKeep(path: string, file: Stats, heads: RolloutHeads): RolloutHead | null {
+  const read = readHead(path);
+  const head = headOf(path, read.text);
+  heads.set(path, fileState(file), head, read.whole);
+  return head;
+}
+
+function headOf(path: string, text: string): RolloutHead | null {
+  const fromName = parseRolloutFileName(basename(path));
+  const head = parseRollout(text);
+  const meta = head.meta;
+  // A file whose meta names another thread is a copy or a corruption; the reference skips it.
+  if (meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  return {
+    threadId: head.threadId as string,
+    path,
+    createdAtMs: meta.createdAtMs,
+    preview: head.preview,
+    modelProvider: meta.modelProvider,
+    cwd: meta.cwd,
+    cliVersion: meta.cliVersion,
+    source: meta.source,
+    originator: meta.originator,
+    model: meta.model,
+    historyMode: historyModeOf(meta),
+  };
+}
+
+// One buffer for every head read (the worker reads one file at a time), grown as a long head
+// needs and never past HEAD_READ_LIMIT.
+let headBuffer: Buffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
+
+// The complete lines up to and including the first user message (or the whole file if short);
+// `whole` when that message was found, so the head is final.
+function readHead(path: string): { text: string; whole: boolean } {
+  const fd = openSync(path, 'r');
+  try {
+    let read = 0;
+    while (read < HEAD_READ_LIMIT) {
+      if (read === headBuffer.length) headBuffer = grown(headBuffer, Math.min(headBuffer.length * 2, HEAD_READ_LIMIT));
+      const bytesRead = readSync(fd, headBuffer, read, Math.min(HEAD_CHUNK_BYTES, headBuffer.length - read), read);
+      if (bytesRead === 0) break;
+      // Searched from the start of the line that held the end of what was read before.
+      const from = read;
+      read += bytesRead;
+      const end = firstUserMessageEnd(headBuffer, from, read);
+      if (end !== -1) return { text: headBuffer.toString('utf8', 0, end), whole: true };
+    }
+    return { text: headBuffer.toString('utf8', 0, read), whole: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function grown(buffer: Buffer, size: number): Buffer {
+  const bigger = Buffer.allocUnsafe(size);
+  buffer.copy(bigger);
+  return bigger;
+}
+
+const USER_MESSAGE_EVENT = Buffer.from('"type":"user_message"');
+const ITEM_COMPLETED = Buffer.from('"type":"item_completed"');
+const USER_MESSAGE_ITEM = Buffer.from('"type":"UserMessage"');
+
+/**
+ * The end (past its newline) of the first complete line in `bytes[0, length)` that holds a
+ * user message, legacy (a `"type":"user_message"` event) or paginated (an item_completed
+ * holding a `"type":"UserMessage"` item), or -1. Only lines ending at or after `from` are new; the line that
+ * was incomplete at `from` is searched again as a whole. Byte search: both markers are ASCII,
+ * and a line's end is its newline byte, which UTF-8 never uses inside a character.
+ */
+function firstUserMessageEnd(bytes: Buffer, from: number, length: number): number {
+  let lineStart = from === 0 ? 0 : bytes.lastIndexOf(0x0a, from - 1) + 1;
+  for (;;) {
+    const newline = bytes.indexOf(0x0a, lineStart);
+    if (newline === -1 || newline >= length) return -1; // that line is not complete yet
+    const line = bytes.subarray(lineStart, newline);
+    if (line.includes(USER_MESSAGE_EVENT) || (line.includes(ITEM_COMPLETED) && line.includes(USER_MESSAGE_ITEM))) return newline + 1;
+    lineStart = newline + 1;
+  }
+}
