@@ -8,10 +8,14 @@ import type { JobReply, JobRequest } from '../src/common/worker-jobs.js';
 import { parseLineBytes, type LineOutcome } from '../src/common/line-outcome.js';
 import { toTransfer, transferList } from '../src/common/parsed-json-transfer.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
+import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do: frames in the
 // files under the folder above this one (dist/ for tsc's output, dist/bundle/ for the bundle).
 mapStackTraces(new URL('../', import.meta.url));
+
+// Below the main thread, as the pool workers are: requests are answered first (thread-priority.ts).
+lowerThisThreadsPriority();
 
 /** The segments as one byte run (a line arrives as the pieces the transport read it in). */
 function joined(segments: Uint8Array[]): Uint8Array {

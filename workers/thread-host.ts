@@ -6,7 +6,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { AttachTask } from '../src/common/actor-messages.js';
 import { ActorHost } from '../src/actors/actor-host.js';
-import { lowerThisThreadsPriority } from '../src/actors/thread-priority.js';
+import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do: frames in the

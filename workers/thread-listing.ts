@@ -7,11 +7,15 @@ import { parentPort } from 'node:worker_threads';
 import type { ThreadPageQuery, ThreadPageReply } from '../src/common/thread-listing-messages.js';
 import type { JobReply, JobRequest } from '../src/common/worker-jobs.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
+import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
 import { RolloutHeads } from '../src/listing/rollout-heads.js';
 import { listThreadPage } from '../src/listing/thread-page.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do.
 mapStackTraces(new URL('../', import.meta.url));
+
+// Below the main thread, as the pool workers are: requests are answered first (thread-priority.ts).
+lowerThisThreadsPriority();
 
 const heads = new RolloutHeads();
 

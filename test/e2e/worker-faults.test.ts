@@ -109,9 +109,6 @@ test('a thread actor that throws mid-turn fails only that turn, records it, and 
   expect(await server.close()).toBe(0);
 });
 
-/** The server's JSON log lines so far (a line still being written is left out). */
-
-
 /** The nice value of every thread of `pid`, keyed by thread id (Linux /proc). */
 function niceByThread(pid: number): Map<number, number> {
   const nice = new Map<number, number>();
@@ -123,12 +120,15 @@ function niceByThread(pid: number): Map<number, number> {
   return nice;
 }
 
-test('the pool workers run below the main thread’s CPU priority, every other thread at the default', async () => {
+test('the pool workers and the thread-listing worker run below the main thread’s CPU priority, every other thread at the default', async () => {
   const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_WORKERS: '2' } });
   await server.request('thread/start', {});
   const pid = server.child.pid!;
   // Both workers start with the pool (after the first reply); each lowers itself first thing.
   await vi.waitFor(() => expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(2), { timeout: 10_000 });
+  // The listing worker starts with the first thread/list, and lowers itself before it lists.
+  expect((await server.request('thread/list', {})).data).toEqual([]);
+  expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(3);
   const nice = niceByThread(pid);
   expect(nice.get(pid)).toBe(0);
   expect([...nice.values()].filter((n) => n !== 0 && n !== 5)).toEqual([]);
