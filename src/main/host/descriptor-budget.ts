@@ -22,16 +22,19 @@ export const DESCRIPTORS_PER_THREAD = 3;
 // fail under load: the coordination lock, a cold resume reading its rollout, sessions/ scans,
 // the lock janitor.
 export const FIXED_RESERVE = 64;
+// Each worker thread's event loop and message ports (4 descriptors, measured): the pool's, and
+// the two dedicated workers (line parser, thread listing), which start on first use.
 export const RESERVE_PER_WORKER = 4;
+const DEDICATED_WORKERS = 2;
 
 /** The soft and hard open-file limits; null when the platform tells us neither. */
 export function readOpenFileLimit(): OpenFileLimit | null {
   return fromProcLimits() ?? fromShell();
 }
 
-/** Threads that fit in `limit` descriptors beside the fixed reserve; at least 1. */
+/** Threads that fit in `limit` descriptors beside the fixed reserve and `workers` pool workers; at least 1. */
 export function maxLoadedThreadsFor(limit: number, workers: number): number {
-  const available = limit - FIXED_RESERVE - RESERVE_PER_WORKER * workers;
+  const available = limit - FIXED_RESERVE - RESERVE_PER_WORKER * (workers + DEDICATED_WORKERS);
   return Math.max(1, Math.floor(available / DESCRIPTORS_PER_THREAD));
 }
 
