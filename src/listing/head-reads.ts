@@ -162,7 +162,8 @@ function headOf(path: string, text: string): RolloutHead | null {
 }
 
 // One buffer for every head read (the worker reads one file at a time), grown as a long head
-// needs and never past HEAD_READ_LIMIT.
+// needs (never past HEAD_READ_LIMIT) and let go after it, so one pasted first message does not
+// keep megabytes for the worker's life.
 let headBuffer: Buffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
 
 // The complete lines up to and including the first user message (or the whole file if short);
@@ -184,6 +185,7 @@ function readHead(path: string): { text: string; whole: boolean } {
     return { text: headBuffer.toString('utf8', 0, read), whole: false };
   } finally {
     closeSync(fd);
+    if (headBuffer.length > HEAD_CHUNK_BYTES) headBuffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
   }
 }
 
