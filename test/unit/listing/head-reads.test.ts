@@ -1,0 +1,76 @@
+// Reading a rollout's head in the listing worker: one buffer, grown past its first 64 KiB for
+// a long head and read by bytes, finds the first user message however the head falls across
+// reads (UTF-8 characters split between two of them included), in either history format.
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { listRolloutHeads } from '../../../src/listing/head-reads.js';
+import { RolloutHeads } from '../../../src/listing/rollout-heads.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/rollouts/${name}`, import.meta.url), 'utf8');
+const LEGACY = fixture('rollout-legacy-two-turns.jsonl');
+const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';
+const PAGINATED = fixture('rollout-paginated-two-turns.jsonl');
+const PAGINATED_ID = '01a23672-eafd-79e2-a787-4ec115bd4630';
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'head-reads-'));
+  await mkdir(join(home, 'sessions', '2026', '12', '02'), { recursive: true });
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const write = (id: string, text: string) => writeFile(join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T11-10-30-${id}.jsonl`), text);
+
+/** [thread id, preview, stat'ed] of each listed rollout, listed by creation time (whole heads are not stat'ed). */
+const listing = (heads: RolloutHeads) => listRolloutHeads(home, heads, 'trustWhole').map(({ head, updatedAtMs }) => [head.threadId, head.preview, updatedAtMs !== null]);
+
+test('a first message of 300 KB of multi-byte text, split across reads, is its preview, and the head is whole', async () => {
+  // 3- and 4-byte characters after an odd prefix, so reads end inside characters.
+  const message = `x${'✓🚀é'.repeat(34_000)}`;
+  expect(Buffer.byteLength(message)).toBeGreaterThan(300_000);
+  await write(LEGACY_ID, LEGACY.replace('"message":"hello"', `"message":${JSON.stringify(message)}`));
+  const heads = new RolloutHeads();
+  expect(listing(heads)).toEqual([[LEGACY_ID, message, true]]);
+  // Not kept (a preview past 16 Ki characters): read again, the same.
+  expect(listing(heads)).toEqual([[LEGACY_ID, message, true]]);
+});
+
+test('a session_meta line past 64 KiB (long base instructions) is read whole before the first message', async () => {
+  const instructions = 'i'.repeat(150_000);
+  const [meta, ...rest] = LEGACY.split('\n');
+  const parsed = JSON.parse(meta!) as { payload: Record<string, unknown> };
+  parsed.payload.base_instructions = { text: instructions };
+  await write(LEGACY_ID, [JSON.stringify(parsed), ...rest].join('\n'));
+  const heads = new RolloutHeads();
+  expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', true]]);
+  expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', false]]); // kept whole: no stat
+});
+
+test('a paginated head ends at the item_completed of its UserMessage, not at a line that only names one', async () => {
+  const lines = PAGINATED.split('\n');
+  const completed = lines.findIndex((line) => line.includes('"type":"item_completed"') && line.includes('"type":"UserMessage"'));
+  // A line before it that names a UserMessage without completing it (an item_started).
+  const started = lines[completed]!.replace('"type":"item_completed"', '"type":"item_started"');
+  const upToStarted = [...lines.slice(0, completed), started].join('\n') + '\n';
+  await write(PAGINATED_ID, upToStarted);
+  const heads = new RolloutHeads();
+  expect(listing(heads)).toEqual([[PAGINATED_ID, '', true]]);
+  expect(listing(heads)).toEqual([[PAGINATED_ID, '', true]]); // not whole: stat'ed again
+  await write(PAGINATED_ID, upToStarted + lines.slice(completed).join('\n'));
+  expect(listing(heads)).toEqual([[PAGINATED_ID, 'hello', true]]);
+  expect(listing(heads)).toEqual([[PAGINATED_ID, 'hello', false]]);
+});
+
+test('a head with no user message within 4 MiB is listed without a preview and never taken as whole', async () => {
+  const [meta] = LEGACY.split('\n');
+  const filler = JSON.stringify({ timestamp: '2026-12-02T11:10:31.000Z', type: 'event_msg', payload: { type: 'agent_message', message: 'f'.repeat(100_000) } });
+  await write(LEGACY_ID, `${meta}\n${`${filler}\n`.repeat(45)}`);
+  const heads = new RolloutHeads();
+  expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);
+  expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);
+});
