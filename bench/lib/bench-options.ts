@@ -59,6 +59,8 @@ Options:
   --scale-settle-s <s>   How long scale waits after unloading all before reading RSS again (default 30)
   --list-rollouts <n>    thread-list: rollouts in the home (default 5000)
   --list-repeats <n>     thread-list: listings after the first (default 10)
+  --read-mb <n>          stored-read: MB its unloaded thread's rollout is grown to (default 20)
+  --read-repeats <n>     stored-read: thread/read and thread/turns/list requests, each (default 5)
   --scale-rounds <n>     scale: load and unload all N this many times, settling after each (default 1)
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
@@ -106,6 +108,8 @@ const OPTIONS = {
   'scale-settle-s': { type: 'string' },
   'scale-rounds': { type: 'string' },
   'list-rollouts': { type: 'string' },
+  'read-mb': { type: 'string' },
+  'read-repeats': { type: 'string' },
   'list-repeats': { type: 'string' },
   'cold-repeats': { type: 'string' },
   'soak-s': { type: 'string' },
@@ -180,6 +184,8 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       scaleRounds: count('scale-rounds', 1),
       listRollouts: count('list-rollouts', 5_000),
       listRepeats: count('list-repeats', 10),
+      readMb: count('read-mb', 20),
+      readRepeats: count('read-repeats', 5),
       coldRepeats: count('cold-repeats', 10),
       soakSeconds: count('soak-s', 600),
       soakSampleS: count('soak-sample-s', 10),

@@ -16,6 +16,7 @@ import { scale } from './scale.js';
 import { seed } from './seed.js';
 import { soak } from './soak.js';
 import { startUnderLock } from './start-under-lock.js';
+import { storedRead } from './stored-read.js';
 import { threadList } from './thread-list.js';
 import { turnConcurrent, turnSequential } from './turns.js';
 
@@ -37,14 +38,16 @@ export const SCENARIOS: readonly Scenario[] = [
   fanout,
   hugeLine,
   threadList,
+  storedRead,
 ];
 
 /**
  * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
- * fanout and huge-line need a WebSocket server, and thread-list writes thousands of rollouts.
+ * fanout and huge-line need a WebSocket server, thread-list writes thousands of rollouts, and
+ * stored-read one of tens of megabytes.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

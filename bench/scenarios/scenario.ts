@@ -35,6 +35,9 @@ export interface ScenarioParams {
   /** thread-list: rollouts in the home, and listings after the first. */
   listRollouts: number;
   listRepeats: number;
+  /** stored-read: the size its rollout is grown to (MB), and the reads of it. */
+  readMb: number;
+  readRepeats: number;
   coldRepeats: number;
   /** How long `soak` churns, and how often it samples the server. */
   soakSeconds: number;

@@ -28,7 +28,7 @@ const ENVIRONMENT: Environment = {
 };
 const PARAMS: ScenarioParams = {
   k: [8], lockBackends: ['flock'], holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
-  scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, scaleSettleS: 30, scaleRounds: 1, listRollouts: 5000, listRepeats: 10, coldRepeats: 10,
+  scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, scaleSettleS: 30, scaleRounds: 1, listRollouts: 5000, listRepeats: 10, readMb: 20, readRepeats: 5, coldRepeats: 10,
   soakSeconds: 600, soakSampleS: 10,
   processes: 4, threads: 8, rounds: 25, killEveryMs: 0, maxKills: Number.MAX_SAFE_INTEGER, historyMode: 'legacy', handoffBudgetS: 600, keepHome: false, verifyHome: null,
   fanoutClients: 200, fanoutThreads: 20, fanoutSubscriptions: 3, fanoutRounds: 5, fanoutSeconds: 10, fanoutProbeMs: 500, fanoutProbeLimit: 100, fanoutTurnRate: 20, fanoutIdleThreads: 0, hugeLineMb: [5], hugeLines: 10,

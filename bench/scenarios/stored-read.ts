@@ -1,0 +1,80 @@
+// `stored-read`: reading the history of a long thread that is not loaded. One thread takes a
+// turn through the server and is unloaded; its rollout is then grown, turn by turn (copies of
+// its own turn under new turn ids), to --read-mb MB, as a long-lived thread's is. Then
+// `thread/read` with its turns, and a page of `thread/turns/list`, --read-repeats times each,
+// while `thread/loaded/list` is probed open loop (every --interval-ms) throughout: does reading
+// a long history stall the other requests?
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { findRolloutPath } from '../../src/main/history/rollout-locator.js';
+import { LatencyHistogram } from '../lib/histogram.js';
+import { ListProbe, windowStats } from '../lib/list-probe.js';
+import { UNLOAD_NOW } from '../lib/server-home.js';
+import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './scenario.js';
+
+const READ_DEADLINE_MS = 120_000;
+const PAGE = 25;
+
+/** Appends copies of the rollout's last turn, each under a new turn id, until it holds `bytes`; returns the turns added. */
+function growRollout(path: string, bytes: number): number {
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  const start = lines.findLastIndex((line) => line.includes('"type":"task_started"'));
+  const turn = lines.slice(start);
+  const turnId = (JSON.parse(turn[0]!) as { payload: { turn_attribution?: { turn_id: string }; turn_id?: string } }).payload;
+  const id = turnId.turn_attribution?.turn_id ?? turnId.turn_id;
+  if (id === undefined) throw new Error('the seed turn has no turn id');
+  const text = `${turn.join('\n')}\n`;
+  let added = 0;
+  // Appended in batches: one write per ~1 MB.
+  const perBatch = Math.max(1, Math.floor(1_000_000 / text.length));
+  while (statSync(path).size < bytes) {
+    let batch = '';
+    for (let i = 0; i < perBatch; i += 1) batch += text.split(id).join(randomUUID());
+    appendFileSync(path, batch);
+    added += perBatch;
+  }
+  return added;
+}
+
+export const storedRead: Scenario = {
+  name: 'stored-read',
+  summary: 'thread/read (with turns) and thread/turns/list of an unloaded thread whose rollout is --read-mb MB, with loaded/list latency beside them',
+  cases: () => SINGLE_CASE,
+  async run(ctx) {
+    const { rec, params } = ctx;
+    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
+      const threadId = await threadWithOneTurn(client, 'hello');
+      const closed = client.waitFor('thread/closed', threadId);
+      await client.request('thread/unsubscribe', { threadId });
+      await closed;
+      const path = await findRolloutPath(home, threadId);
+      if (path === null) throw new Error('the seed thread has no rollout');
+      const turns = 1 + growRollout(path, params.readMb * 1_000_000);
+      rec.figure('turns in the rollout', turns, 'count', 'none');
+      rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
+      ctx.progress(0.2);
+      const probe = new ListProbe(client, params.intervalMs);
+      const reads = new LatencyHistogram();
+      const pages = new LatencyHistogram();
+      probe.start();
+      const probeStart = performance.now();
+      for (let i = 0; i < params.readRepeats; i += 1) {
+        const readSent = performance.now();
+        const read = await client.requestTimed('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
+        reads.recordMs(read.at - readSent);
+        const shown = (read.result.thread as { turns: unknown[] }).turns.length;
+        rec.check(shown === turns, `thread/read ${i}: ${shown} turns, the rollout has ${turns}`);
+        const pageSent = performance.now();
+        const page = await client.requestTimed('thread/turns/list', { threadId, limit: PAGE }, READ_DEADLINE_MS);
+        pages.recordMs(page.at - pageSent);
+        rec.check((page.result.data as unknown[]).length === PAGE, `thread/turns/list ${i}: ${(page.result.data as unknown[]).length} turns on a page of ${PAGE}`);
+        ctx.progress(0.2 + (0.8 * (i + 1)) / params.readRepeats);
+      }
+      const samples = await probe.stop();
+      rec.latency('thread/read with turns', reads);
+      rec.latency('thread/turns/list, a page', pages);
+      rec.latency('loaded/list during the reads', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);
+    });
+  },
+};
