@@ -76,7 +76,7 @@ await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, f
 // require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
-  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'thread-listing': 'workers/thread-listing.ts' },
+  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'stored-history': 'workers/stored-history.ts' },
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },
 });

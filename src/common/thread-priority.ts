@@ -1,4 +1,4 @@
-// Pool workers, and the dedicated line-parser and thread-listing workers, run below the main
+// Pool workers, and the dedicated line-parser and stored-history workers, run below the main
 // thread's CPU priority. On a host with fewer cores than busy threads (two pool workers,
 // libuv's file threads, the model's and the clients' processes), the kernel otherwise shares
 // the CPU evenly, and a request that the main thread answers from memory in microseconds

@@ -152,7 +152,7 @@ async function abandon(ctx: HostContext, stopStats: () => void, error: unknown, 
   stopStats();
   ctx.supervisor.stop();
   ctx.locks.close();
-  await Promise.all([ctx.pool.close(), ctx.threadPages.close()]);
+  await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
   throw error;
 }
 

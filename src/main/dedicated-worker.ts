@@ -22,7 +22,7 @@ export type JobResult<Reply> = { kind: 'done'; reply: Reply } | { kind: 'failed'
 export interface DedicatedWorkerOptions<Request> {
   /** The compiled worker entry. */
   filename: string;
-  /** Named in the log: 'line-parser', 'thread-listing'. */
+  /** Named in the log: 'line-parser', 'stored-history'. */
   name: string;
   /** How long one job may take in the worker before it fails and the worker is replaced. */
   deadlineMs: number;

@@ -3,7 +3,7 @@
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './history/rollout-index.js';
-import type { ThreadPages } from './history/thread-lister.js';
+import type { StoredHistory } from './history/stored-history.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -32,8 +32,8 @@ export interface HostContext {
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
-  /** thread/list's pages, read off the main thread (the thread-listing worker). */
-  threadPages: ThreadPages;
+  /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
+  storedHistory: StoredHistory;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

@@ -4,9 +4,9 @@
 // reference writes (`{"id","result"}`, `{"error","id"}`, `{"method","params","emittedAtMs"}`).
 // Ids are echoed exactly as they arrived, including integers beyond 2^53.
 import type { ConnectionId, ConnectionTable } from './connections.js';
-import type { RpcError } from './errors.js';
+import type { RpcError } from '../common/errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
-import { stringifyWithEncoded } from './protocol/encoded-json.js';
+import { EncodedJson, stringifyWithEncoded } from './protocol/encoded-json.js';
 import { resultJson } from './protocol/raw-json.js';
 import type { WireMessage } from './transport/transport.js';
 
@@ -19,8 +19,13 @@ export class Outgoing {
   ) {}
 
   reply(connection: ConnectionId, id: RequestId, result: unknown): void {
+    const target = this.connections.get(connection);
+    if (target === undefined) return;
+    // A result serialized elsewhere (stored history, by its worker) goes out as its bytes, between
+    // the envelope's, never decoded or copied here.
+    if (result instanceof EncodedJson) target.send([Buffer.from(`{"id":${requestIdJson(id)},"result":`), result.bytes, Buffer.from('}')]);
     // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`.
-    this.connections.get(connection)?.send(`{"id":${requestIdJson(id)},"result":${resultJson(result)}}`);
+    else target.send(`{"id":${requestIdJson(id)},"result":${resultJson(result)}}`);
   }
 
   fail(connection: ConnectionId, id: RequestId, error: RpcError): void {

@@ -5,7 +5,7 @@
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
 // handling a line escapes it: a bad line can cost a log line, never the process.
 import type { Connection } from './connections.js';
-import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, serverDraining } from './errors.js';
+import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, serverDraining } from '../common/errors.js';
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';

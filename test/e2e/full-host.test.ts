@@ -58,7 +58,7 @@ test('at ulimit -n 256, starts past the descriptor budget get "host is full" and
     const rollout = readFileSync(thread.path, 'utf8');
     expect([rollout.includes(`hello ${thread.id}`), rollout.includes('"Done"')]).toEqual([true, true]);
   }
-  // The full host still lists its threads: the listing worker starts within the reserve.
+  // The full host still lists its threads: the stored-history worker starts within the reserve.
   const listed = await server.request('thread/list', { limit: 100 });
   expect(listed.data.map((thread: { id: string }) => thread.id).sort()).toEqual(admitted.map((thread) => thread.id).sort());
   expect(server.stderr).not.toContain('EMFILE');

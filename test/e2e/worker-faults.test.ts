@@ -120,13 +120,13 @@ function niceByThread(pid: number): Map<number, number> {
   return nice;
 }
 
-test('the pool workers and the thread-listing worker run below the main thread’s CPU priority, every other thread at the default', async () => {
+test('the pool workers and the stored-history worker run below the main thread’s CPU priority, every other thread at the default', async () => {
   const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_WORKERS: '2' } });
   await server.request('thread/start', {});
   const pid = server.child.pid!;
   // Both workers start with the pool (after the first reply); each lowers itself first thing.
   await vi.waitFor(() => expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(2), { timeout: 10_000 });
-  // The listing worker starts with the first thread/list, and lowers itself before it lists.
+  // The stored-history worker starts with the first thread/list, and lowers itself before it lists.
   expect((await server.request('thread/list', {})).data).toEqual([]);
   expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(3);
   const nice = niceByThread(pid);

@@ -1,8 +1,8 @@
 // Every rollout under a home as thread/list finds it, each stat'ed, newest first (ties by
 // thread id): the summaries the history tests check.
-import type { RolloutSummary } from '../../src/common/thread-listing-messages.js';
-import { listRolloutHeads } from '../../src/listing/head-reads.js';
-import { RolloutHeads } from '../../src/listing/rollout-heads.js';
+import type { RolloutSummary } from '../../src/common/stored-history-messages.js';
+import { listRolloutHeads } from '../../src/stored-history/head-reads.js';
+import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
 
 export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
   const listed = listRolloutHeads(home, heads, 'validate');

@@ -1,13 +1,14 @@
 // A HostContext for in-process tests of the router and handlers: real where their decisions
 // live (connections, outgoing, thread directory, rollout index) and stubbed where it would
 // reach a worker, a lock or the model (pool, locks, supervisor, capacity), each stub answering
-// at once unless the test passes its own. thread/list's pages are read in-process by the
-// listing worker's own code.
+// at once unless the test passes its own. Stored history (thread/list's pages, reads of
+// threads not loaded) is read in-process by the stored-history worker's own code.
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
-import { RolloutHeads } from '../../src/listing/rollout-heads.js';
-import { listThreadPage } from '../../src/listing/thread-page.js';
+import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
+import { answerStoredHistory } from '../../src/stored-history/stored-history-jobs.js';
+import { StoredHistory } from '../../src/main/history/stored-history.js';
 import { RolloutIndex } from '../../src/main/history/rollout-index.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -28,8 +29,8 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     capacity: { roomOrWait: () => null },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
     rollouts: new RolloutIndex(home),
-    // The listing worker's code, run in-process: the handlers' tests need no worker.
-    threadPages: inProcessThreadPages(),
+    // The stored-history worker's code, run in-process: the handlers' tests need no worker.
+    storedHistory: inProcessStoredHistory(),
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },
     actorSpawnTimeoutMs: 1_000,
     originator: null,
@@ -38,7 +39,8 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
   } as unknown as HostContext;
 }
 
-function inProcessThreadPages(): HostContext['threadPages'] {
+/** The stored-history worker's own code, run in-process (no deadline: nothing here can hang). */
+function inProcessStoredHistory(): StoredHistory {
   const heads = new RolloutHeads();
-  return { list: async (query) => listThreadPage(heads, query), close: async () => undefined };
+  return new StoredHistory({ run: async (request) => ({ kind: 'done', reply: answerStoredHistory(heads, request) }), close: async () => undefined }, 0);
 }

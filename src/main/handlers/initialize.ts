@@ -2,7 +2,7 @@
 // first line the server writes to a new client.
 import { arch, platform, release } from 'node:os';
 import type { Connection } from '../connections.js';
-import { alreadyInitialized } from '../errors.js';
+import { alreadyInitialized } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { initializeParams } from '../protocol/method-params.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';

@@ -1,15 +1,16 @@
 // `thread/list`: materialized threads from the rollouts under sessions/, newest first by
-// default, paged as the reference pages them (src/listing/thread-page.ts, in the
-// thread-listing worker). Here the request is checked, with the reference's errors, and the
+// default, paged as the reference pages them (src/stored-history/thread-page.ts, in the
+// stored-history worker). Here the request is checked, with the reference's errors, and the
 // page is shown: loaded threads with their live status.
-import type { RolloutSummary, ThreadPageQuery } from '../../common/thread-listing-messages.js';
+import type { RolloutSummary, ThreadPageQuery } from '../../common/stored-history-messages.js';
 import type { Connection } from '../connections.js';
-import { invalidCursor, invalidParams, invalidRequest } from '../errors.js';
+import { invalidCursor, invalidParams, invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadListParams } from '../protocol/method-params.js';
-import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
+import { storedThreadView } from '../../common/thread-object.js';
+import { loadedThreadView } from '../protocol/thread-view.js';
 import { parseUuid } from '../protocol/uuid.js';
-import { pageSize } from '../threads/history-pages.js';
+import { pageSize } from '../../common/history/history-pages.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
@@ -37,7 +38,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     after: params.cursor === null ? null : parseCursor(params.cursor),
     size: pageSize(params.limit),
   };
-  const page = await ctx.threadPages.list(query);
+  const page = await ctx.storedHistory.listPage(query);
   return { data: page.summaries.map((summary) => view(ctx, summary)), nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
 }
 

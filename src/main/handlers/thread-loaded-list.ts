@@ -1,7 +1,7 @@
 // `thread/loaded/list`: a page of the sorted ids of loaded threads, answered from the main
 // thread's directory, in memory, never waiting on a worker or a lock.
 import type { Connection } from '../connections.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadLoadedListParams } from '../protocol/method-params.js';
 import { RawJson } from '../protocol/raw-json.js';

@@ -1,15 +1,15 @@
 // `thread/read`: a loaded thread is answered from the main thread's mirror; an unloaded one
-// from its rollout on disk. It never loads or subscribes the thread. Full history of a
-// paginated thread is deprecated by the reference in favour of the paged reads; it says so in a
-// `deprecationNotice` before the answer, and so do we.
+// from its rollout on disk, by the stored-history worker. It never loads or subscribes the
+// thread. Full history of a paginated thread is deprecated by the reference in favour of the
+// paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
 import { fullTurns } from '../../common/history/history-view.js';
-import { historyModeOf, readRollout, type HistoryMode } from '../../common/history/rollout-reader.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
-import { invalidRequest, notSupportedYet, threadNotLoaded } from '../errors.js';
+import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { loadedThreadView, storedThreadView } from '../protocol/thread-view.js';
+import { loadedThreadView } from '../protocol/thread-view.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 
 const READ_DEPRECATION =
@@ -31,30 +31,12 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
   }
   const path = await ctx.rollouts.find(id);
   if (path === null) throw threadNotLoaded(id);
-  const parsed = await readRollout(path);
-  if (!parsed.meta) throw threadNotLoaded(id);
-  const historyMode = historyModeOf(parsed.meta);
-  if (params.includeTurns) warnFullHistory(ctx, connection, historyMode);
-  return {
-    thread: storedThreadView(
-      {
-        id,
-        preview: parsed.preview,
-        modelProvider: parsed.meta.modelProvider,
-        model: parsed.meta.model,
-        createdAtMs: parsed.meta.createdAtMs,
-        updatedAtMs: parsed.updatedAtMs,
-        path,
-        cwd: parsed.meta.cwd,
-        cliVersion: parsed.meta.cliVersion,
-        originator: parsed.meta.originator,
-        source: parsed.meta.source,
-        historyMode,
-        turns: fullTurns(historyMode, parsed.turns),
-      },
-      params.includeTurns,
-    ),
-  };
+  // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
+  // of megabytes, and the main thread only sends the bytes.
+  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns }, 'thread/read');
+  if (answer.kind === 'noRollout') throw threadNotLoaded(id);
+  if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
+  return answer.result;
 }
 
 function warnFullHistory(ctx: HostContext, connection: Connection, mode: HistoryMode): void {

@@ -5,7 +5,7 @@
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { rolloutPathFor } from '../../common/history/rollout-path.js';
 import type { Connection } from '../connections.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadStartParams } from '../protocol/method-params.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';

@@ -7,7 +7,7 @@ import { isLargeInput, postedInput } from '../../common/encoded-content.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
-import { invalidRequest, threadNotFound } from '../errors.js';
+import { invalidRequest, threadNotFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { turnInterruptParams, turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';

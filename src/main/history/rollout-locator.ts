@@ -1,6 +1,6 @@
 // Finds rollouts under <home>/sessions by walking it, by file name for one thread (the
 // reference's fallback walk, `find_thread_path_by_id_str_in_subdir` in codex-rs/rollout/src/
-// list.rs). `thread/list` reads the heads in its own worker (src/listing/head-reads.ts).
+// list.rs). `thread/list` reads the heads in its own worker (src/stored-history/head-reads.ts).
 //
 // The walk never follows symbolic links, so nothing outside <home>/sessions is ever opened or
 // returned, whatever a thread id or a planted link says.

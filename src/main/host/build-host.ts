@@ -6,7 +6,7 @@ import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
-import { ThreadLister } from '../history/thread-lister.js';
+import { StoredHistory } from '../history/stored-history.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
 import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
@@ -25,9 +25,10 @@ import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
-// How long one thread/list may read before it fails and the listing worker is replaced (a
-// hung network home); a first listing of 100,000 rollouts reads for a few seconds.
-const THREAD_LIST_DEADLINE_MS = 60_000;
+// How long one read of stored history may take before it fails and the stored-history worker is
+// replaced (a hung network home); a first listing of 100,000 rollouts, or a read of a 200 MB
+// rollout, takes a few seconds.
+const STORED_HISTORY_DEADLINE_MS = 60_000;
 
 export interface HostOptions {
   home: string;
@@ -99,7 +100,7 @@ export function buildHost(
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),
-    threadPages: new ThreadLister({ filename: workerEntry('thread-listing'), deadlineMs: THREAD_LIST_DEADLINE_MS, clock: systemClock, log }),
+    storedHistory: StoredHistory.inWorker({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,

@@ -49,6 +49,6 @@ async function run(ctx: HostContext, transport: Transport, stopStats: () => void
   if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
   await transport.flush(OUTPUT_FLUSH_MS);
   transport.close();
-  await Promise.all([ctx.pool.close(), ctx.threadPages.close()]);
+  await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
   clearTimeout(keepAlive);
 }

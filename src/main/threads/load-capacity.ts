@@ -4,7 +4,7 @@
 // each). Before refusing it makes room the way Orleans collects activations under pressure:
 // the idle thread without subscribers that has waited longest is unloaded early, and the
 // load goes ahead once it is gone.
-import { hostFull } from '../errors.js';
+import { hostFull } from '../../common/errors.js';
 import type { ThreadDirectory } from './directory.js';
 import type { Supervisor } from './supervisor.js';
 import type { Unloader } from './unloader.js';

@@ -6,7 +6,7 @@
 import type { ActorInit, ActorResumeState } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import type { LoadedThread } from './loaded-thread.js';
-import { activeWriter, coordinationTimeout, internalError } from '../errors.js';
+import { activeWriter, coordinationTimeout, internalError } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
 import type { ResolvedSession } from './thread-settings.js';

@@ -5,7 +5,7 @@ import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { ResolvedProvider } from '../../common/model-provider.js';
 import { ConfigError, withOverrides } from '../config/config-document.js';
 import { resolveHostConfig, type HostConfig } from '../config/host-config.js';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 
 /** The request fields that override configuration for a thread. */

@@ -1,8 +1,9 @@
 // Where code runs is part of the design: src/main/ only on the host's main thread, src/actors/
 // and workers/thread-host.ts only inside pool workers, workers/line-parser.ts only inside the
 // main thread's line-parser worker (it parses huge input lines off the main thread),
-// src/listing/ and workers/thread-listing.ts only inside the thread-listing worker (it reads
-// every rollout head for thread/list, synchronously: never on the main thread), and
+// src/stored-history/ and workers/stored-history.ts only inside the stored-history worker (it
+// reads rollouts for thread/list and for reads of threads not loaded, synchronously: never on
+// the main thread), and
 // src/common/ on more than one of them. An import across that line would load host code into
 // a worker (or worker code into the host), so it fails here, as does a runtime import cycle.
 import { fileURLToPath } from 'node:url';
@@ -11,13 +12,13 @@ import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../he
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-type Zone = 'main' | 'worker' | 'lineParser' | 'listing' | 'common' | 'bench';
+type Zone = 'main' | 'worker' | 'lineParser' | 'storedHistory' | 'common' | 'bench';
 
 function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
   // Its own zone, not 'worker': it must load neither the host nor the actors, only the parser.
   if (path === 'workers/line-parser.ts') return 'lineParser';
-  if (path.startsWith('src/listing/') || path === 'workers/thread-listing.ts') return 'listing';
+  if (path.startsWith('src/stored-history/') || path === 'workers/stored-history.ts') return 'storedHistory';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
   if (path.startsWith('src/common/')) return 'common';
   if (path.startsWith('bench/')) return 'bench';
@@ -29,9 +30,9 @@ const ALLOWED: Record<Zone, readonly Zone[]> = {
   main: ['main', 'common'],
   worker: ['worker', 'common'],
   lineParser: ['lineParser', 'common'],
-  listing: ['listing', 'common'],
+  storedHistory: ['storedHistory', 'common'],
   common: ['common'],
-  bench: ['bench', 'main', 'worker', 'lineParser', 'listing', 'common'],
+  bench: ['bench', 'main', 'worker', 'lineParser', 'storedHistory', 'common'],
 };
 
 /** Imports that cross the line the wrong way, as `from -> to`. Type-only imports count too. */
@@ -69,25 +70,25 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'src/actors/thread-actor.ts', "import { Router } from '../main/router.js';"),
       importsOf(ROOT, 'workers/thread-host.ts', "import type { HostContext } from '../src/main/host-context.js';"),
       importsOf(ROOT, 'src/main/router.ts', "const x = await import('../actors/thread-actor.js');"),
-      importsOf(ROOT, 'src/common/log.ts', "export { x } from '../main/errors.js';"),
+      importsOf(ROOT, 'src/common/log.ts', "export { x } from '../main/router.js';"),
       importsOf(ROOT, 'src/main/cli.ts', "import { runBenchCommand } from '../../bench/bench-command.js';"),
       importsOf(ROOT, 'workers/line-parser.ts', "import { requestOf } from '../src/main/protocol/envelope.js';"),
       importsOf(ROOT, 'workers/line-parser.ts', "import { ActorHost } from '../src/actors/actor-host.js';"),
       importsOf(ROOT, 'workers/thread-host.ts', "import '../workers/line-parser.js';"),
-      importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../listing/thread-page.js';"),
-      importsOf(ROOT, 'workers/thread-listing.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
+      importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../stored-history/thread-page.js';"),
+      importsOf(ROOT, 'workers/stored-history.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
     ].flat();
     expect(wrongWay(planted)).toEqual([
       'src/actors/thread-actor.ts -> src/main/router.ts',
       'workers/thread-host.ts -> src/main/host-context.ts',
       'src/main/router.ts -> src/actors/thread-actor.ts',
-      'src/common/log.ts -> src/main/errors.ts',
+      'src/common/log.ts -> src/main/router.ts',
       'src/main/cli.ts -> bench/bench-command.ts',
       'workers/line-parser.ts -> src/main/protocol/envelope.ts',
       'workers/line-parser.ts -> src/actors/actor-host.ts',
       'workers/thread-host.ts -> workers/line-parser.ts',
-      'src/main/handlers/thread-list.ts -> src/listing/thread-page.ts',
-      'workers/thread-listing.ts -> src/main/threads/directory.ts',
+      'src/main/handlers/thread-list.ts -> src/stored-history/thread-page.ts',
+      'workers/stored-history.ts -> src/main/threads/directory.ts',
     ]);
   });
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { Connection } from '../../../src/main/connections.js';
-import { ErrorCode } from '../../../src/main/errors.js';
+import { ErrorCode } from '../../../src/common/errors.js';
 import { parseJson, toPlainJson } from '../../../src/common/json-text.js';
 import { Router } from '../../../src/main/router.js';
 import { stubHostContext } from '../../helpers/stub-host-context.js';

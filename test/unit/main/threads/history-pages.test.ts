@@ -2,8 +2,8 @@
 // six-turn thread in each format, limit 2, both directions and reversals (recorded with the
 // real binary; the turn and item ordinals are the ones its paginated rollout had).
 import { describe, expect, test } from 'vitest';
-import { RpcError } from '../../../../src/main/errors.js';
-import { checkItemsRequest, itemsPage, turnsPage, type HistorySource } from '../../../../src/main/threads/history-pages.js';
+import { RpcError } from '../../../../src/common/errors.js';
+import { checkItemsRequest, itemsPage, turnsPage, type HistorySource } from '../../../../src/common/history/history-pages.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const THREAD = '01a23766-dbf9-76d3-b2f7-1761e51f9676';

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { RpcError } from '../../../../src/main/errors.js';
+import { RpcError } from '../../../../src/common/errors.js';
 import { LoadCapacity } from '../../../../src/main/threads/load-capacity.js';
 
 function capacity(registered: number, evicting: Promise<'complete'> | null, unloading: Promise<'complete'> | null) {

@@ -1,4 +1,4 @@
-// Reading a rollout's head in the listing worker: one buffer, grown past its first 64 KiB for
+// Reading a rollout's head in the stored-history worker: one buffer, grown past its first 64 KiB for
 // a long head and read by bytes, finds the first user message however the head falls across
 // reads (UTF-8 characters split between two of them included), in either history format.
 import { readFileSync } from 'node:fs';
@@ -6,8 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { listRolloutHeads } from '../../../src/listing/head-reads.js';
-import { RolloutHeads } from '../../../src/listing/rollout-heads.js';
+import { listRolloutHeads } from '../../../src/stored-history/head-reads.js';
+import { RolloutHeads } from '../../../src/stored-history/rollout-heads.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/rollouts/${name}`, import.meta.url), 'utf8');
 const LEGACY = fixture('rollout-legacy-two-turns.jsonl');

@@ -3,9 +3,9 @@
 // 25 by default, 0 taken as 1; `nextCursor` points past the last element and is null when
 // nothing is left that way; `backwardsCursor` points at the first element, anchor included, for
 // paging back with the opposite direction.
-import { historyView } from '../../common/history/history-view.js';
-import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
-import type { ThreadItem, Turn } from '../../common/wire-types.js';
+import { historyView } from './history-view.js';
+import type { HistoryMode, TurnPosition } from './rollout-reader.js';
+import type { ThreadItem, Turn } from '../wire-types.js';
 import { invalidCursor, invalidParams, notSupportedYet } from '../errors.js';
 import {
   legacyTurnCursor,
@@ -14,7 +14,7 @@ import {
   parsePaginatedCursor,
   type CursorAnchor,
   type CursorScope,
-} from '../protocol/history-cursors.js';
+} from './history-cursors.js';
 
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 100;
@@ -57,10 +57,23 @@ export function pageSize(limit: number | null): number {
   return Math.min(Math.max(limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
 }
 
-export function turnsPage(
-  source: HistorySource,
-  request: { cursor: string | null; limit: number | null; sortDirection: SortDirection | null; itemsView: TurnItemsView | null },
-): Page<Turn> {
+/** What `thread/turns/list` asks for. */
+export interface TurnsPageRequest {
+  cursor: string | null;
+  limit: number | null;
+  sortDirection: SortDirection | null;
+  itemsView: TurnItemsView | null;
+}
+
+/** What `thread/items/list` asks for. */
+export interface ItemsPageRequest {
+  turnId: string | null;
+  cursor: string | { itemId: string } | null;
+  limit: number | null;
+  sortDirection: SortDirection | null;
+}
+
+export function turnsPage(source: HistorySource, request: TurnsPageRequest): Page<Turn> {
   const itemsView = request.itemsView ?? 'summary';
   const turns = historyView(source.mode, source.turns);
   const keyed = turns.map((turn, i) => ({ value: withItemsView(turn, itemsView), turnId: turn.id, ordinal: source.positions[i]?.ordinal ?? null }));
@@ -78,10 +91,7 @@ export function turnsPage(
  * anchor (`{itemId}`, which needs `turnId`) starts after (asc) or before (desc) that item.
  * Legacy history has no item positions, so the reference does not page its items.
  */
-export function itemsPage(
-  source: HistorySource | null,
-  request: { turnId: string | null; cursor: string | { itemId: string } | null; limit: number | null; sortDirection: SortDirection | null },
-): Page<ItemEntry> {
+export function itemsPage(source: HistorySource | null, request: ItemsPageRequest): Page<ItemEntry> {
   if (source === null || source.mode !== 'paginated') throw notSupportedYet('thread/items/list');
   const keyed: Keyed<ItemEntry>[] = [];
   source.turns.forEach((turn, i) => {

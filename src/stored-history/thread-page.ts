@@ -1,12 +1,12 @@
 // One page of `thread/list`, read from the rollouts under <home>/sessions, newest first by
-// default, paged as the reference pages them. Runs in the thread-listing worker; the main
+// default, paged as the reference pages them. Runs in the stored-history worker; the main
 // thread validates the request and shows loaded threads with their live status.
 //
 // Cursors are the reference's: `nextCursor` is "<RFC 3339 time>|<thread id>" of the page's
 // last thread (creation times have whole seconds, as the reference takes them from the file
 // name; update times have milliseconds), and `backwardsCursor` is the first thread's time one
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
-import type { RolloutSummary, ThreadFilter, ThreadPageQuery, ThreadPageReply } from '../common/thread-listing-messages.js';
+import type { RolloutSummary, ThreadFilter, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
 import { freshHeads, listRolloutHeads, type HeadUse, type ListedRollout } from './head-reads.js';
 import type { RolloutHead, RolloutHeads } from './rollout-heads.js';
 
@@ -26,7 +26,7 @@ interface Page {
   changed: boolean;
 }
 
-export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery): Extract<ThreadPageReply, { kind: 'page' }> {
+export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery): ThreadPage {
   const { byCreation, direction, after: cursor, size, filter } = query;
   const matches = matcher(filter);
   const listPage = (use: HeadUse): Page => {

@@ -8,7 +8,7 @@
 // not arrived yet that has grown since. A listing by update time stats every file for its
 // mtime and to tell those apart; a listing by creation time (the default) stats only the files
 // whose heads are not whole and the ones its page shows.
-import type { RolloutSummary } from '../common/thread-listing-messages.js';
+import type { RolloutSummary } from '../common/stored-history-messages.js';
 
 /** A summary without its updatedAt, which comes from each listing's stat. */
 export type RolloutHead = Omit<RolloutSummary, 'updatedAtMs'>;

@@ -6,8 +6,8 @@ import { appendFile, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { RolloutHeads, type RolloutHead } from '../../../src/listing/rollout-heads.js';
-import { freshHeads, listRolloutHeads } from '../../../src/listing/head-reads.js';
+import { RolloutHeads, type RolloutHead } from '../../../src/stored-history/rollout-heads.js';
+import { freshHeads, listRolloutHeads } from '../../../src/stored-history/head-reads.js';
 import { listRollouts } from '../../helpers/list-rollouts.js';
 
 const SAMPLE = readFileSync(new URL('../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 // Reads the heads of the rollouts under <home>/sessions for `thread/list`: the session_meta line
 // and the lines up to the first user message, parsed without replaying any turn. This runs in
-// the thread-listing worker only (the import-direction test keeps it off the main thread), so
+// the stored-history worker only (the import-direction test keeps it off the main thread), so
 // it reads synchronously: one file open at a time, no libuv thread pool shared with the
 // host's other I/O, and ~5× less CPU a file than fs/promises.
 //

@@ -1,0 +1,78 @@
+// What the main thread and the stored-history worker (workers/stored-history.ts) exchange,
+// inside the job envelope of src/main/dedicated-worker.ts: requests validated on the main
+// thread that need history read from disk (a `thread/list` page; `thread/read`,
+// `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
+// the worker read for them.
+import type { HistoryMode } from './history/rollout-reader.js';
+import type { ItemsPageRequest, TurnsPageRequest } from './history/history-pages.js';
+
+/** What `thread/list` shows of one rollout, read without replaying its turns. */
+export interface RolloutSummary {
+  threadId: string;
+  path: string;
+  createdAtMs: number;
+  /** The file's mtime: the last append. */
+  updatedAtMs: number;
+  preview: string;
+  modelProvider: string;
+  cwd: string;
+  cliVersion: string;
+  source: string;
+  originator: string;
+  model: string | null;
+  historyMode: HistoryMode;
+}
+
+/** Which rollouts a listing keeps (each null or empty list: no filter of that kind). */
+export interface ThreadFilter {
+  includedIds: string[] | null;
+  excludedIds: string[] | null;
+  /** Sources shown; the interactive ones when the client named none. */
+  sources: string[];
+  modelProviders: string[] | null;
+  cwds: string[] | null;
+  searchTerm: string | null;
+  archived: boolean;
+}
+
+/** Main → worker: one page of `thread/list`. */
+export interface ThreadPageQuery {
+  home: string;
+  filter: ThreadFilter;
+  /** By creation time (the default), or by update time. */
+  byCreation: boolean;
+  /** 1 ascending, -1 descending (the default). */
+  direction: 1 | -1;
+  /** Rows strictly after this (in `direction`): its time, in ms, and thread id if it had one. */
+  after: { at: number; id: string | null } | null;
+  size: number;
+}
+
+/** A `thread/list` page, with the reference's cursors. */
+export interface ThreadPage {
+  kind: 'page';
+  summaries: RolloutSummary[];
+  nextCursor: string | null;
+  backwardsCursor: string | null;
+}
+
+/** A request's answer read from one thread's rollout, found at `path` by the main thread. */
+export type StoredRead =
+  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean }
+  | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
+  | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
+
+/** Main → worker. */
+export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead;
+
+/** Worker → main. */
+export type StoredHistoryReply =
+  | ThreadPage
+  /** A StoredRead's result as JSON text in UTF-8 (transferred: the main thread splices it into the reply as is). */
+  | { kind: 'answer'; json: Uint8Array; historyMode: HistoryMode }
+  /** The file holds no session_meta: as far as the reference is concerned there is no such thread. */
+  | { kind: 'noRollout' }
+  /** The request's own error, as the reference words it (an invalid cursor, say). */
+  | { kind: 'rpcError'; code: number; message: string; data?: unknown }
+  /** Reading failed (the file went, EIO): the text of the error. */
+  | { kind: 'failed'; message: string };

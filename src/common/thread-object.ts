@@ -1,0 +1,108 @@
+// The wire `Thread` object, field by field in the order codex 0.171.0 writes them, with its
+// explicit nulls: built on the main thread for loaded threads (src/main/protocol/thread-view.ts)
+// and in the stored-history worker for threads known only from their rollouts.
+import type { HistoryMode } from './history/rollout-reader.js';
+import type { Turn } from './wire-types.js';
+
+/** A thread that is not loaded, as `thread/list` and `thread/read` know it from its rollout. */
+export interface StoredThread {
+  id: string;
+  preview: string;
+  modelProvider: string;
+  model: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  path: string;
+  cwd: string;
+  cliVersion: string;
+  originator: string;
+  source: string;
+  historyMode: HistoryMode;
+  turns: Turn[];
+}
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** A thread known only from disk (status notLoaded). */
+export function storedThreadView(stored: StoredThread, includeTurns: boolean): Record<string, unknown> {
+  return threadObject({
+    id: stored.id,
+    environments: null,
+    preview: stored.preview,
+    ephemeral: false,
+    modelProvider: stored.modelProvider,
+    model: stored.model,
+    reasoningEffort: null,
+    createdAtMs: stored.createdAtMs,
+    updatedAtMs: stored.updatedAtMs,
+    status: { type: 'notLoaded' },
+    path: stored.path,
+    cwd: stored.cwd,
+    cliVersion: stored.cliVersion,
+    originator: stored.originator,
+    source: stored.source,
+    canAcceptDirectInput: null,
+    historyMode: stored.historyMode,
+    turns: includeTurns ? stored.turns : [],
+  });
+}
+
+/** Every field of a `Thread` that differs between threads. */
+export interface ThreadFields {
+  id: string;
+  environments: unknown;
+  preview: string;
+  ephemeral: boolean;
+  modelProvider: string;
+  model: string | null;
+  reasoningEffort: string | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+  status: unknown;
+  path: string | null;
+  cwd: string;
+  cliVersion: string;
+  originator: string;
+  source: string;
+  canAcceptDirectInput: boolean | null;
+  historyMode: HistoryMode;
+  turns: Turn[];
+}
+
+export function threadObject(f: ThreadFields): Record<string, unknown> {
+  return {
+    id: f.id,
+    environments: f.environments,
+    extra: null,
+    sessionId: f.id,
+    forkedFromId: null,
+    attachedToThreadId: null,
+    parentThreadId: null,
+    preview: f.preview,
+    ephemeral: f.ephemeral,
+    section: null,
+    sectionEnteredAt: null,
+    projectId: null,
+    historyMode: f.historyMode,
+    modelProvider: f.modelProvider,
+    model: f.model,
+    reasoningEffort: f.reasoningEffort,
+    createdAt: seconds(f.createdAtMs),
+    updatedAt: seconds(f.updatedAtMs),
+    recencyAt: seconds(f.updatedAtMs),
+    status: f.status,
+    path: f.path,
+    cwd: f.cwd,
+    cliVersion: f.cliVersion,
+    originator: f.originator,
+    source: f.source,
+    canAcceptDirectInput: f.canAcceptDirectInput,
+    threadSource: null,
+    agentNickname: null,
+    agentRole: null,
+    gitInfo: null,
+    name: null,
+    daybreakEnabled: null,
+    turns: f.turns,
+  };
+}

@@ -1,0 +1,81 @@
+// History read from disk, off the main thread: the stored-history worker
+// (workers/stored-history.ts) walks <home>/sessions and keeps every rollout's head for
+// `thread/list`, and reads, replays and serializes the rollout of a thread that is not loaded
+// for `thread/read`, `thread/turns/list` and `thread/items/list`. The main thread posts the
+// validated request and sends what comes back (a page to show, or the result's bytes), so a
+// home of thousands of rollouts or a thread of tens of megabytes costs it microseconds.
+import type { Clock } from '../../common/clock.js';
+import { internalError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { LogFn } from '../../common/log.js';
+import type { StoredHistoryReply, StoredHistoryRequest, StoredRead, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
+import { DedicatedWorker, type JobResult } from '../dedicated-worker.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
+
+/** A StoredRead's answer: the result, serialized by the worker, and the thread's history mode. */
+export type StoredAnswer = { kind: 'answer'; result: EncodedJson; historyMode: HistoryMode } | { kind: 'noRollout' };
+
+/** Where the requests run: the worker in the host (a DedicatedWorker); in-process in handler tests. */
+export interface StoredHistoryJobs {
+  run(request: StoredHistoryRequest): Promise<JobResult<StoredHistoryReply>>;
+  close(): Promise<void>;
+}
+
+export interface StoredHistoryOptions {
+  /** The compiled worker entry (workers/stored-history.js). */
+  filename: string;
+  /** How long one request may take before it fails and the worker (and all it kept) is replaced. */
+  deadlineMs: number;
+  clock: Clock;
+  log: LogFn;
+}
+
+export class StoredHistory {
+  /** Requests run in a stored-history worker, started with the first. */
+  static inWorker(options: StoredHistoryOptions): StoredHistory {
+    return new StoredHistory(new DedicatedWorker<StoredHistoryRequest, StoredHistoryReply>({ ...options, name: 'stored-history' }), options.deadlineMs);
+  }
+
+  constructor(
+    private readonly jobs: StoredHistoryJobs,
+    private readonly deadlineMs: number,
+  ) {}
+
+  /** One thread/list page; rejects with the RpcError the client is sent. */
+  async listPage(query: ThreadPageQuery): Promise<ThreadPage> {
+    const reply = this.#replyOf(await this.jobs.run({ kind: 'list', query }), 'thread/list', `reading the rollouts under ${query.home}/sessions`);
+    if (reply.kind === 'page') return reply;
+    throw unexpected('thread/list', reply);
+  }
+
+  /** One request about a thread that is not loaded, for `method`; rejects with the RpcError the client is sent. */
+  async read(request: StoredRead, method: string): Promise<StoredAnswer> {
+    const reply = this.#replyOf(await this.jobs.run(request), method, `reading ${request.path}`);
+    if (reply.kind === 'noRollout') return reply;
+    if (reply.kind === 'answer') {
+      const bytes = Buffer.from(reply.json.buffer, reply.json.byteOffset, reply.json.byteLength);
+      return { kind: 'answer', result: new EncodedJson(bytes), historyMode: reply.historyMode };
+    }
+    throw unexpected(method, reply);
+  }
+
+  close(): Promise<void> {
+    return this.jobs.close();
+  }
+
+  /** The worker's reply, or the RpcError it stands for: its own, a failure, a deadline, an exit. */
+  #replyOf(result: JobResult<StoredHistoryReply>, method: string, doing: string): StoredHistoryReply {
+    if (result.kind === 'failed') {
+      throw failed(method, result.reason === 'deadline' ? `${doing} took longer than ${this.deadlineMs} ms` : 'the stored-history worker exited');
+    }
+    const reply = result.reply;
+    if (reply.kind === 'rpcError') throw new RpcError(reply.code as ErrorCodeValue, reply.message, reply.data);
+    if (reply.kind === 'failed') throw failed(method, reply.message);
+    return reply;
+  }
+}
+
+/** As the router words any other failure of a request (asRpcError). */
+const failed = (method: string, detail: string): RpcError => internalError(`${method} failed with message: ${detail}`);
+
+const unexpected = (method: string, reply: StoredHistoryReply): RpcError => failed(method, `unexpected answer from the stored-history worker: ${reply.kind}`);

@@ -1,0 +1,16 @@
+// What the stored-history worker does with each request: a thread/list page from the heads it
+// keeps, or one thread's rollout read for a request about it. A failure is answered with its
+// text, never thrown at the worker's event loop.
+import type { StoredHistoryReply, StoredHistoryRequest } from '../common/stored-history-messages.js';
+import type { RolloutHeads } from './rollout-heads.js';
+import { answerStoredRead } from './stored-reads.js';
+import { listThreadPage } from './thread-page.js';
+
+export function answerStoredHistory(heads: RolloutHeads, request: StoredHistoryRequest): StoredHistoryReply {
+  try {
+    return request.kind === 'list' ? listThreadPage(heads, request.query) : answerStoredRead(request);
+  } catch (error) {
+    // Each head is kept or forgotten whole, so what is kept stays true after a failed listing.
+    return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+  }
+}

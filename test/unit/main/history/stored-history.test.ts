@@ -1,0 +1,181 @@
+// Stored history comes from the stored-history worker: the real one answers listings and reads
+// exactly as its code does in-process (a read as the bytes of its result, moved rather than
+// copied), and a worker that fails, exits or overruns its deadline costs its own request one
+// clear error, while the next request gets a new worker.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { RpcError } from '../../../../src/common/errors.js';
+import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
+import type { StoredRead, ThreadPageQuery } from '../../../../src/common/stored-history-messages.js';
+import { StoredHistory } from '../../../../src/main/history/stored-history.js';
+import { RolloutHeads } from '../../../../src/stored-history/rollout-heads.js';
+import { answerStoredHistory } from '../../../../src/stored-history/stored-history-jobs.js';
+import { FakeClock } from '../../../helpers/fake-clock.js';
+
+const WORKER = fileURLToPath(new URL('../../../../dist/workers/stored-history.js', import.meta.url));
+const FAULTY = fileURLToPath(new URL('../../../fixtures/stored-history/faulty-stored-history.mjs', import.meta.url));
+const LEGACY = fileURLToPath(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url));
+const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';
+const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
+
+let home: string;
+let history: StoredHistory | null = null;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'stored-history-'));
+});
+afterEach(async () => {
+  await history?.close();
+  history = null;
+  await rm(home, { recursive: true, force: true });
+});
+
+function start(filename: string, clock = new FakeClock()): StoredHistory {
+  history = StoredHistory.inWorker({ filename, deadlineMs: 5_000, clock, log: () => undefined });
+  return history;
+}
+
+function writeThread(n: number): void {
+  const created = `2026-12-02T10:00:0${n}.000Z`;
+  const path = rolloutPathFor(home, id(n), Date.parse(created));
+  mkdirSync(join(path, '..'), { recursive: true });
+  const meta = { timestamp: created, type: 'session_meta', payload: { id: id(n), timestamp: created, cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
+  const user = { timestamp: created, type: 'event_msg', payload: { type: 'user_message', message: `thread ${n}`, images: [], local_images: [], text_elements: [] } };
+  writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+}
+
+/** The legacy sample rollout, copied into the home; its path. */
+function legacyRollout(): string {
+  const path = join(home, 'rollout-2026-12-02T11-10-30-01a23672-ea80-7301-8e95-16757bdc1196.jsonl');
+  copyFileSync(LEGACY, path);
+  return path;
+}
+
+const query = (at: string, size = 2): ThreadPageQuery => ({
+  home: at,
+  filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null, archived: false },
+  byCreation: true,
+  direction: -1,
+  after: null,
+  size,
+});
+
+const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns });
+
+/** What the same request gives in-process, as the JSON its bytes hold. */
+function inProcess(request: StoredRead): unknown {
+  const reply = answerStoredHistory(new RolloutHeads(), request);
+  if (reply.kind !== 'answer') throw new Error(`expected an answer, got ${reply.kind}`);
+  return JSON.parse(Buffer.from(reply.json).toString('utf8'));
+}
+
+const failure = async (request: Promise<unknown>): Promise<unknown> => {
+  const error = await request.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  return error instanceof RpcError ? error.toJSON() : error;
+};
+
+const exited = (method: string) => ({ code: -32603, message: `${method} failed with message: the stored-history worker exited` });
+
+test('the worker lists a home page by page exactly as the listing code does in-process', async () => {
+  [1, 2, 3].forEach(writeThread);
+  const stored = start(WORKER);
+  const first = await stored.listPage(query(home));
+  expect(first).toEqual(answerStoredHistory(new RolloutHeads(), { kind: 'list', query: query(home) }));
+  expect(first.summaries.map((summary) => summary.threadId)).toEqual([id(3), id(2)]);
+  expect(first.nextCursor).toBe(`2026-12-02T10:00:02Z|${id(2)}`);
+  const next = await stored.listPage({ ...query(home), after: { at: Date.parse('2026-12-02T10:00:02Z'), id: id(2) } });
+  expect({ ...next, summaries: next.summaries.map((summary) => summary.threadId) }).toEqual({
+    kind: 'page',
+    summaries: [id(1)],
+    nextCursor: null,
+    backwardsCursor: '2026-12-02T10:00:00.999Z',
+  });
+});
+
+test('a read, a turns page and an items page of a stored thread come back as the bytes of their results', async () => {
+  const path = legacyRollout();
+  const stored = start(WORKER);
+  const answer = await stored.read(read(path), 'thread/read');
+  if (answer.kind !== 'answer') throw new Error(answer.kind);
+  expect(answer.historyMode).toBe('legacy');
+  const thread = JSON.parse(answer.result.bytes.toString('utf8')) as { thread: { id: string; status: unknown; preview: string; turns: Array<{ status: string }> } };
+  expect(thread).toEqual(inProcess(read(path)));
+  expect([thread.thread.id, thread.thread.status, thread.thread.preview, thread.thread.turns.map((turn) => turn.status)]).toEqual([LEGACY_ID, { type: 'notLoaded' }, 'hello', ['completed', 'completed']]);
+  const withoutTurns = await stored.read(read(path, false), 'thread/read');
+  expect(withoutTurns.kind === 'answer' && JSON.parse(withoutTurns.result.bytes.toString('utf8'))).toEqual(inProcess(read(path, false)));
+
+  const turns: StoredRead = { kind: 'turns', threadId: LEGACY_ID, path, page: { cursor: null, limit: 1, sortDirection: null, itemsView: null } };
+  const page = await stored.read(turns, 'thread/turns/list');
+  const pageJson = page.kind === 'answer' && (JSON.parse(page.result.bytes.toString('utf8')) as { data: unknown[]; nextCursor: string | null });
+  expect(pageJson).toEqual(inProcess(turns));
+  expect(pageJson && [pageJson.data.length, pageJson.nextCursor !== null]).toEqual([1, true]);
+
+  // Legacy history has no item positions: the reference's -32601, as the page function throws it.
+  const items: StoredRead = { kind: 'items', threadId: LEGACY_ID, path, page: { turnId: null, cursor: null, limit: null, sortDirection: null } };
+  expect(await failure(stored.read(items, 'thread/items/list'))).toEqual({ code: -32601, message: 'thread/items/list is not supported yet' });
+  // An invalid cursor is the request's own error, worded by the page function.
+  expect(await failure(stored.read({ ...turns, page: { ...turns.page, cursor: 'nope' } }, 'thread/turns/list'))).toEqual({ code: -32600, message: 'invalid cursor: nope' });
+});
+
+test('a rollout without a session_meta is no rollout, and one that went is a failed read', async () => {
+  const stored = start(WORKER);
+  const torn = join(home, 'torn.jsonl');
+  writeFileSync(torn, readFileSync(LEGACY, 'utf8').split('\n').slice(1).join('\n'));
+  expect(await stored.read(read(torn), 'thread/read')).toEqual({ kind: 'noRollout' });
+  const gone = join(home, 'gone.jsonl');
+  expect(await failure(stored.read(read(gone), 'thread/read'))).toEqual({ code: -32603, message: `thread/read failed with message: ENOENT: no such file or directory, open '${gone}'` });
+});
+
+test('a worker that exits fails its request with a clear error; the next request gets a new worker', async () => {
+  writeThread(1);
+  const stored = start(FAULTY);
+  const [listing, next, reading] = await Promise.all([failure(stored.listPage(query(join(home, 'exit')))), stored.listPage(query(home)), failure(stored.read(read(join(home, 'exit')), 'thread/read'))]);
+  expect(listing).toEqual(exited('thread/list'));
+  expect(next.summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
+  expect(reading).toEqual(exited('thread/read'));
+});
+
+test('a request past its deadline fails with what it was reading, and the worker is replaced', async () => {
+  writeThread(1);
+  const clock = new FakeClock();
+  const stored = start(FAULTY, clock);
+  const hungList = failure(stored.listPage(query(join(home, 'hang'))));
+  const hungRead = failure(stored.read(read(join(home, 'hang')), 'thread/turns/list'));
+  const queued = stored.listPage(query(home));
+  clock.advance(5_000);
+  expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions took longer than 5000 ms` });
+  clock.advance(5_000);
+  expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} took longer than 5000 ms` });
+  expect((await queued).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
+  expect(clock.activeTimers()).toBe(0);
+});
+
+test('a request that threw in the worker answers its reason, and the worker keeps serving', async () => {
+  writeThread(1);
+  const stored = start(FAULTY);
+  expect(await failure(stored.listPage(query(join(home, 'fail'))))).toEqual({ code: -32603, message: 'thread/list failed with message: EIO: i/o error, read' });
+  expect(await failure(stored.read(read(join(home, 'fail')), 'thread/read'))).toEqual({ code: -32603, message: 'thread/read failed with message: EIO: i/o error, read' });
+  expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
+});
+
+test('a home whose sessions/ is not a directory, or is under a file, lists nothing', async () => {
+  writeFileSync(join(home, 'sessions'), 'not a directory');
+  const stored = start(WORKER);
+  const empty = { kind: 'page', summaries: [], nextCursor: null, backwardsCursor: null };
+  expect(await stored.listPage(query(home))).toEqual(empty);
+  expect(await stored.listPage(query(join(home, 'sessions')))).toEqual(empty);
+});
+
+test('close fails what is in flight, and requests after it fail at once', async () => {
+  const stored = start(FAULTY);
+  const hung = failure(stored.listPage(query(join(home, 'hang'))));
+  await stored.close();
+  const after = failure(stored.read(read(home), 'thread/read'));
+  expect(await Promise.all([hung, after])).toEqual([exited('thread/list'), exited('thread/read')]);
+});

@@ -1,0 +1,28 @@
+// The stored-history worker: a plain worker_thread (not a pool worker) that the main thread
+// starts with the first request that needs history from disk: a `thread/list` page, or
+// `thread/read`, `thread/turns/list` or `thread/items/list` of a thread not loaded here. It
+// keeps what it read of every rollout's head between listings
+// (src/stored-history/rollout-heads.ts), so the main thread never reads, parses or serializes
+// stored history: on a home of thousands of rollouts, or for a thread of tens of megabytes,
+// that was hundreds of milliseconds of its time a request.
+import { parentPort } from 'node:worker_threads';
+import type { StoredHistoryReply, StoredHistoryRequest } from '../src/common/stored-history-messages.js';
+import type { JobReply, JobRequest } from '../src/common/worker-jobs.js';
+import { mapStackTraces } from '../src/common/stack-source-maps.js';
+import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
+import { RolloutHeads } from '../src/stored-history/rollout-heads.js';
+import { answerStoredHistory } from '../src/stored-history/stored-history-jobs.js';
+
+// Stacks logged from this worker name the .ts sources, as the main thread's do.
+mapStackTraces(new URL('../', import.meta.url));
+
+// Below the main thread, as the pool workers are: requests are answered first (thread-priority.ts).
+lowerThisThreadsPriority();
+
+const heads = new RolloutHeads();
+
+parentPort!.on('message', ({ job, request }: JobRequest<StoredHistoryRequest>) => {
+  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(heads, request) };
+  // An answer's bytes move to the main thread rather than being copied.
+  parentPort!.postMessage(reply, reply.reply.kind === 'answer' ? [reply.reply.json.buffer as ArrayBuffer] : []);
+});
