@@ -7,7 +7,7 @@
 // that was hundreds of milliseconds of its time a request.
 import { parentPort } from 'node:worker_threads';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../src/common/stored-history-messages.js';
-import type { JobReply, JobRequest } from '../src/common/worker-jobs.js';
+import { PROGRESS_INTERVAL_MS, type JobProgress, type JobReply, type JobRequest } from '../src/common/worker-jobs.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
 import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
 import { RolloutHeads } from '../src/stored-history/rollout-heads.js';
@@ -21,8 +21,20 @@ lowerThisThreadsPriority();
 
 const heads = new RolloutHeads();
 
+/** Reports that `job` is still going, at most once per PROGRESS_INTERVAL_MS (its deadline restarts). */
+function progressOf(job: number): () => void {
+  let last = Date.now();
+  return () => {
+    const now = Date.now();
+    if (now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    const message: JobProgress = { job, progress: true };
+    parentPort!.postMessage(message);
+  };
+}
+
 parentPort!.on('message', ({ job, request }: JobRequest<StoredHistoryRequest>) => {
-  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(heads, request) };
+  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(heads, request, progressOf(job)) };
   // An answer's bytes move to the main thread rather than being copied.
   parentPort!.postMessage(reply, reply.reply.kind === 'answer' ? [reply.reply.json.buffer as ArrayBuffer] : []);
 });

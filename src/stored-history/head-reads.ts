@@ -32,11 +32,15 @@ export interface ListedRollout {
  */
 export type HeadUse = 'trustWhole' | 'validate' | 'readAgain';
 
-/** Every rollout with a readable session_meta, unordered; `heads` keeps what was read. */
-export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse): ListedRollout[] {
+/**
+ * Every rollout with a readable session_meta, unordered; `heads` keeps what was read.
+ * `progress` is called after each file (a first listing of a large network home takes minutes).
+ */
+export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse, progress: () => void = () => undefined): ListedRollout[] {
   const paths = rolloutPaths(join(home, SESSIONS_DIR));
   const listed: ListedRollout[] = [];
   for (const path of paths) {
+    progress();
     const whole = use === 'trustWhole' ? heads.whole(path) : undefined;
     const read = whole === undefined ? summarise(path, heads, use === 'readAgain') : { head: whole, updatedAtMs: null };
     if (read !== null) listed.push(read);

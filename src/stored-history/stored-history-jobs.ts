@@ -6,9 +6,10 @@ import type { RolloutHeads } from './rollout-heads.js';
 import { answerStoredRead } from './stored-reads.js';
 import { listThreadPage } from './thread-page.js';
 
-export function answerStoredHistory(heads: RolloutHeads, request: StoredHistoryRequest): StoredHistoryReply {
+/** The answer to `request`; `progress` is called while a long one goes on. */
+export function answerStoredHistory(heads: RolloutHeads, request: StoredHistoryRequest, progress?: () => void): StoredHistoryReply {
   try {
-    return request.kind === 'list' ? listThreadPage(heads, request.query) : answerStoredRead(request);
+    return request.kind === 'list' ? listThreadPage(heads, request.query, progress) : answerStoredRead(request);
   } catch (error) {
     // Each head is kept or forgotten whole, so what is kept stays true after a failed listing.
     return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };

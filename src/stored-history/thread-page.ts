@@ -26,11 +26,12 @@ interface Page {
   changed: boolean;
 }
 
-export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery): ThreadPage {
+/** One page for `query`; `progress` is called as the listing goes (see listRolloutHeads). */
+export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery, progress?: () => void): ThreadPage {
   const { byCreation, direction, after: cursor, size, filter } = query;
   const matches = matcher(filter);
   const listPage = (use: HeadUse): Page => {
-    const rows: Row[] = listRolloutHeads(query.home, heads, use)
+    const rows: Row[] = listRolloutHeads(query.home, heads, use, progress)
       .filter((listed) => matches(listed.head))
       .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));

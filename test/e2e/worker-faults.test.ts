@@ -120,15 +120,18 @@ function niceByThread(pid: number): Map<number, number> {
   return nice;
 }
 
-test('the pool workers and the stored-history worker run below the main thread’s CPU priority, every other thread at the default', async () => {
+test('the pool workers, the stored-history worker and the line parser run below the main thread’s CPU priority, every other thread at the default', async () => {
   const server = await TestServer.start({ modelUrl: mock.url, env: { THREAD_HOST_WORKERS: '2' } });
-  await server.request('thread/start', {});
+  const started = (await server.request('thread/start', {})).thread.id as string;
   const pid = server.child.pid!;
   // Both workers start with the pool (after the first reply); each lowers itself first thing.
   await vi.waitFor(() => expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(2), { timeout: 10_000 });
   // The stored-history worker starts with the first thread/list, and lowers itself before it lists.
   expect((await server.request('thread/list', {})).data).toEqual([]);
   expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(3);
+  // The line parser starts with the first line of 64 KiB or more.
+  expect(await server.request('thread/loaded/list', { pad: 'x'.repeat(70_000) })).toEqual({ data: [started], nextCursor: null });
+  expect([...niceByThread(pid).values()].filter((n) => n === 5).length).toBe(4);
   const nice = niceByThread(pid);
   expect(nice.get(pid)).toBe(0);
   expect([...nice.values()].filter((n) => n !== 0 && n !== 5)).toEqual([]);

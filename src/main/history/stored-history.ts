@@ -9,7 +9,7 @@ import { internalError, RpcError, type ErrorCodeValue } from '../../common/error
 import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest, StoredRead, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
-import { DedicatedWorker, type JobResult } from '../dedicated-worker.js';
+import { DedicatedWorker, type JobFailure, type JobResult } from '../dedicated-worker.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 
 /** A StoredRead's answer: the result, serialized by the worker, and the thread's history mode. */
@@ -24,7 +24,7 @@ export interface StoredHistoryJobs {
 export interface StoredHistoryOptions {
   /** The compiled worker entry (workers/stored-history.js). */
   filename: string;
-  /** How long one request may take before it fails and the worker (and all it kept) is replaced. */
+  /** How long a request may go without progress before it fails and the worker (and all it kept) is replaced. */
   deadlineMs: number;
   clock: Clock;
   log: LogFn;
@@ -65,15 +65,19 @@ export class StoredHistory {
 
   /** The worker's reply, or the RpcError it stands for: its own, a failure, a deadline, an exit. */
   #replyOf(result: JobResult<StoredHistoryReply>, method: string, doing: string): StoredHistoryReply {
-    if (result.kind === 'failed') {
-      throw failed(method, result.reason === 'deadline' ? `${doing} took longer than ${this.deadlineMs} ms` : 'the stored-history worker exited');
-    }
+    if (result.kind === 'failed') throw failed(method, FAILURES[result.reason](doing, this.deadlineMs));
     const reply = result.reply;
     if (reply.kind === 'rpcError') throw new RpcError(reply.code as ErrorCodeValue, reply.message, reply.data);
     if (reply.kind === 'failed') throw failed(method, reply.message);
     return reply;
   }
 }
+
+const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string> = {
+  deadline: (doing, ms) => `${doing} made no progress for ${ms} ms`,
+  workerExited: () => 'the stored-history worker exited',
+  workerStuck: (_doing, ms) => `the stored-history worker is still blocked in a read that made no progress for ${ms} ms (a hung filesystem?); retry once it returns`,
+};
 
 /** As the router words any other failure of a request (asRpcError). */
 const failed = (method: string, detail: string): RpcError => internalError(`${method} failed with message: ${detail}`);

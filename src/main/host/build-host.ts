@@ -25,9 +25,9 @@ import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
-// How long one read of stored history may take before it fails and the stored-history worker is
-// replaced (a hung network home); a first listing of 100,000 rollouts, or a read of a 200 MB
-// rollout, takes a few seconds.
+// How long a read of stored history may go without progress (a listing reports it file by file)
+// before it fails and the stored-history worker is replaced: a hung network home. A read of a
+// 200 MB rollout takes a few seconds.
 const STORED_HISTORY_DEADLINE_MS = 60_000;
 
 export interface HostOptions {

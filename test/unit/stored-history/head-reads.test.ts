@@ -24,6 +24,12 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** The legacy sample up to and including its first user message: the first message ends the file. */
+const LEGACY_FIRST_MESSAGE = (() => {
+  const lines = LEGACY.split('\n');
+  return lines.slice(0, lines.findIndex((line) => line.includes('"type":"user_message"')) + 1);
+})();
+
 const write = (id: string, text: string) => writeFile(join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T11-10-30-${id}.jsonl`), text);
 
 /** [thread id, preview, stat'ed] of each listed rollout, listed by creation time (whole heads are not stat'ed). */
@@ -33,7 +39,8 @@ test('a first message of 300 KB of multi-byte text, split across reads, is its p
   // 3- and 4-byte characters after an odd prefix, so reads end inside characters.
   const message = `x${'✓🚀é'.repeat(34_000)}`;
   expect(Buffer.byteLength(message)).toBeGreaterThan(300_000);
-  await write(LEGACY_ID, LEGACY.replace('"message":"hello"', `"message":${JSON.stringify(message)}`));
+  // The file ends with that message: no later line can stand in for it.
+  await write(LEGACY_ID, `${LEGACY_FIRST_MESSAGE.join('\n').replace('"message":"hello"', `"message":${JSON.stringify(message)}`)}\n`);
   const heads = new RolloutHeads();
   expect(listing(heads)).toEqual([[LEGACY_ID, message, true]]);
   // Not kept (a preview past 16 Ki characters): read again, the same.
@@ -46,6 +53,25 @@ test('a session_meta line past 64 KiB (long base instructions) is read whole bef
   const parsed = JSON.parse(meta!) as { payload: Record<string, unknown> };
   parsed.payload.base_instructions = { text: instructions };
   await write(LEGACY_ID, [JSON.stringify(parsed), ...rest].join('\n'));
+  const heads = new RolloutHeads();
+  expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', true]]);
+  expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', false]]); // kept whole: no stat
+});
+
+test('a first message line across the first read\'s end (64 KiB) is found whole, and the head is kept whole', async () => {
+  const [meta, ...rest] = LEGACY_FIRST_MESSAGE;
+  const parsed = JSON.parse(meta!) as { payload: Record<string, unknown> };
+  const before = `${rest.slice(0, -1).join('\n')}\n`;
+  // Instructions sized so that the first read ends 10 bytes past the user_message marker, before
+  // the line's end: the marker is in one read, the newline in the next.
+  const user = rest.at(-1)!;
+  const cut = user.indexOf('"type":"user_message"') + '"type":"user_message"'.length + 10;
+  parsed.payload.base_instructions = { text: '' };
+  const pad = 64 * 1024 - cut - Buffer.byteLength(`${JSON.stringify(parsed)}\n${before}`);
+  parsed.payload.base_instructions = { text: 'i'.repeat(pad) };
+  const head = `${JSON.stringify(parsed)}\n${before}`;
+  expect(Buffer.byteLength(head)).toBe(64 * 1024 - cut);
+  await write(LEGACY_ID, `${head}${user}\n`);
   const heads = new RolloutHeads();
   expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', true]]);
   expect(listing(heads)).toEqual([[LEGACY_ID, 'hello', false]]); // kept whole: no stat
@@ -66,10 +92,14 @@ test('a paginated head ends at the item_completed of its UserMessage, not at a l
   expect(listing(heads)).toEqual([[PAGINATED_ID, 'hello', false]]);
 });
 
-test('a head with no user message within 4 MiB is listed without a preview and never taken as whole', async () => {
+test('a first user message past the head\'s 4 MiB is not read: no preview, and the head is never taken as whole', async () => {
   const [meta] = LEGACY.split('\n');
   const filler = JSON.stringify({ timestamp: '2026-12-02T11:10:31.000Z', type: 'event_msg', payload: { type: 'agent_message', message: 'f'.repeat(100_000) } });
-  await write(LEGACY_ID, `${meta}\n${`${filler}\n`.repeat(45)}`);
+  const user = LEGACY_FIRST_MESSAGE.at(-1)!;
+  const text = `${meta}\n${`${filler}\n`.repeat(42)}`;
+  expect(Buffer.byteLength(text)).toBeGreaterThan(4 * 1024 * 1024);
+  expect(Buffer.byteLength(text)).toBeLessThan(4 * 1024 * 1024 + 100_000);
+  await write(LEGACY_ID, `${text}${user}\n`);
   const heads = new RolloutHeads();
   expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);
   expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);

@@ -7,7 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
 import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
 import type { StoredRead, ThreadPageQuery } from '../../../../src/common/stored-history-messages.js';
@@ -149,11 +151,52 @@ test('a request past its deadline fails with what it was reading, and the worker
   const hungRead = failure(stored.read(read(join(home, 'hang')), 'thread/turns/list'));
   const queued = stored.listPage(query(home));
   clock.advance(5_000);
-  expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions took longer than 5000 ms` });
+  expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions made no progress for 5000 ms` });
+  // The next request waits for the replaced worker to exit, then gets its own deadline.
+  await vi.waitFor(() => expect(clock.timersSet).toBe(3));
   clock.advance(5_000);
-  expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} took longer than 5000 ms` });
+  expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} made no progress for 5000 ms` });
   expect((await queued).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
   expect(clock.activeTimers()).toBe(0);
+});
+
+test('progress from the worker restarts the deadline: a long request that keeps going is answered', async () => {
+  const clock = new FakeClock();
+  const stored = start(FAULTY, clock);
+  const slow = stored.read(read(join(home, 'slow')), 'thread/read');
+  clock.advance(3_000);
+  // The progress message re-arms the deadline (a second timer) from now, 3 s in.
+  await vi.waitFor(() => expect(clock.timersSet).toBe(2));
+  clock.advance(4_000); // 7 s after the start: past the first deadline, not the second
+  expect(await slow).toEqual({ kind: 'noRollout' });
+  expect(clock.activeTimers()).toBe(0);
+});
+
+test('a worker blocked in a system call is not replaced until it exits: requests wait, then fail as stuck, then are served again', async () => {
+  const fifo = join(home, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  writeThread(1);
+  const clock = new FakeClock();
+  const stored = start(FAULTY, clock);
+  const blocked = failure(stored.read(read(fifo), 'thread/read'));
+  // Its progress re-armed the deadline: the worker is in open(2), or about to be.
+  await vi.waitFor(() => expect(clock.timersSet).toBe(2));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  clock.advance(5_000);
+  expect(await blocked).toEqual({ code: -32603, message: `thread/read failed with message: reading ${fifo} made no progress for 5000 ms` });
+  // Terminated, but blocked in open(2): the next request waits rather than starting a second worker.
+  const waiting = failure(stored.listPage(query(home)));
+  clock.advance(5_000);
+  const stuck = {
+    code: -32603,
+    message: 'thread/list failed with message: the stored-history worker is still blocked in a read that made no progress for 5000 ms (a hung filesystem?); retry once it returns',
+  };
+  expect(await waiting).toEqual(stuck);
+  expect(await failure(stored.listPage(query(home)))).toEqual(stuck);
+  // The filesystem answers: open(2) returns, the worker ends, and the next request gets a new one.
+  // Non-blocking: with no reader (the worker not in open(2)) this throws ENXIO instead of hanging.
+  closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  await vi.waitFor(async () => expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]));
 });
 
 test('a request that threw in the worker answers its reason, and the worker keeps serving', async () => {

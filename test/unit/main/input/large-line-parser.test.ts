@@ -38,8 +38,12 @@ afterEach(async () => {
   parser = null;
 });
 
+/** What the parser logged, as [level, message, fields]. */
+let logged: unknown[][] = [];
+
 function start(filename = WORKER, clock: Clock = new ManualClock()): LargeLineParser {
-  parser = new LargeLineParser({ filename, deadlineMs: 1_000, clock, log: () => undefined });
+  logged = [];
+  parser = new LargeLineParser({ filename, deadlineMs: 1_000, clock, log: (...entry: unknown[]) => void logged.push(entry) });
   return parser;
 }
 
@@ -105,6 +109,8 @@ describe('LargeLineParser', () => {
     const [failed, next] = await Promise.all([lineParser.parse(segmentsOf(head + PAD)), lineParser.parse(segmentsOf(`{"id":2}${PAD}`))]);
     expect(failed).toEqual({ kind: 'failed', reason: 'workerExited', head: Buffer.from(head + PAD.slice(0, 4096 - head.length)), bytes: head.length + PAD.length });
     expect(comparableLarge(next)).toEqual(onMainThread(`{"id":2}${PAD}`));
+    // The log names the line's size, taken before its bytes were transferred away.
+    expect(logged).toEqual([['error', 'line-parser worker exited with a job in flight', { code: 3, bytes: head.length + PAD.length }]]);
   });
 
   test('a line past the deadline is given up and the worker replaced; lines queued behind it still parse', async () => {
@@ -115,6 +121,7 @@ describe('LargeLineParser', () => {
     expect(clock.timers.size).toBe(1);
     clock.fireAll();
     expect(await hung).toEqual({ kind: 'failed', reason: 'deadline', head: Buffer.from(`hang${PAD}`.slice(0, 4096)), bytes: 4 + PAD.length });
+    expect(logged).toEqual([['error', 'line-parser worker overran its deadline; replacing it', { deadlineMs: 1_000, bytes: 4 + PAD.length }]]);
     expect(comparableLarge(await queued)).toEqual(onMainThread(`[1.0]${PAD}`));
     expect(clock.timers.size).toBe(0);
   });
