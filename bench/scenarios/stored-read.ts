@@ -1,6 +1,7 @@
-// `stored-read`: reading the history of a long thread that is not loaded. One thread takes a
-// turn through the server and is unloaded; its rollout is then grown, turn by turn (copies of
-// its own turn under new turn ids), to --read-mb MB, as a long-lived thread's is. Then
+// `stored-read`: reading the history of a long thread. One thread takes a turn through the
+// server and is unloaded; its rollout is then grown, turn by turn (copies of its own turn under
+// new turn ids), to --read-mb MB, as a long-lived thread's is. Case `unloaded` reads it as it
+// is; case `loaded` resumes it first (its history then comes from the host's memory). Then
 // `thread/read` with its turns, and a page of `thread/turns/list`, --read-repeats times each,
 // while `thread/loaded/list` is probed open loop (every --interval-ms) throughout: does reading
 // a long history stall the other requests?
@@ -11,7 +12,7 @@ import { findRolloutPath } from '../../src/main/history/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, windowStats } from '../lib/list-probe.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
-import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './scenario.js';
+import { threadWithOneTurn, withServer, type Scenario } from './scenario.js';
 
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
@@ -39,9 +40,12 @@ function growRollout(path: string, bytes: number): number {
 
 export const storedRead: Scenario = {
   name: 'stored-read',
-  summary: 'thread/read (with turns) and thread/turns/list of an unloaded thread whose rollout is --read-mb MB, with loaded/list latency beside them',
-  cases: () => SINGLE_CASE,
-  async run(ctx) {
+  summary: 'thread/read (with turns) and thread/turns/list of a thread whose rollout is --read-mb MB, unloaded or resumed, with loaded/list latency beside them',
+  cases: () => [
+    { id: 'unloaded', k: 0 },
+    { id: 'loaded', k: 1 },
+  ],
+  async run(ctx, scenarioCase) {
     const { rec, params } = ctx;
     await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
       const threadId = await threadWithOneTurn(client, 'hello');
@@ -53,6 +57,7 @@ export const storedRead: Scenario = {
       const turns = 1 + growRollout(path, params.readMb * 1_000_000);
       rec.figure('turns in the rollout', turns, 'count', 'none');
       rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
+      if (scenarioCase.k === 1) await client.request('thread/resume', { threadId }, READ_DEADLINE_MS);
       ctx.progress(0.2);
       const probe = new ListProbe(client, params.intervalMs);
       const reads = new LatencyHistogram();

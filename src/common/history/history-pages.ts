@@ -3,7 +3,7 @@
 // 25 by default, 0 taken as 1; `nextCursor` points past the last element and is null when
 // nothing is left that way; `backwardsCursor` points at the first element, anchor included, for
 // paging back with the opposite direction.
-import { historyView } from './history-view.js';
+import { turnsView } from './history-view.js';
 import type { HistoryMode, TurnPosition } from './rollout-reader.js';
 import type { ThreadItem, Turn } from '../wire-types.js';
 import { invalidCursor, invalidParams, notSupportedYet } from '../errors.js';
@@ -75,15 +75,18 @@ export interface ItemsPageRequest {
 
 export function turnsPage(source: HistorySource, request: TurnsPageRequest): Page<Turn> {
   const itemsView = request.itemsView ?? 'summary';
-  const turns = historyView(source.mode, source.turns);
-  const keyed = turns.map((turn, i) => ({ value: withItemsView(turn, itemsView), turnId: turn.id, ordinal: source.positions[i]?.ordinal ?? null }));
+  // Paged by index: only the page's turns are shown (copied, their items numbered and cut to
+  // the view), not every turn of a long thread for each page of 25.
+  const keyed = source.turns.map((turn, i) => ({ value: i, turnId: turn.id, ordinal: source.positions[i]?.ordinal ?? null }));
   if (keyed.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const paginated = source.mode === 'paginated';
   const anchor =
     request.cursor === null ? null : paginated ? parsePaginatedCursor(request.cursor, source.threadId, 'turns') : parseLegacyTurnCursor(request.cursor);
-  const cursorAt = (element: Keyed<Turn>, includeAnchor: boolean) =>
+  const cursorAt = (element: Keyed<number>, includeAnchor: boolean) =>
     paginated ? paginatedCursor(source.threadId, element.ordinal ?? 0, includeAnchor, 'turns') : legacyTurnCursor(element.turnId, includeAnchor);
-  return page(keyed, anchor, request.sortDirection ?? 'desc', pageSize(request.limit), cursorAt);
+  const indices = page(keyed, anchor, request.sortDirection ?? 'desc', pageSize(request.limit), cursorAt);
+  const shown = turnsView(source.mode, source.turns, indices.data);
+  return { ...indices, data: shown.map((turn) => withItemsView(turn, itemsView)) };
 }
 
 /**

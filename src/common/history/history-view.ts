@@ -7,12 +7,23 @@ import type { Turn } from '../wire-types.js';
 import type { HistoryMode } from './rollout-reader.js';
 
 export function historyView(mode: HistoryMode, turns: Turn[]): Turn[] {
-  if (mode === 'paginated') return turns;
+  return turnsView(mode, turns, turns.map((_, i) => i));
+}
+
+/** The turns at `indices` as historyView shows them, without viewing the others. */
+export function turnsView(mode: HistoryMode, turns: Turn[], indices: readonly number[]): Turn[] {
+  if (mode === 'paginated') return indices.map((i) => turns[i]!);
+  // Legacy item numbers run across the thread: a turn's first is one past the items before it.
+  const before = new Array<number>(turns.length);
   let n = 0;
-  return turns.map((turn) => ({
-    ...turn,
-    items: turn.items.map((item) => ({ ...item, id: `item-${++n}`, startedAtMs: null, completedAtMs: null })),
-  }));
+  turns.forEach((turn, i) => {
+    before[i] = n;
+    n += turn.items.length;
+  });
+  return indices.map((i) => {
+    let at = before[i]!;
+    return { ...turns[i]!, items: turns[i]!.items.map((item) => ({ ...item, id: `item-${++at}`, startedAtMs: null, completedAtMs: null })) };
+  });
 }
 
 /** Every turn with all its items, as the history records them (thread/read, thread/resume). */

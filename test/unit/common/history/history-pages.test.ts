@@ -3,7 +3,8 @@
 // real binary; the turn and item ordinals are the ones its paginated rollout had).
 import { describe, expect, test } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
-import { checkItemsRequest, itemsPage, turnsPage, type HistorySource } from '../../../../src/common/history/history-pages.js';
+import { checkItemsRequest, itemsPage, turnsPage, type HistorySource, type Page } from '../../../../src/common/history/history-pages.js';
+import { fullTurns } from '../../../../src/common/history/history-view.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const THREAD = '01a23766-dbf9-76d3-b2f7-1761e51f9676';
@@ -75,6 +76,16 @@ describe('thread/turns/list on a legacy thread', () => {
       },
     ]);
     expect(turnsPage(LEGACY, request({ limit: 1, itemsView: 'notLoaded' })).data).toEqual([{ ...TURNS[5], items: [], itemsView: 'notLoaded' }]);
+    // Only the page's turns are shown, numbered as in the whole thread: every page of one turn is
+    // that turn of the full history view.
+    const whole = fullTurns('legacy', TURNS);
+    let cursor: string | null = null;
+    for (let i = TURNS.length - 1; i >= 0; i -= 1) {
+      const one: Page<Turn> = turnsPage(LEGACY, request({ limit: 1, itemsView: 'full', cursor }));
+      expect(one.data).toEqual([whole[i]]);
+      cursor = one.nextCursor;
+    }
+    expect(cursor).toBeNull();
   });
 
   test('refuses a cursor it cannot read, or whose turn is gone', () => {
