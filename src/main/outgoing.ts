@@ -6,11 +6,13 @@
 import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from '../common/errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
-import { EncodedJson, stringifyWithEncoded } from './protocol/encoded-json.js';
-import { resultJson } from './protocol/raw-json.js';
+import { stringifyWithEncoded } from './protocol/encoded-json.js';
+import { RawJson } from './protocol/raw-json.js';
 import type { WireMessage } from './transport/transport.js';
 
 export type { RequestId };
+
+const CLOSE_BRACE = Buffer.from('}');
 
 export class Outgoing {
   constructor(
@@ -21,11 +23,16 @@ export class Outgoing {
   reply(connection: ConnectionId, id: RequestId, result: unknown): void {
     const target = this.connections.get(connection);
     if (target === undefined) return;
-    // A result serialized elsewhere (stored history, by its worker) goes out as its bytes, between
-    // the envelope's, never decoded or copied here.
-    if (result instanceof EncodedJson) target.send([Buffer.from(`{"id":${requestIdJson(id)},"result":`), result.bytes, Buffer.from('}')]);
-    // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`.
-    else target.send(`{"id":${requestIdJson(id)},"result":${resultJson(result)}}`);
+    const head = `{"id":${requestIdJson(id)},"result":`;
+    if (result instanceof RawJson) {
+      target.send(`${head}${result.json}}`);
+      return;
+    }
+    // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`. A
+    // result serialized elsewhere (stored history, by its worker: an EncodedJson, whole or
+    // within) goes out as its bytes between the envelope's, never decoded or copied here.
+    const body = stringifyWithEncoded(result ?? null);
+    target.send(typeof body === 'string' ? `${head}${body}}` : [Buffer.from(head), ...body, CLOSE_BRACE]);
   }
 
   fail(connection: ConnectionId, id: RequestId, error: RpcError): void {

@@ -6,8 +6,3 @@
 export class RawJson {
   constructor(readonly json: string) {}
 }
-
-/** A result's JSON: a RawJson as it is, anything else serialized (absent as null). */
-export function resultJson(result: unknown): string {
-  return result instanceof RawJson ? result.json : JSON.stringify(result ?? null);
-}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConnectionTable, type Connection } from '../../../src/main/connections.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
+import { EncodedJson } from '../../../src/main/protocol/encoded-json.js';
+import { RawJson } from '../../../src/main/protocol/raw-json.js';
 import type { WireMessage } from '../../../src/main/transport/transport.js';
 
 function table(count: number): { connections: ConnectionTable; received: WireMessage[][]; opened: Connection[] } {
@@ -46,5 +48,27 @@ describe('Outgoing', () => {
     let stamped = 0;
     new Outgoing(connections, () => (stamped += 1)).broadcast('thread/closed', { threadId: 't' });
     expect(stamped).toBe(0);
+  });
+
+  it('replies with a result serialized, an absent one as null, a RawJson verbatim, and an EncodedJson (whole or within) as its bytes', () => {
+    const { connections, received, opened } = table(1);
+    const outgoing = new Outgoing(connections, () => 42);
+    const id = opened[0]!.id;
+    const bytes = Buffer.from('{"thread":{"turns":["é"]}}');
+    outgoing.reply(id, 1, { data: [], nextCursor: null });
+    outgoing.reply(id, 'two', undefined);
+    outgoing.reply(id, 3, new RawJson('{"data":["x"],"nextCursor":null}'));
+    outgoing.reply(id, 4, new EncodedJson(bytes));
+    outgoing.reply(id, 5, { page: new EncodedJson(bytes), more: true });
+    const lines = received[0]!.map((message) => (typeof message === 'string' ? message : Buffer.concat(Array.isArray(message) ? message : [message as Buffer]).toString('utf8')));
+    expect(lines).toEqual([
+      '{"id":1,"result":{"data":[],"nextCursor":null}}',
+      '{"id":"two","result":null}',
+      '{"id":3,"result":{"data":["x"],"nextCursor":null}}',
+      '{"id":4,"result":{"thread":{"turns":["é"]}}}',
+      '{"id":5,"result":{"page":{"thread":{"turns":["é"]}},"more":true}}',
+    ]);
+    // The bytes are sent as they are, not copied.
+    expect((received[0]![3] as Buffer[]).includes(bytes)).toBe(true);
   });
 });
