@@ -74,5 +74,5 @@ export type StoredHistoryReply =
   | { kind: 'noRollout' }
   /** The request's own error, as the reference words it (an invalid cursor, say). */
   | { kind: 'rpcError'; code: number; message: string; data?: unknown }
-  /** Reading failed (the file went, EIO): the text of the error. */
-  | { kind: 'failed'; message: string };
+  /** Reading failed (the file went, EIO, a bug): the error's text, and its stack for the log. */
+  | { kind: 'failed'; message: string; stack?: string };

@@ -12,9 +12,12 @@ import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
 import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
 import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
 import { parseLine, type LineOutcome } from '../common/line-outcome.js';
-import type { LargeLineOutcome } from './input/large-line-parser.js';
+import type { LargeLineOutcome, ParseFailure } from './input/large-line-parser.js';
 import { requestInHead } from './protocol/request-head.js';
 import type { DroppedLine } from './transport/transport.js';
+
+/** How a failed large-line parse is named in the log and the overload answer's detail. */
+const PARSE_FAILURES: Record<ParseFailure, string> = { deadline: 'parse deadline', workerExited: 'parse worker exited', workerStuck: 'parse worker stuck' };
 
 const INVALID_UTF8 = 'stream did not contain valid UTF-8';
 
@@ -56,7 +59,7 @@ export class Router {
   // from its head, since its content is not known here.
   #failedParse(connection: Connection, { reason, head, bytes }: Extract<LargeLineOutcome, { kind: 'failed' }>): void {
     try {
-      this.#tooLarge(connection, head.toString('utf8'), reason === 'deadline' ? 'parse deadline' : 'parse worker exited', bytes);
+      this.#tooLarge(connection, head.toString('utf8'), PARSE_FAILURES[reason], bytes);
     } catch (error) {
       this.ctx.log('error', 'failed to handle an input line', { connectionId: connection.id, error: stackOf(error) });
     }

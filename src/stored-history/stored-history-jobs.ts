@@ -12,6 +12,6 @@ export function answerStoredHistory(heads: RolloutHeads, request: StoredHistoryR
     return request.kind === 'list' ? listThreadPage(heads, request.query, progress) : answerStoredRead(request);
   } catch (error) {
     // Each head is kept or forgotten whole, so what is kept stays true after a failed listing.
-    return { kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+    return error instanceof Error ? { kind: 'failed', message: error.message, ...(error.stack ? { stack: error.stack } : {}) } : { kind: 'failed', message: String(error) };
   }
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
-import { itemsPage, turnsPage, type HistorySource } from '../common/history/history-pages.js';
+import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/history/history-pages.js';
 import { fullTurns } from '../common/history/history-view.js';
 import { historyModeOf, parseRollout } from '../common/history/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
@@ -16,7 +16,7 @@ export function answerStoredRead(request: StoredRead): StoredHistoryReply {
   const parsed = parseRollout(readFileSync(request.path, 'utf8'));
   if (parsed.meta === null) return { kind: 'noRollout' };
   const historyMode = historyModeOf(parsed.meta);
-  const source: HistorySource = { threadId: request.threadId, mode: historyMode, turns: parsed.turns, positions: parsed.positions };
+  const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);
   let result: unknown;
   try {
     result = resultOf(request, parsed, source);

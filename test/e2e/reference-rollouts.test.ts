@@ -48,10 +48,23 @@ describe.each(CASES)('$name', ({ mode, name }) => {
       // file, or follow its mtime); thread-host takes the last whole record's timestamp.
       const updated = Math.floor(Date.parse(lastRecord(original).timestamp as string) / 1000);
       const ours = { path, updatedAt: updated, recencyAt: updated };
+      const before = server.received.length;
       const read = await server.request('thread/read', { threadId, includeTurns: true });
       expect(read.thread).toEqual({ ...answers.threadRead.thread, ...ours });
       // Byte for byte, key order included: clients that diff answers see no difference.
       expect(JSON.stringify(read.thread.turns)).toEqual(JSON.stringify(answers.threadRead.thread.turns));
+      // A paginated thread's full history is deprecated: the notice comes before the answer.
+      expect(server.received.slice(before).map((m) => m.method ?? 'reply')).toEqual(mode === 'paginated' ? ['deprecationNotice', 'reply'] : ['reply']);
+      expect((await server.request('thread/read', { threadId })).thread).toEqual({ ...answers.threadRead.thread, ...ours, turns: [] });
+      // The paged reads of the same (unloaded) thread show the same turns and items.
+      const turns = await server.request('thread/turns/list', { threadId, limit: 100, sortDirection: 'asc', itemsView: 'full' });
+      expect(turns.data).toEqual(read.thread.turns);
+      const items = await server.requestRaw('thread/items/list', { threadId, limit: 100 });
+      if (mode === 'paginated') {
+        expect(items.result.data.map((entry: Message) => entry.item)).toEqual(read.thread.turns.flatMap((t: Message) => t.items));
+      } else {
+        expect(items.error).toEqual({ code: -32601, message: 'thread/items/list is not supported yet' });
+      }
 
       const resumed = await server.request('thread/resume', { threadId });
       const expected = answers.threadResume;

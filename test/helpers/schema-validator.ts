@@ -13,6 +13,8 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/resume': 'ThreadResumeResponse',
   'thread/read': 'ThreadReadResponse',
   'thread/list': 'ThreadListResponse',
+  'thread/turns/list': 'ThreadTurnsListResponse',
+  'thread/items/list': 'ThreadItemsListResponse',
   'thread/loaded/list': 'ThreadLoadedListResponse',
   'thread/unsubscribe': 'ThreadUnsubscribeResponse',
   'turn/start': 'TurnStartResponse',

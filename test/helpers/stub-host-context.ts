@@ -9,6 +9,7 @@ import type { HostContext } from '../../src/main/host-context.js';
 import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
 import { answerStoredHistory } from '../../src/stored-history/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/history/stored-history.js';
+import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
 import { RolloutIndex } from '../../src/main/history/rollout-index.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -42,5 +43,6 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
 /** The stored-history worker's own code, run in-process (no deadline: nothing here can hang). */
 function inProcessStoredHistory(): StoredHistory {
   const heads = new RolloutHeads();
-  return new StoredHistory({ run: async (request) => ({ kind: 'done', reply: answerStoredHistory(heads, request) }), close: async () => undefined }, 0);
+  const inProcess = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: answerStoredHistory(heads, request) }), close: async () => undefined };
+  return new StoredHistory({ listing: inProcess, reading: inProcess }, 0, () => undefined);
 }

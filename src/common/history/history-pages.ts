@@ -24,7 +24,21 @@ export interface HistorySource {
   threadId: string;
   mode: HistoryMode;
   turns: Turn[];
-  positions: TurnPosition[];
+  /** Where turn `i`'s record sits in the rollout (its ordinal); null where not known. */
+  turnOrdinal(i: number): number | null;
+  /** Where item `j` of turn `i` sits; null where not known. */
+  itemOrdinal(i: number, j: number): number | null;
+}
+
+/** A history whose positions were read with its turns (from a rollout), aligned with them. */
+export function sourceWithPositions(threadId: string, mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): HistorySource {
+  return {
+    threadId,
+    mode,
+    turns,
+    turnOrdinal: (i) => positions[i]?.ordinal ?? null,
+    itemOrdinal: (i, j) => positions[i]?.items[j] ?? null,
+  };
 }
 
 export type SortDirection = 'asc' | 'desc';
@@ -77,7 +91,7 @@ export function turnsPage(source: HistorySource, request: TurnsPageRequest): Pag
   const itemsView = request.itemsView ?? 'summary';
   // Paged by index: only the page's turns are shown (copied, their items numbered and cut to
   // the view), not every turn of a long thread for each page of 25.
-  const keyed = source.turns.map((turn, i) => ({ value: i, turnId: turn.id, ordinal: source.positions[i]?.ordinal ?? null }));
+  const keyed = source.turns.map((turn, i) => ({ value: i, turnId: turn.id, ordinal: source.turnOrdinal(i) }));
   if (keyed.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const paginated = source.mode === 'paginated';
   const anchor =
@@ -101,7 +115,7 @@ export function itemsPage(source: HistorySource | null, request: ItemsPageReques
     if (request.turnId !== null && turn.id !== request.turnId) return;
     turn.items.forEach((item, j) => {
       const entry = { turnId: turn.id, item, startedAtMs: item.startedAtMs, completedAtMs: item.completedAtMs };
-      keyed.push({ value: entry, turnId: turn.id, ordinal: source.positions[i]?.items[j] ?? null });
+      keyed.push({ value: entry, turnId: turn.id, ordinal: source.itemOrdinal(i, j) });
     });
   });
   let anchor: CursorAnchor | null = null;

@@ -1,9 +1,11 @@
-// History read from disk, off the main thread: the stored-history worker
-// (workers/stored-history.ts) walks <home>/sessions and keeps every rollout's head for
-// `thread/list`, and reads, replays and serializes the rollout of a thread that is not loaded
-// for `thread/read`, `thread/turns/list` and `thread/items/list`. The main thread posts the
-// validated request and sends what comes back (a page to show, or the result's bytes), so a
-// home of thousands of rollouts or a thread of tens of megabytes costs it microseconds.
+// History read from disk, off the main thread, by two stored-history workers (both
+// workers/stored-history.ts): one walks <home>/sessions and keeps every rollout's head for
+// `thread/list`; the other reads, replays and serializes the rollout of a thread that is not
+// loaded for `thread/read`, `thread/turns/list` and `thread/items/list`, so a read of a huge
+// rollout, or one hung on a network filesystem, never holds the listings up (nor the other way
+// round). The main thread posts the validated request and sends what comes back (a page to
+// show, or the result's bytes), so a home of thousands of rollouts or a thread of tens of
+// megabytes costs it microseconds.
 import type { Clock } from '../../common/clock.js';
 import { internalError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
 import type { HistoryMode } from '../../common/history/rollout-reader.js';
@@ -15,10 +17,16 @@ import { EncodedJson } from '../protocol/encoded-json.js';
 /** A StoredRead's answer: the result, serialized by the worker, and the thread's history mode. */
 export type StoredAnswer = { kind: 'answer'; result: EncodedJson; historyMode: HistoryMode } | { kind: 'noRollout' };
 
-/** Where the requests run: the worker in the host (a DedicatedWorker); in-process in handler tests. */
+/** Where requests run: a worker in the host (a DedicatedWorker); in-process in handler tests. */
 export interface StoredHistoryJobs {
   run(request: StoredHistoryRequest): Promise<JobResult<StoredHistoryReply>>;
   close(): Promise<void>;
+}
+
+/** Listings and reads run apart. */
+export interface StoredHistoryLanes {
+  listing: StoredHistoryJobs;
+  reading: StoredHistoryJobs;
 }
 
 export interface StoredHistoryOptions {
@@ -31,26 +39,29 @@ export interface StoredHistoryOptions {
 }
 
 export class StoredHistory {
-  /** Requests run in a stored-history worker, started with the first. */
-  static inWorker(options: StoredHistoryOptions): StoredHistory {
-    return new StoredHistory(new DedicatedWorker<StoredHistoryRequest, StoredHistoryReply>({ ...options, name: 'stored-history' }), options.deadlineMs);
+  /** Requests run in two stored-history workers, one for listings and one for reads, each started with its first. */
+  static inWorkers(options: StoredHistoryOptions): StoredHistory {
+    const lane = (name: string) => new DedicatedWorker<StoredHistoryRequest, StoredHistoryReply>({ ...options, name, describe: describeRequest });
+    return new StoredHistory({ listing: lane('stored-history listing'), reading: lane('stored-history reading') }, options.deadlineMs, options.log);
   }
 
   constructor(
-    private readonly jobs: StoredHistoryJobs,
+    private readonly lanes: StoredHistoryLanes,
     private readonly deadlineMs: number,
+    private readonly log: LogFn,
   ) {}
 
   /** One thread/list page; rejects with the RpcError the client is sent. */
   async listPage(query: ThreadPageQuery): Promise<ThreadPage> {
-    const reply = this.#replyOf(await this.jobs.run({ kind: 'list', query }), 'thread/list', `reading the rollouts under ${query.home}/sessions`);
+    const request: StoredHistoryRequest = { kind: 'list', query };
+    const reply = this.#replyOf(request, await this.lanes.listing.run(request), 'thread/list', `reading the rollouts under ${query.home}/sessions`);
     if (reply.kind === 'page') return reply;
     throw unexpected('thread/list', reply);
   }
 
   /** One request about a thread that is not loaded, for `method`; rejects with the RpcError the client is sent. */
   async read(request: StoredRead, method: string): Promise<StoredAnswer> {
-    const reply = this.#replyOf(await this.jobs.run(request), method, `reading ${request.path}`);
+    const reply = this.#replyOf(request, await this.lanes.reading.run(request), method, `reading ${request.path}`);
     if (reply.kind === 'noRollout') return reply;
     if (reply.kind === 'answer') {
       const bytes = Buffer.from(reply.json.buffer, reply.json.byteOffset, reply.json.byteLength);
@@ -59,16 +70,20 @@ export class StoredHistory {
     throw unexpected(method, reply);
   }
 
-  close(): Promise<void> {
-    return this.jobs.close();
+  async close(): Promise<void> {
+    await Promise.all([this.lanes.listing.close(), this.lanes.reading.close()]);
   }
 
   /** The worker's reply, or the RpcError it stands for: its own, a failure, a deadline, an exit. */
-  #replyOf(result: JobResult<StoredHistoryReply>, method: string, doing: string): StoredHistoryReply {
+  #replyOf(request: StoredHistoryRequest, result: JobResult<StoredHistoryReply>, method: string, doing: string): StoredHistoryReply {
     if (result.kind === 'failed') throw failed(method, FAILURES[result.reason](doing, this.deadlineMs));
     const reply = result.reply;
     if (reply.kind === 'rpcError') throw new RpcError(reply.code as ErrorCodeValue, reply.message, reply.data);
-    if (reply.kind === 'failed') throw failed(method, reply.message);
+    if (reply.kind === 'failed') {
+      // The router logs only failures it did not word itself; this one came from another thread.
+      this.log('error', `${method} failed in the stored-history worker`, { ...describeRequest(request), error: reply.stack ?? reply.message });
+      throw failed(method, reply.message);
+    }
     return reply;
   }
 }
@@ -78,6 +93,11 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
   workerExited: () => 'the stored-history worker exited',
   workerStuck: (_doing, ms) => `the stored-history worker is still blocked in a read that made no progress for ${ms} ms (a hung filesystem?); retry once it returns`,
 };
+
+/** What the log says of a request: where it was reading. */
+function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
+  return request.kind === 'list' ? { request: 'list', home: request.query.home } : { request: request.kind, path: request.path };
+}
 
 /** As the router words any other failure of a request (asRpcError). */
 const failed = (method: string, detail: string): RpcError => internalError(`${method} failed with message: ${detail}`);

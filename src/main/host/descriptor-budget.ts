@@ -23,9 +23,10 @@ export const DESCRIPTORS_PER_THREAD = 3;
 // the lock janitor.
 export const FIXED_RESERVE = 64;
 // Each worker thread's event loop and message ports (4 descriptors, measured): the pool's, and
-// the two dedicated workers (line parser, thread listing), which start on first use.
+// the three dedicated workers (the line parser, and stored history's listing and reading),
+// which start on first use.
 export const RESERVE_PER_WORKER = 4;
-const DEDICATED_WORKERS = 2;
+const DEDICATED_WORKERS = 3;
 
 /** The soft and hard open-file limits; null when the platform tells us neither. */
 export function readOpenFileLimit(): OpenFileLimit | null {

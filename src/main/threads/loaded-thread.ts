@@ -131,6 +131,19 @@ export class LoadedThread {
     });
   }
 
+  /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
+  turnOrdinal(i: number): number | null {
+    const turn = this.turns[i];
+    return turn === undefined ? null : (this.ordinals.get(turn.id)?.turn ?? null);
+  }
+
+  /** Where item `j` of turn `i` sits in the rollout; null where not known. */
+  itemOrdinal(i: number, j: number): number | null {
+    const turn = this.turns[i];
+    const item = turn?.items[j];
+    return turn === undefined || item === undefined ? null : (this.ordinals.get(turn.id)?.items.get(item.id) ?? null);
+  }
+
   /** Records where a resumed rollout's turns and items sit. */
   rememberPositions(turns: Turn[], positions: TurnPosition[]): void {
     turns.forEach((turn, i) => {

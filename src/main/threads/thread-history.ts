@@ -16,7 +16,14 @@ export async function historyOf(ctx: HostContext, threadId: string): Promise<His
   const thread = ctx.directory.get(threadId);
   if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
     if (!thread.materialized) return { kind: 'notMaterialized' };
-    return { kind: 'loaded', source: { threadId, mode: thread.historyMode, turns: thread.turns, positions: thread.positions() } };
+    const source: HistorySource = {
+      threadId,
+      mode: thread.historyMode,
+      turns: thread.turns,
+      turnOrdinal: (i) => thread.turnOrdinal(i),
+      itemOrdinal: (i, j) => thread.itemOrdinal(i, j),
+    };
+    return { kind: 'loaded', source };
   }
   const path = await ctx.rollouts.find(threadId);
   return path === null ? { kind: 'unknown' } : { kind: 'stored', path };

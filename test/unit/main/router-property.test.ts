@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import type { Connection } from '../../../src/main/connections.js';
 import { ErrorCode } from '../../../src/common/errors.js';
 import { parseJson, toPlainJson } from '../../../src/common/json-text.js';
+import type { WireMessage } from '../../../src/main/transport/transport.js';
 import { Router } from '../../../src/main/router.js';
 import { stubHostContext } from '../../helpers/stub-host-context.js';
 
@@ -42,7 +43,9 @@ function harness(): { router: Router; connection: Connection; written: string[];
     log: (level: string, message: string) => logs.push(`${level}: ${message}`),
     pool: { spawn: async () => null, linkOf: () => ({ api }), forget: () => undefined },
   });
-  const connection = ctx.connections.open((line) => (written.push(String(line)), true));
+  // A message is text, bytes, or pieces of bytes (a result serialized in a worker).
+  const text = (message: WireMessage): string => (typeof message === 'string' ? message : Buffer.concat(Array.isArray(message) ? message : [message as Buffer]).toString('utf8'));
+  const connection = ctx.connections.open((message) => (written.push(text(message)), true));
   return { router: new Router(ctx, MAX_IN_FLIGHT), connection, written, logs };
 }
 

@@ -3,7 +3,7 @@
 // real binary; the turn and item ordinals are the ones its paginated rollout had).
 import { describe, expect, test } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
-import { checkItemsRequest, itemsPage, turnsPage, type HistorySource, type Page } from '../../../../src/common/history/history-pages.js';
+import { checkItemsRequest, itemsPage, sourceWithPositions, turnsPage, type HistorySource, type Page } from '../../../../src/common/history/history-pages.js';
 import { fullTurns } from '../../../../src/common/history/history-view.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
@@ -24,13 +24,13 @@ function turn(k: number): Turn {
 const TURNS = [1, 2, 3, 4, 5, 6].map(turn);
 // The reference's first turn has four set-up lines more than the later ones.
 const TURN_ORDINAL = [1, 14, 23, 32, 41, 50];
-const PAGINATED: HistorySource = {
-  threadId: THREAD,
-  mode: 'paginated',
-  turns: TURNS,
-  positions: TURN_ORDINAL.map((ordinal, i) => ({ ordinal, items: [8 + 9 * i, 9 + 9 * i] })),
-};
-const LEGACY: HistorySource = { threadId: THREAD, mode: 'legacy', turns: TURNS, positions: TURNS.map(() => ({ ordinal: null, items: [null, null] })) };
+const PAGINATED: HistorySource = sourceWithPositions(
+  THREAD,
+  'paginated',
+  TURNS,
+  TURN_ORDINAL.map((ordinal, i) => ({ ordinal, items: [8 + 9 * i, 9 + 9 * i] })),
+);
+const LEGACY: HistorySource = sourceWithPositions(THREAD, 'legacy', TURNS, TURNS.map(() => ({ ordinal: null, items: [null, null] })));
 
 const legacyCursor = (k: number, includeAnchor: boolean) => JSON.stringify({ turnId: turnId(k), includeAnchor });
 const cursor = (ordinal: number, includeAnchor: boolean, kind: 'turns' | 'itemsByCreatedAtOrdinal' = 'turns') =>
@@ -125,7 +125,12 @@ describe('thread/turns/list on a paginated thread', () => {
 
   test('clamps the page size to 1..100', () => {
     expect(ids(turnsPage(PAGINATED, request({ limit: 0 })))).toEqual([6]);
-    const many: HistorySource = { ...PAGINATED, turns: Array.from({ length: 150 }, () => turn(1)).map((t, i) => ({ ...t, id: `t${i}` as TurnId })), positions: Array.from({ length: 150 }, (_, i) => ({ ordinal: i + 1, items: [] })) };
+    const many = sourceWithPositions(
+      THREAD,
+      'paginated',
+      Array.from({ length: 150 }, () => turn(1)).map((t, i) => ({ ...t, id: `t${i}` as TurnId })),
+      Array.from({ length: 150 }, (_, i) => ({ ordinal: i + 1, items: [] })),
+    );
     expect(turnsPage(many, request({ limit: 4_294_967_295 })).data.length).toEqual(100);
     expect(turnsPage(many, request({ limit: null })).data.length).toEqual(25);
   });

@@ -1,14 +1,14 @@
-// Stored history comes from the stored-history worker: the real one answers listings and reads
-// exactly as its code does in-process (a read as the bytes of its result, moved rather than
-// copied), and a worker that fails, exits or overruns its deadline costs its own request one
-// clear error, while the next request gets a new worker.
+// Stored history comes from two stored-history workers, one for listings and one for reads:
+// the real one answers exactly as its code does in-process (a read as the bytes of its
+// result), and a worker that fails, exits or overruns its deadline costs its own request one
+// clear error, while the next request gets a new worker and the other lane goes on.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
 import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
@@ -35,9 +35,20 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
+/** What the host logged, as [level, message, fields]. */
+let logged: unknown[][] = [];
+
 function start(filename: string, clock = new FakeClock()): StoredHistory {
-  history = StoredHistory.inWorker({ filename, deadlineMs: 5_000, clock, log: () => undefined });
-  return history;
+  logged = [];
+  const started = StoredHistory.inWorkers({ filename, deadlineMs: 5_000, clock, log: (...entry: unknown[]) => void logged.push(entry) });
+  history = started;
+  return started;
+}
+
+/** Waits until a thread of this process is blocked in openat(2) (Linux: /proc/self/task/<tid>/syscall). */
+async function untilAThreadIsInOpen(): Promise<void> {
+  const OPENAT = '257 '; // x86-64
+  await vi.waitFor(() => expect(readdirSync('/proc/self/task').some((tid) => readFileSync(`/proc/self/task/${tid}/syscall`, 'utf8').startsWith(OPENAT))).toBe(true), { timeout: 5_000 });
 }
 
 function writeThread(n: number): void {
@@ -143,21 +154,24 @@ test('a worker that exits fails its request with a clear error; the next request
   expect(reading).toEqual(exited('thread/read'));
 });
 
-test('a request past its deadline fails with what it was reading, and the worker is replaced', async () => {
+test('a request past its deadline fails with what it was reading, and its worker is replaced; the next waits for that', async () => {
   writeThread(1);
   const clock = new FakeClock();
   const stored = start(FAULTY, clock);
   const hungList = failure(stored.listPage(query(join(home, 'hang'))));
   const hungRead = failure(stored.read(read(join(home, 'hang')), 'thread/turns/list'));
   const queued = stored.listPage(query(home));
+  // Listings and reads each have their worker: both deadlines run at once.
+  expect(clock.activeTimers()).toBe(2);
   clock.advance(5_000);
   expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions made no progress for 5000 ms` });
-  // The next request waits for the replaced worker to exit, then gets its own deadline.
-  await vi.waitFor(() => expect(clock.timersSet).toBe(3));
-  clock.advance(5_000);
   expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} made no progress for 5000 ms` });
   expect((await queued).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
   expect(clock.activeTimers()).toBe(0);
+  expect(logged).toEqual([
+    ['error', 'stored-history listing worker overran its deadline; replacing it', { deadlineMs: 5_000, request: 'list', home: join(home, 'hang') }],
+    ['error', 'stored-history reading worker overran its deadline; replacing it', { deadlineMs: 5_000, request: 'read', path: join(home, 'hang') }],
+  ]);
 });
 
 test('progress from the worker restarts the deadline: a long request that keeps going is answered', async () => {
@@ -172,31 +186,31 @@ test('progress from the worker restarts the deadline: a long request that keeps 
   expect(clock.activeTimers()).toBe(0);
 });
 
-test('a worker blocked in a system call is not replaced until it exits: requests wait, then fail as stuck, then are served again', async () => {
+test('a read blocked in a system call holds no listing up; its worker is not replaced until it exits: reads wait, then fail as stuck, then are served again', async () => {
   const fifo = join(home, 'fifo');
   execFileSync('mkfifo', [fifo]);
+  const path = legacyRollout();
   writeThread(1);
   const clock = new FakeClock();
   const stored = start(FAULTY, clock);
   const blocked = failure(stored.read(read(fifo), 'thread/read'));
-  // Its progress re-armed the deadline: the worker is in open(2), or about to be.
-  await vi.waitFor(() => expect(clock.timersSet).toBe(2));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await untilAThreadIsInOpen();
   clock.advance(5_000);
   expect(await blocked).toEqual({ code: -32603, message: `thread/read failed with message: reading ${fifo} made no progress for 5000 ms` });
-  // Terminated, but blocked in open(2): the next request waits rather than starting a second worker.
-  const waiting = failure(stored.listPage(query(home)));
+  // Terminated, but blocked in open(2): the next read waits rather than starting a second worker.
+  const waiting = failure(stored.read(read(path), 'thread/read'));
+  expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
   clock.advance(5_000);
   const stuck = {
     code: -32603,
-    message: 'thread/list failed with message: the stored-history worker is still blocked in a read that made no progress for 5000 ms (a hung filesystem?); retry once it returns',
+    message: 'thread/read failed with message: the stored-history worker is still blocked in a read that made no progress for 5000 ms (a hung filesystem?); retry once it returns',
   };
   expect(await waiting).toEqual(stuck);
-  expect(await failure(stored.listPage(query(home)))).toEqual(stuck);
-  // The filesystem answers: open(2) returns, the worker ends, and the next request gets a new one.
+  expect(await failure(stored.read(read(path), 'thread/read'))).toEqual(stuck);
+  // The filesystem answers: open(2) returns, the worker ends, and the next read gets a new one.
   // Non-blocking: with no reader (the worker not in open(2)) this throws ENXIO instead of hanging.
   closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-  await vi.waitFor(async () => expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]));
+  await vi.waitFor(async () => expect((await stored.read(read(path, false), 'thread/read')).kind).toBe('answer'));
 });
 
 test('a request that threw in the worker answers its reason, and the worker keeps serving', async () => {
@@ -205,6 +219,11 @@ test('a request that threw in the worker answers its reason, and the worker keep
   expect(await failure(stored.listPage(query(join(home, 'fail'))))).toEqual({ code: -32603, message: 'thread/list failed with message: EIO: i/o error, read' });
   expect(await failure(stored.read(read(join(home, 'fail')), 'thread/read'))).toEqual({ code: -32603, message: 'thread/read failed with message: EIO: i/o error, read' });
   expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
+  // Worded by the host, so the router would not log them: logged here, with where they read.
+  expect(logged).toEqual([
+    ['error', 'thread/list failed in the stored-history worker', { request: 'list', home: join(home, 'fail'), error: 'EIO: i/o error, read' }],
+    ['error', 'thread/read failed in the stored-history worker', { request: 'read', path: join(home, 'fail'), error: 'EIO: i/o error, read' }],
+  ]);
 });
 
 test('a home whose sessions/ is not a directory, or is under a file, lists nothing', async () => {

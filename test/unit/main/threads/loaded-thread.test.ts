@@ -19,3 +19,21 @@ test('a loaded thread is idle with the shared idle status and makes its mailbox 
   expect(thread.mailbox).toBe(thread.mailbox);
   expect(await Promise.all([thread.mailbox.post(() => 1), thread.mailbox.post(() => 2)])).toEqual([1, 2]);
 });
+
+test('turnOrdinal and itemOrdinal read one position each, as positions() lists them all', () => {
+  const thread = new LoadedThread('t', 0);
+  const item = (id: string) => ({ type: 'agentMessage', id, text: 'x', phase: null, memoryCitation: null, startedAtMs: null, completedAtMs: null });
+  thread.turns.push(
+    { id: 'turn-1', items: [item('a'), item('b')], status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null } as never,
+    { id: 'turn-2', items: [item('c')], status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null } as never,
+  );
+  thread.rememberPositions(thread.turns, [{ ordinal: 3, items: [5, null] }]);
+  thread.notePosition('turn-2', 9, 'c');
+  const each = thread.turns.map((turn, i) => ({ ordinal: thread.turnOrdinal(i), items: turn.items.map((_, j) => thread.itemOrdinal(i, j)) }));
+  expect(each).toEqual([
+    { ordinal: 3, items: [5, null] },
+    { ordinal: null, items: [9] },
+  ]);
+  expect(each).toEqual(thread.positions());
+  expect([thread.turnOrdinal(2), thread.itemOrdinal(0, 2)]).toEqual([null, null]);
+});
