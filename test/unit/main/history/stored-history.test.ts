@@ -47,7 +47,7 @@ function start(filename: string, clock = new FakeClock()): StoredHistory {
 
 /** Waits until a thread of this process is blocked in openat(2) (Linux: /proc/self/task/<tid>/syscall). */
 async function untilAThreadIsInOpen(): Promise<void> {
-  const OPENAT = '257 '; // x86-64
+  const OPENAT = process.arch === 'arm64' ? '56 ' : '257 '; // the syscall's number, as /proc prints it
   await vi.waitFor(() => expect(readdirSync('/proc/self/task').some((tid) => readFileSync(`/proc/self/task/${tid}/syscall`, 'utf8').startsWith(OPENAT))).toBe(true), { timeout: 5_000 });
 }
 
