@@ -62,8 +62,9 @@ export const storedRead: Scenario = {
       const probe = new ListProbe(client, params.intervalMs);
       const reads = new LatencyHistogram();
       const pages = new LatencyHistogram();
-      probe.start();
+      // Taken first, so the probe's first request (sent as it starts) is in the window.
       const probeStart = performance.now();
+      probe.start();
       for (let i = 0; i < params.readRepeats; i += 1) {
         const readSent = performance.now();
         const read = await client.requestTimed('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);

@@ -260,3 +260,24 @@ test('bench thread-list lists a home of copied rollouts, first and repeated, wit
   ]);
   expect(stdout).toContain('| thread-list |  | pass | runs ↑ | 1/1 |');
 });
+
+test('bench stored-read grows a thread\'s rollout and reads it unloaded and resumed, with the probe beside', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'stored-read');
+  const { code, stdout, stderr } = await runCli(['bench', 'stored-read', '--read-mb', '1', '--read-repeats', '2', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const results = (JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport).results;
+  expect(results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([
+    ['stored-read', 'unloaded', true, []],
+    ['stored-read', 'loaded', true, []],
+  ]);
+  for (const result of results) {
+    expect(Object.entries(result.latency).map(([name, l]) => [name, name.startsWith('loaded/list') ? l.count > 0 : l.count])).toEqual([
+      ['thread/read with turns', 2],
+      ['thread/turns/list, a page', 2],
+      ['loaded/list during the reads', true],
+    ]);
+    // Grown past 1 MB, turn by turn: the seed's one turn and the copies.
+    expect([result.figures['rollout size']!.value >= 1_000, result.figures['turns in the rollout']!.value > 100]).toEqual([true, true]);
+  }
+  expect(stdout).toContain('| stored-read | loaded | pass | runs ↑ | 1/1 |');
+});
