@@ -35,18 +35,20 @@ export class ListProbe {
 
   start(): void {
     this.#loop.enable();
-    const tick = (): void => {
-      const sample: ProbeSample = { sentAt: performance.now(), at: null };
-      this.#samples.push(sample);
-      this.#answers.push(
-        this.client.requestTimed('thread/loaded/list', {}, PROBE_DEADLINE_MS).then(
-          ({ at }) => void (sample.at = at),
-          (error: unknown) => void (sample.error = String(error instanceof Error ? error.message : error).split('\n')[0]!.slice(0, 200)),
-        ),
-      );
-    };
-    this.#timer = setInterval(tick, this.intervalMs);
-    tick();
+    this.#timer = setInterval(() => this.probeNow(), this.intervalMs);
+    this.probeNow();
+  }
+
+  /** Sends one probe now, besides the interval's (a window that must hold at least one). */
+  probeNow(): void {
+    const sample: ProbeSample = { sentAt: performance.now(), at: null };
+    this.#samples.push(sample);
+    this.#answers.push(
+      this.client.requestTimed('thread/loaded/list', {}, PROBE_DEADLINE_MS).then(
+        ({ at }) => void (sample.at = at),
+        (error: unknown) => void (sample.error = String(error instanceof Error ? error.message : error).split('\n')[0]!.slice(0, 200)),
+      ),
+    );
   }
 
   /** Stops sending and resolves once every request sent has been answered or failed. */

@@ -1,7 +1,8 @@
 // `stored-read`: reading the history of a long thread. One thread takes a turn through the
 // server and is unloaded; its rollout is then grown, turn by turn (copies of its own turn under
 // new turn ids), to --read-mb MB, as a long-lived thread's is. Case `unloaded` reads it as it
-// is; case `loaded` resumes it first (its history then comes from the host's memory). Then
+// is; case `loaded` resumes it first, with the probe beside the cold resume too (its history
+// then comes from the host's memory). Then
 // `thread/read` with its turns, and a page of `thread/turns/list`, --read-repeats times each,
 // while `thread/loaded/list` is probed open loop (every --interval-ms) throughout: does reading
 // a long history stall the other requests?
@@ -57,14 +58,21 @@ export const storedRead: Scenario = {
       const turns = 1 + growRollout(path, params.readMb * 1_000_000);
       rec.figure('turns in the rollout', turns, 'count', 'none');
       rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
-      if (scenarioCase.k === 1) await client.request('thread/resume', { threadId }, READ_DEADLINE_MS);
       ctx.progress(0.2);
       const probe = new ListProbe(client, params.intervalMs);
       const reads = new LatencyHistogram();
       const pages = new LatencyHistogram();
       // Taken first, so the probe's first request (sent as it starts) is in the window.
-      const probeStart = performance.now();
+      let probeStart = performance.now();
       probe.start();
+      const resumeStart = probeStart;
+      if (scenarioCase.k === 1) {
+        // The cold resume of the long thread, with the probe beside it too.
+        const resumed = await client.requestTimed('thread/resume', { threadId }, READ_DEADLINE_MS);
+        rec.figure('thread/resume (cold)', resumed.at - resumeStart, 'ms');
+        probeStart = performance.now();
+        probe.probeNow(); // the reads' window starts with a probe however short it is
+      }
       for (let i = 0; i < params.readRepeats; i += 1) {
         const readSent = performance.now();
         const read = await client.requestTimed('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
@@ -78,6 +86,7 @@ export const storedRead: Scenario = {
         ctx.progress(0.2 + (0.8 * (i + 1)) / params.readRepeats);
       }
       const samples = await probe.stop();
+      if (scenarioCase.k === 1) rec.latency('loaded/list during the resume', windowStats(samples, resumeStart, probeStart).latency);
       rec.latency('thread/read with turns', reads);
       rec.latency('thread/turns/list, a page', pages);
       rec.latency('loaded/list during the reads', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);

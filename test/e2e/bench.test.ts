@@ -271,11 +271,14 @@ test('bench stored-read grows a thread\'s rollout and reads it unloaded and resu
     ['stored-read', 'loaded', true, []],
   ]);
   for (const result of results) {
+    const resumed = result.case === 'loaded' ? [['loaded/list during the resume', true]] : [];
     expect(Object.entries(result.latency).map(([name, l]) => [name, name.startsWith('loaded/list') ? l.count > 0 : l.count])).toEqual([
+      ...resumed,
       ['thread/read with turns', 2],
       ['thread/turns/list, a page', 2],
       ['loaded/list during the reads', true],
     ]);
+    expect('thread/resume (cold)' in result.figures).toBe(result.case === 'loaded');
     // Grown past 1 MB, turn by turn: the seed's one turn and the copies.
     expect([result.figures['rollout size']!.value >= 1_000, result.figures['turns in the rollout']!.value > 100]).toEqual([true, true]);
   }
