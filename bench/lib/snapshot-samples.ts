@@ -2,6 +2,7 @@
 // and an agent reply of a few hundred characters, ids and timestamps varying per turn so no
 // codec gets identical strings for free. Deterministic, so the worker that sends it and the
 // main thread that checks it build the same value.
+import { fullTurns } from '../../src/common/history/history-view.js';
 import type { ActorResumeState } from '../../src/common/actor-messages.js';
 import type { Turn, TurnId } from '../../src/common/wire-types.js';
 
@@ -52,9 +53,10 @@ function turn(i: number): Turn {
 
 export function sampleResumeState(turns: number): ActorResumeState {
   const usage = { inputTokens: 48_211, cachedInputTokens: 40_960, outputTokens: 1_873, reasoningOutputTokens: 0, totalTokens: 50_084 };
+  const history = Array.from({ length: turns }, (_, i) => turn(i));
   return {
     historyMode: 'paginated',
-    turns: Array.from({ length: turns }, (_, i) => turn(i)),
+    turns: history,
     // A turn of the reference's paginated layout takes 9 lines after the file's first record.
     positions: Array.from({ length: turns }, (_, i) => ({ ordinal: 1 + 9 * i, items: [4 + 9 * i, 5 + 9 * i] })),
     preview: 'Turn 0: please check why thread 0 unloads only after the delay since its last unsubscribe.',
@@ -66,5 +68,6 @@ export function sampleResumeState(turns: number): ActorResumeState {
     modelProvider: 'openai',
     model: 'gpt-5.1-codex',
     lastTokenUsage: { total: usage, last: usage, modelContextWindow: 258_400 },
+    fullTurnsJson: new Uint8Array(Buffer.from(JSON.stringify(fullTurns('paginated', history)))),
   };
 }

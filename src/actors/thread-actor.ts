@@ -4,6 +4,8 @@
 // and close() waits for the turn ahead of it.
 import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import type { Clock } from '../common/clock.js';
+import { ownedUtf8 } from '../common/encoded-content.js';
+import { fullTurns } from '../common/history/history-view.js';
 import { readRollout } from '../common/history/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -94,6 +96,7 @@ export class ThreadActor {
     return {
       historyMode,
       turns: parsed.turns,
+      fullTurnsJson: ownedUtf8(JSON.stringify(fullTurns(historyMode, parsed.turns))),
       positions: parsed.positions,
       preview: parsed.preview,
       updatedAtMs: parsed.updatedAtMs,

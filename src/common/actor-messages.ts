@@ -63,8 +63,13 @@ export interface ActorResumeState {
   modelProvider: string | null;
   model: string | null;
   lastTokenUsage: TokenUsageSnapshot | null;
+  /**
+   * Every turn with all its items as a resume answers with them (fullTurns), as JSON in UTF-8:
+   * serialized where the history was read, so the main thread sends the bytes rather than
+   * stringifying a long thread's whole history in the resume's reply.
+   */
+  fullTurnsJson: Uint8Array;
 }
-
 
 /** One `turn/start`, as the actor runs it. */
 export interface TurnCommand {

@@ -47,6 +47,12 @@ export function storedThreadView(stored: StoredThread, includeTurns: boolean): R
   });
 }
 
+/** JSON already serialized (src/main/protocol/encoded-json.ts), placed as it is when the object is sent. */
+export interface SerializedJson {
+  readonly bytes: Uint8Array;
+  toJSON(): unknown;
+}
+
 /** Every field of a `Thread` that differs between threads. */
 export interface ThreadFields {
   id: string;
@@ -66,7 +72,7 @@ export interface ThreadFields {
   source: string;
   canAcceptDirectInput: boolean | null;
   historyMode: HistoryMode;
-  turns: Turn[];
+  turns: Turn[] | SerializedJson;
 }
 
 export function threadObject(f: ThreadFields): Record<string, unknown> {

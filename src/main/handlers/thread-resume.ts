@@ -13,6 +13,7 @@ import { fullTurns } from '../../common/history/history-view.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
 import { resolveSession } from '../threads/thread-settings.js';
@@ -68,7 +69,7 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
-  const response = resumeResponse(thread, params.excludeTurns);
+  const response = resumeResponse(thread, params.excludeTurns, null);
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread));
   return response;
 }
@@ -115,7 +116,8 @@ async function coldResume(
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread));
-  return resumeResponse(thread, params.excludeTurns);
+  // The history just read is the mirror's: its turns go as the worker serialized them.
+  return resumeResponse(thread, params.excludeTurns, state ? EncodedJson.of(state.fullTurnsJson) : null);
 }
 
 // As the reference does, a resumed thread is who its rollout says it is, and runs where and
@@ -135,10 +137,11 @@ function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, param
   };
 }
 
-function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
+/** `turnsJson`: the mirror's turns as fullTurns shows them, already serialized (a cold resume's). */
+function resumeResponse(thread: LoadedThread, excludeTurns: boolean, turnsJson: EncodedJson | null): unknown {
   const settings = thread.settings!;
   return {
-    thread: loadedThreadView(thread, excludeTurns ? [] : fullTurns(thread.historyMode, thread.turns)),
+    thread: loadedThreadView(thread, excludeTurns ? [] : (turnsJson ?? fullTurns(thread.historyMode, thread.turns))),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',
@@ -154,9 +157,13 @@ function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
 // thread, anchor included; legacy history has none (the reference's nulls).
 function backwardsCursors(thread: LoadedThread): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
   if (thread.historyMode !== 'paginated') return { turnsBackwardsCursor: null, itemsBackwardsCursor: null };
-  const positions = thread.positions();
-  const lastTurn = positions.findLast((position) => position.ordinal !== null)?.ordinal ?? null;
-  const lastItem = positions.flatMap((position) => position.items).findLast((ordinal) => ordinal !== null) ?? null;
+  // Scanned from the end, one position at a time: a long thread's are not all built for two.
+  let lastTurn: number | null = null;
+  let lastItem: number | null = null;
+  for (let i = thread.turns.length - 1; i >= 0 && (lastTurn === null || lastItem === null); i -= 1) {
+    lastTurn ??= thread.turnOrdinal(i);
+    for (let j = thread.turns[i]!.items.length - 1; j >= 0 && lastItem === null; j -= 1) lastItem = thread.itemOrdinal(i, j);
+  }
   return {
     turnsBackwardsCursor: lastTurn === null ? null : paginatedCursor(thread.id, lastTurn, true, 'turns'),
     itemsBackwardsCursor: lastItem === null ? null : paginatedCursor(thread.id, lastItem, true, 'itemsByCreatedAtOrdinal'),

@@ -64,8 +64,7 @@ export class StoredHistory {
     const reply = this.#replyOf(request, await this.lanes.reading.run(request), method, `reading ${request.path}`);
     if (reply.kind === 'noRollout') return reply;
     if (reply.kind === 'answer') {
-      const bytes = Buffer.from(reply.json.buffer, reply.json.byteOffset, reply.json.byteLength);
-      return { kind: 'answer', result: new EncodedJson(bytes), historyMode: reply.historyMode };
+      return { kind: 'answer', result: EncodedJson.of(reply.json), historyMode: reply.historyMode };
     }
     throw unexpected(method, reply);
   }

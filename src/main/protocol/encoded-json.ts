@@ -18,6 +18,11 @@ export class EncodedJson {
   /** `bytes` must be valid JSON in UTF-8: the creator vouches for it. */
   constructor(readonly bytes: Buffer) {}
 
+  /** JSON bytes that crossed from a worker (a plain Uint8Array, without Buffer's methods), not copied. */
+  static of(bytes: Uint8Array): EncodedJson {
+    return new EncodedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
   toJSON(): string {
     used.push(this);
     return MARKER;

@@ -4,13 +4,13 @@
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { Turn } from '../../common/wire-types.js';
-import { threadObject } from '../../common/thread-object.js';
+import { threadObject, type SerializedJson } from '../../common/thread-object.js';
 
 /** The version thread-host reports as `cliVersion` and in `userAgent`. */
 export const HOST_VERSION = '0.1.0';
 
-/** A loaded thread as the wire shows it; `turns` only when asked for (resume, read). */
-export function loadedThreadView(thread: LoadedThread, turns: Turn[] | null): Record<string, unknown> {
+/** A loaded thread as the wire shows it; `turns` only when asked for (resume, read), maybe already serialized. */
+export function loadedThreadView(thread: LoadedThread, turns: Turn[] | SerializedJson | null): Record<string, unknown> {
   const identity = thread.identity!;
   const settings = thread.settings!;
   return threadObject({

@@ -123,14 +123,6 @@ export class LoadedThread {
     return this.pendingTurns > 0;
   }
 
-  /** Where each turn and item sits in the rollout, aligned with `turns` (null: not known). */
-  positions(): TurnPosition[] {
-    return this.turns.map((turn) => {
-      const known = this.ordinals.get(turn.id);
-      return { ordinal: known?.turn ?? null, items: turn.items.map((item) => known?.items.get(item.id) ?? null) };
-    });
-  }
-
   /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
   turnOrdinal(i: number): number | null {
     const turn = this.turns[i];

@@ -40,7 +40,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       thread.notePosition(event.turnId, event.ordinal, item.id);
       const base = { threadId: thread.id, turnId: event.turnId };
       // The echoes carry the input's encoding when the worker made one.
-      const echoed = event.contentJson === undefined ? item : { ...item, content: encodedJson(event.contentJson) };
+      const echoed = event.contentJson === undefined ? item : { ...item, content: EncodedJson.of(event.contentJson) };
       toSubscribers('item/started', { item: { ...echoed, completedAtMs: null }, ...base, startedAtMs: item.startedAtMs });
       toSubscribers('item/completed', { item: echoed, ...base, contentTokenCount: null, completedAtMs: item.completedAtMs });
       return;
@@ -163,10 +163,6 @@ function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, co
   if (kept !== undefined) return [...kept];
   ctx.log('warn', 'a large turn input came back that this host did not keep; decoding it', { threadId: thread.id, turnId });
   return JSON.parse(bufferOf(contentJson).toString('utf8')) as UserInput[];
-}
-
-function encodedJson(bytes: Uint8Array): EncodedJson {
-  return new EncodedJson(bufferOf(bytes));
 }
 
 /** The same bytes, as a Buffer (no copy): a transferred Uint8Array arrives without Buffer's methods. */
