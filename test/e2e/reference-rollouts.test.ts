@@ -75,6 +75,10 @@ describe.each(CASES)('$name', ({ mode, name }) => {
 
       const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'from thread-host' }] });
       await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+      // Loaded now: the resumed turns (as the pool worker serialized them) and the new one.
+      const loaded = await server.request('thread/read', { threadId, includeTurns: true });
+      expect(JSON.stringify(loaded.thread.turns.slice(0, -1))).toEqual(JSON.stringify(read.thread.turns));
+      expect(loaded.thread.turns.map((t: Message) => [t.id, t.status])).toEqual([...read.thread.turns.map((t: Message) => [t.id, t.status]), [turn.id, 'completed']]);
       const closed = server.waitForNotification('thread/closed', (p) => p.threadId === threadId);
       await server.request('thread/unsubscribe', { threadId });
       await closed;

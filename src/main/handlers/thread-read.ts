@@ -2,7 +2,6 @@
 // from its rollout on disk, by the stored-history worker. It never loads or subscribes the
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
-import { fullTurns } from '../../common/history/history-view.js';
 import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
@@ -10,6 +9,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
+import { fullHistory } from '../threads/full-history.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 
 const READ_DEPRECATION =
@@ -26,7 +26,7 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
       if (thread.historyMode === 'paginated') throw notSupportedYet('list_turns');
       throw invalidRequest(`thread ${id} is not materialized yet; includeTurns is unavailable before first user message`);
     }
-    const turns = params.includeTurns ? fullTurns(thread.historyMode, thread.turns) : null;
+    const turns = params.includeTurns ? fullHistory(thread) : null;
     return { thread: loadedThreadView(thread, turns) };
   }
   const path = await ctx.rollouts.find(id);

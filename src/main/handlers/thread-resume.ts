@@ -9,12 +9,11 @@ import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
 import { paginatedCursor } from '../../common/history/history-cursors.js';
-import { fullTurns } from '../../common/history/history-view.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { EncodedJson } from '../protocol/encoded-json.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
+import { fullHistory, rememberResumedHistory } from '../threads/full-history.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
 import { resolveSession } from '../threads/thread-settings.js';
 
@@ -69,7 +68,7 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
-  const response = resumeResponse(thread, params.excludeTurns, null);
+  const response = resumeResponse(thread, params.excludeTurns);
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread));
   return response;
 }
@@ -100,6 +99,7 @@ async function coldResume(
   });
   if (state) {
     thread.turns = state.turns;
+    rememberResumedHistory(thread, state.turns, state.fullTurnsJson);
     thread.rememberPositions(state.turns, state.positions);
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;
@@ -116,8 +116,7 @@ async function coldResume(
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread));
-  // The history just read is the mirror's: its turns go as the worker serialized them.
-  return resumeResponse(thread, params.excludeTurns, state ? EncodedJson.of(state.fullTurnsJson) : null);
+  return resumeResponse(thread, params.excludeTurns);
 }
 
 // As the reference does, a resumed thread is who its rollout says it is, and runs where and
@@ -137,11 +136,11 @@ function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, param
   };
 }
 
-/** `turnsJson`: the mirror's turns as fullTurns shows them, already serialized (a cold resume's). */
-function resumeResponse(thread: LoadedThread, excludeTurns: boolean, turnsJson: EncodedJson | null): unknown {
+function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
   const settings = thread.settings!;
   return {
-    thread: loadedThreadView(thread, excludeTurns ? [] : (turnsJson ?? fullTurns(thread.historyMode, thread.turns))),
+    // What a cold resume read goes as the pool worker serialized it (full-history.ts).
+    thread: loadedThreadView(thread, excludeTurns ? [] : fullHistory(thread)),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',

@@ -54,6 +54,11 @@ export class LoadedThread {
    * id; created on first use.
    */
   #largeInputs: Map<string, readonly UserInput[]> | null = null;
+  /**
+   * The first `count` turns as fullTurns shows them, serialized by the pool worker that read
+   * them at a cold resume (see full-history.ts); null when not resumed from disk here.
+   */
+  resumedHistoryJson: { count: number; bytes: Buffer } | null = null;
   /** Created with the first position known (see `ordinals`). */
   #ordinals: Map<string, { turn: number | null; items: Map<string, number> }> | null = null;
   preview = '';

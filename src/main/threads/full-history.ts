@@ -1,0 +1,31 @@
+// A loaded thread's whole history as `thread/read` and `thread/resume` show it (fullTurns). A
+// long thread's is megabytes of JSON, ~30 ms of the main thread to serialize for 20 MB. A cold
+// resume brings it already serialized by the pool worker that read it (`fullTurnsJson`), and
+// the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
+// and reused; only the turns run since are serialized here.
+import { fullTurns, turnsView } from '../../common/history/history-view.js';
+import type { Turn } from '../../common/wire-types.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
+import type { LoadedThread } from './loaded-thread.js';
+
+const COMMA = Buffer.from(',');
+
+/** Keeps a cold resume's serialized history for later reads, if every turn in it is over. */
+export function rememberResumedHistory(thread: LoadedThread, turns: readonly Turn[], json: Uint8Array): void {
+  // A turn still in progress could change; none should come from a rollout, but it is cheap to check.
+  const settled = turns.every((turn) => turn.status !== 'inProgress');
+  thread.resumedHistoryJson = settled ? { count: turns.length, bytes: Buffer.from(json.buffer, json.byteOffset, json.byteLength) } : null;
+}
+
+/** The thread's turns as fullTurns shows them: what a cold resume serialized, as bytes, and the rest. */
+export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
+  const resumed = thread.resumedHistoryJson;
+  if (resumed === null || thread.turns.length < resumed.count) return fullTurns(thread.historyMode, thread.turns);
+  if (thread.turns.length === resumed.count) return new EncodedJson(resumed.bytes);
+  const since = Array.from({ length: thread.turns.length - resumed.count }, (_, i) => resumed.count + i);
+  const later = turnsView(thread.historyMode, thread.turns, since).map((turn) => ({ ...turn, itemsView: 'full' as const }));
+  const tail = Buffer.from(JSON.stringify(later));
+  if (resumed.count === 0) return new EncodedJson(tail);
+  // "[a,b]" and "[c]" make "[a,b,c]".
+  return new EncodedJson(Buffer.concat([resumed.bytes.subarray(0, resumed.bytes.length - 1), COMMA, tail.subarray(1)]));
+}

@@ -1,0 +1,55 @@
+// A loaded thread's full history reuses what a cold resume serialized, and serializes only the
+// turns run since: the bytes are exactly what serializing the whole history here would give.
+import { describe, expect, test } from 'vitest';
+import { fullTurns } from '../../../../src/common/history/history-view.js';
+import type { HistoryMode } from '../../../../src/common/history/rollout-reader.js';
+import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
+import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
+import { fullHistory, rememberResumedHistory } from '../../../../src/main/threads/full-history.js';
+import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+
+const turnId = (k: number) => `01a23766-0000-7000-8000-0000000000${String(k).padStart(2, '0')}` as TurnId;
+function user(k: number): UserMessageItem {
+  return { type: 'userMessage', id: `u${k}`, clientId: null, content: [{ type: 'text', text: `turn ${k} ✓`, text_elements: [] }], startedAtMs: 1000 * k, completedAtMs: 1000 * k };
+}
+function agent(k: number): AgentMessageItem {
+  return { type: 'agentMessage', moderation: null, id: `a${k}`, text: 'Done', phase: null, memoryCitation: null, delivery: null, questions: null, startedAtMs: 1000 * k + 5, completedAtMs: 1000 * k + 5 };
+}
+function turn(k: number, status: Turn['status'] = 'completed'): Turn {
+  // Turns with one, two or three items, so legacy numbering depends on every turn before.
+  const items = [user(k), agent(k), agent(k + 100)].slice(0, 1 + (k % 3));
+  return { id: turnId(k), rootTurnId: turnId(k), items, itemsView: 'summary', status, error: null, startedAt: k, completedAt: k, durationMs: 5 };
+}
+
+/** What the pool worker sends: the resumed turns as fullTurns shows them, in UTF-8. */
+const serialized = (mode: HistoryMode, turns: Turn[]): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(fullTurns(mode, turns))));
+
+const text = (history: Turn[] | EncodedJson): string => (history instanceof EncodedJson ? history.bytes.toString('utf8') : JSON.stringify(history));
+
+describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
+  test.each([0, 1, 4])('after a cold resume of %i turns and turns run since, the bytes are the whole history serialized here', (resumed) => {
+    const thread = new LoadedThread('t', 0);
+    thread.historyMode = mode;
+    thread.turns = Array.from({ length: resumed }, (_, i) => turn(i + 1));
+    rememberResumedHistory(thread, thread.turns, serialized(mode, thread.turns));
+    const whole = () => JSON.stringify(fullTurns(mode, thread.turns));
+    // Nothing run since: the worker's bytes themselves, not a copy.
+    const first = fullHistory(thread);
+    expect(first).toBeInstanceOf(EncodedJson);
+    expect(text(first)).toBe(whole());
+    for (let k = resumed + 1; k <= resumed + 3; k += 1) {
+      thread.turns.push(turn(k));
+      expect(text(fullHistory(thread))).toBe(whole());
+    }
+  });
+});
+
+test('a resume with a turn still in progress, or none, keeps nothing: the history is serialized here', () => {
+  const thread = new LoadedThread('t', 0);
+  thread.historyMode = 'legacy';
+  thread.turns = [turn(1), turn(2, 'inProgress')];
+  rememberResumedHistory(thread, thread.turns, serialized('legacy', thread.turns));
+  expect(thread.resumedHistoryJson).toBeNull();
+  expect(fullHistory(thread)).toEqual(fullTurns('legacy', thread.turns));
+  expect(fullHistory(new LoadedThread('u', 0))).toEqual([]);
+});
