@@ -4,7 +4,6 @@
 // and close() waits for the turn ahead of it.
 import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import type { Clock } from '../common/clock.js';
-import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/history/history-view.js';
 import { readRollout } from '../common/history/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
@@ -28,7 +27,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'writerLease' | 'session'>;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'serializeHistory' | 'writerLease' | 'session'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -62,8 +61,8 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, rolloutPath, resume, writerLease, session } = init;
-    this.#init = { threadId, rolloutPath, resume, writerLease, session };
+    const { threadId, rolloutPath, resume, serializeHistory, writerLease, session } = init;
+    this.#init = { threadId, rolloutPath, resume, serializeHistory, writerLease, session };
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
@@ -96,7 +95,8 @@ export class ThreadActor {
     return {
       historyMode,
       turns: parsed.turns,
-      fullTurnsJson: ownedUtf8(JSON.stringify(fullTurns(historyMode, parsed.turns))),
+      // Packed into the snapshot (copied there), so a plain Buffer will do.
+      fullTurnsJson: this.#init.serializeHistory ? Buffer.from(JSON.stringify(fullTurns(historyMode, parsed.turns))) : null,
       positions: parsed.positions,
       preview: parsed.preview,
       updatedAtMs: parsed.updatedAtMs,

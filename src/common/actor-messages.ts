@@ -31,6 +31,8 @@ export interface ActorInit {
   rolloutPath: string | null;
   /** True for a cold resume: replay the existing rollout before taking turns. */
   resume: boolean;
+  /** A cold resume that answers with the turns: serialize them too (ActorResumeState.fullTurnsJson). */
+  serializeHistory: boolean;
   /** The writer lock's lease (shared memory), checked before every write; null when it cannot expire (flock). */
   writerLease: WriterLease | null;
   /**
@@ -66,9 +68,10 @@ export interface ActorResumeState {
   /**
    * Every turn with all its items as a resume answers with them (fullTurns), as JSON in UTF-8:
    * serialized where the history was read, so the main thread sends the bytes rather than
-   * stringifying a long thread's whole history in the resume's reply.
+   * stringifying a long thread's whole history in the resume's reply; null when the resume
+   * excludes the turns.
    */
-  fullTurnsJson: Uint8Array;
+  fullTurnsJson: Uint8Array | null;
 }
 
 /** One `turn/start`, as the actor runs it. */

@@ -71,6 +71,8 @@ describe.each(CASES)('$name', ({ mode, name }) => {
       expect(resumed.thread).toEqual({ ...expected.thread, ...ours });
       // Serialized by the pool worker that read them: byte for byte too, key order included.
       expect(JSON.stringify(resumed.thread.turns)).toEqual(JSON.stringify(expected.thread.turns));
+      // A warm resume (the thread is loaded now) shows the same turns.
+      expect(JSON.stringify((await server.request('thread/resume', { threadId })).thread.turns)).toEqual(JSON.stringify(resumed.thread.turns));
       expect([resumed.turnsBackwardsCursor, resumed.itemsBackwardsCursor]).toEqual([expected.turnsBackwardsCursor, expected.itemsBackwardsCursor]);
 
       const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'from thread-host' }] });
@@ -105,6 +107,21 @@ describe.each(CASES)('$name', ({ mode, name }) => {
 });
 
 /** The file's last whole record (a torn last line is not one). */
+describe.each(CASES)('$name, resumed without its turns', ({ name }) => {
+  test('answers no turns, and the loaded thread reads them all as the reference does', async () => {
+    const server = await TestServer.start({ modelUrl: mock.url });
+    try {
+      const { answers } = place(server.home, name);
+      const threadId = answers.threadRead.thread.id as string;
+      expect((await server.request('thread/resume', { threadId, excludeTurns: true })).thread.turns).toEqual([]);
+      const read = await server.request('thread/read', { threadId, includeTurns: true });
+      expect(JSON.stringify(read.thread.turns)).toEqual(JSON.stringify(answers.threadRead.thread.turns));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 function lastRecord(file: Buffer): Message {
   const records = file.toString('utf8').split('\n').flatMap((line) => {
     try {

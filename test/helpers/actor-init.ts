@@ -6,6 +6,7 @@ export const ephemeralActorInit = (threadId: string): ActorInit => ({
   threadId,
   rolloutPath: null,
   resume: false,
+  serializeHistory: false,
   writerLease: null,
   historyMode: 'legacy',
   fence: new SharedArrayBuffer(4),

@@ -92,6 +92,7 @@ async function coldResume(
     session,
     rolloutPath: path,
     resume: true,
+    serializeHistory: !params.excludeTurns,
     createdAtMs: now,
     originator: connection.clientName ?? 'thread-host',
     operation: 'resume',
@@ -99,7 +100,7 @@ async function coldResume(
   });
   if (state) {
     thread.turns = state.turns;
-    rememberResumedHistory(thread, state.turns, state.fullTurnsJson);
+    if (state.fullTurnsJson !== null) rememberResumedHistory(thread, state.turns, state.fullTurnsJson);
     thread.rememberPositions(state.turns, state.positions);
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;

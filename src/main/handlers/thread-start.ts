@@ -37,6 +37,7 @@ export async function threadStart(
     session,
     rolloutPath: ephemeral ? null : rolloutPathFor(ctx.home, thread.id, now),
     resume: false,
+    serializeHistory: false,
     createdAtMs: now,
     originator: connection.clientName ?? 'thread-host',
     operation: 'start',

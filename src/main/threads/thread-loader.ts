@@ -15,6 +15,8 @@ export interface LoadRequest {
   session: ResolvedSession;
   rolloutPath: string | null;
   resume: boolean;
+  /** A cold resume answering with its turns: the worker serializes them as it reads them. */
+  serializeHistory: boolean;
   createdAtMs: number;
   originator: string;
   operation: 'start' | 'resume';
@@ -100,6 +102,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
     threadId: thread.id,
     rolloutPath: request.rolloutPath,
     resume: request.resume,
+    serializeHistory: request.serializeHistory,
     writerLease: thread.writerLock?.lease ?? null,
     historyMode: request.historyMode,
     session: { createdAtMs: request.createdAtMs, originator: request.originator, cliVersion: HOST_VERSION, source: 'vscode' },

@@ -88,6 +88,21 @@ describe('thread/turns/list on a legacy thread', () => {
     expect(cursor).toBeNull();
   });
 
+  test('numbers items across turns of uneven length, empty ones included, on any page', () => {
+    // Turns of one, no and three items: the third's items are item-2, item-3 and item-4.
+    const uneven = [{ ...turn(1), items: [user(1)] }, { ...turn(2), items: [] }, { ...turn(3), items: [user(3), agent(3), agent(3)] }];
+    const source = sourceWithPositions(THREAD, 'legacy', uneven, uneven.map((t) => ({ ordinal: null, items: t.items.map(() => null) })));
+    const ids = (cursor: string | null) => turnsPage(source, request({ limit: 1, itemsView: 'full', cursor }));
+    const p0 = ids(null);
+    const p1 = ids(p0.nextCursor);
+    const p2 = ids(p1.nextCursor);
+    expect([p0, p1, p2].map((p) => p.data.map((t) => [t.id, t.items.map((item) => item.id)]))).toEqual([
+      [[turnId(3), ['item-2', 'item-3', 'item-4']]],
+      [[turnId(2), []]],
+      [[turnId(1), ['item-1']]],
+    ]);
+  });
+
   test('refuses a cursor it cannot read, or whose turn is gone', () => {
     expect(rpcError(() => turnsPage(LEGACY, request({ cursor: 'abc' })))).toEqual({ code: -32600, message: 'invalid cursor: abc' });
     expect(rpcError(() => turnsPage(LEGACY, request({ cursor: '' })))).toEqual({ code: -32600, message: 'invalid cursor: ' });
