@@ -18,21 +18,36 @@ import { threadWithOneTurn, withServer, type Scenario } from './scenario.js';
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
 
-/** Appends copies of the rollout's last turn, each under a new turn id, until it holds `bytes`; returns the turns added. */
-function growRollout(path: string, bytes: number): number {
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const ORDINAL = /"ordinal":\d+/;
+
+/**
+ * Appends copies of the rollout's last turn until it holds `bytes`; returns the turns added.
+ * Each copy is a turn of its own, as any writer would have written it: every id in it but the
+ * thread's is new, and a paginated rollout's ordinals go on counting.
+ */
+function growRollout(path: string, threadId: string, bytes: number): number {
   const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
   const start = lines.findLastIndex((line) => line.includes('"type":"task_started"'));
   const turn = lines.slice(start);
-  const turnId = (JSON.parse(turn[0]!) as { payload: { turn_attribution?: { turn_id: string }; turn_id?: string } }).payload;
-  const id = turnId.turn_attribution?.turn_id ?? turnId.turn_id;
-  if (id === undefined) throw new Error('the seed turn has no turn id');
-  const text = `${turn.join('\n')}\n`;
+  const ids = [...new Set(turn.join('\n').match(UUID) ?? [])].filter((id) => id !== threadId);
+  const last = ORDINAL.exec(lines.at(-1)!);
+  let ordinal = last === null ? null : Number(last[0].slice('"ordinal":'.length));
+  const copy = (): string => {
+    const fresh = new Map(ids.map((id) => [id, randomUUID()]));
+    return turn
+      .map((line) => {
+        const renamed = line.replace(UUID, (id) => fresh.get(id) ?? id);
+        return ordinal === null ? renamed : renamed.replace(ORDINAL, `"ordinal":${(ordinal += 1)}`);
+      })
+      .join('\n');
+  };
   let added = 0;
   // Appended in batches: one write per ~1 MB.
-  const perBatch = Math.max(1, Math.floor(1_000_000 / text.length));
+  const perBatch = Math.max(1, Math.floor(1_000_000 / (turn.join('\n').length + 1)));
   while (statSync(path).size < bytes) {
     let batch = '';
-    for (let i = 0; i < perBatch; i += 1) batch += text.split(id).join(randomUUID());
+    for (let i = 0; i < perBatch; i += 1) batch += `${copy()}\n`;
     appendFileSync(path, batch);
     added += perBatch;
   }
@@ -55,7 +70,7 @@ export const storedRead: Scenario = {
       await closed;
       const path = await findRolloutPath(home, threadId);
       if (path === null) throw new Error('the seed thread has no rollout');
-      const turns = 1 + growRollout(path, params.readMb * 1_000_000);
+      const turns = 1 + growRollout(path, threadId, params.readMb * 1_000_000);
       rec.figure('turns in the rollout', turns, 'count', 'none');
       rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
       ctx.progress(0.2);
