@@ -211,12 +211,20 @@ const USER_MESSAGE_ITEM = Buffer.from('"type":"UserMessage"');
  * and a line's end is its newline byte, which UTF-8 never uses inside a character.
  */
 function firstUserMessageEnd(bytes: Buffer, from: number, length: number): number {
-  let lineStart = from === 0 ? 0 : bytes.lastIndexOf(0x0a, from - 1) + 1;
-  for (;;) {
-    const newline = bytes.indexOf(0x0a, lineStart);
-    if (newline === -1 || newline >= length) return -1; // that line is not complete yet
-    const line = bytes.subarray(lineStart, newline);
-    if (line.includes(USER_MESSAGE_EVENT) || (line.includes(ITEM_COMPLETED) && line.includes(USER_MESSAGE_ITEM))) return newline + 1;
-    lineStart = newline + 1;
-  }
+  const lineStart = from === 0 ? 0 : bytes.lastIndexOf(0x0a, from - 1) + 1;
+  // Complete lines only. Each marker is searched for once over them all (the session_meta line
+  // alone is ~22 KB), not line by line.
+  const lastNewline = length === 0 ? -1 : bytes.lastIndexOf(0x0a, length - 1);
+  if (lastNewline < lineStart) return -1;
+  const complete = bytes.subarray(0, lastNewline + 1);
+  const event = complete.indexOf(USER_MESSAGE_EVENT, lineStart);
+  let item = complete.indexOf(USER_MESSAGE_ITEM, lineStart);
+  while (item !== -1 && !lineHolds(complete, item, ITEM_COMPLETED)) item = complete.indexOf(USER_MESSAGE_ITEM, complete.indexOf(0x0a, item) + 1);
+  const first = event === -1 ? item : item === -1 ? event : Math.min(event, item);
+  return first === -1 ? -1 : complete.indexOf(0x0a, first) + 1;
+}
+
+/** Whether the line around `at` holds `needle`. */
+function lineHolds(bytes: Buffer, at: number, needle: Buffer): boolean {
+  return bytes.subarray(bytes.lastIndexOf(0x0a, at) + 1, bytes.indexOf(0x0a, at)).includes(needle);
 }

@@ -51,8 +51,11 @@ export function parseLine(source: string): RolloutRecord | null {
 }
 
 /** An ISO timestamp as epoch ms. */
-export const parseTs = (v: unknown): number | null =>
-  typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : null;
+export function parseTs(v: unknown): number | null {
+  if (typeof v !== 'string') return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : ms;
+}
 export const obj = (v: unknown): Json | null =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null;
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
