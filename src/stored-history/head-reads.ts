@@ -184,13 +184,50 @@ function readHead(path: string): { text: string; whole: boolean } {
       const from = read;
       read += bytesRead;
       const end = firstUserMessageEnd(headBuffer, from, read);
-      if (end !== -1) return { text: headBuffer.toString('utf8', 0, end), whole: true };
+      if (end !== -1) return { text: headText(headBuffer, end), whole: true };
     }
-    return { text: headBuffer.toString('utf8', 0, read), whole: false };
+    return { text: headText(headBuffer, read), whole: false };
   } finally {
     closeSync(fd);
     if (headBuffer.length > HEAD_CHUNK_BYTES) headBuffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
   }
+}
+
+// The session_meta's base instructions: ~20 KB of text in the reference's rollouts, the larger
+// part of every head, and nothing a listing shows (the model comes from their `provenance`,
+// which stays). Leaving that string out of the decoding and parsing halves a head's cost.
+const BASE_TEXT_KEYS = [Buffer.from('"base_instructions":{"text":"'), Buffer.from('"base_instructions":"')];
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * `bytes[0, length)` as text, with the first line's base-instructions string emptied. Byte search
+ * is exact here: in UTF-8 a quote or a backslash byte is always that character, and in JSON a
+ * key's closing quote is never escaped, so `"base_instructions":` only matches the key itself.
+ */
+function headText(bytes: Buffer, length: number): string {
+  const firstLineEnd = bytes.indexOf(0x0a);
+  const lineEnd = firstLineEnd === -1 || firstLineEnd >= length ? length : firstLineEnd;
+  const firstLine = bytes.subarray(0, lineEnd);
+  for (const key of BASE_TEXT_KEYS) {
+    const at = firstLine.indexOf(key);
+    if (at === -1) continue;
+    const start = at + key.length;
+    const close = closingQuote(bytes, start, lineEnd);
+    if (close === -1) break;
+    return bytes.toString('utf8', 0, start) + bytes.toString('utf8', close, length);
+  }
+  return bytes.toString('utf8', 0, length);
+}
+
+/** Where the JSON string whose contents start at `from` ends (its closing quote), or -1 before `end`. */
+function closingQuote(bytes: Buffer, from: number, end: number): number {
+  for (let quote = bytes.indexOf(QUOTE, from); quote !== -1 && quote < end; quote = bytes.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && bytes[quote - backslashes - 1] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
 }
 
 function grown(buffer: Buffer, size: number): Buffer {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { listRolloutHeads } from '../../../src/stored-history/head-reads.js';
 import { RolloutHeads } from '../../../src/stored-history/rollout-heads.js';
+import { historyModeOf, parseRollout } from '../../../src/common/history/rollout-reader.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/rollouts/${name}`, import.meta.url), 'utf8');
 const LEGACY = fixture('rollout-legacy-two-turns.jsonl');
@@ -103,4 +104,39 @@ test('a first user message past the head\'s 4 MiB is not read: no preview, and t
   const heads = new RolloutHeads();
   expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);
   expect(listing(heads)).toEqual([[LEGACY_ID, '', true]]);
+});
+
+test('base instructions are left out of a head unread, whatever they hold, and everything listed reads as from the whole line', async () => {
+  const [meta, ...rest] = LEGACY_FIRST_MESSAGE;
+  const tricky = `quotes \\" and "x", backslashes \\\\ and \\\\\\" é✓🚀 ${'long '.repeat(5_000)}"base_instructions":{"text":"not the key"} end\\`;
+  const heads = new RolloutHeads();
+  for (const [name, base] of [
+    ['object', { text: tricky, provenance: { type: 'model', model: 'gpt-from-provenance' } }],
+    ['string (older rollouts)', tricky],
+  ] as const) {
+    const parsed = JSON.parse(meta!) as { payload: Record<string, unknown> };
+    parsed.payload.base_instructions = base;
+    const text = `${[JSON.stringify(parsed), ...rest].join('\n')}\n`;
+    await write(LEGACY_ID, text);
+    const whole = parseRollout(text);
+    const [listed] = listRolloutHeads(home, heads, 'readAgain');
+    const m = whole.meta!;
+    expect([name, listed!.head]).toEqual([
+      name,
+      {
+        threadId: LEGACY_ID,
+        path: expect.any(String),
+        createdAtMs: m.createdAtMs,
+        preview: whole.preview,
+        modelProvider: m.modelProvider,
+        cwd: m.cwd,
+        cliVersion: m.cliVersion,
+        source: m.source,
+        originator: m.originator,
+        model: m.model,
+        historyMode: historyModeOf(m),
+      },
+    ]);
+    expect(listed!.head.preview).toBe('hello');
+  }
 });
