@@ -15,6 +15,9 @@ import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './sce
 
 const LIST_DEADLINE_MS = 120_000;
 const PAGE = 25;
+// The reference's rollouts carry its built-in instructions in every session_meta (~21 KB of the
+// ~22 KB head); the seed thread gets as much, so the heads read are the size real ones are.
+const BASE_INSTRUCTIONS = 'You are a coding agent. Follow the "AGENTS.md" rules,\nkeep changes small, and explain them. '.repeat(230);
 
 /** The one rollout file under `home`/sessions (the seeded thread's), found as the host finds rollouts. */
 async function onlyRollout(home: string): Promise<string> {
@@ -50,7 +53,7 @@ export const threadList: Scenario = {
   async run(ctx) {
     const { rec, params } = ctx;
     await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
-      const threadId = await threadWithOneTurn(client, 'hello');
+      const threadId = await threadWithOneTurn(client, 'hello', { baseInstructions: BASE_INSTRUCTIONS });
       copyRollout(home, await onlyRollout(home), threadId, params.listRollouts - 1);
       ctx.progress(0.2);
       const probe = new ListProbe(client, params.intervalMs);
