@@ -204,11 +204,15 @@ const BACKSLASH = 0x5c;
  * `bytes[0, length)` as text, with the first line's base-instructions string emptied. Byte search
  * is exact here: in UTF-8 a quote or a backslash byte is always that character, and in JSON a
  * key's closing quote is never escaped, so `"base_instructions":` only matches the key itself.
+ * The one difference from parsing the whole line: a line whose instructions alone are not valid
+ * JSON (a raw control character, a bad escape), which no writer produces, is listed rather than
+ * skipped; reading that thread still refuses it.
  */
 function headText(bytes: Buffer, length: number): string {
-  const firstLineEnd = bytes.indexOf(0x0a);
-  const lineEnd = firstLineEnd === -1 || firstLineEnd >= length ? length : firstLineEnd;
-  const firstLine = bytes.subarray(0, lineEnd);
+  const read = bytes.subarray(0, length);
+  const firstLineEnd = read.indexOf(0x0a);
+  const lineEnd = firstLineEnd === -1 ? length : firstLineEnd;
+  const firstLine = read.subarray(0, lineEnd);
   for (const key of BASE_TEXT_KEYS) {
     const at = firstLine.indexOf(key);
     if (at === -1) continue;
