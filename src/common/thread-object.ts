@@ -2,31 +2,15 @@
 // explicit nulls: built on the main thread for loaded threads (src/main/protocol/thread-view.ts)
 // and in the stored-history worker for threads known only from their rollouts.
 import type { HistoryMode } from './history/rollout-reader.js';
+import type { RolloutSummary } from './stored-history-messages.js';
 import type { Turn } from './wire-types.js';
-
-/** A thread that is not loaded, as `thread/list` and `thread/read` know it from its rollout. */
-export interface StoredThread {
-  id: string;
-  preview: string;
-  modelProvider: string;
-  model: string | null;
-  createdAtMs: number;
-  updatedAtMs: number;
-  path: string;
-  cwd: string;
-  cliVersion: string;
-  originator: string;
-  source: string;
-  historyMode: HistoryMode;
-  turns: Turn[];
-}
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-/** A thread known only from disk (status notLoaded). */
-export function storedThreadView(stored: StoredThread, includeTurns: boolean): Record<string, unknown> {
+/** A thread known only from disk (status notLoaded), with `turns` when they are asked for. */
+export function storedThreadView(stored: RolloutSummary, turns: Turn[]): Record<string, unknown> {
   return threadObject({
-    id: stored.id,
+    id: stored.threadId,
     environments: null,
     preview: stored.preview,
     ephemeral: false,
@@ -43,7 +27,7 @@ export function storedThreadView(stored: StoredThread, includeTurns: boolean): R
     source: stored.source,
     canAcceptDirectInput: null,
     historyMode: stored.historyMode,
-    turns: includeTurns ? stored.turns : [],
+    turns,
   });
 }
 

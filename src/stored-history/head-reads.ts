@@ -9,7 +9,7 @@
 import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../common/history/rollout-path.js';
-import { historyModeOf, parseRollout } from '../common/history/rollout-reader.js';
+import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } from '../common/history/rollout-reader.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
 
 // The head is read until the first user message. The reference's session_meta alone is ~22 KB
@@ -147,14 +147,18 @@ function readAndKeep(path: string, file: Stats, heads: RolloutHeads): RolloutHea
 function headOf(path: string, text: string): RolloutHead | null {
   const fromName = parseRolloutFileName(basename(path));
   const head = parseRollout(text);
-  const meta = head.meta;
   // A file whose meta names another thread is a copy or a corruption; the reference skips it.
-  if (meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  if (head.meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  return rolloutHead(head.threadId as string, path, head, head.meta);
+}
+
+/** What a listing shows of a parsed rollout (or its head), but its update time. */
+export function rolloutHead(threadId: string, path: string, parsed: ParsedRollout, meta: RolloutMeta): RolloutHead {
   return {
-    threadId: head.threadId as string,
+    threadId,
     path,
     createdAtMs: meta.createdAtMs,
-    preview: head.preview,
+    preview: parsed.preview,
     modelProvider: meta.modelProvider,
     cwd: meta.cwd,
     cliVersion: meta.cliVersion,

@@ -8,9 +8,10 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
 import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/history/history-pages.js';
 import { fullTurns } from '../common/history/history-view.js';
-import { historyModeOf, parseRollout } from '../common/history/rollout-reader.js';
+import { historyModeOf, parseRollout, type ParsedRollout } from '../common/history/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
+import { rolloutHead } from './head-reads.js';
 
 export function answerStoredRead(request: StoredRead): StoredHistoryReply {
   const parsed = parseRollout(readFileSync(request.path, 'utf8'));
@@ -27,28 +28,9 @@ export function answerStoredRead(request: StoredRead): StoredHistoryReply {
   return { kind: 'answer', json: ownedUtf8(JSON.stringify(result)), historyMode };
 }
 
-function resultOf(request: StoredRead, parsed: ReturnType<typeof parseRollout>, source: HistorySource): unknown {
+function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySource): unknown {
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
-  const meta = parsed.meta!;
-  return {
-    thread: storedThreadView(
-      {
-        id: request.threadId,
-        preview: parsed.preview,
-        modelProvider: meta.modelProvider,
-        model: meta.model,
-        createdAtMs: meta.createdAtMs,
-        updatedAtMs: parsed.updatedAtMs,
-        path: request.path,
-        cwd: meta.cwd,
-        cliVersion: meta.cliVersion,
-        originator: meta.originator,
-        source: meta.source,
-        historyMode: source.mode,
-        turns: request.includeTurns ? fullTurns(source.mode, parsed.turns) : [],
-      },
-      request.includeTurns,
-    ),
-  };
+  const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
+  return { thread: storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : []) };
 }

@@ -58,24 +58,7 @@ function view(ctx: HostContext, summary: RolloutSummary): unknown {
   if (loaded && loaded.identity && (loaded.lifecycle.kind === 'loaded' || loaded.lifecycle.kind === 'unloading')) {
     return loadedThreadView(loaded, null);
   }
-  return storedThreadView(
-    {
-      id: summary.threadId,
-      preview: summary.preview,
-      modelProvider: summary.modelProvider,
-      model: summary.model,
-      createdAtMs: summary.createdAtMs,
-      updatedAtMs: summary.updatedAtMs,
-      path: summary.path,
-      cwd: summary.cwd,
-      cliVersion: summary.cliVersion,
-      originator: summary.originator,
-      source: summary.source,
-      historyMode: summary.historyMode,
-      turns: [],
-    },
-    false,
-  );
+  return storedThreadView(summary, []);
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */
