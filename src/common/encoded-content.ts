@@ -29,6 +29,11 @@ export function encodeLargeContent(content: readonly UserInput[]): Uint8Array | 
   return ownedUtf8(JSON.stringify(content));
 }
 
+/** The same bytes as a Buffer, not copied: a Uint8Array that crossed threads arrives without Buffer's methods. */
+export function bufferView(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** `text` as UTF-8, alone in its ArrayBuffer, so that a transfer may take it whole. */
 export function ownedUtf8(text: string): Uint8Array {
   const bytes = Buffer.from(text, 'utf8');
@@ -57,5 +62,5 @@ export function postedInput(input: readonly UserInput[], utf8Of: (part: UserInpu
 
 /** Worker side: the input back as sent, each posted text decoded from its bytes. */
 export function receivedInput(input: ReadonlyArray<UserInput | PostedText>): UserInput[] {
-  return input.map((part) => ('utf8' in part ? { type: 'text', text: Buffer.from(part.utf8.buffer, part.utf8.byteOffset, part.utf8.byteLength).toString('utf8'), text_elements: part.text_elements } : part));
+  return input.map((part) => ('utf8' in part ? { type: 'text', text: bufferView(part.utf8).toString('utf8'), text_elements: part.text_elements } : part));
 }

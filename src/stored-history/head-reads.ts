@@ -8,14 +8,9 @@
 // returned, whatever a thread id or a planted link says.
 import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, join } from 'node:path';
-import { newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../common/history/rollout-path.js';
+import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../common/history/rollout-path.js';
 import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } from '../common/history/rollout-reader.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
-
-// The head is read until the first user message. The reference's session_meta alone is ~22 KB
-// (it embeds the base instructions); past HEAD_READ_LIMIT we give up on a preview.
-const HEAD_CHUNK_BYTES = 64 * 1024;
-const HEAD_READ_LIMIT = 4 * 1024 * 1024;
 
 /** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
 export interface ListedRollout {

@@ -53,3 +53,11 @@ function pad2(value: number): string {
 export function newestNameFirst(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
 }
+
+/**
+ * How the start of a rollout is read: in chunks of HEAD_CHUNK_BYTES, and no further than
+ * HEAD_READ_LIMIT (the reference's session_meta alone is ~22 KB, as it embeds the base
+ * instructions; a head past the limit is taken as having no first message, or no record).
+ */
+export const HEAD_CHUNK_BYTES = 64 * 1024;
+export const HEAD_READ_LIMIT = 4 * 1024 * 1024;

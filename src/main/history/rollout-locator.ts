@@ -8,12 +8,8 @@
 import type { Dirent } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
+import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
 import { parseLine } from '../../common/history/rollout-json.js';
-
-// startsWithSessionMeta reads the first line in chunks; past HEAD_READ_LIMIT it is no record.
-const HEAD_CHUNK_BYTES = 64 * 1024;
-const HEAD_READ_LIMIT = 4 * 1024 * 1024;
 
 /** The rollout file of `threadId`, or null if there is none under <home>/sessions. */
 export async function findRolloutPath(home: string, threadId: string): Promise<string | null> {

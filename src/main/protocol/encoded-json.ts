@@ -7,6 +7,7 @@
 // make the count differ, and the message is then serialized plainly. A per-process nonce makes
 // that unlikely (it only guards speed, so it need not come from node:crypto, which a start
 // does not load before its first reply). A message without EncodedJson costs one length check.
+import { bufferView } from '../../common/encoded-content.js';
 import type { WireParts } from '../transport/transport.js';
 
 const used: EncodedJson[] = [];
@@ -20,7 +21,7 @@ export class EncodedJson {
 
   /** JSON bytes that crossed from a worker (a plain Uint8Array, without Buffer's methods), not copied. */
   static of(bytes: Uint8Array): EncodedJson {
-    return new EncodedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return new EncodedJson(bufferView(bytes));
   }
 
   toJSON(): string {

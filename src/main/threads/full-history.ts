@@ -14,18 +14,19 @@ const COMMA = Buffer.from(',');
 export function rememberResumedHistory(thread: LoadedThread, turns: readonly Turn[], json: Uint8Array): void {
   // A turn still in progress could change; none should come from a rollout, but it is cheap to check.
   const settled = turns.every((turn) => turn.status !== 'inProgress');
-  thread.resumedHistoryJson = settled ? { count: turns.length, bytes: Buffer.from(json.buffer, json.byteOffset, json.byteLength) } : null;
+  thread.resumedHistoryJson = settled ? { count: turns.length, json: EncodedJson.of(json) } : null;
 }
 
 /** The thread's turns as fullTurns shows them: what a cold resume serialized, as bytes, and the rest. */
 export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
   const resumed = thread.resumedHistoryJson;
   if (resumed === null || thread.turns.length < resumed.count) return fullTurns(thread.historyMode, thread.turns);
-  if (thread.turns.length === resumed.count) return new EncodedJson(resumed.bytes);
+  if (thread.turns.length === resumed.count) return resumed.json;
   const since = Array.from({ length: thread.turns.length - resumed.count }, (_, i) => resumed.count + i);
   const later = turnsView(thread.historyMode, thread.turns, since).map((turn) => ({ ...turn, itemsView: 'full' as const }));
   const tail = Buffer.from(JSON.stringify(later));
   if (resumed.count === 0) return new EncodedJson(tail);
   // "[a,b]" and "[c]" make "[a,b,c]".
-  return new EncodedJson(Buffer.concat([resumed.bytes.subarray(0, resumed.bytes.length - 1), COMMA, tail.subarray(1)]));
+  const kept = resumed.json.bytes;
+  return new EncodedJson(Buffer.concat([kept.subarray(0, kept.length - 1), COMMA, tail.subarray(1)]));
 }

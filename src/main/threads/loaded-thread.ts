@@ -11,6 +11,7 @@ import { Mailbox } from '../../common/mailbox.js';
 import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { WriteFence } from '../../common/write-fence.js';
+import type { EncodedJson } from '../protocol/encoded-json.js';
 
 
 /** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
@@ -58,7 +59,7 @@ export class LoadedThread {
    * The first `count` turns as fullTurns shows them, serialized by the pool worker that read
    * them at a cold resume (see full-history.ts); null when not resumed from disk here.
    */
-  resumedHistoryJson: { count: number; bytes: Buffer } | null = null;
+  resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
   /** Created with the first position known (see `ordinals`). */
   #ordinals: Map<string, { turn: number | null; items: Map<string, number> }> | null = null;
   preview = '';

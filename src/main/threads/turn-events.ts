@@ -9,6 +9,7 @@ import type { LoadedThread } from './loaded-thread.js';
 import type { Turn, TurnError, UserInput } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
+import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
@@ -162,11 +163,8 @@ function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, co
   const kept = thread.takeLargeInput(turnId);
   if (kept !== undefined) return [...kept];
   ctx.log('warn', 'a large turn input came back that this host did not keep; decoding it', { threadId: thread.id, turnId });
-  return JSON.parse(bufferOf(contentJson).toString('utf8')) as UserInput[];
+  return JSON.parse(bufferView(contentJson).toString('utf8')) as UserInput[];
 }
-
-/** The same bytes, as a Buffer (no copy): a transferred Uint8Array arrives without Buffer's methods. */
-const bufferOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
 // turn carries none.
