@@ -55,7 +55,7 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 
 function view(ctx: HostContext, summary: RolloutSummary): unknown {
   const loaded = ctx.directory.get(summary.threadId);
-  if (loaded && loaded.identity && (loaded.lifecycle.kind === 'loaded' || loaded.lifecycle.kind === 'unloading')) {
+  if (loaded?.readsFromMirror) {
     return loadedThreadView(loaded, null);
   }
   return storedThreadView(summary, []);

@@ -19,7 +19,7 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
   const id = requireThreadId(params.threadId);
   await afterPendingLoad(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
-  if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
+  if (thread?.readsFromMirror && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');
     if (params.includeTurns) warnFullHistory(ctx, connection, thread.historyMode);
     if (params.includeTurns && !thread.materialized) {

@@ -125,6 +125,11 @@ export class LoadedThread {
     return true;
   }
 
+  /** Loaded (or unloading) with its identity known: reads are answered from this mirror, not the disk. */
+  get readsFromMirror(): boolean {
+    return (this.lifecycle.kind === 'loaded' || this.lifecycle.kind === 'unloading') && this.identity !== null;
+  }
+
   get turnRunning(): boolean {
     return this.pendingTurns > 0;
   }

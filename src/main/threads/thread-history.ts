@@ -14,7 +14,7 @@ export type HistoryLookup = { kind: 'loaded'; source: HistorySource } | { kind: 
 export async function historyOf(ctx: HostContext, threadId: string): Promise<HistoryLookup> {
   await afterPendingLoad(ctx, threadId, () => undefined);
   const thread = ctx.directory.get(threadId);
-  if (thread && (thread.lifecycle.kind === 'loaded' || thread.lifecycle.kind === 'unloading') && thread.identity) {
+  if (thread?.readsFromMirror) {
     if (!thread.materialized) return { kind: 'notMaterialized' };
     const source: HistorySource = {
       threadId,
