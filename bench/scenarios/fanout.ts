@@ -18,10 +18,10 @@ import { OVERLOADED, RpcReplyError } from '../lib/app-server-client.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { cpuMs } from '../lib/proc-cpu.js';
 import { rssKb } from '../lib/proc-rss.js';
-import { createHome, removeHome } from '../lib/server-home.js';
+import { createHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
-import { WsEndpoint, wsCommandOf } from '../lib/ws-endpoint.js';
-import { textInput, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
+import { wsCommandOf, type WsEndpoint } from '../lib/ws-endpoint.js';
+import { textInput, withWsEndpoint, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
 
 /** Clients connect this many at a time (a burst of 200 handshakes measures nothing useful). */
 const CONNECT_BATCH = 20;
@@ -57,19 +57,7 @@ export const fanout: Scenario = {
     // turn in flight reserves, so a host sized from the open-file limit would refuse many of
     // them: the home admits every thread of the case (the reference ignores the key).
     const home = createHome(ctx.mock.url, ctx.params.fanoutIdleThreads > 0 ? `max_loaded_threads = ${ctx.params.fanoutThreads + ctx.params.fanoutIdleThreads}` : '');
-    let endpoint: WsEndpoint | null = null;
-    const clients: WsBenchClient[] = [];
-    try {
-      endpoint = await WsEndpoint.start(command, home);
-      await measure(ctx, endpoint, clients, scenarioCase === SATURATED ? 'saturated' : 'paced');
-      for (const client of clients) client.close();
-      const { code, signal } = await endpoint.stop();
-      ctx.rec.check(code === 0, `server exit ${code ?? signal} after SIGTERM`);
-    } finally {
-      for (const client of clients) client.close();
-      await endpoint?.stop();
-      removeHome(home);
-    }
+    await withWsEndpoint(ctx, command, home, (endpoint, clients) => measure(ctx, endpoint, clients, scenarioCase === SATURATED ? 'saturated' : 'paced'));
   },
 };
 

@@ -8,6 +8,8 @@ import type { CaseRecorder } from '../lib/case-result.js';
 import type { ServerCommand } from '../lib/server-command.js';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { createHome, removeHome } from '../lib/server-home.js';
+import type { WsBenchClient } from '../lib/ws-bench-client.js';
+import { WsEndpoint } from '../lib/ws-endpoint.js';
 
 /** Every tunable of every scenario, with the issue's defaults (bench-options.ts parses them). */
 export interface ScenarioParams {
@@ -145,6 +147,32 @@ export async function withServer<T>(
     return result;
   } finally {
     await client?.close();
+    removeHome(home);
+  }
+}
+
+/**
+ * Runs `body` against `command` (a WebSocket server, see wsCommandOf) serving `home`: the
+ * clients the body opens go in `clients`, and are closed before the server is stopped with
+ * SIGTERM, which must end it cleanly. The home is removed either way.
+ */
+export async function withWsEndpoint(
+  ctx: CaseContext,
+  command: ServerCommand,
+  home: string,
+  body: (endpoint: WsEndpoint, clients: WsBenchClient[]) => Promise<void>,
+): Promise<void> {
+  let endpoint: WsEndpoint | null = null;
+  const clients: WsBenchClient[] = [];
+  try {
+    endpoint = await WsEndpoint.start(command, home);
+    await body(endpoint, clients);
+    for (const client of clients) client.close();
+    const { code, signal } = await endpoint.stop();
+    ctx.rec.check(code === 0, `server exit ${code ?? signal} after SIGTERM`);
+  } finally {
+    for (const client of clients) client.close();
+    await endpoint?.stop();
     removeHome(home);
   }
 }

@@ -2,21 +2,35 @@
 // server and is unloaded; its rollout is then grown, turn by turn (copies of its own turn under
 // new turn ids), to --read-mb MB, as a long-lived thread's is. Case `unloaded` reads it as it
 // is; case `loaded` resumes it first, with the probe beside the cold resume too (its history
-// then comes from the host's memory). Then
-// `thread/read` with its turns, and a page of `thread/turns/list`, --read-repeats times each,
-// while `thread/loaded/list` is probed open loop (every --interval-ms) throughout: does reading
-// a long history stall the other requests?
+// then comes from the host's memory). Then `thread/read` with its turns, and a page of
+// `thread/turns/list`, --read-repeats times each, while `thread/loaded/list` is probed open loop
+// (every --interval-ms) throughout: does reading a long history stall the other requests?
+//
+// Over WebSocket, with two connections: the reads on one, the probe on the other, run by a
+// worker thread of the bench (probe-worker.ts). On one connection a probe would wait behind a
+// multi-megabyte reply by design (per-connection order), and on one thread the bench's own
+// parse of that reply would be timed as the server's; only another connection on another
+// thread shows whether the host as a whole stalled. The server's event-loop delay max
+// (/metrics, where served) is recorded for the resume and for the reads.
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { findRolloutPath } from '../../src/main/history/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { ListProbe, windowStats } from '../lib/list-probe.js';
-import { UNLOAD_NOW } from '../lib/server-home.js';
-import { threadWithOneTurn, withServer, type Scenario } from './scenario.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { windowStats } from '../lib/list-probe.js';
+import { ProbeInWorker } from '../lib/probe-worker.js';
+import { createHome, UNLOAD_NOW } from '../lib/server-home.js';
+import { WsBenchClient } from '../lib/ws-bench-client.js';
+import { wsCommandOf, type WsEndpoint } from '../lib/ws-endpoint.js';
+import { textInput, withWsEndpoint, type CaseContext, type Scenario } from './scenario.js';
 
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
+/** The server's own event-loop delay max, when it serves /metrics. */
+const SERVER_LOOP_MAX = 'nodejs_eventloop_lag_max_seconds';
+/** After the resume's reply, before its window closes: work the reply left behind is in it. */
+const AFTER_RESUME_MS = 300;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const ORDINAL = /"ordinal":\d+/;
@@ -56,55 +70,103 @@ function growRollout(path: string, threadId: string, bytes: number): number {
 
 export const storedRead: Scenario = {
   name: 'stored-read',
-  summary: 'thread/read (with turns) and thread/turns/list of a thread whose rollout is --read-mb MB, unloaded or resumed, with loaded/list latency beside them',
+  summary: 'thread/read (with turns) and thread/turns/list of a thread whose rollout is --read-mb MB, unloaded or resumed, with loaded/list latency on another connection beside them',
   cases: () => [
     { id: 'unloaded', k: 0 },
     { id: 'loaded', k: 1 },
   ],
   async run(ctx, scenarioCase) {
-    const { rec, params } = ctx;
-    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
-      const threadId = await threadWithOneTurn(client, 'hello');
-      const closed = client.waitFor('thread/closed', threadId);
-      await client.request('thread/unsubscribe', { threadId });
-      await closed;
-      const path = await findRolloutPath(home, threadId);
-      if (path === null) throw new Error('the seed thread has no rollout');
-      const turns = 1 + growRollout(path, threadId, params.readMb * 1_000_000);
-      rec.figure('turns in the rollout', turns, 'count', 'none');
-      rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
-      ctx.progress(0.2);
-      const probe = new ListProbe(client, params.intervalMs);
-      const reads = new LatencyHistogram();
-      const pages = new LatencyHistogram();
-      // Taken first, so the probe's first request (sent as it starts) is in the window.
-      let probeStart = performance.now();
-      probe.start();
-      const resumeStart = probeStart;
-      if (scenarioCase.k === 1) {
-        // The cold resume of the long thread, with the probe beside it too.
-        const resumed = await client.requestTimed('thread/resume', { threadId }, READ_DEADLINE_MS);
-        rec.figure('thread/resume (cold)', resumed.at - resumeStart, 'ms');
-        probeStart = performance.now();
-        probe.probeNow(); // the reads' window starts with a probe however short it is
-      }
-      for (let i = 0; i < params.readRepeats; i += 1) {
-        const readSent = performance.now();
-        const read = await client.requestTimed('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
-        reads.recordMs(read.at - readSent);
-        const shown = (read.result.thread as { turns: unknown[] }).turns.length;
-        rec.check(shown === turns, `thread/read ${i}: ${shown} turns, the rollout has ${turns}`);
-        const pageSent = performance.now();
-        const page = await client.requestTimed('thread/turns/list', { threadId, limit: PAGE }, READ_DEADLINE_MS);
-        pages.recordMs(page.at - pageSent);
-        rec.check((page.result.data as unknown[]).length === PAGE, `thread/turns/list ${i}: ${(page.result.data as unknown[]).length} turns on a page of ${PAGE}`);
-        ctx.progress(0.2 + (0.8 * (i + 1)) / params.readRepeats);
-      }
-      const samples = await probe.stop();
-      if (scenarioCase.k === 1) rec.latency('loaded/list during the resume', windowStats(samples, resumeStart, probeStart).latency);
-      rec.latency('thread/read with turns', reads);
-      rec.latency('thread/turns/list, a page', pages);
-      rec.latency('loaded/list during the reads', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);
+    const command = wsCommandOf(ctx.server);
+    if (command === null) {
+      ctx.rec.fail('stored-read needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")');
+      return;
+    }
+    const home = createHome(ctx.mock.url, UNLOAD_NOW);
+    await withWsEndpoint(ctx, command, home, async (endpoint, clients) => {
+      const reader = new NotifiedClient(await WsBenchClient.connect(endpoint.url));
+      clients.push(reader.client);
+      await measure(ctx, scenarioCase.k === 1, endpoint, home, reader);
     });
   },
 };
+
+async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, home: string, reader: NotifiedClient): Promise<void> {
+  const { rec, params } = ctx;
+  const { thread } = await reader.client.request<{ thread: { id: string } }>('thread/start', {});
+  const threadId = thread.id;
+  const completed = reader.next('turn/completed', threadId);
+  await reader.client.request('turn/start', { threadId, input: textInput('hello') });
+  await completed;
+  const closed = reader.next('thread/closed', threadId);
+  await reader.client.request('thread/unsubscribe', { threadId });
+  await closed;
+  const path = await findRolloutPath(home, threadId);
+  if (path === null) throw new Error('the seed thread has no rollout');
+  const turns = 1 + growRollout(path, threadId, params.readMb * 1_000_000);
+  rec.figure('turns in the rollout', turns, 'count', 'none');
+  rec.figure('rollout size', Math.round(statSync(path).size / 1000), 'kB', 'none');
+  ctx.progress(0.2);
+  const reads = new LatencyHistogram();
+  const pages = new LatencyHistogram();
+  // prom-client resets its event-loop histogram at each scrape: this one starts the window.
+  await endpoint.metric(SERVER_LOOP_MAX);
+  // The probe sends every --interval-ms from here; the windows start once it runs.
+  const probe = await ProbeInWorker.start(endpoint.url, params.intervalMs);
+  const resumeStart = performance.now();
+  let probeStart = resumeStart;
+  try {
+    if (resume) {
+      // The cold resume of the long thread, with the probe beside it too.
+      const resumed = await reader.client.requestTimed('thread/resume', { threadId }, READ_DEADLINE_MS);
+      rec.figure('thread/resume (cold)', resumed.at - resumeStart, 'ms');
+      // What the reply left behind on the server (the mirror's fill) is in the resume's window.
+      await delay(AFTER_RESUME_MS);
+      const loopMax = await endpoint.metric(SERVER_LOOP_MAX);
+      if (loopMax !== null) rec.figure('server event-loop delay max, resume', loopMax * 1000, 'ms');
+      probeStart = performance.now();
+      probe.probeNow(); // the reads' window starts with a probe however short it is
+    }
+    for (let i = 0; i < params.readRepeats; i += 1) {
+      const readSent = performance.now();
+      const read = await reader.client.requestTimed<{ thread: { turns: unknown[] } }>('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
+      reads.recordMs(read.at - readSent);
+      const shown = read.result.thread.turns.length;
+      rec.check(shown === turns, `thread/read ${i}: ${shown} turns, the rollout has ${turns}`);
+      const pageSent = performance.now();
+      const page = await reader.client.requestTimed<{ data: unknown[] }>('thread/turns/list', { threadId, limit: PAGE }, READ_DEADLINE_MS);
+      pages.recordMs(page.at - pageSent);
+      rec.check(page.result.data.length === PAGE, `thread/turns/list ${i}: ${page.result.data.length} turns on a page of ${PAGE}`);
+      ctx.progress(0.2 + (0.8 * (i + 1)) / params.readRepeats);
+    }
+  } catch (error) {
+    await probe.terminate();
+    throw error;
+  }
+  const loopMax = await endpoint.metric(SERVER_LOOP_MAX);
+  const samples = await probe.stop();
+  if (resume) rec.latency('loaded/list during the resume', windowStats(samples, resumeStart, probeStart).latency);
+  rec.latency('thread/read with turns', reads);
+  rec.latency('thread/turns/list, a page', pages);
+  rec.latency('loaded/list during the reads', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);
+  if (loopMax !== null) rec.figure('server event-loop delay max, reads', loopMax * 1000, 'ms');
+  rec.figure('bench client stall max', probe.clientStallMaxMs, 'ms', 'none');
+}
+
+/** A bench client whose notifications can be awaited, by method and thread. */
+class NotifiedClient {
+  readonly #waiters: Array<{ method: string; threadId: string; resolve: () => void }> = [];
+
+  constructor(readonly client: WsBenchClient) {
+    client.onNotification = (method, params) => {
+      const at = this.#waiters.findIndex((w) => w.method === method && w.threadId === (params.threadId as string | undefined));
+      if (at >= 0) this.#waiters.splice(at, 1)[0]!.resolve();
+    };
+  }
+
+  next(method: string, threadId: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${method} for ${threadId} within ${READ_DEADLINE_MS} ms`)), READ_DEADLINE_MS);
+      this.#waiters.push({ method, threadId, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+}

@@ -1,11 +1,11 @@
 // The worker-side half of the pool: one ActorHost per worker thread, holding the actors
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
-// on their own port as plain objects; a cold resume's history comes back packed (snapshot-codec).
+// on their own port as plain objects; a cold resume's history comes back packed (packed-history.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, ActorInit, PostedTurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, PostedResumeState, PostedTurnCommand } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
 import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
-import { encodeSnapshot } from '../common/snapshot-codec.js';
+import { packHistory } from '../common/packed-history.js';
 import { systemClock } from '../common/clock.js';
 import { ThreadActor } from './thread-actor.js';
 import { readFaults, type Faults } from './faults.js';
@@ -24,7 +24,7 @@ export class ActorHost implements ActorHostApi {
     this.#exit = exit;
   }
 
-  async spawn(init: ActorInit): Promise<Uint8Array | null> {
+  async spawn(init: ActorInit): Promise<PostedResumeState | null> {
     if (this.#phase === 'retiring') throw new Error('this pool worker is retiring');
     if (this.#faults.failSpawn) throw new Error('injected fault: this pool worker cannot host actors');
     const actor = new ThreadActor(init, (event) => this.#emit(event), this.#faults, systemClock);
@@ -32,8 +32,11 @@ export class ActorHost implements ActorHostApi {
     try {
       const state = await actor.load();
       if (state === null) return null;
-      const bytes = encodeSnapshot(state);
-      return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
+      const { turns, positions, ...rest } = state;
+      const posted: PostedResumeState = { ...rest, history: packHistory(turns, positions) };
+      // Every byte array here owns its buffer (packed-history.ts, thread-actor.ts): moved, not copied.
+      const buffers = [...posted.history.slices, ...(posted.fullTurnsJson === null ? [] : [posted.fullTurnsJson])].map((bytes) => bytes.buffer as ArrayBuffer);
+      return Comlink.transfer(posted, buffers);
     } catch (error) {
       this.#actors.delete(init.threadId);
       throw error;

@@ -95,8 +95,8 @@ export class ThreadActor {
     return {
       historyMode,
       turns: parsed.turns,
-      // Packed into the snapshot (copied there), so a plain Buffer will do.
-      fullTurnsJson: this.#init.serializeHistory ? Buffer.from(JSON.stringify(fullTurns(historyMode, parsed.turns))) : null,
+      // Transferred to the main thread, so in a buffer of its own (Buffer.from may share a pool's).
+      fullTurnsJson: this.#init.serializeHistory ? new TextEncoder().encode(JSON.stringify(fullTurns(historyMode, parsed.turns))) : null,
       positions: parsed.positions,
       preview: parsed.preview,
       updatedAtMs: parsed.updatedAtMs,

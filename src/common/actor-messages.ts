@@ -1,9 +1,11 @@
 // Every message that crosses between the main thread and a pool worker, in one place.
 // Commands go main -> worker as comlink calls on the worker's `ActorHostApi`; events go
 // worker -> main on a separate port as plain objects; a cold resume's state returns packed
-// with msgpackr (see snapshot-codec.ts for the measurements behind that split).
+// with msgpackr, in slices (see snapshot-codec.ts for the measurements behind that split, and
+// packed-history.ts for the slices).
 import type { MessagePort } from 'node:worker_threads';
 import type { HistoryMode, TurnPosition } from './history/rollout-reader.js';
+import type { PackedHistory } from './packed-history.js';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';
 import type { WriterLease } from './writer-lease.js';
@@ -48,7 +50,7 @@ export interface ActorInit {
   fence: SharedArrayBuffer;
 }
 
-/** What a cold resume learned from the rollout. */
+/** What a cold resume learned from the rollout, as the actor has it. */
 export interface ActorResumeState {
   /** The format the file is written in, and will go on being written in. */
   historyMode: HistoryMode;
@@ -73,6 +75,13 @@ export interface ActorResumeState {
    */
   fullTurnsJson: Uint8Array | null;
 }
+
+/**
+ * ActorResumeState as it is posted to the main thread: the turns and their positions packed in
+ * slices the main thread decodes after answering the resume (packed-history.ts); the rest, and
+ * the serialized history, as they are (the byte arrays transferred, not copied).
+ */
+export type PostedResumeState = Omit<ActorResumeState, 'turns' | 'positions'> & { history: PackedHistory };
 
 /** One `turn/start`, as the actor runs it. */
 export interface TurnCommand {
@@ -136,8 +145,8 @@ export type ActorEvent =
 
 /** The API a worker exposes over comlink, one per worker, multiplexing its actors. */
 export interface ActorHostApi {
-  /** Creates the actor; for a cold resume, returns its `ActorResumeState` packed by snapshot-codec. */
-  spawn(init: ActorInit): Promise<Uint8Array | null>;
+  /** Creates the actor; for a cold resume, returns what it read (its history packed, packed-history.ts). */
+  spawn(init: ActorInit): Promise<PostedResumeState | null>;
   startTurn(threadId: string, command: PostedTurnCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */

@@ -279,6 +279,8 @@ test('bench stored-read grows a thread\'s rollout and reads it unloaded and resu
       ['loaded/list during the reads', true],
     ]);
     expect('thread/resume (cold)' in result.figures).toBe(result.case === 'loaded');
+    // Over WebSocket, so the server's own event-loop delay is read from its /metrics.
+    expect(['server event-loop delay max, resume', 'server event-loop delay max, reads'].map((name) => name in result.figures)).toEqual([result.case === 'loaded', true]);
     // Grown past 1 MB, turn by turn: the seed's one turn and the copies.
     expect([result.figures['rollout size']!.value >= 1_000, result.figures['turns in the rollout']!.value > 100]).toEqual([true, true]);
   }

@@ -10,14 +10,14 @@ import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { fullHistory } from '../threads/full-history.js';
-import { afterPendingLoad } from '../threads/pending-load.js';
+import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
 
 const READ_DEPRECATION =
   'Full-history hydration is deprecated for paginated threads; omit `includeTurns` or set it to `false`, then page with `thread/turns/list` and `thread/items/list`.';
 
 export async function threadRead(ctx: HostContext, connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
-  await afterPendingLoad(ctx, id, () => undefined);
+  await (params.includeTurns ? afterHistoryLoaded : afterPendingLoad)(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
   if (thread?.readsFromMirror && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');

@@ -2,23 +2,27 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
-import type { ActorResumeState } from '../../common/actor-messages.js';
+import type { PostedResumeState } from '../../common/actor-messages.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
-import { paginatedCursor } from '../../common/history/history-cursors.js';
+import { lastOrdinals, paginatedCursor } from '../../common/history/history-cursors.js';
+import type { Turn } from '../../common/wire-types.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { fullHistory, rememberResumedHistory } from '../threads/full-history.js';
+import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
 import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
 type AfterReply = (effect: () => void) => void;
+type LastOrdinals = { turn: number | null; item: number | null };
 
 export async function threadResume(ctx: HostContext, connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
@@ -43,6 +47,11 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
     const outcome = await target.mailbox.post(async () => {
       switch (target.lifecycle.kind) {
         case 'loaded':
+          // Its history still entering the mirror (a cold resume just answered): after that.
+          if (target.mirrorFill !== null) {
+            await target.mirrorFill;
+            return 'retry' as const;
+          }
           return warmResume(ctx, connection, target, params, afterReply);
         case 'loading':
           return coldResume(ctx, connection, target, params, session, afterReply);
@@ -68,8 +77,10 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
-  const response = resumeResponse(thread, params.excludeTurns);
-  if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread));
+  const last = lastOrdinals(thread.turns, (i) => thread.turnOrdinal(i), (i, j) => thread.itemOrdinal(i, j));
+  const response = resumeResponse(thread, params.excludeTurns ? [] : fullHistory(thread), last);
+  const lastTurnId = thread.turns.at(-1)?.id ?? null;
+  if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
   return response;
 }
 
@@ -98,10 +109,14 @@ async function coldResume(
     operation: 'resume',
     historyMode: session.config.historyMode,
   });
-  if (state) {
-    thread.turns = state.turns;
-    if (state.fullTurnsJson !== null) rememberResumedHistory(thread, state.turns, state.fullTurnsJson);
-    thread.rememberPositions(state.turns, state.positions);
+  // A resume's actor always reads the rollout (only a start's answers null).
+  const history = state?.history ?? null;
+  const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
+  if (state !== null && history !== null) {
+    // The turns enter the mirror after this answer (mirror-fill.ts); the answer is made of
+    // what came beside them.
+    fillMirror(ctx, thread, history);
+    if (turnsJson !== null) rememberResumedHistory(thread, history, turnsJson);
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;
     thread.lastTokenUsage = state.lastTokenUsage;
@@ -109,22 +124,23 @@ async function coldResume(
   }
   thread.materialized = true;
   thread.status = { type: 'idle' };
-  publishThread(ctx, thread);
+  publishThread(ctx, thread, history?.turnCount ?? 0);
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
   // The reference announces the thread as idle before it answers the resume.
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
-  afterReply(() => replayTokenUsage(ctx, connection, thread));
-  return resumeResponse(thread, params.excludeTurns);
+  afterReply(() => replayTokenUsage(ctx, connection, thread, history?.lastTurnId ?? null));
+  const turns = params.excludeTurns || turnsJson === null ? [] : turnsJson;
+  return resumeResponse(thread, turns, { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
 }
 
 // As the reference does, a resumed thread is who its rollout says it is, and runs where and
 // with the model its history last ran with unless the request says otherwise. The provider
 // stays this host's configured one: a provider id from another host's configuration may not
 // exist here.
-function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, params: Params): void {
+function restoreFromRollout(thread: LoadedThread, state: PostedResumeState, params: Params): void {
   const identity = thread.identity!;
   if (state.createdAtMs !== null) identity.createdAtMs = state.createdAtMs;
   if (state.originator) identity.originator = state.originator;
@@ -137,11 +153,11 @@ function restoreFromRollout(thread: LoadedThread, state: ActorResumeState, param
   };
 }
 
-function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
+function resumeResponse(thread: LoadedThread, turns: Turn[] | EncodedJson, last: LastOrdinals): unknown {
   const settings = thread.settings!;
   return {
     // What a cold resume read goes as the pool worker serialized it (full-history.ts).
-    thread: loadedThreadView(thread, excludeTurns ? [] : fullHistory(thread)),
+    thread: loadedThreadView(thread, turns),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',
@@ -149,24 +165,17 @@ function resumeResponse(thread: LoadedThread, excludeTurns: boolean): unknown {
     },
     multiAgentMode: 'explicitRequestOnly',
     initialTurnsPage: null,
-    ...backwardsCursors(thread),
+    ...backwardsCursors(thread, last),
   };
 }
 
 // Where a client starts paging back from: the last turn and the last item of a paginated
 // thread, anchor included; legacy history has none (the reference's nulls).
-function backwardsCursors(thread: LoadedThread): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
+function backwardsCursors(thread: LoadedThread, last: LastOrdinals): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
   if (thread.historyMode !== 'paginated') return { turnsBackwardsCursor: null, itemsBackwardsCursor: null };
-  // Scanned from the end, one position at a time: a long thread's are not all built for two.
-  let lastTurn: number | null = null;
-  let lastItem: number | null = null;
-  for (let i = thread.turns.length - 1; i >= 0 && (lastTurn === null || lastItem === null); i -= 1) {
-    lastTurn ??= thread.turnOrdinal(i);
-    for (let j = thread.turns[i]!.items.length - 1; j >= 0 && lastItem === null; j -= 1) lastItem = thread.itemOrdinal(i, j);
-  }
   return {
-    turnsBackwardsCursor: lastTurn === null ? null : paginatedCursor(thread.id, lastTurn, true, 'turns'),
-    itemsBackwardsCursor: lastItem === null ? null : paginatedCursor(thread.id, lastItem, true, 'itemsByCreatedAtOrdinal'),
+    turnsBackwardsCursor: last.turn === null ? null : paginatedCursor(thread.id, last.turn, true, 'turns'),
+    itemsBackwardsCursor: last.item === null ? null : paginatedCursor(thread.id, last.item, true, 'itemsByCreatedAtOrdinal'),
   };
 }
 
@@ -177,14 +186,14 @@ function warnFullHistory(ctx: HostContext, connection: Connection): void {
   ctx.outgoing.notify(connection.id, 'deprecationNotice', { summary: RESUME_DEPRECATION, details: null });
 }
 
-// After a resume the reference replays the last persisted token usage to the caller.
-function replayTokenUsage(ctx: HostContext, connection: Connection, thread: LoadedThread): void {
+// After a resume the reference replays the last persisted token usage to the caller, naming
+// the last turn (a cold resume's may not be in the mirror yet, so it is passed).
+function replayTokenUsage(ctx: HostContext, connection: Connection, thread: LoadedThread, lastTurnId: string | null): void {
   const usage = thread.lastTokenUsage;
-  const lastTurn = thread.turns[thread.turns.length - 1];
-  if (!usage || !lastTurn) return;
+  if (!usage || lastTurnId === null) return;
   ctx.outgoing.notifyMany([connection.id], 'thread/tokenUsage/updated', {
     threadId: thread.id,
-    turnId: lastTurn.id,
+    turnId: lastTurnId,
     tokenUsage: tokenUsageView(usage),
   });
 }

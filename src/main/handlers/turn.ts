@@ -14,14 +14,14 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import { takeTextUtf8 } from '../protocol/user-input.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import { hasActor, withPlacedActor } from '../threads/actor-link.js';
-import { afterPendingLoad } from '../threads/pending-load.js';
+import { afterHistoryLoaded } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
 
 type TurnStartParams = ReturnType<typeof turnStartParams>;
 
 export function turnStart(ctx: HostContext, _connection: Connection, params: TurnStartParams): { turn: Turn } | Promise<{ turn: Turn }> {
   const id = requireThreadId(params.threadId);
-  return afterPendingLoad(ctx, id, () => startNow(ctx, id, params));
+  return afterHistoryLoaded(ctx, id, () => startNow(ctx, id, params));
 }
 
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
@@ -83,7 +83,7 @@ export function turnInterrupt(
   params: ReturnType<typeof turnInterruptParams>,
 ): Record<string, never> | Promise<Record<string, never>> {
   const id = requireThreadId(params.threadId);
-  return afterPendingLoad(ctx, id, () => interruptNow(ctx, id, params.turnId));
+  return afterHistoryLoaded(ctx, id, () => interruptNow(ctx, id, params.turnId));
 }
 
 function interruptNow(ctx: HostContext, id: string, turnId: string): Record<string, never> {

@@ -22,7 +22,8 @@
 // Piscina starts a fresh one in its place (see retire() in ActorHostApi). Workers retire one
 // at a time, so one always takes new actors.
 import type { Piscina } from 'piscina';
-import type { ActorEvent, ActorHostApi, ActorInit, ActorResumeState, AttachTask } from '../../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, ActorInit, AttachTask, PostedResumeState } from '../../common/actor-messages.js';
+import type { HistorySlice } from '../../common/packed-history.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
 import { builtin } from '../lazy-builtin.js';
 import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
@@ -181,7 +182,7 @@ export class ActorPool {
   }
 
   /** Creates an actor on the least-loaded live worker; for a cold resume, returns what it read. */
-  async spawn(init: ActorInit, timeoutMs: number): Promise<ActorResumeState | null> {
+  async spawn(init: ActorInit, timeoutMs: number): Promise<PostedResumeState | null> {
     await this.ready();
     const link = this.#leastLoaded();
     if (!link) throw new Error('no live pool worker to host the thread');
@@ -192,12 +193,16 @@ export class ActorPool {
     this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
     this.#postOwedCloses(init.threadId);
     try {
-      const packed = await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
-      return packed === null ? null : this.#runtime!.decodeSnapshot<ActorResumeState>(packed);
+      return await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
     } catch (error) {
       this.forget(init.threadId);
       throw error;
     }
+  }
+
+  /** Decodes one slice of a cold resume's history (packed-history.ts); the pool has started by then. */
+  unpackHistorySlice(bytes: Uint8Array): HistorySlice {
+    return this.#runtime!.unpackSlice(bytes);
   }
 
   /** The live worker hosting `threadId`'s actor, if any. */

@@ -4,17 +4,19 @@
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
 // and reused; only the turns run since are serialized here.
 import { fullTurns, turnsView } from '../../common/history/history-view.js';
+import type { PackedHistory } from '../../common/packed-history.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { LoadedThread } from './loaded-thread.js';
 
 const COMMA = Buffer.from(',');
 
-/** Keeps a cold resume's serialized history for later reads, if every turn in it is over. */
-export function rememberResumedHistory(thread: LoadedThread, turns: readonly Turn[], json: Uint8Array): void {
-  // A turn still in progress could change; none should come from a rollout, but it is cheap to check.
-  const settled = turns.every((turn) => turn.status !== 'inProgress');
-  thread.resumedHistoryJson = settled ? { count: turns.length, json: EncodedJson.of(json) } : null;
+/**
+ * Keeps a cold resume's serialized history for later reads, if every turn in it is over (a turn
+ * still in progress could change; none should come from a rollout, but the worker checks).
+ */
+export function rememberResumedHistory(thread: LoadedThread, history: Pick<PackedHistory, 'turnCount' | 'settled'>, json: EncodedJson): void {
+  thread.resumedHistoryJson = history.settled ? { count: history.turnCount, json } : null;
 }
 
 /** The thread's turns as fullTurns shows them: what a cold resume serialized, as bytes, and the rest. */

@@ -60,6 +60,11 @@ export class LoadedThread {
    * them at a cold resume (see full-history.ts); null when not resumed from disk here.
    */
   resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
+  /**
+   * A cold resume's turns still being decoded into `turns`, a slice per event-loop turn
+   * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
+   */
+  mirrorFill: Promise<void> | null = null;
   /** Created with the first position known (see `ordinals`). */
   #ordinals: Map<string, { turn: number | null; items: Map<string, number> }> | null = null;
   preview = '';

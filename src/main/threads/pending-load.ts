@@ -2,10 +2,22 @@
 // rollout) queue behind that load in the thread's mailbox, so they see its outcome; requests
 // about any other thread, and about loaded threads, are answered at once (a loaded thread's
 // actor may still be being placed: commands for it wait for that themselves, actor-link.ts).
+// Requests that need the turns also wait for a cold resume's history to be mirrored
+// (mirror-fill.ts), which takes a long thread a few event-loop turns after its resume.
 import type { HostContext } from '../host-context.js';
 
 export function afterPendingLoad<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
   const thread = ctx.directory.get(threadId);
   if (thread?.lifecycle.kind !== 'loading') return answer();
   return thread.mailbox.post(answer);
+}
+
+/** Like afterPendingLoad, then also after the thread's resumed history is in its mirror. */
+export function afterHistoryLoaded<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
+  const thread = ctx.directory.get(threadId);
+  if (thread === undefined) return answer();
+  // Looked at again afterwards: the load may have started a fill, or ended in an unload.
+  if (thread.lifecycle.kind === 'loading') return thread.mailbox.post(() => undefined).then(() => afterHistoryLoaded(ctx, threadId, answer));
+  if (thread.mirrorFill !== null) return thread.mirrorFill.then(() => afterHistoryLoaded(ctx, threadId, answer));
+  return answer();
 }

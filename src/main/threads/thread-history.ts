@@ -3,7 +3,7 @@
 // worker to read.
 import type { HostContext } from '../host-context.js';
 import type { HistorySource } from '../../common/history/history-pages.js';
-import { afterPendingLoad } from './pending-load.js';
+import { afterHistoryLoaded } from './pending-load.js';
 
 /**
  * 'loaded': the mirror of a thread loaded here; 'stored': the rollout of one that is not;
@@ -12,7 +12,7 @@ import { afterPendingLoad } from './pending-load.js';
 export type HistoryLookup = { kind: 'loaded'; source: HistorySource } | { kind: 'stored'; path: string } | { kind: 'notMaterialized' } | { kind: 'unknown' };
 
 export async function historyOf(ctx: HostContext, threadId: string): Promise<HistoryLookup> {
-  await afterPendingLoad(ctx, threadId, () => undefined);
+  await afterHistoryLoaded(ctx, threadId, () => undefined);
   const thread = ctx.directory.get(threadId);
   if (thread?.readsFromMirror) {
     if (!thread.materialized) return { kind: 'notMaterialized' };

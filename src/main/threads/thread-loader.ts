@@ -3,7 +3,7 @@
 // the pool (for a start, after the thread is answered and published), publish it as loaded.
 // On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
 // releases whatever was acquired.
-import type { ActorInit, ActorResumeState } from '../../common/actor-messages.js';
+import type { ActorInit, PostedResumeState } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { activeWriter, coordinationTimeout, internalError } from '../../common/errors.js';
@@ -24,7 +24,7 @@ export interface LoadRequest {
   historyMode: 'legacy' | 'paginated';
 }
 
-export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<ActorResumeState | null> {
+export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<PostedResumeState | null> {
   try {
     await takeWriterLock(ctx, thread, request);
     const resumed = await spawnActor(ctx, actorInit(ctx, thread, request), request.operation);
@@ -113,7 +113,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
   };
 }
 
-async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequest['operation']): Promise<ActorResumeState | null> {
+async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequest['operation']): Promise<PostedResumeState | null> {
   try {
     return await ctx.pool.spawn(init, ctx.actorSpawnTimeoutMs);
   } catch (error) {
@@ -122,7 +122,7 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
 }
 
 /** What the host keeps of a loaded thread's origin and settings. */
-function describe(thread: LoadedThread, request: LoadRequest, resumed: ActorResumeState | null): void {
+function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedResumeState | null): void {
   thread.identity = {
     createdAtMs: request.createdAtMs,
     path: request.rolloutPath,
@@ -137,10 +137,10 @@ function describe(thread: LoadedThread, request: LoadRequest, resumed: ActorResu
 }
 
 /** Marks a loaded thread visible: listed, subscribed by its caller, watched for idleness. */
-export function publishThread(ctx: HostContext, thread: LoadedThread): void {
+export function publishThread(ctx: HostContext, thread: LoadedThread, turns = thread.turns.length): void {
   thread.moveTo({ kind: 'loaded', since: ctx.clock.now() });
   ctx.directory.list(thread);
-  ctx.log('info', 'thread loaded', { threadId: thread.id, path: thread.identity?.path ?? null, turns: thread.turns.length });
+  ctx.log('info', 'thread loaded', { threadId: thread.id, path: thread.identity?.path ?? null, turns });
 }
 
 export function userAgentOf(ctx: HostContext): string {

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { fullTurns } from '../../../../src/common/history/history-view.js';
 import type { HistoryMode } from '../../../../src/common/history/rollout-reader.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
+import { packHistory } from '../../../../src/common/packed-history.js';
 import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
 import { fullHistory, rememberResumedHistory } from '../../../../src/main/threads/full-history.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
@@ -31,7 +32,7 @@ describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
     const thread = new LoadedThread('t', 0);
     thread.historyMode = mode;
     thread.turns = Array.from({ length: resumed }, (_, i) => turn(i + 1));
-    rememberResumedHistory(thread, thread.turns, serialized(mode, thread.turns));
+    rememberResumedHistory(thread, packHistory(thread.turns, []), EncodedJson.of(serialized(mode, thread.turns)));
     const whole = () => JSON.stringify(fullTurns(mode, thread.turns));
     // Nothing run since: the worker's bytes themselves, not a copy.
     const first = fullHistory(thread);
@@ -48,7 +49,7 @@ test('a resume with a turn still in progress, or none, keeps nothing: the histor
   const thread = new LoadedThread('t', 0);
   thread.historyMode = 'legacy';
   thread.turns = [turn(1), turn(2, 'inProgress')];
-  rememberResumedHistory(thread, thread.turns, serialized('legacy', thread.turns));
+  rememberResumedHistory(thread, packHistory(thread.turns, []), EncodedJson.of(serialized('legacy', thread.turns)));
   expect(thread.resumedHistoryJson).toBeNull();
   expect(fullHistory(thread)).toEqual(fullTurns('legacy', thread.turns));
   expect(fullHistory(new LoadedThread('u', 0))).toEqual([]);

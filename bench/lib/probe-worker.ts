@@ -1,0 +1,104 @@
+// A `thread/loaded/list` probe (list-probe.ts) on its own WebSocket connection, run in a worker
+// thread of the bench: the scenario's other client may parse multi-megabyte replies on the main
+// thread (50 ms and more for 20 MB), and a probe timed there would count that as the server's
+// stall. Times cross threads as absolute milliseconds (timeOrigin + now), converted back to the
+// main thread's `performance.now()` by `ProbeInWorker`.
+//
+//   main                              this worker
+//   ─── workerData { url, intervalMs } ▶ connect, start probing
+//   ◀── { type: 'started' }
+//   ─── { type: 'probeNow' }           ▶ one more probe now
+//   ─── { type: 'stop' }               ▶ stop, wait for every answer
+//   ◀── { type: 'stopped', samples, clientStallMaxMs }
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { ListProbe, type ProbeSample } from './list-probe.js';
+import { WsBenchClient } from './ws-bench-client.js';
+
+interface ProbeData {
+  url: string;
+  intervalMs: number;
+}
+
+type ProbeCommand = { type: 'probeNow' } | { type: 'stop' };
+type ProbeEvent = { type: 'started' } | { type: 'failed'; error: string } | { type: 'stopped'; samples: ProbeSample[]; clientStallMaxMs: number };
+
+const absolute = (t: number): number => performance.timeOrigin + t;
+const local = (t: number): number => t - performance.timeOrigin;
+
+/** The main thread's handle on a probe worker. */
+export class ProbeInWorker {
+  readonly #worker: Worker;
+  readonly #events: ProbeEvent[] = [];
+  #waiter: (() => void) | null = null;
+  clientStallMaxMs = 0;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on('message', (event: ProbeEvent) => {
+      this.#events.push(event);
+      this.#waiter?.();
+    });
+    worker.on('error', (error) => {
+      this.#events.push({ type: 'failed', error: String(error) });
+      this.#waiter?.();
+    });
+  }
+
+  /** Starts a worker probing `url` every `intervalMs`; resolves once it has sent its first probe. */
+  static async start(url: string, intervalMs: number): Promise<ProbeInWorker> {
+    const probe = new ProbeInWorker(new Worker(fileURLToPath(import.meta.url), { workerData: { url, intervalMs } satisfies ProbeData }));
+    await probe.#next('started');
+    return probe;
+  }
+
+  probeNow(): void {
+    this.#worker.postMessage({ type: 'probeNow' } satisfies ProbeCommand);
+  }
+
+  /** Stops probing; the samples, in this thread's `performance.now()` time. */
+  async stop(): Promise<ProbeSample[]> {
+    this.#worker.postMessage({ type: 'stop' } satisfies ProbeCommand);
+    const stopped = (await this.#next('stopped')) as Extract<ProbeEvent, { type: 'stopped' }>;
+    this.clientStallMaxMs = stopped.clientStallMaxMs;
+    await this.#worker.terminate();
+    return stopped.samples.map((s) => ({ ...s, sentAt: local(s.sentAt), at: s.at === null ? null : local(s.at) }));
+  }
+
+  async terminate(): Promise<void> {
+    await this.#worker.terminate();
+  }
+
+  async #next(type: ProbeEvent['type']): Promise<ProbeEvent> {
+    for (;;) {
+      const event = this.#events.shift();
+      if (event?.type === 'failed') throw new Error(`probe worker: ${event.error}`);
+      if (event?.type === type) return event;
+      if (event === undefined) await new Promise<void>((resolve) => (this.#waiter = resolve));
+    }
+  }
+}
+
+async function serve(data: ProbeData): Promise<void> {
+  const port = parentPort!;
+  const post = (event: ProbeEvent): void => port.postMessage(event);
+  try {
+    const client = await WsBenchClient.connect(data.url);
+    const probe = new ListProbe(client, data.intervalMs);
+    port.on('message', (command: ProbeCommand) => {
+      if (command.type === 'probeNow') probe.probeNow();
+      else
+        void probe.stop().then((samples) => {
+          post({ type: 'stopped', samples: samples.map((s) => ({ ...s, sentAt: absolute(s.sentAt), at: s.at === null ? null : absolute(s.at) })), clientStallMaxMs: probe.clientStallMaxMs });
+          client.close();
+        });
+    });
+    probe.start();
+    post({ type: 'started' });
+  } catch (error) {
+    post({ type: 'failed', error: String(error) });
+  }
+}
+
+if (!isMainThread && (workerData as ProbeData | null)?.url !== undefined) void serve(workerData as ProbeData);

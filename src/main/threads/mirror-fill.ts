@@ -1,0 +1,47 @@
+// A cold resume's turns enter the thread's mirror after the resume is answered, one slice of
+// the packed history (packed-history.ts) per event-loop turn. The answer itself needs none of
+// them: its turns come serialized by the pool worker, its cursors and last turn id beside the
+// slices. Decoding a 20 MB thread's history in one piece held every other request up for
+// ~70 ms; between slices, other requests are answered.
+//
+// Until the fill is done, requests that read or change the turns wait for it
+// (`afterHistoryLoaded`, pending-load.ts): turn/start and turn/interrupt, full and paged reads,
+// a warm resume. Nothing else touches a resumed thread's turns in the meantime (no turn can run
+// before turn/start), so the slices are appended in order to an otherwise untouched list.
+import type { PackedHistory } from '../../common/packed-history.js';
+import type { HostContext } from '../host-context.js';
+import type { LoadedThread } from './loaded-thread.js';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
+export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
+  if (history.slices.length === 0) return;
+  const fill = fillInSlices(ctx, thread, history.slices).finally(() => {
+    if (thread.mirrorFill === fill) thread.mirrorFill = null;
+  });
+  thread.mirrorFill = fill;
+}
+
+async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
+  try {
+    // The first slice waits too: the resume's answer is written in this event-loop turn.
+    for (let index = 0; index < slices.length; index += 1) {
+      await nextTurn();
+      // Gone: nothing reads this mirror again (reads of an unloaded thread go to its rollout).
+      if (thread.lifecycle.kind === 'unloaded') return;
+      const slice = ctx.pool.unpackHistorySlice(slices[index]!);
+      // Let each slice's bytes go as soon as they are decoded.
+      slices[index] = EMPTY;
+      for (const turn of slice.turns) thread.turns.push(turn);
+      thread.rememberPositions(slice.turns, slice.positions);
+    }
+  } catch (error) {
+    // The client was told the thread is resumed, but its history could not be mirrored; rather
+    // than answer reads from part of it, the thread is closed (a resume reads it again).
+    ctx.log('error', 'a resumed history could not be mirrored', { threadId: thread.id, error: (error as Error).stack ?? String(error) });
+    void ctx.supervisor.unload(thread, 'loadFailed');
+  }
+}
+
+const EMPTY = new Uint8Array(0);
