@@ -33,9 +33,10 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-under-lock,
   start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale;
   groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home), fanout and huge-line (WebSocket: a
-  command with {port}, a free port substituted; this host's default command is switched to
-  ws://127.0.0.1:{port}) run only when named
+  soak (10 minutes), handoff (several servers on one home), thread-list (thousands of rollouts),
+  and fanout, huge-line and stored-read (WebSocket: a command with {port}, a free port
+  substituted; this host's default command is switched to ws://127.0.0.1:{port}) run only
+  when named
 
 Options:
   --server-cmd <cmd>     Server A: a JSON argv array or a shell-like string (default: this host)

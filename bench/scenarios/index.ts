@@ -44,8 +44,8 @@ export const SCENARIOS: readonly Scenario[] = [
 /**
  * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
- * fanout and huge-line need a WebSocket server, thread-list writes thousands of rollouts, and
- * stored-read one of tens of megabytes.
+ * fanout, huge-line and stored-read need a WebSocket server, thread-list writes thousands of
+ * rollouts, and stored-read one of tens of megabytes.
  */
 const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read']);
 

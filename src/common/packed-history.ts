@@ -16,7 +16,7 @@ import type { Turn } from './wire-types.js';
  * bytes per turn of the slice before, so a turn far larger than its neighbours makes its slice
  * larger (a turn is never split); the next slice is sized down to match.
  */
-export const SLICE_BYTES = 256 * 1024;
+export const SLICE_BYTES = 64 * 1024;
 // The first slice's turn count.
 const FIRST_SLICE_TURNS = 16;
 
