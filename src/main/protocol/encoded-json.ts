@@ -16,12 +16,25 @@ const MARKER = `\u0000encoded-json:${Math.random().toString(36).slice(2)}${Date.
 const SERIALIZED_MARKER = JSON.stringify(MARKER);
 
 export class EncodedJson {
-  /** `bytes` must be valid JSON in UTF-8: the creator vouches for it. */
-  constructor(readonly bytes: Buffer) {}
+  /** The JSON's bytes in order, sent as they are: one value may be kept in several pieces. */
+  readonly parts: readonly Buffer[];
+
+  /**
+   * `bytes` must be valid JSON in UTF-8, or pieces that are once joined: the creator vouches
+   * for it. Pieces are never joined to be sent.
+   */
+  constructor(bytes: Buffer | readonly Buffer[]) {
+    this.parts = Buffer.isBuffer(bytes) ? [bytes] : bytes.filter((part) => part.length > 0);
+  }
 
   /** JSON bytes that crossed from a worker (a plain Uint8Array, without Buffer's methods), not copied. */
   static of(bytes: Uint8Array): EncodedJson {
     return new EncodedJson(bufferView(bytes));
+  }
+
+  /** The bytes in one buffer (joined, when in pieces: for the rare reader that needs them whole). */
+  get bytes(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
   }
 
   toJSON(): string {
@@ -52,6 +65,6 @@ export function stringifyWithEncoded(value: unknown): string | WireParts {
     return plain;
   }
   const chunks: Buffer[] = [Buffer.from(pieces[0]!)];
-  parts.forEach((part, i) => chunks.push(part.bytes, Buffer.from(pieces[i + 1]!)));
+  parts.forEach((part, i) => chunks.push(...part.parts, Buffer.from(pieces[i + 1]!)));
   return chunks;
 }

@@ -28,7 +28,9 @@ export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
   const later = turnsView(thread.historyMode, thread.turns, since).map((turn) => ({ ...turn, itemsView: 'full' as const }));
   const tail = Buffer.from(JSON.stringify(later));
   if (resumed.count === 0) return new EncodedJson(tail);
-  // "[a,b]" and "[c]" make "[a,b,c]".
-  const kept = resumed.json.bytes;
-  return new EncodedJson(Buffer.concat([kept.subarray(0, kept.length - 1), COMMA, tail.subarray(1)]));
+  // "[a,b]" and "[c]" make "[a,b,c]": pieces of the kept bytes, never copied into one buffer
+  // (a long history's are tens of megabytes).
+  const kept = resumed.json.parts;
+  const last = kept.at(-1)!;
+  return new EncodedJson([...kept.slice(0, -1), last.subarray(0, last.length - 1), COMMA, tail.subarray(1)]);
 }

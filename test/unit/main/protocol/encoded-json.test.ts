@@ -27,6 +27,19 @@ describe('stringifyWithEncoded', () => {
     expect(Buffer.concat(out).toString()).toBe(JSON.stringify(plain));
   });
 
+  test('an EncodedJson kept in pieces goes out as those pieces, in order, none joined or copied (empty ones left out)', () => {
+    const pieces = [Buffer.from('[{"a":1}'), Buffer.alloc(0), Buffer.from(','), Buffer.from('{"b":"ü"}]')];
+    const value = { data: new EncodedJson(pieces) };
+
+    const out = stringifyWithEncoded(value) as Buffer[];
+
+    expect(out.map((piece) => piece.toString())).toEqual(['{"data":', '[{"a":1}', ',', '{"b":"ü"}]', '}']);
+    expect([out[1], out[2], out[3]]).toEqual([pieces[0], pieces[2], pieces[3]]);
+    expect([out[1] === pieces[0], out[3] === pieces[3]]).toEqual([true, true]);
+    expect(JSON.parse(Buffer.concat(out).toString())).toEqual({ data: [{ a: 1 }, { b: 'ü' }] });
+    expect(value.data.bytes.toString()).toBe('[{"a":1},{"b":"ü"}]');
+  });
+
   test('a client string that equals the marker cannot misplace the bytes: the message is serialized plainly', () => {
     const marker = new EncodedJson(Buffer.from('0')).toJSON();
     stringifyWithEncoded(null); // drops the toJSON call above
