@@ -22,6 +22,12 @@ export function paginatedCursor(threadId: string, ordinal: number, includeAnchor
   return JSON.stringify({ requestedThreadId: threadId, rolloutOrdinal: ordinal, includeAnchor, scope: { kind: scope } });
 }
 
+/** The ordinals of the last turn record and the last item that have one (null: none has). */
+export interface LastOrdinals {
+  turn: number | null;
+  item: number | null;
+}
+
 /**
  * Where a client starts paging a paginated thread back from: the ordinal of the last turn
  * record and of the last item that have one. Scanned from the end, one position at a time, so
@@ -31,7 +37,7 @@ export function lastOrdinals(
   turns: readonly Turn[],
   turnOrdinal: (turn: number) => number | null,
   itemOrdinal: (turn: number, item: number) => number | null,
-): { turn: number | null; item: number | null } {
+): LastOrdinals {
   let turn: number | null = null;
   let item: number | null = null;
   for (let i = turns.length - 1; i >= 0 && (turn === null || item === null); i -= 1) {

@@ -8,7 +8,7 @@ import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
-import { lastOrdinals, paginatedCursor } from '../../common/history/history-cursors.js';
+import { lastOrdinals, paginatedCursor, type LastOrdinals } from '../../common/history/history-cursors.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { HostContext } from '../host-context.js';
@@ -22,7 +22,6 @@ import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
 type AfterReply = (effect: () => void) => void;
-type LastOrdinals = { turn: number | null; item: number | null };
 
 export async function threadResume(ctx: HostContext, connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
@@ -77,7 +76,8 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
-  const last = lastOrdinals(thread.turns, (i) => thread.turnOrdinal(i), (i, j) => thread.itemOrdinal(i, j));
+  // Legacy history has no ordinals: nothing to scan for.
+  const last = thread.historyMode === 'paginated' ? lastOrdinals(thread.turns, (i) => thread.turnOrdinal(i), (i, j) => thread.itemOrdinal(i, j)) : { turn: null, item: null };
   const response = resumeResponse(thread, params.excludeTurns ? [] : fullHistory(thread), last);
   const lastTurnId = thread.turns.at(-1)?.id ?? null;
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));

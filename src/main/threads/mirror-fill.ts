@@ -2,7 +2,8 @@
 // the packed history (packed-history.ts) per event-loop turn. The answer itself needs none of
 // them: its turns come serialized by the pool worker, its cursors and last turn id beside the
 // slices. Decoding a 20 MB thread's history in one piece held every other request up for
-// ~70 ms; between slices, other requests are answered.
+// 85-100 ms (the server's event-loop delay in `stored-read`); between slices, other requests
+// are answered.
 //
 // Until the fill is done, requests that read or change the turns wait for it
 // (`afterHistoryLoaded`, pending-load.ts): turn/start and turn/interrupt, full and paged reads,
