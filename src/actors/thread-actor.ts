@@ -4,6 +4,7 @@
 // and close() waits for the turn ahead of it.
 import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import type { Clock } from '../common/clock.js';
+import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/history/history-view.js';
 import { readRollout } from '../common/history/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
@@ -95,8 +96,8 @@ export class ThreadActor {
     return {
       historyMode,
       turns: parsed.turns,
-      // Transferred to the main thread, so in a buffer of its own (Buffer.from may share a pool's).
-      fullTurnsJson: this.#init.serializeHistory ? new TextEncoder().encode(JSON.stringify(fullTurns(historyMode, parsed.turns))) : null,
+      // Transferred to the main thread, so alone in its buffer.
+      fullTurnsJson: this.#init.serializeHistory ? ownedUtf8(JSON.stringify(fullTurns(historyMode, parsed.turns))) : null,
       positions: parsed.positions,
       preview: parsed.preview,
       updatedAtMs: parsed.updatedAtMs,

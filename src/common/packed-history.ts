@@ -6,8 +6,9 @@
 //
 // What the resume's answer needs of the history travels beside the slices: the turn count, the
 // last turn's id and the ordinals the backwards cursors start from.
+import { lastOrdinals, sourceWithPositions } from './history/history-pages.js';
+import type { HistoryMode } from './history/rollout-reader.js';
 import type { TurnPosition } from './history/turn-history-builder.js';
-import { lastOrdinals } from './history/history-cursors.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-codec.js';
 import type { Turn } from './wire-types.js';
 
@@ -32,13 +33,11 @@ export interface PackedHistory {
   /** The ordinal of the last turn record, and of the last item, that have one (the backwards cursors' anchors). */
   lastTurnOrdinal: number | null;
   lastItemOrdinal: number | null;
-  /** True when no turn is still in progress (a rollout's turns are over, unless a writer died mid-turn). */
-  settled: boolean;
   /** The turns in order, each slice packed on its own (transferable). */
   slices: Uint8Array[];
 }
 
-export function packHistory(turns: readonly Turn[], positions: readonly TurnPosition[]): PackedHistory {
+export function packHistory(threadId: string, mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): PackedHistory {
   const slices: Uint8Array[] = [];
   let take = FIRST_SLICE_TURNS;
   for (let start = 0; start < turns.length; ) {
@@ -49,17 +48,12 @@ export function packHistory(turns: readonly Turn[], positions: readonly TurnPosi
     take = Math.max(1, Math.floor(SLICE_BYTES / (bytes.length / (end - start))));
     start = end;
   }
-  const last = lastOrdinals(
-    turns,
-    (i) => positions[i]?.ordinal ?? null,
-    (i, j) => positions[i]?.items[j] ?? null,
-  );
+  const last = lastOrdinals(sourceWithPositions(threadId, mode, turns, positions));
   return {
     turnCount: turns.length,
     lastTurnId: turns.at(-1)?.id ?? null,
     lastTurnOrdinal: last.turn,
     lastItemOrdinal: last.item,
-    settled: turns.every((turn) => turn.status !== 'inProgress'),
     slices,
   };
 }

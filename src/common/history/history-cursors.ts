@@ -6,7 +6,6 @@
 //   legacy     {"turnId":"…","includeAnchor":false}
 //   paginated  {"requestedThreadId":"…","rolloutOrdinal":41,"includeAnchor":false,"scope":{"kind":"turns"}}
 import { invalidCursor } from '../errors.js';
-import type { Turn } from '../wire-types.js';
 
 /** What a paginated cursor pages through. */
 export type CursorScope = 'turns' | 'itemsByCreatedAtOrdinal';
@@ -20,31 +19,6 @@ export function legacyTurnCursor(turnId: string, includeAnchor: boolean): string
 
 export function paginatedCursor(threadId: string, ordinal: number, includeAnchor: boolean, scope: CursorScope): string {
   return JSON.stringify({ requestedThreadId: threadId, rolloutOrdinal: ordinal, includeAnchor, scope: { kind: scope } });
-}
-
-/** The ordinals of the last turn record and the last item that have one (null: none has). */
-export interface LastOrdinals {
-  turn: number | null;
-  item: number | null;
-}
-
-/**
- * Where a client starts paging a paginated thread back from: the ordinal of the last turn
- * record and of the last item that have one. Scanned from the end, one position at a time, so
- * a long thread's positions are not all looked up for two.
- */
-export function lastOrdinals(
-  turns: readonly Turn[],
-  turnOrdinal: (turn: number) => number | null,
-  itemOrdinal: (turn: number, item: number) => number | null,
-): LastOrdinals {
-  let turn: number | null = null;
-  let item: number | null = null;
-  for (let i = turns.length - 1; i >= 0 && (turn === null || item === null); i -= 1) {
-    turn ??= turnOrdinal(i);
-    for (let j = turns[i]!.items.length - 1; j >= 0 && item === null; j -= 1) item = itemOrdinal(i, j);
-  }
-  return { turn, item };
 }
 
 /** Reads a legacy turn cursor; anything else is `invalid cursor: <cursor>`. */

@@ -41,6 +41,28 @@ export function sourceWithPositions(threadId: string, mode: HistoryMode, turns: 
   };
 }
 
+/** The ordinals of the last turn record and the last item that have one (null: none has). */
+export interface LastOrdinals {
+  turn: number | null;
+  item: number | null;
+}
+
+/**
+ * Where a client starts paging a paginated thread back from: the ordinal of the last turn
+ * record and of the last item that have one; legacy history has no ordinals. Scanned from the
+ * end, one position at a time, so a long thread's positions are not all looked up for two.
+ */
+export function lastOrdinals(source: Omit<HistorySource, 'threadId'>): LastOrdinals {
+  let turn: number | null = null;
+  let item: number | null = null;
+  if (source.mode === 'legacy') return { turn, item };
+  for (let i = source.turns.length - 1; i >= 0 && (turn === null || item === null); i -= 1) {
+    turn ??= source.turnOrdinal(i);
+    for (let j = source.turns[i]!.items.length - 1; j >= 0 && item === null; j -= 1) item = source.itemOrdinal(i, j);
+  }
+  return { turn, item };
+}
+
 export type SortDirection = 'asc' | 'desc';
 export type TurnItemsView = 'notLoaded' | 'summary' | 'full';
 

@@ -17,7 +17,10 @@ const READ_DEPRECATION =
 
 export async function threadRead(ctx: HostContext, connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
-  await (params.includeTurns ? afterHistoryLoaded : afterPendingLoad)(ctx, id, () => undefined);
+  await afterPendingLoad(ctx, id, () => undefined);
+  // Turns are read from the mirror, once it is filled after a cold resume, unless that resume's
+  // serialized history is kept: it is the whole history until the fill ends (full-history.ts).
+  if (params.includeTurns && ctx.directory.get(id)?.resumedHistoryJson === null) await afterHistoryLoaded(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
   if (thread?.readsFromMirror && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');

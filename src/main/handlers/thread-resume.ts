@@ -8,14 +8,15 @@ import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
-import { lastOrdinals, paginatedCursor, type LastOrdinals } from '../../common/history/history-cursors.js';
+import { paginatedCursor } from '../../common/history/history-cursors.js';
+import { lastOrdinals, type LastOrdinals } from '../../common/history/history-pages.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
-import { fullHistory, rememberResumedHistory } from '../threads/full-history.js';
+import { fullHistory } from '../threads/full-history.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
 import { resolveSession } from '../threads/thread-settings.js';
@@ -76,8 +77,7 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
-  // Legacy history has no ordinals: nothing to scan for.
-  const last = thread.historyMode === 'paginated' ? lastOrdinals(thread.turns, (i) => thread.turnOrdinal(i), (i, j) => thread.itemOrdinal(i, j)) : { turn: null, item: null };
+  const last = lastOrdinals(thread.historySource());
   const response = resumeResponse(thread, params.excludeTurns ? [] : fullHistory(thread), last);
   const lastTurnId = thread.turns.at(-1)?.id ?? null;
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
@@ -93,7 +93,8 @@ async function coldResume(
   afterReply: AfterReply,
 ): Promise<unknown> {
   const found = await ctx.rollouts.find(thread.id).catch(() => null);
-  const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
+  // An unreadable file counts as none, as a failed lookup does: the thread must not stay registered as loading.
+  const path = found !== null && (await startsWithSessionMeta(found).catch(() => false)) ? found : null;
   if (path === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
     throw noRolloutFound(thread.id);
@@ -112,11 +113,11 @@ async function coldResume(
   // A resume's actor always reads the rollout (only a start's answers null).
   const history = state?.history ?? null;
   const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
-  if (state !== null && history !== null) {
+  if (state !== null) {
     // The turns enter the mirror after this answer (mirror-fill.ts); the answer is made of
     // what came beside them.
-    fillMirror(ctx, thread, history);
-    if (turnsJson !== null) rememberResumedHistory(thread, history, turnsJson);
+    fillMirror(ctx, thread, state.history);
+    if (turnsJson !== null) thread.resumedHistoryJson = { count: state.history.turnCount, json: turnsJson };
     thread.preview = state.preview;
     thread.updatedAtMs = state.updatedAtMs;
     thread.lastTokenUsage = state.lastTokenUsage;
@@ -132,8 +133,8 @@ async function coldResume(
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread, history?.lastTurnId ?? null));
-  const turns = params.excludeTurns || turnsJson === null ? [] : turnsJson;
-  return resumeResponse(thread, turns, { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
+  // Null exactly when the resume excludes its turns (serializeHistory above).
+  return resumeResponse(thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
 }
 
 // As the reference does, a resumed thread is who its rollout says it is, and runs where and

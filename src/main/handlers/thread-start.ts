@@ -44,7 +44,7 @@ export async function threadStart(
     historyMode: params.historyMode ?? session.config.historyMode,
   });
   thread.updatedAtMs = now;
-  publishThread(ctx, thread);
+  publishThread(ctx, thread, 0);
   placeActorBehind(ctx, thread, init);
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);

@@ -2,28 +2,22 @@
 // long thread's is megabytes of JSON, ~30 ms of the main thread to serialize for 20 MB. A cold
 // resume brings it already serialized by the pool worker that read it (`fullTurnsJson`), and
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
-// and reused; only the turns run since are serialized here.
+// and reused, also while the mirror is still being filled after the resume; only the turns run
+// since are serialized here.
 import { fullTurns, turnsView } from '../../common/history/history-view.js';
-import type { PackedHistory } from '../../common/packed-history.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { LoadedThread } from './loaded-thread.js';
 
 const COMMA = Buffer.from(',');
 
-/**
- * Keeps a cold resume's serialized history for later reads, if every turn in it is over (a turn
- * still in progress could change; none should come from a rollout, but the worker checks).
- */
-export function rememberResumedHistory(thread: LoadedThread, history: Pick<PackedHistory, 'turnCount' | 'settled'>, json: EncodedJson): void {
-  thread.resumedHistoryJson = history.settled ? { count: history.turnCount, json } : null;
-}
-
 /** The thread's turns as fullTurns shows them: what a cold resume serialized, as bytes, and the rest. */
 export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
   const resumed = thread.resumedHistoryJson;
-  if (resumed === null || thread.turns.length < resumed.count) return fullTurns(thread.historyMode, thread.turns);
-  if (thread.turns.length === resumed.count) return resumed.json;
+  if (resumed === null) return fullTurns(thread.historyMode, thread.turns);
+  // Fewer turns mirrored than the bytes hold: the mirror is still being filled (mirror-fill.ts),
+  // and no turn starts before it is, so the bytes are the whole history.
+  if (thread.turns.length <= resumed.count) return resumed.json;
   const since = Array.from({ length: thread.turns.length - resumed.count }, (_, i) => resumed.count + i);
   const later = turnsView(thread.historyMode, thread.turns, since).map((turn) => ({ ...turn, itemsView: 'full' as const }));
   const tail = Buffer.from(JSON.stringify(later));

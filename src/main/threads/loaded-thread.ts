@@ -8,6 +8,7 @@ import type { WriterLock } from '../locks/writer-lock-backend.js';
 import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';
+import type { HistorySource } from '../../common/history/history-pages.js';
 import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { WriteFence } from '../../common/write-fence.js';
@@ -137,6 +138,11 @@ export class LoadedThread {
 
   get turnRunning(): boolean {
     return this.pendingTurns > 0;
+  }
+
+  /** The mirror as a history source, for paged reads and cursors. */
+  historySource(): HistorySource {
+    return { threadId: this.id, mode: this.historyMode, turns: this.turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
   }
 
   /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */

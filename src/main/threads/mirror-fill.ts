@@ -18,10 +18,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
 export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
   if (history.slices.length === 0) return;
-  const fill = fillInSlices(ctx, thread, history.slices).finally(() => {
-    if (thread.mirrorFill === fill) thread.mirrorFill = null;
-  });
-  thread.mirrorFill = fill;
+  thread.mirrorFill = fillInSlices(ctx, thread, history.slices).finally(() => (thread.mirrorFill = null));
 }
 
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
@@ -41,9 +38,10 @@ async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint
     }
   } catch (error) {
     // The client was told the thread is resumed, but its history could not be mirrored; rather
-    // than answer reads from part of it, the thread is closed (a resume reads it again).
+    // than answer reads from part of it, the thread is closed (a resume reads it again). The
+    // fill settles once it is gone, so requests waiting for it find the thread unloaded.
     ctx.log('error', 'a resumed history could not be mirrored', { threadId: thread.id, error: (error as Error).stack ?? String(error) });
-    void ctx.supervisor.unload(thread, 'loadFailed');
+    await ctx.supervisor.unload(thread, 'loadFailed');
   }
 }
 

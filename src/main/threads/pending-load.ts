@@ -15,9 +15,12 @@ export function afterPendingLoad<T>(ctx: HostContext, threadId: string, answer: 
 /** Like afterPendingLoad, then also after the thread's resumed history is in its mirror. */
 export function afterHistoryLoaded<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
   const thread = ctx.directory.get(threadId);
-  if (thread === undefined) return answer();
-  // Looked at again afterwards: the load may have started a fill, or ended in an unload.
-  if (thread.lifecycle.kind === 'loading') return thread.mailbox.post(() => undefined).then(() => afterHistoryLoaded(ctx, threadId, answer));
-  if (thread.mirrorFill !== null) return thread.mirrorFill.then(() => afterHistoryLoaded(ctx, threadId, answer));
-  return answer();
+  if (thread === undefined || (thread.lifecycle.kind !== 'loading' && thread.mirrorFill === null)) return answer();
+  return (async () => {
+    await afterPendingLoad(ctx, threadId, () => undefined);
+    // Looked up again: the load may have started a fill (a fill takes event-loop turns, so this
+    // never spins), or ended, leaving another incarnation or none.
+    for (let fill = ctx.directory.get(threadId)?.mirrorFill; fill; fill = ctx.directory.get(threadId)?.mirrorFill) await fill;
+    return answer();
+  })();
 }

@@ -16,14 +16,7 @@ export async function historyOf(ctx: HostContext, threadId: string): Promise<His
   const thread = ctx.directory.get(threadId);
   if (thread?.readsFromMirror) {
     if (!thread.materialized) return { kind: 'notMaterialized' };
-    const source: HistorySource = {
-      threadId,
-      mode: thread.historyMode,
-      turns: thread.turns,
-      turnOrdinal: (i) => thread.turnOrdinal(i),
-      itemOrdinal: (i, j) => thread.itemOrdinal(i, j),
-    };
-    return { kind: 'loaded', source };
+    return { kind: 'loaded', source: thread.historySource() };
   }
   const path = await ctx.rollouts.find(threadId);
   return path === null ? { kind: 'unknown' } : { kind: 'stored', path };

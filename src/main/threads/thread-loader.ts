@@ -137,7 +137,7 @@ function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedRes
 }
 
 /** Marks a loaded thread visible: listed, subscribed by its caller, watched for idleness. */
-export function publishThread(ctx: HostContext, thread: LoadedThread, turns = thread.turns.length): void {
+export function publishThread(ctx: HostContext, thread: LoadedThread, turns: number): void {
   thread.moveTo({ kind: 'loaded', since: ctx.clock.now() });
   ctx.directory.list(thread);
   ctx.log('info', 'thread loaded', { threadId: thread.id, path: thread.identity?.path ?? null, turns });

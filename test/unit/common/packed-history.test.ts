@@ -2,15 +2,15 @@
 // order they give back every turn and position as they were, each slice near SLICE_BYTES
 // unless one turn alone is larger, and the figures beside them match the turns.
 import { expect, test } from 'vitest';
-import { lastOrdinals } from '../../../src/common/history/history-cursors.js';
+import { lastOrdinals, sourceWithPositions } from '../../../src/common/history/history-pages.js';
 import type { TurnPosition } from '../../../src/common/history/turn-history-builder.js';
 import { packHistory, SLICE_BYTES, unpackSlice } from '../../../src/common/packed-history.js';
 import type { Turn, TurnId, UserMessageItem } from '../../../src/common/wire-types.js';
 
-function turn(k: number, textChars: number, status: Turn['status'] = 'completed'): Turn {
+function turn(k: number, textChars: number): Turn {
   const id = `01a23766-0000-7000-8000-${String(k).padStart(12, '0')}` as TurnId;
   const user: UserMessageItem = { type: 'userMessage', id: `u${k}`, clientId: null, content: [{ type: 'text', text: 'x'.repeat(textChars), text_elements: [] }], startedAtMs: k, completedAtMs: k };
-  return { id, rootTurnId: id, items: [user], itemsView: 'full', status, error: null, startedAt: k, completedAt: k, durationMs: 1 };
+  return { id, rootTurnId: id, items: [user], itemsView: 'full', status: 'completed', error: null, startedAt: k, completedAt: k, durationMs: 1 };
 }
 
 function unpackAll(slices: Uint8Array[]): { turns: Turn[]; positions: TurnPosition[] } {
@@ -29,7 +29,7 @@ test('many small turns and a few huge ones come back whole and in order, in slic
   const sizes = [...Array.from({ length: 1200 }, (_, k) => 200 + (k % 7) * 300), 3 * SLICE_BYTES, ...Array.from({ length: 50 }, () => 1_000), SLICE_BYTES + 1];
   const turns = sizes.map((chars, k) => turn(k, chars));
   const positions: TurnPosition[] = turns.map((_, k) => ({ ordinal: k % 5 === 0 ? null : 10 * k, items: [k % 3 === 0 ? null : 10 * k + 1] }));
-  const packed = packHistory(turns, positions);
+  const packed = packHistory('t', 'paginated', turns, positions);
   expect(unpackAll(packed.slices)).toEqual({ turns, positions });
   // Only the slices holding the two turns larger than the target exceed twice the target, and
   // there are not many more slices than the bytes need (the first, and the one after a huge
@@ -41,13 +41,12 @@ test('many small turns and a few huge ones come back whole and in order, in slic
   expect(packed.slices.length).toBeLessThanOrEqual(Math.ceil(total / SLICE_BYTES) + 4);
   // Each slice owns its buffer, so it can be transferred alone.
   for (const bytes of packed.slices) expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, bytes.length]);
-  const last = lastOrdinals(turns, (i) => positions[i]!.ordinal, (i, j) => positions[i]!.items[j] ?? null);
+  const last = lastOrdinals(sourceWithPositions('t', 'paginated', turns, positions));
   expect({ ...packed, slices: packed.slices.length }).toEqual({
     turnCount: turns.length,
     lastTurnId: turns.at(-1)!.id,
     lastTurnOrdinal: last.turn,
     lastItemOrdinal: last.item,
-    settled: true,
     slices: packed.slices.length,
   });
 });
@@ -59,10 +58,13 @@ test('the backwards anchors are the last known ordinals, scanning back past unkn
     { ordinal: 7, items: [null] },
     { ordinal: null, items: [null] },
   ];
-  expect(packHistory(turns, positions)).toMatchObject({ turnCount: 3, lastTurnId: turns[2]!.id, lastTurnOrdinal: 7, lastItemOrdinal: 4, settled: true });
+  const { slices, ...rest } = packHistory('t', 'paginated', turns, positions);
+  expect({ ...rest, slices: slices.length }).toEqual({ turnCount: 3, lastTurnId: turns[2]!.id, lastTurnOrdinal: 7, lastItemOrdinal: 4, slices: 1 });
 });
 
-test('no turns pack to no slices; a turn in progress is not settled', () => {
-  expect(packHistory([], [])).toEqual({ turnCount: 0, lastTurnId: null, lastTurnOrdinal: null, lastItemOrdinal: null, settled: true, slices: [] });
-  expect(packHistory([turn(0, 10), turn(1, 10, 'inProgress')], []).settled).toBe(false);
+test('no turns pack to no slices; legacy history has no anchors, whatever its positions say', () => {
+  expect(packHistory('t', 'paginated', [], [])).toEqual({ turnCount: 0, lastTurnId: null, lastTurnOrdinal: null, lastItemOrdinal: null, slices: [] });
+  const turns = [turn(0, 10)];
+  const { slices, ...rest } = packHistory('t', 'legacy', turns, [{ ordinal: 3, items: [4] }]);
+  expect({ ...rest, slices: slices.length }).toEqual({ turnCount: 1, lastTurnId: turns[0]!.id, lastTurnOrdinal: null, lastItemOrdinal: null, slices: 1 });
 });

@@ -4,9 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { fullTurns } from '../../../../src/common/history/history-view.js';
 import type { HistoryMode } from '../../../../src/common/history/rollout-reader.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
-import { packHistory } from '../../../../src/common/packed-history.js';
 import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
-import { fullHistory, rememberResumedHistory } from '../../../../src/main/threads/full-history.js';
+import { fullHistory } from '../../../../src/main/threads/full-history.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 
 const turnId = (k: number) => `01a23766-0000-7000-8000-0000000000${String(k).padStart(2, '0')}` as TurnId;
@@ -32,11 +31,12 @@ describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
     const thread = new LoadedThread('t', 0);
     thread.historyMode = mode;
     thread.turns = Array.from({ length: resumed }, (_, i) => turn(i + 1));
-    rememberResumedHistory(thread, packHistory(thread.turns, []), EncodedJson.of(serialized(mode, thread.turns)));
+    const kept = EncodedJson.of(serialized(mode, thread.turns));
+    thread.resumedHistoryJson = { count: resumed, json: kept };
     const whole = () => JSON.stringify(fullTurns(mode, thread.turns));
     // Nothing run since: the worker's bytes themselves, not a copy.
     const first = fullHistory(thread);
-    expect(first).toBeInstanceOf(EncodedJson);
+    expect(first).toBe(kept);
     expect(text(first)).toBe(whole());
     for (let k = resumed + 1; k <= resumed + 3; k += 1) {
       thread.turns.push(turn(k));
@@ -48,12 +48,20 @@ describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
   });
 });
 
-test('a resume with a turn still in progress, or none, keeps nothing: the history is serialized here', () => {
+test('while the mirror is still being filled the kept bytes are the whole history; without them it is serialized here', () => {
   const thread = new LoadedThread('t', 0);
   thread.historyMode = 'legacy';
-  thread.turns = [turn(1), turn(2, 'inProgress')];
-  rememberResumedHistory(thread, packHistory(thread.turns, []), EncodedJson.of(serialized('legacy', thread.turns)));
-  expect(thread.resumedHistoryJson).toBeNull();
-  expect(fullHistory(thread)).toEqual(fullTurns('legacy', thread.turns));
-  expect(fullHistory(new LoadedThread('u', 0))).toEqual([]);
+  const resumed = [turn(1), turn(2), turn(3)];
+  const kept = EncodedJson.of(serialized('legacy', resumed));
+  thread.resumedHistoryJson = { count: resumed.length, json: kept };
+  // No turn mirrored yet, then some: a turn never runs before the fill ends.
+  expect(fullHistory(thread)).toBe(kept);
+  thread.turns = resumed.slice(0, 2);
+  expect(fullHistory(thread)).toBe(kept);
+
+  const plain = new LoadedThread('u', 0);
+  plain.historyMode = 'legacy';
+  plain.turns = [turn(1), turn(2, 'inProgress')];
+  expect(fullHistory(plain)).toEqual(fullTurns('legacy', plain.turns));
+  expect(fullHistory(new LoadedThread('v', 0))).toEqual([]);
 });
