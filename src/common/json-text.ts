@@ -66,9 +66,6 @@ const SHARED_MAX_LENGTH = 16;
 const SHARED_MAX_ENTRIES = 4096;
 const CONTROL = /[\u0000-\u001f]/g;
 const CONTROL_AT = /[\u0000-\u001f]/;
-// Input lines are decoded strictly from UTF-8, so a lone surrogate can only come from a
-// `\uXXXX` escape, which serde_json refuses and JSON.parse accepts.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** True when the quote at `at` is escaped: preceded by an odd number of backslashes. */
 function isEscaped(text: string, at: number): boolean {
@@ -189,7 +186,9 @@ class Parser {
       this.#pos = open;
       this.#fail('invalid escape');
     }
-    if (raw.includes('\\u') && LONE_SURROGATE.test(decoded)) {
+    // Input lines are decoded strictly from UTF-8, so a lone surrogate can only come from a
+    // `\uXXXX` escape, which serde_json refuses and JSON.parse accepts.
+    if (raw.includes('\\u') && !decoded.isWellFormed()) {
       this.#pos = open;
       this.#fail('lone surrogate in hex escape');
     }

@@ -9,8 +9,5 @@ export interface ParseRequest {
   segments: Uint8Array[];
 }
 
-/** A LineOutcome as posted: a parsed value in its transfer form (parsed-json-transfer.ts). */
-export type TransferredOutcome = Exclude<LineOutcome, { kind: 'parsed' }> | { kind: 'parsed'; parsed: TransferredJson };
-
-/** Worker → main: how the line read. */
-export type ParseReply = TransferredOutcome;
+/** Worker → main: how the line read, a parsed value in its transfer form (parsed-json-transfer.ts). */
+export type ParseReply = Exclude<LineOutcome, { kind: 'parsed' }> | { kind: 'parsed'; parsed: TransferredJson };

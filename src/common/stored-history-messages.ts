@@ -23,7 +23,7 @@ export interface RolloutSummary {
   historyMode: HistoryMode;
 }
 
-/** Which rollouts a listing keeps (each null or empty list: no filter of that kind). */
+/** Which rollouts a listing keeps (null: no filter of that kind; an empty list of ids or cwds keeps none). */
 export interface ThreadFilter {
   includedIds: string[] | null;
   excludedIds: string[] | null;
@@ -32,7 +32,6 @@ export interface ThreadFilter {
   modelProviders: string[] | null;
   cwds: string[] | null;
   searchTerm: string | null;
-  archived: boolean;
 }
 
 /** Main → worker: one page of `thread/list`. */

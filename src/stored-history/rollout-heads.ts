@@ -91,7 +91,8 @@ export class RolloutHeads {
 }
 
 function charsOf(path: string, head: RolloutHead | null): number {
+  // The map's key and the head's own path are one string: counted once.
   let chars = ENTRY_OVERHEAD_CHARS + path.length;
-  for (const value of Object.values(head ?? {})) if (typeof value === 'string') chars += value.length;
+  for (const [key, value] of Object.entries(head ?? {})) if (key !== 'path' && typeof value === 'string') chars += value.length;
   return chars;
 }

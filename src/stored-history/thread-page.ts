@@ -7,7 +7,7 @@
 // name; update times have milliseconds), and `backwardsCursor` is the first thread's time one
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { RolloutSummary, ThreadFilter, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
-import { freshHeads, listRolloutHeads, type HeadUse, type ListedRollout } from './head-reads.js';
+import { freshHeads, listRolloutHeads, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
 import type { RolloutHead, RolloutHeads } from './rollout-heads.js';
 
 interface Row {
@@ -37,7 +37,9 @@ export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery, prog
       .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
     const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
     const page = after.slice(0, size);
-    const fresh = freshHeads(page.map(({ listed }) => listed.head), heads);
+    // Heads this listing has just read (a search reads them all) are as fresh as reading again would make them.
+    const fresh: FreshHead[] =
+      use === 'readAgain' ? page.map(({ listed }) => ({ kind: 'same', head: listed.head, updatedAtMs: listed.updatedAtMs as number })) : freshHeads(page.map(({ listed }) => listed.head), heads);
     // A row is shown as it reads now, left out when gone or unreadable (EMFILE, EIO), as a
     // listing that read every head would leave it out; the cursors still come from the page
     // as listed.
@@ -73,8 +75,6 @@ function matcher(filter: ThreadFilter): (head: RolloutHead) => boolean {
   const sources = new Set(filter.sources);
   const providers = filter.modelProviders !== null && filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
   return (head) => {
-    // thread-host archives nothing, so only the non-archived listing has rows.
-    if (filter.archived) return false;
     if (included !== null && !included.has(head.threadId)) return false;
     if (excluded.has(head.threadId)) return false;
     if (!sources.has(head.source)) return false;

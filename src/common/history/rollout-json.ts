@@ -18,8 +18,6 @@ export interface RolloutRecord {
 
 // A `\uD800`–`\uDFFF` escape: the only way a rollout line can hold a surrogate, paired or lone.
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-// A surrogate without its pair.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * Strings with every lone surrogate replaced by U+FFFD. Another writer may have escaped one into
@@ -27,7 +25,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * (msgpackr replaces them), so a resumed history and its reads would disagree.
  */
 function wellFormed(_key: string, value: unknown): unknown {
-  return typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value;
+  return typeof value === 'string' ? value.toWellFormed() : value;
 }
 
 /** Parses one line; `null` when it is not JSON or has no string `type`. */

@@ -22,6 +22,10 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const excludedIds = idFilter(params.excludedThreadIds, 'excluded');
   if (params.originators !== null && params.originators.length > 0) throw invalidParams('originator filtering is not supported by the local app-server');
   if (params.sortKey === 'section_position') throw invalidRequest('section-position sorting requires a section filter');
+  const after = params.cursor === null ? null : parseCursor(params.cursor);
+  // Pages known to be empty are answered here, not by walking every rollout: thread-host
+  // archives nothing, and an empty id list includes nothing.
+  if (params.archived === true || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
     filter: {
@@ -31,11 +35,10 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
       modelProviders: params.modelProviders,
       cwds: params.cwd,
       searchTerm: params.searchTerm,
-      archived: params.archived === true,
     },
     byCreation: params.sortKey === null || params.sortKey === 'created_at',
     direction: params.sortDirection === 'asc' ? 1 : -1,
-    after: params.cursor === null ? null : parseCursor(params.cursor),
+    after,
     size: pageSize(params.limit),
   };
   const page = await ctx.storedHistory.listPage(query);

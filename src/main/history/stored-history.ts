@@ -7,7 +7,7 @@
 // show, or the result's bytes), so a home of thousands of rollouts or a thread of tens of
 // megabytes costs it microseconds.
 import type { Clock } from '../../common/clock.js';
-import { internalError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
+import { asRpcError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
 import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest, StoredRead, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
@@ -37,6 +37,9 @@ export interface StoredHistoryOptions {
   clock: Clock;
   log: LogFn;
 }
+
+/** The workers `inWorkers` runs, one per lane (the descriptor budget counts them). */
+export const STORED_HISTORY_WORKERS = 2;
 
 export class StoredHistory {
   /** Requests run in two stored-history workers, one for listings and one for reads, each started with its first. */
@@ -88,7 +91,8 @@ export class StoredHistory {
 }
 
 const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string> = {
-  deadline: (doing, ms) => `${doing} made no progress for ${ms} ms`,
+  // A listing reports progress file by file; a read of one rollout does not.
+  deadline: (doing, ms) => `${doing} did not finish or report progress within ${ms} ms`,
   workerExited: () => 'the stored-history worker exited',
   workerStuck: (_doing, ms) => `the stored-history worker is still blocked in a read that made no progress for ${ms} ms (a hung filesystem?); retry once it returns`,
 };
@@ -98,7 +102,7 @@ function describeRequest(request: StoredHistoryRequest): Record<string, unknown>
   return request.kind === 'list' ? { request: 'list', home: request.query.home } : { request: request.kind, path: request.path };
 }
 
-/** As the router words any other failure of a request (asRpcError). */
-const failed = (method: string, detail: string): RpcError => internalError(`${method} failed with message: ${detail}`);
+/** Worded as the router words any other failure of a request. */
+const failed = (method: string, detail: string): RpcError => asRpcError(new Error(detail), method);
 
 const unexpected = (method: string, reply: StoredHistoryReply): RpcError => failed(method, `unexpected answer from the stored-history worker: ${reply.kind}`);

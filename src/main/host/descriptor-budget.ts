@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
 import { builtin } from '../lazy-builtin.js';
+import { STORED_HISTORY_WORKERS } from '../history/stored-history.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
 export interface OpenFileLimit {
@@ -26,7 +27,7 @@ export const FIXED_RESERVE = 64;
 // the three dedicated workers (the line parser, and stored history's listing and reading),
 // which start on first use.
 export const RESERVE_PER_WORKER = 4;
-const DEDICATED_WORKERS = 3;
+const DEDICATED_WORKERS = 1 + STORED_HISTORY_WORKERS;
 
 /** The soft and hard open-file limits; null when the platform tells us neither. */
 export function readOpenFileLimit(): OpenFileLimit | null {

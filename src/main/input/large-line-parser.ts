@@ -5,7 +5,7 @@
 // (the overload error when its head shows a request), so a stuck parse costs its own
 // connection one retryable error, never a stall of the host.
 import type { Clock } from '../../common/clock.js';
-import type { ParseReply, ParseRequest, TransferredOutcome } from '../../common/line-parser-messages.js';
+import type { ParseReply, ParseRequest } from '../../common/line-parser-messages.js';
 import type { LineOutcome } from '../../common/line-outcome.js';
 import type { LogFn } from '../../common/log.js';
 import { fromTransfer } from '../../common/parsed-json-transfer.js';
@@ -66,6 +66,6 @@ export class LargeLineParser {
   }
 }
 
-function received(outcome: TransferredOutcome): LineOutcome {
+function received(outcome: ParseReply): LineOutcome {
   return outcome.kind === 'parsed' ? { kind: 'parsed', parsed: fromTransfer(outcome.parsed) } : outcome;
 }

@@ -69,7 +69,7 @@ function legacyRollout(): string {
 
 const query = (at: string, size = 2): ThreadPageQuery => ({
   home: at,
-  filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null, archived: false },
+  filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
   byCreation: true,
   direction: -1,
   after: null,
@@ -164,8 +164,8 @@ test('a request past its deadline fails with what it was reading, and its worker
   // Listings and reads each have their worker: both deadlines run at once.
   expect(clock.activeTimers()).toBe(2);
   clock.advance(5_000);
-  expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions made no progress for 5000 ms` });
-  expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} made no progress for 5000 ms` });
+  expect(await hungList).toEqual({ code: -32603, message: `thread/list failed with message: reading the rollouts under ${join(home, 'hang')}/sessions did not finish or report progress within 5000 ms` });
+  expect(await hungRead).toEqual({ code: -32603, message: `thread/turns/list failed with message: reading ${join(home, 'hang')} did not finish or report progress within 5000 ms` });
   expect((await queued).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
   expect(clock.activeTimers()).toBe(0);
   expect(logged).toEqual([
@@ -196,7 +196,7 @@ test('a read blocked in a system call holds no listing up; its worker is not rep
   const blocked = failure(stored.read(read(fifo), 'thread/read'));
   await untilAThreadIsInOpen();
   clock.advance(5_000);
-  expect(await blocked).toEqual({ code: -32603, message: `thread/read failed with message: reading ${fifo} made no progress for 5000 ms` });
+  expect(await blocked).toEqual({ code: -32603, message: `thread/read failed with message: reading ${fifo} did not finish or report progress within 5000 ms` });
   // Terminated, but blocked in open(2): the next read waits rather than starting a second worker.
   const waiting = failure(stored.read(read(path), 'thread/read'));
   expect((await stored.listPage(query(home))).summaries.map((summary) => summary.threadId)).toEqual([id(1)]);
