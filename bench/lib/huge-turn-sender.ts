@@ -49,7 +49,6 @@ const post = (event: SenderEvent) => port.postMessage(event);
 const mock = await startMockModel({ reply: 'Done' });
 let client: WsBenchClient | null = null;
 let lines: Array<{ threadId: string | null; send: () => Promise<{ at: number }> }> = [];
-const completions = new Map<string, () => void>();
 
 port.on('message', (command: SenderCommand) => {
   const step = command.type === 'connect' ? connect(command.url) : go();
@@ -59,9 +58,6 @@ post({ type: 'mock', url: mock.url });
 
 async function connect(url: string): Promise<void> {
   client = await WsBenchClient.connect(url);
-  client.onNotification = (method, params) => {
-    if (method === 'turn/completed') completions.get(String(params.threadId))?.();
-  };
   const text = pastedText(bytes);
   for (let i = 0; i < count; i += 1) {
     if (kind === 'loaded/list') {
@@ -80,11 +76,11 @@ async function go(): Promise<void> {
   const replyMs: number[] = [];
   const completedMs: number[] = [];
   for (const { threadId, send } of lines) {
-    const completed = threadId === null ? null : new Promise<number>((resolve) => completions.set(threadId, () => resolve(performance.now())));
+    const completed = threadId === null ? null : client!.waitFor('turn/completed', threadId, TURN_DEADLINE_MS);
     const sentAt = performance.now();
     const { at } = await send();
     replyMs.push(at - sentAt);
-    if (completed !== null) completedMs.push((await completed) - sentAt);
+    if (completed !== null) completedMs.push((await completed).at - sentAt);
     await delay(pauseMs);
   }
   lines = [];

@@ -3,6 +3,7 @@
 // down with it (a closed loop would send one request per stall and hide it).
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import type { AppServerClient } from './app-server-client.js';
+import type { CaseRecorder } from './case-result.js';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 
 /** One probe request: when it was sent and when answered (null: error or no answer in time). */
@@ -94,6 +95,17 @@ export function windowStats(samples: readonly ProbeSample[], from: number, to: n
     answeredInWindow: answers.filter((at) => at < to).length,
     longestGapMs: longestGap(from, to, answers),
   };
+}
+
+/**
+ * A window's figures under `label`: the probe's latency, the longest stretch without an answer
+ * (a stalled server shows there even when its late answers are few), and failed probes, which
+ * fail the case (a probe that never came back has no latency to show).
+ */
+export function recordWindow(rec: CaseRecorder, label: string, window: WindowStats): void {
+  rec.latency(label, window.latency);
+  rec.figure(`${label}, longest gap`, window.longestGapMs, 'ms');
+  rec.check(window.failed === 0, `${window.failed} probes ${label} failed: ${window.errors.join('; ')}`);
 }
 
 /**

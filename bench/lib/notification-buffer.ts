@@ -25,7 +25,8 @@ export function notificationKey(method: string, threadId: string): string {
   return `${method}\u0000${threadId}`;
 }
 
-function threadIdOf(params: Json): string {
+/** The thread a notification is about: `params.threadId`, or `params.thread.id`. */
+export function threadIdOf(params: Json): string {
   return String(params.threadId ?? params.thread?.id ?? '');
 }
 

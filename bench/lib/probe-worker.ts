@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { ListProbe, type ProbeSample } from './list-probe.js';
+import { WorkerChannel } from './worker-channel.js';
 import { WsBenchClient } from './ws-bench-client.js';
 
 interface ProbeData {
@@ -29,54 +30,43 @@ const local = (t: number): number => t - performance.timeOrigin;
 
 /** The main thread's handle on a probe worker. */
 export class ProbeInWorker {
-  readonly #worker: Worker;
-  readonly #events: ProbeEvent[] = [];
-  #waiter: (() => void) | null = null;
+  readonly #channel: WorkerChannel<ProbeCommand, ProbeEvent>;
   clientStallMaxMs = 0;
 
   private constructor(worker: Worker) {
-    this.#worker = worker;
-    worker.on('message', (event: ProbeEvent) => {
-      this.#events.push(event);
-      this.#waiter?.();
-    });
-    worker.on('error', (error) => {
-      this.#events.push({ type: 'failed', error: String(error) });
-      this.#waiter?.();
-    });
+    this.#channel = new WorkerChannel('probe', worker);
   }
 
   /** Starts a worker probing `url` every `intervalMs`; resolves once it has sent its first probe. */
   static async start(url: string, intervalMs: number): Promise<ProbeInWorker> {
     const probe = new ProbeInWorker(new Worker(fileURLToPath(import.meta.url), { workerData: { url, intervalMs } satisfies ProbeData }));
-    await probe.#next('started');
+    try {
+      await probe.#channel.next('started');
+    } catch (error) {
+      await probe.terminate();
+      throw error;
+    }
     return probe;
   }
 
   probeNow(): void {
-    this.#worker.postMessage({ type: 'probeNow' } satisfies ProbeCommand);
+    this.#channel.send({ type: 'probeNow' });
   }
 
-  /** Stops probing; the samples, in this thread's `performance.now()` time. */
+  /** Stops probing; the samples, in this thread's `performance.now()` time. The worker then ends. */
   async stop(): Promise<ProbeSample[]> {
-    this.#worker.postMessage({ type: 'stop' } satisfies ProbeCommand);
-    const stopped = (await this.#next('stopped')) as Extract<ProbeEvent, { type: 'stopped' }>;
-    this.clientStallMaxMs = stopped.clientStallMaxMs;
-    await this.#worker.terminate();
-    return stopped.samples.map((s) => ({ ...s, sentAt: local(s.sentAt), at: s.at === null ? null : local(s.at) }));
+    this.#channel.send({ type: 'stop' });
+    try {
+      const stopped = await this.#channel.next('stopped');
+      this.clientStallMaxMs = stopped.clientStallMaxMs;
+      return stopped.samples.map((s) => ({ ...s, sentAt: local(s.sentAt), at: s.at === null ? null : local(s.at) }));
+    } finally {
+      await this.terminate();
+    }
   }
 
   async terminate(): Promise<void> {
-    await this.#worker.terminate();
-  }
-
-  async #next(type: ProbeEvent['type']): Promise<ProbeEvent> {
-    for (;;) {
-      const event = this.#events.shift();
-      if (event?.type === 'failed') throw new Error(`probe worker: ${event.error}`);
-      if (event?.type === type) return event;
-      if (event === undefined) await new Promise<void>((resolve) => (this.#waiter = resolve));
-    }
+    await this.#channel.terminate();
   }
 }
 

@@ -4,11 +4,14 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { INITIALIZE_PARAMS, RpcReplyError, type Json } from './app-server-client.js';
+import { notificationKey, threadIdOf, type Arrival } from './notification-buffer.js';
 
 const DEFAULT_DEADLINE_MS = 30_000;
 
 export class WsBenchClient {
   readonly #pending = new Map<number, { resolve: (m: Json, at: number) => void; reject: (e: Error) => void }>();
+  /** Waits for notifications not yet arrived, by notificationKey, oldest first. */
+  readonly #waiters = new Map<string, Array<(arrival: Arrival) => void>>();
   #nextId = 1;
   /** Called for every notification, in arrival order, with the server's `emittedAtMs` (NaN if absent). */
   onNotification: (method: string, params: Json, arrivedAtMs: number, emittedAtMs: number) => void = () => undefined;
@@ -71,6 +74,32 @@ export class WsBenchClient {
       });
   }
 
+  /**
+   * The next notification `method` about `threadId` to arrive after this call (unlike the stdio
+   * client's, nothing is buffered: register it before sending what causes it). A wait whose
+   * cause then failed is never awaited, so its deadline is caught here rather than left to crash
+   * the bench as an unhandled rejection; whoever awaits it still sees the error.
+   */
+  waitFor(method: string, threadId: string, deadlineMs = DEFAULT_DEADLINE_MS): Promise<Arrival> {
+    const key = notificationKey(method, threadId);
+    const waited = new Promise<Arrival>((resolve, reject) => {
+      const waiter = (arrival: Arrival) => {
+        clearTimeout(timer);
+        resolve(arrival);
+      };
+      const timer = setTimeout(() => {
+        const waiters = this.#waiters.get(key) ?? [];
+        if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
+        reject(new Error(`no ${method} for ${threadId} within ${deadlineMs} ms`));
+      }, deadlineMs);
+      const waiters = this.#waiters.get(key);
+      if (waiters === undefined) this.#waiters.set(key, [waiter]);
+      else waiters.push(waiter);
+    });
+    waited.catch(() => undefined);
+    return waited;
+  }
+
   close(): void {
     this.ws.terminate();
   }
@@ -85,7 +114,13 @@ export class WsBenchClient {
       return;
     }
     if ('method' in message && !('id' in message)) {
-      this.onNotification(String(message.method), (message.params ?? {}) as Json, at, Number(message.emittedAtMs ?? Number.NaN));
+      const params = (message.params ?? {}) as Json;
+      const key = notificationKey(String(message.method), threadIdOf(params));
+      const waiters = this.#waiters.get(key);
+      const waiter = waiters?.shift();
+      if (waiters?.length === 0) this.#waiters.delete(key);
+      waiter?.({ params, at: arrivedAt });
+      this.onNotification(String(message.method), params, at, Number(message.emittedAtMs ?? Number.NaN));
     }
     else if (!('method' in message)) {
       const waiter = this.#pending.get(message.id as number);

@@ -20,8 +20,8 @@ import { cpuMs } from '../lib/proc-cpu.js';
 import { rssKb } from '../lib/proc-rss.js';
 import { createHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
-import { wsCommandOf, type WsEndpoint } from '../lib/ws-endpoint.js';
-import { textInput, withWsEndpoint, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
+import type { WsEndpoint } from '../lib/ws-endpoint.js';
+import { textInput, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
 
 /** Clients connect this many at a time (a burst of 200 handshakes measures nothing useful). */
 const CONNECT_BATCH = 20;
@@ -48,11 +48,8 @@ export const fanout: Scenario = {
   summary: 'C WebSocket clients, T threads, S subscriptions each: event delivery latency, probe latency, RSS per connection, leaks to non-subscribers',
   cases: (params) => [SATURATED, ...(params.fanoutTurnRate > 0 ? [{ id: `paced ${params.fanoutTurnRate}/s`, k: params.fanoutTurnRate }] : [])],
   async run(ctx, scenarioCase) {
-    const command = wsCommandOf(ctx.server);
-    if (command === null) {
-      ctx.rec.fail(`fanout needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")`);
-      return;
-    }
+    const command = wsCommandOrFail(ctx, 'fanout');
+    if (command === null) return;
     // Idle threads hold one descriptor each (their writer lock), not the three a thread with a
     // turn in flight reserves, so a host sized from the open-file limit would refuse many of
     // them: the home admits every thread of the case (the reference ignores the key).
@@ -65,16 +62,12 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   const { rec, params } = ctx;
   const owner = await WsBenchClient.connect(endpoint.url);
   clients.push(owner);
-  const completions = new Map<string, () => void>();
-  owner.onNotification = (method, p) => {
-    if (method === 'turn/completed') completions.get(String(p.threadId))?.();
-  };
   /** Turns started per thread in the measured phase (a client's expected turn/completed count). */
   const turnsOn = new Map<string, number>();
   const turnOn = async (threadId: string, label: string): Promise<void> => {
-    const done = new Promise<void>((resolve) => completions.set(threadId, resolve));
+    const done = owner.waitFor('turn/completed', threadId, TURN_DEADLINE_MS);
     await patiently(() => owner.request('turn/start', { threadId, input: textInput(label) }, TURN_DEADLINE_MS));
-    await Promise.race([done, delay(TURN_DEADLINE_MS).then(() => Promise.reject(new Error(`turn on ${threadId} did not complete`)))]);
+    await done;
   };
   // Threads need one turn on disk before another client can resume (subscribe to) them.
   const threadIds: string[] = [];

@@ -19,8 +19,9 @@ import type { HugeKind, SenderCommand, SenderData, SenderEvent } from '../lib/hu
 import { ListProbe, windowStats } from '../lib/list-probe.js';
 import { createHome, removeHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
-import { WsEndpoint, wsCommandOf } from '../lib/ws-endpoint.js';
-import type { CaseContext, Scenario } from './scenario.js';
+import { WorkerChannel } from '../lib/worker-channel.js';
+import { WsEndpoint } from '../lib/ws-endpoint.js';
+import { wsCommandOrFail, type CaseContext, type Scenario } from './scenario.js';
 
 /** Probing before the first huge line: the idle baseline. */
 const IDLE_MS = 500;
@@ -37,14 +38,11 @@ export const hugeLine: Scenario = {
   // Ids are `5 MB turn/start`, `5 MB loaded/list`: the kind is the id's last word.
   cases: (params) => params.hugeLineMb.flatMap((mb) => KINDS.map((kind) => ({ id: `${mb} MB ${kind}`, k: mb }))),
   async run(ctx, scenarioCase) {
-    const command = wsCommandOf(ctx.server);
-    if (command === null) {
-      ctx.rec.fail('huge-line needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")');
-      return;
-    }
+    const command = wsCommandOrFail(ctx, 'huge-line');
+    if (command === null) return;
     const kind = scenarioCase.id.split(' ').at(-1) as HugeKind;
     const data: SenderData = { kind, bytes: scenarioCase.k * 1_000_000, count: ctx.params.hugeLines, pauseMs: PAUSE_MS };
-    const sender = new SenderWorker(new Worker(SENDER, { workerData: data }));
+    const sender = new WorkerChannel<SenderCommand, SenderEvent>('huge-line sender', new Worker(SENDER, { workerData: data }));
     let home: string | null = null;
     let endpoint: WsEndpoint | null = null;
     let prober: WsBenchClient | null = null;
@@ -65,7 +63,7 @@ export const hugeLine: Scenario = {
   },
 };
 
-async function measure(ctx: CaseContext, endpoint: WsEndpoint, prober: WsBenchClient, sender: SenderWorker): Promise<void> {
+async function measure(ctx: CaseContext, endpoint: WsEndpoint, prober: WsBenchClient, sender: WorkerChannel<SenderCommand, SenderEvent>): Promise<void> {
   const { rec, params } = ctx;
   sender.send({ type: 'connect', url: endpoint.url });
   await sender.next('ready');
@@ -98,42 +96,3 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, prober: WsBenchCl
   rec.check(sent.replyMs.length === params.hugeLines, `${sent.replyMs.length} of ${params.hugeLines} huge lines answered`);
 }
 
-/** The sender worker, one awaited event at a time; its failure or exit fails the wait. */
-class SenderWorker {
-  readonly #events: SenderEvent[] = [];
-  #wake: (() => void) | null = null;
-  #gone: string | null = null;
-
-  constructor(private readonly worker: Worker) {
-    worker.on('message', (event: SenderEvent) => this.#push(event));
-    worker.on('error', (error) => this.#push({ type: 'failed', error: error.message }));
-    worker.on('exit', (code) => {
-      this.#gone = `sender worker exited (${code})`;
-      this.#wake?.();
-    });
-  }
-
-  send(command: SenderCommand): void {
-    this.worker.postMessage(command);
-  }
-
-  async next<T extends SenderEvent['type']>(type: T): Promise<Extract<SenderEvent, { type: T }>> {
-    for (;;) {
-      const event = this.#events.shift();
-      if (event?.type === 'failed') throw new Error(`huge-line sender: ${event.error}`);
-      if (event !== undefined && event.type !== type) throw new Error(`huge-line sender: expected ${type}, got ${event.type}`);
-      if (event !== undefined) return event as Extract<SenderEvent, { type: T }>;
-      if (this.#gone !== null) throw new Error(this.#gone);
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-    }
-  }
-
-  terminate(): Promise<number> {
-    return this.worker.terminate();
-  }
-
-  #push(event: SenderEvent): void {
-    this.#events.push(event);
-    this.#wake?.();
-  }
-}

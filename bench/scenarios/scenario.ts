@@ -9,7 +9,7 @@ import type { ServerCommand } from '../lib/server-command.js';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { createHome, removeHome } from '../lib/server-home.js';
 import type { WsBenchClient } from '../lib/ws-bench-client.js';
-import { WsEndpoint } from '../lib/ws-endpoint.js';
+import { WsEndpoint, wsCommandOf } from '../lib/ws-endpoint.js';
 
 /** Every tunable of every scenario, with the issue's defaults (bench-options.ts parses them). */
 export interface ScenarioParams {
@@ -149,6 +149,13 @@ export async function withServer<T>(
     await client?.close();
     removeHome(home);
   }
+}
+
+/** The server command as a WebSocket server (wsCommandOf); null, with the case failed, when it cannot be one. */
+export function wsCommandOrFail(ctx: CaseContext, scenario: string): ServerCommand | null {
+  const command = wsCommandOf(ctx.server);
+  if (command === null) ctx.rec.fail(`${scenario} needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")`);
+  return command;
 }
 
 /**

@@ -18,12 +18,12 @@ import { performance } from 'node:perf_hooks';
 import { findRolloutPath } from '../../src/main/history/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { windowStats } from '../lib/list-probe.js';
+import { recordWindow, windowStats } from '../lib/list-probe.js';
 import { ProbeInWorker } from '../lib/probe-worker.js';
 import { createHome, UNLOAD_NOW } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
-import { wsCommandOf, type WsEndpoint } from '../lib/ws-endpoint.js';
-import { textInput, withWsEndpoint, type CaseContext, type Scenario } from './scenario.js';
+import type { WsEndpoint } from '../lib/ws-endpoint.js';
+import { textInput, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario } from './scenario.js';
 
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
@@ -76,29 +76,26 @@ export const storedRead: Scenario = {
     { id: 'loaded', k: 1 },
   ],
   async run(ctx, scenarioCase) {
-    const command = wsCommandOf(ctx.server);
-    if (command === null) {
-      ctx.rec.fail('stored-read needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")');
-      return;
-    }
+    const command = wsCommandOrFail(ctx, 'stored-read');
+    if (command === null) return;
     const home = createHome(ctx.mock.url, UNLOAD_NOW);
     await withWsEndpoint(ctx, command, home, async (endpoint, clients) => {
-      const reader = new NotifiedClient(await WsBenchClient.connect(endpoint.url));
-      clients.push(reader.client);
+      const reader = await WsBenchClient.connect(endpoint.url);
+      clients.push(reader);
       await measure(ctx, scenarioCase.k === 1, endpoint, home, reader);
     });
   },
 };
 
-async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, home: string, reader: NotifiedClient): Promise<void> {
+async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, home: string, reader: WsBenchClient): Promise<void> {
   const { rec, params } = ctx;
-  const { thread } = await reader.client.request<{ thread: { id: string } }>('thread/start', {});
+  const { thread } = await reader.request<{ thread: { id: string } }>('thread/start', {});
   const threadId = thread.id;
-  const completed = reader.next('turn/completed', threadId);
-  await reader.client.request('turn/start', { threadId, input: textInput('hello') });
+  const completed = reader.waitFor('turn/completed', threadId, READ_DEADLINE_MS);
+  await reader.request('turn/start', { threadId, input: textInput('hello') });
   await completed;
-  const closed = reader.next('thread/closed', threadId);
-  await reader.client.request('thread/unsubscribe', { threadId });
+  const closed = reader.waitFor('thread/closed', threadId, READ_DEADLINE_MS);
+  await reader.request('thread/unsubscribe', { threadId });
   await closed;
   const path = await findRolloutPath(home, threadId);
   if (path === null) throw new Error('the seed thread has no rollout');
@@ -108,65 +105,47 @@ async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, 
   ctx.progress(0.2);
   const reads = new LatencyHistogram();
   const pages = new LatencyHistogram();
-  // prom-client resets its event-loop histogram at each scrape: this one starts the window.
-  await endpoint.metric(SERVER_LOOP_MAX);
-  // The probe sends every --interval-ms from here; the windows start once it runs.
+  // The probe sends every --interval-ms from here; the windows start once it runs (its own
+  // connection's handshake and initialize are before them, as is the server's work for them).
   const probe = await ProbeInWorker.start(endpoint.url, params.intervalMs);
-  const resumeStart = performance.now();
-  let probeStart = resumeStart;
   try {
+    // prom-client resets its event-loop histogram at each scrape: this one starts the window.
+    await endpoint.metric(SERVER_LOOP_MAX);
+    const resumeStart = performance.now();
+    let readsStart = resumeStart;
     if (resume) {
       // The cold resume of the long thread, with the probe beside it too.
-      const resumed = await reader.client.requestTimed('thread/resume', { threadId }, READ_DEADLINE_MS);
+      const resumed = await reader.requestTimed('thread/resume', { threadId }, READ_DEADLINE_MS);
       rec.figure('thread/resume (cold)', resumed.at - resumeStart, 'ms');
       // What the reply left behind on the server (the mirror's fill) is in the resume's window.
       await delay(AFTER_RESUME_MS);
       const loopMax = await endpoint.metric(SERVER_LOOP_MAX);
       if (loopMax !== null) rec.figure('server event-loop delay max, resume', loopMax * 1000, 'ms');
-      probeStart = performance.now();
+      readsStart = performance.now();
       probe.probeNow(); // the reads' window starts with a probe however short it is
     }
     for (let i = 0; i < params.readRepeats; i += 1) {
       const readSent = performance.now();
-      const read = await reader.client.requestTimed<{ thread: { turns: unknown[] } }>('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
+      const read = await reader.requestTimed<{ thread: { turns: unknown[] } }>('thread/read', { threadId, includeTurns: true }, READ_DEADLINE_MS);
       reads.recordMs(read.at - readSent);
       const shown = read.result.thread.turns.length;
       rec.check(shown === turns, `thread/read ${i}: ${shown} turns, the rollout has ${turns}`);
       const pageSent = performance.now();
-      const page = await reader.client.requestTimed<{ data: unknown[] }>('thread/turns/list', { threadId, limit: PAGE }, READ_DEADLINE_MS);
+      const page = await reader.requestTimed<{ data: unknown[] }>('thread/turns/list', { threadId, limit: PAGE }, READ_DEADLINE_MS);
       pages.recordMs(page.at - pageSent);
       rec.check(page.result.data.length === PAGE, `thread/turns/list ${i}: ${page.result.data.length} turns on a page of ${PAGE}`);
       ctx.progress(0.2 + (0.8 * (i + 1)) / params.readRepeats);
     }
-  } catch (error) {
+    const readsEnd = performance.now();
+    const loopMax = await endpoint.metric(SERVER_LOOP_MAX);
+    const samples = await probe.stop();
+    if (resume) recordWindow(rec, 'loaded/list during the resume', windowStats(samples, resumeStart, readsStart));
+    rec.latency('thread/read with turns', reads);
+    rec.latency('thread/turns/list, a page', pages);
+    recordWindow(rec, 'loaded/list during the reads', windowStats(samples, readsStart, readsEnd));
+    if (loopMax !== null) rec.figure('server event-loop delay max, reads', loopMax * 1000, 'ms');
+    rec.figure('bench client stall max', probe.clientStallMaxMs, 'ms', 'none');
+  } finally {
     await probe.terminate();
-    throw error;
-  }
-  const loopMax = await endpoint.metric(SERVER_LOOP_MAX);
-  const samples = await probe.stop();
-  if (resume) rec.latency('loaded/list during the resume', windowStats(samples, resumeStart, probeStart).latency);
-  rec.latency('thread/read with turns', reads);
-  rec.latency('thread/turns/list, a page', pages);
-  rec.latency('loaded/list during the reads', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);
-  if (loopMax !== null) rec.figure('server event-loop delay max, reads', loopMax * 1000, 'ms');
-  rec.figure('bench client stall max', probe.clientStallMaxMs, 'ms', 'none');
-}
-
-/** A bench client whose notifications can be awaited, by method and thread. */
-class NotifiedClient {
-  readonly #waiters: Array<{ method: string; threadId: string; resolve: () => void }> = [];
-
-  constructor(readonly client: WsBenchClient) {
-    client.onNotification = (method, params) => {
-      const at = this.#waiters.findIndex((w) => w.method === method && w.threadId === (params.threadId as string | undefined));
-      if (at >= 0) this.#waiters.splice(at, 1)[0]!.resolve();
-    };
-  }
-
-  next(method: string, threadId: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${method} for ${threadId} within ${READ_DEADLINE_MS} ms`)), READ_DEADLINE_MS);
-      this.#waiters.push({ method, threadId, resolve: () => (clearTimeout(timer), resolve()) });
-    });
   }
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { walkRolloutPaths } from '../../src/main/history/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { ListProbe, windowStats } from '../lib/list-probe.js';
+import { ListProbe, recordWindow, windowStats } from '../lib/list-probe.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
 import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './scenario.js';
 
@@ -72,10 +72,11 @@ export const threadList: Scenario = {
         rec.check((result.nextCursor !== null) === params.listRollouts > PAGE, `listing ${i}: nextCursor ${String(result.nextCursor)}`);
         ctx.progress(0.2 + (0.8 * (i + 1)) / (params.listRepeats + 1));
       }
+      const probeEnd = performance.now();
       const samples = await probe.stop();
       rec.latency('thread/list, first', first);
       rec.latency('thread/list, repeated', repeats);
-      rec.latency('loaded/list during the listings', windowStats(samples, probeStart, Number.POSITIVE_INFINITY).latency);
+      recordWindow(rec, 'loaded/list during the listings', windowStats(samples, probeStart, probeEnd));
     });
   },
 };

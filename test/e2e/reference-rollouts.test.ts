@@ -106,7 +106,6 @@ describe.each(CASES)('$name', ({ mode, name }) => {
   });
 });
 
-/** The file's last whole record (a torn last line is not one). */
 describe.each(CASES)('$name, resumed without its turns', ({ name }) => {
   test('answers no turns, and the loaded thread reads them all as the reference does', async () => {
     const server = await TestServer.start({ modelUrl: mock.url });
@@ -122,6 +121,7 @@ describe.each(CASES)('$name, resumed without its turns', ({ name }) => {
   });
 });
 
+/** The file's last whole record (a torn last line is not one). */
 function lastRecord(file: Buffer): Message {
   const records = file.toString('utf8').split('\n').flatMap((line) => {
     try {

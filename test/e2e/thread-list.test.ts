@@ -2,11 +2,11 @@
 // thread id in the sort direction), `nextCursor` "<time>|<id>", `backwardsCursor` one
 // millisecond before (desc) or after (asc) the page's first thread, id filters of at most 100
 // valid ids. The threads are rollouts written into the home with chosen times.
-import { appendFileSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
+import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
 
 const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 // T4 and T5 start in the same second; updates run in another order: T2 last. (Update times are
@@ -16,12 +16,7 @@ const UPDATED = ['2026-12-02T11:00:01.000Z', '2026-12-02T11:00:05.250Z', '2026-1
 
 function writeThreads(home: string): void {
   CREATED.forEach((created, i) => {
-    const threadId = id(i + 1);
-    const path = rolloutPathFor(home, threadId, Date.parse(created));
-    mkdirSync(join(path, '..'), { recursive: true });
-    const meta = { timestamp: created, type: 'session_meta', payload: { id: threadId, timestamp: created, cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
-    const user = { timestamp: created, type: 'event_msg', payload: { type: 'user_message', message: `thread ${i + 1}${i % 2 === 0 ? ' banana' : ''}`, images: [], local_images: [], text_elements: [] } };
-    writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+    const path = writeMinimalRollout(home, { threadId: id(i + 1), created, message: `thread ${i + 1}${i % 2 === 0 ? ' banana' : ''}` });
     utimesSync(path, new Date(UPDATED[i]!), new Date(UPDATED[i]!));
   });
 }

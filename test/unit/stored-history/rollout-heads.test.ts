@@ -119,7 +119,10 @@ test('the kept heads stay within their character budget, the oldest forgotten fi
   });
   const file = { ino: 1, bornMs: 1, size: 10 };
   for (let i = 0; i < 1_100; i += 1) heads.set(`/h/${i}`, file, headAt(i), true);
+  // Within the budget, and as full as it can be: less than one more head of room is left (each
+  // is its 16 KiB preview and under 512 characters besides).
   expect(heads.chars).toBeLessThanOrEqual(16 * 1024 * 1024);
+  expect(heads.chars).toBeGreaterThan(16 * 1024 * 1024 - (16 * 1024 + 512));
   expect(heads.size).toBeLessThan(1_100);
   const kept = heads.size;
   expect([heads.whole('/h/0'), heads.whole(`/h/${1_100 - kept - 1}`), heads.whole(`/h/${1_100 - kept}`)?.threadId, heads.whole('/h/1099')?.threadId]).toEqual([

@@ -79,23 +79,23 @@ describe('thread/turns/list on a legacy thread', () => {
     // Only the page's turns are shown, numbered as in the whole thread: every page of one turn is
     // that turn of the full history view.
     const whole = fullTurns('legacy', TURNS);
-    let cursor: string | null = null;
+    let next: string | null = null;
     for (let i = TURNS.length - 1; i >= 0; i -= 1) {
-      const one: Page<Turn> = turnsPage(LEGACY, request({ limit: 1, itemsView: 'full', cursor }));
+      const one: Page<Turn> = turnsPage(LEGACY, request({ limit: 1, itemsView: 'full', cursor: next }));
       expect(one.data).toEqual([whole[i]]);
-      cursor = one.nextCursor;
+      next = one.nextCursor;
     }
-    expect(cursor).toBeNull();
+    expect(next).toBeNull();
   });
 
   test('numbers items across turns of uneven length, empty ones included, on any page', () => {
     // Turns of one, no and three items: the third's items are item-2, item-3 and item-4.
     const uneven = [{ ...turn(1), items: [user(1)] }, { ...turn(2), items: [] }, { ...turn(3), items: [user(3), agent(3), agent(3)] }];
     const source = sourceWithPositions(THREAD, 'legacy', uneven, uneven.map((t) => ({ ordinal: null, items: t.items.map(() => null) })));
-    const ids = (cursor: string | null) => turnsPage(source, request({ limit: 1, itemsView: 'full', cursor }));
-    const p0 = ids(null);
-    const p1 = ids(p0.nextCursor);
-    const p2 = ids(p1.nextCursor);
+    const pageAfter = (after: string | null) => turnsPage(source, request({ limit: 1, itemsView: 'full', cursor: after }));
+    const p0 = pageAfter(null);
+    const p1 = pageAfter(p0.nextCursor);
+    const p2 = pageAfter(p1.nextCursor);
     expect([p0, p1, p2].map((p) => p.data.map((t) => [t.id, t.items.map((item) => item.id)]))).toEqual([
       [[turnId(3), ['item-2', 'item-3', 'item-4']]],
       [[turnId(2), []]],

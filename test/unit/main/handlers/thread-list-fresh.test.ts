@@ -1,6 +1,6 @@
 // thread/list reads its page again from the disk: a row whose file no longer holds that
 // thread's rollout sends the listing round again, and the page is made of what the files hold.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import type { Connection } from '../../../../src/main/connections.js';
 import { threadList } from '../../../../src/main/handlers/thread-list.js';
 import { threadListParams } from '../../../../src/main/protocol/method-params.js';
 import { stubHostContext } from '../../../helpers/stub-host-context.js';
+import { writeMinimalRollout } from '../../../helpers/minimal-rollout.js';
 
 const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 const created = (n: number) => `2026-12-02T10:00:0${n}.000Z`;
@@ -23,12 +24,7 @@ afterEach(async () => {
 });
 
 function writeThread(n: number, owner = id(n)): string {
-  const path = rolloutPathFor(home, id(n), Date.parse(created(n)));
-  mkdirSync(join(path, '..'), { recursive: true });
-  const meta = { timestamp: created(n), type: 'session_meta', payload: { id: owner, timestamp: created(n), cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
-  const user = { timestamp: created(n), type: 'event_msg', payload: { type: 'user_message', message: `thread ${n}`, images: [], local_images: [], text_elements: [] } };
-  writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
-  return path;
+  return writeMinimalRollout(home, { threadId: id(n), created: created(n), message: `thread ${n}`, owner });
 }
 
 test('a page row whose file stopped being its rollout is listed again without it', async () => {

@@ -2,7 +2,7 @@
 // the real one answers exactly as its code does in-process (a read as the bytes of its
 // result), and a worker that fails, exits or overruns its deadline costs its own request one
 // clear error, while the next request gets a new worker and the other lane goes on.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,12 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
-import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
 import type { StoredRead, ThreadPageQuery } from '../../../../src/common/stored-history-messages.js';
 import { StoredHistory } from '../../../../src/main/history/stored-history.js';
 import { RolloutHeads } from '../../../../src/stored-history/rollout-heads.js';
 import { answerStoredHistory } from '../../../../src/stored-history/stored-history-jobs.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
+import { writeMinimalRollout } from '../../../helpers/minimal-rollout.js';
 
 const WORKER = fileURLToPath(new URL('../../../../dist/workers/stored-history.js', import.meta.url));
 const FAULTY = fileURLToPath(new URL('../../../fixtures/stored-history/faulty-stored-history.mjs', import.meta.url));
@@ -52,12 +52,7 @@ async function untilAThreadIsInOpen(): Promise<void> {
 }
 
 function writeThread(n: number): void {
-  const created = `2026-12-02T10:00:0${n}.000Z`;
-  const path = rolloutPathFor(home, id(n), Date.parse(created));
-  mkdirSync(join(path, '..'), { recursive: true });
-  const meta = { timestamp: created, type: 'session_meta', payload: { id: id(n), timestamp: created, cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
-  const user = { timestamp: created, type: 'event_msg', payload: { type: 'user_message', message: `thread ${n}`, images: [], local_images: [], text_elements: [] } };
-  writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+  writeMinimalRollout(home, { threadId: id(n), created: `2026-12-02T10:00:0${n}.000Z`, message: `thread ${n}` });
 }
 
 /** The legacy sample rollout, copied into the home; its path. */

@@ -75,10 +75,17 @@ test('a call in flight when the link is released rejects instead of waiting fore
   channels.push(channel);
   const { host } = recordingHost();
   let answer: (value: number) => void = () => undefined;
-  Comlink.expose({ ...host, ping: () => new Promise<number>((resolve) => (answer = resolve)) }, nodeEndpoint(channel.port2 as never));
+  let reached: () => void = () => undefined;
+  const pingReached = new Promise<void>((resolve) => (reached = resolve));
+  const ping = () =>
+    new Promise<number>((resolve) => {
+      answer = resolve;
+      reached();
+    });
+  Comlink.expose({ ...host, ping }, nodeEndpoint(channel.port2 as never));
   const { api, release } = actorHostCalls(Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never)), Comlink.releaseProxy);
   const pinging = api.ping();
-  await new Promise((resolve) => setTimeout(resolve, 20)); // the ping has reached the host
+  await pingReached; // the ping is in the host, unanswered
   release();
   await expect(pinging).rejects.toThrow("the worker's ActorHost was released before it answered");
   answer(1); // a late answer changes nothing

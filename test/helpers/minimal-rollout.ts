@@ -1,0 +1,24 @@
+// The smallest legacy rollout thread/list shows: a session_meta and one user message, written
+// where the host files a rollout created at `created`. Tests of listings write many of these.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
+
+export interface MinimalRollout {
+  threadId: string;
+  /** RFC 3339: the session_meta's and the message's timestamp, and the file name's time. */
+  created: string;
+  message: string;
+  /** The thread the session_meta names, when not the file's own (a rewritten file). */
+  owner?: string;
+}
+
+/** Writes the rollout; its path. */
+export function writeMinimalRollout(home: string, { threadId, created, message, owner = threadId }: MinimalRollout): string {
+  const path = rolloutPathFor(home, threadId, Date.parse(created));
+  mkdirSync(dirname(path), { recursive: true });
+  const meta = { timestamp: created, type: 'session_meta', payload: { id: owner, timestamp: created, cwd: '/w', originator: 'o', cli_version: '1', source: 'vscode', model_provider: 'p', history_mode: 'legacy' } };
+  const user = { timestamp: created, type: 'event_msg', payload: { type: 'user_message', message, images: [], local_images: [], text_elements: [] } };
+  writeFileSync(path, `${JSON.stringify(meta)}\n${JSON.stringify(user)}\n`);
+  return path;
+}
