@@ -90,6 +90,19 @@ test('a turn started in the same burst as a cold resume comes after every resume
       ...before.read.thread.turns.map((turn: Message) => [turn.id, turn.status]),
       [started.turn.id, 'completed'],
     ]);
+    // Paged from memory, the new turn's cursors (noted as its events came) are those its
+    // rollout records: the same pages read from disk once the thread is unloaded.
+    const pages = () =>
+      Promise.all([
+        server.request('thread/turns/list', { threadId, limit: 3, sortDirection: 'desc', itemsView: 'full' }),
+        server.request('thread/items/list', { threadId, limit: 5 }),
+      ]);
+    const fromMemory = await pages();
+    const closed = server.waitForNotification('thread/closed', (p) => p.threadId === threadId);
+    await server.request('thread/unsubscribe', { threadId });
+    await closed;
+    expect(await pages()).toEqual(fromMemory);
+    expect(fromMemory[0].data.map((turn: Message) => turn.id)).toEqual([started.turn.id, ...before.read.thread.turns.slice(-2).map((turn: Message) => turn.id).reverse()]);
     // The model saw the whole history before the new input.
     const input = (mock.requests.at(-1)!.body as { input: Array<{ role: string; content: Array<{ text: string }> }> }).input;
     expect(input.filter((message) => message.role === 'user').map((message) => message.content[0]!.text.slice(0, 8))).toEqual([

@@ -31,9 +31,6 @@ export interface ThreadIdentity {
 /** The status every idle thread shares: statuses are replaced, never changed in place. */
 export const IDLE: LoadedStatus = Object.freeze({ type: 'idle' });
 
-type Ordinals = ReadonlyMap<string, { turn: number | null; items: ReadonlyMap<string, number> }>;
-const NO_ORDINALS: Ordinals = new Map();
-
 let nextGeneration = 1;
 
 /** One loaded thread, owned by the main thread. */
@@ -66,8 +63,12 @@ export class LoadedThread {
    * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
    */
   mirrorFill: Promise<void> | null = null;
-  /** Created with the first position known (see `ordinals`). */
-  #ordinals: Map<string, { turn: number | null; items: Map<string, number> }> | null = null;
+  /**
+   * Where each turn and its items sit in a paginated rollout, by index, aligned with `turns`
+   * (the paged reads' cursors); created with the first position known, and shorter than
+   * `turns` where the last turns have none (legacy and ephemeral threads have none at all).
+   */
+  #positions: Array<TurnPosition | undefined> | null = null;
   preview = '';
   updatedAtMs = 0;
   /** True once the rollout file exists (the first turn has started). */
@@ -105,14 +106,6 @@ export class LoadedThread {
     return (this.#mailbox ??= new Mailbox());
   }
 
-  /**
-   * Where turns and items sit in a paginated rollout, by turn id then item id: the cursors of
-   * paged history reads. Empty for legacy and ephemeral threads.
-   */
-  get ordinals(): Ordinals {
-    return this.#ordinals ?? NO_ORDINALS;
-  }
-
   moveTo(next: ThreadLifecycle): void {
     this.lifecycle = transition(this.lifecycle, next);
   }
@@ -147,42 +140,36 @@ export class LoadedThread {
 
   /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
   turnOrdinal(i: number): number | null {
-    const turn = this.turns[i];
-    return turn === undefined ? null : (this.ordinals.get(turn.id)?.turn ?? null);
+    return this.#positions?.[i]?.ordinal ?? null;
   }
 
   /** Where item `j` of turn `i` sits in the rollout; null where not known. */
   itemOrdinal(i: number, j: number): number | null {
-    const turn = this.turns[i];
-    const item = turn?.items[j];
-    return turn === undefined || item === undefined ? null : (this.ordinals.get(turn.id)?.items.get(item.id) ?? null);
+    return this.#positions?.[i]?.items[j] ?? null;
   }
 
-  /** Records where a resumed rollout's turns and items sit. */
-  rememberPositions(turns: Turn[], positions: TurnPosition[]): void {
-    turns.forEach((turn, i) => {
-      const position = positions[i];
-      if (position === undefined) return;
-      const items = new Map<string, number>();
-      turn.items.forEach((item, j) => {
-        const ordinal = position.items[j];
-        if (ordinal !== null && ordinal !== undefined) items.set(item.id, ordinal);
-      });
-      (this.#ordinals ??= new Map()).set(turn.id, { turn: position.ordinal, items });
-    });
+  /** Appends turns read from the rollout, with where each sits (one position per turn). */
+  appendResumed(turns: readonly Turn[], positions: readonly TurnPosition[]): void {
+    const at = this.turns.length;
+    for (const turn of turns) this.turns.push(turn);
+    const known = (this.#positions ??= []);
+    positions.forEach((position, i) => (known[at + i] = position));
   }
 
-  /** Records the ordinal of a turn's record (turn) or of one of its items. */
+  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
   notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
     if (ordinal === null) return;
-    const ordinals = (this.#ordinals ??= new Map());
-    let known = ordinals.get(turnId);
-    if (known === undefined) {
-      known = { turn: null, items: new Map() };
-      ordinals.set(turnId, known);
+    let i = this.turns.length - 1;
+    while (i >= 0 && this.turns[i]!.id !== turnId) i -= 1;
+    if (i < 0) return;
+    const known = (this.#positions ??= []);
+    const position = (known[i] ??= { ordinal: null, items: [] });
+    if (itemId === undefined) {
+      position.ordinal = ordinal;
+      return;
     }
-    if (itemId === undefined) known.turn = ordinal;
-    else known.items.set(itemId, ordinal);
+    const j = this.turns[i]!.items.findIndex((item) => item.id === itemId);
+    if (j >= 0) position.items[j] = ordinal;
   }
 
   /** Keeps a large input sent to the actor until its user-message event comes back. */

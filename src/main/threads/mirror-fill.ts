@@ -33,8 +33,7 @@ async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint
       const slice = ctx.pool.unpackHistorySlice(slices[index]!);
       // Let each slice's bytes go as soon as they are decoded.
       slices[index] = EMPTY;
-      for (const turn of slice.turns) thread.turns.push(turn);
-      thread.rememberPositions(slice.turns, slice.positions);
+      thread.appendResumed(slice.turns, slice.positions);
     }
   } catch (error) {
     // The client was told the thread is resumed, but its history could not be mirrored; rather

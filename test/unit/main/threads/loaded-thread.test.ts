@@ -1,17 +1,6 @@
 import { expect, test } from 'vitest';
 import { IDLE, LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 
-test('a loaded thread has no ordinals until a position is noted, then keeps them by turn and item', () => {
-  const thread = new LoadedThread('t', 0);
-  expect([...thread.ordinals]).toEqual([]);
-  thread.notePosition('turn-1', 4);
-  thread.notePosition('turn-1', 7, 'item-1');
-  thread.notePosition('turn-2', null);
-  expect([...thread.ordinals].map(([turnId, known]) => [turnId, known.turn, [...known.items]])).toEqual([['turn-1', 4, [['item-1', 7]]]]);
-  // Another thread's positions are its own.
-  expect([...new LoadedThread('u', 0).ordinals]).toEqual([]);
-});
-
 test('a loaded thread is idle with the shared idle status and makes its mailbox once, on first use', async () => {
   const thread = new LoadedThread('t', 0);
   expect(thread.status).toBe(IDLE);
@@ -20,19 +9,29 @@ test('a loaded thread is idle with the shared idle status and makes its mailbox 
   expect(await Promise.all([thread.mailbox.post(() => 1), thread.mailbox.post(() => 2)])).toEqual([1, 2]);
 });
 
-test('turnOrdinal and itemOrdinal read the positions remembered from a resume and noted since, one at a time', () => {
+test('turnOrdinal and itemOrdinal read the positions of resumed turns and those noted since, by index, one at a time', () => {
   const thread = new LoadedThread('t', 0);
   const item = (id: string) => ({ type: 'agentMessage', id, text: 'x', phase: null, memoryCitation: null, startedAtMs: null, completedAtMs: null });
-  thread.turns.push(
-    { id: 'turn-1', items: [item('a'), item('b')], status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null } as never,
-    { id: 'turn-2', items: [item('c')], status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null } as never,
-  );
-  thread.rememberPositions(thread.turns, [{ ordinal: 3, items: [5, null] }]);
+  const turn = (id: string, items: string[]) => ({ id, items: items.map(item), status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null }) as never;
+  // None known yet: nothing is allocated for them.
+  expect([thread.turnOrdinal(0), thread.itemOrdinal(0, 0)]).toEqual([null, null]);
+  thread.appendResumed([turn('turn-1', ['a', 'b'])], [{ ordinal: 3, items: [5, null] }]);
+  thread.appendResumed([turn('turn-2', ['c'])], [{ ordinal: null, items: [null] }]);
+  // A live turn, its record's ordinal and then an item's; nulls and unknown turns or items are ignored.
+  thread.turns.push(turn('turn-3', ['d', 'e']));
+  thread.notePosition('turn-3', 11);
+  thread.notePosition('turn-3', 13, 'e');
+  thread.notePosition('turn-3', null, 'd');
   thread.notePosition('turn-2', 9, 'c');
-  const each = thread.turns.map((turn, i) => ({ ordinal: thread.turnOrdinal(i), items: turn.items.map((_, j) => thread.itemOrdinal(i, j)) }));
+  thread.notePosition('turn-9', 20);
+  thread.notePosition('turn-3', 21, 'nope');
+  const each = thread.turns.map((t, i) => ({ ordinal: thread.turnOrdinal(i), items: (t as { items: unknown[] }).items.map((_, j) => thread.itemOrdinal(i, j)) }));
   expect(each).toEqual([
     { ordinal: 3, items: [5, null] },
     { ordinal: null, items: [9] },
+    { ordinal: 11, items: [null, 13] },
   ]);
-  expect([thread.turnOrdinal(2), thread.itemOrdinal(0, 2)]).toEqual([null, null]);
+  expect([thread.turnOrdinal(3), thread.itemOrdinal(0, 2)]).toEqual([null, null]);
+  // Another thread's positions are its own.
+  expect(new LoadedThread('u', 0).turnOrdinal(0)).toBeNull();
 });
