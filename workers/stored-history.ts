@@ -10,7 +10,7 @@ import type { StoredHistoryReply, StoredHistoryRequest } from '../src/common/sto
 import { PROGRESS_INTERVAL_MS, type JobProgress, type JobReply, type JobRequest } from '../src/common/worker-jobs.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
 import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
-import { RolloutHeads } from '../src/stored-history/rollout-heads.js';
+import { ListingMemory } from '../src/stored-history/listing-memory.js';
 import { answerStoredHistory } from '../src/stored-history/stored-history-jobs.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do.
@@ -19,7 +19,7 @@ mapStackTraces(new URL('../', import.meta.url));
 // Below the main thread, as the pool workers are: requests are answered first (thread-priority.ts).
 lowerThisThreadsPriority();
 
-const heads = new RolloutHeads();
+const memory = new ListingMemory();
 
 /** Reports that `job` is still going, at most once per PROGRESS_INTERVAL_MS (its deadline restarts). */
 function progressOf(job: number): () => void {
@@ -34,7 +34,7 @@ function progressOf(job: number): () => void {
 }
 
 parentPort!.on('message', ({ job, request }: JobRequest<StoredHistoryRequest>) => {
-  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(heads, request, progressOf(job)) };
+  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(memory, request, progressOf(job)) };
   // An answer's bytes move to the main thread rather than being copied.
   parentPort!.postMessage(reply, reply.reply.kind === 'answer' ? [reply.reply.json.buffer as ArrayBuffer] : []);
 });

@@ -4,6 +4,7 @@
 // `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
 // the worker read for them.
 import type { HistoryMode } from './history/rollout-reader.js';
+import type { SessionSource } from './history/session-source.js';
 import type { ItemsPageRequest, TurnsPageRequest } from './history/history-pages.js';
 
 /** What `thread/list` shows of one rollout, read without replaying its turns. */
@@ -17,7 +18,9 @@ export interface RolloutSummary {
   modelProvider: string;
   cwd: string;
   cliVersion: string;
-  source: string;
+  source: SessionSource;
+  /** What `sourceKinds` filters the source by. */
+  sourceKind: string;
   originator: string;
   model: string | null;
   historyMode: HistoryMode;
@@ -27,8 +30,8 @@ export interface RolloutSummary {
 export interface ThreadFilter {
   includedIds: string[] | null;
   excludedIds: string[] | null;
-  /** Sources shown; the interactive ones when the client named none. */
-  sources: string[];
+  /** Source kinds shown (`subAgent`: every sub-agent kind); the interactive ones when the client named none. */
+  sources: readonly string[];
   modelProviders: string[] | null;
   cwds: string[] | null;
   searchTerm: string | null;

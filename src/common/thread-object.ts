@@ -2,6 +2,7 @@
 // explicit nulls: built on the main thread for loaded threads (src/main/protocol/thread-view.ts)
 // and in the stored-history worker for threads known only from their rollouts.
 import type { HistoryMode } from './history/rollout-reader.js';
+import type { SessionSource } from './history/session-source.js';
 import type { RolloutSummary } from './stored-history-messages.js';
 import type { Turn } from './wire-types.js';
 
@@ -53,7 +54,7 @@ export interface ThreadFields {
   cwd: string;
   cliVersion: string;
   originator: string;
-  source: string;
+  source: SessionSource;
   canAcceptDirectInput: boolean | null;
   historyMode: HistoryMode;
   turns: Turn[] | SerializedJson;

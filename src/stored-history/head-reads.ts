@@ -4,18 +4,22 @@
 // it reads synchronously: one file open at a time, no libuv thread pool shared with the
 // host's other I/O, and ~5× less CPU a file than fs/promises.
 //
-// The walk never follows symbolic links, so nothing outside <home>/sessions is ever opened or
-// returned, whatever a thread id or a planted link says.
-import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { basename, join } from 'node:path';
-import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../common/history/rollout-path.js';
+// No symbolic link is ever followed (rollout-directories.ts walks without them, and a file
+// replaced by a link since is taken for gone), so nothing outside <home>/sessions is ever
+// opened or returned, whatever a thread id or a planted link says.
+import { closeSync, constants, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { basename } from 'node:path';
+import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, parseRolloutFileName } from '../common/history/rollout-path.js';
 import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } from '../common/history/rollout-reader.js';
+import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
 
 /** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
 export interface ListedRollout {
   head: RolloutHead;
   updatedAtMs: number | null;
+  /** The head was read from the file by this listing, not taken from the kept heads. */
+  readNow: boolean;
 }
 
 /**
@@ -23,25 +27,19 @@ export interface ListedRollout {
  * whole (it cannot change by appends, and the walk sees deletions; its `updatedAtMs` is null,
  * for the caller to read the few it shows with `freshHeads`); 'validate' stats every file and
  * reads those that are new, replaced, shortened or not yet whole and grown; 'readAgain' reads
- * every head (what a search of previews needs: a head rewritten in place shows in no stat).
+ * every head it is asked for (what a search of previews needs: a head rewritten in place shows
+ * in no stat).
  */
 export type HeadUse = 'trustWhole' | 'validate' | 'readAgain';
 
 /**
- * Every rollout with a readable session_meta, unordered; `heads` keeps what was read.
- * `progress` is called after each file (a first listing of a large network home takes minutes).
+ * The head of `file` as `use` says to find it (`stat`: the listing's own stat of it, if it
+ * took one), and keeps what it read in `heads`; null when the file has no readable
+ * session_meta of its own thread, or went.
  */
-export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse, progress: () => void = () => undefined): ListedRollout[] {
-  const paths = rolloutPaths(join(home, SESSIONS_DIR));
-  const listed: ListedRollout[] = [];
-  for (const path of paths) {
-    progress();
-    const whole = use === 'trustWhole' ? heads.whole(path) : undefined;
-    const read = whole === undefined ? summarise(path, heads, use === 'readAgain') : { head: whole, updatedAtMs: null };
-    if (read !== null) listed.push(read);
-  }
-  heads.retainOnly(new Set(paths));
-  return listed;
+export function listedHead(file: RolloutFile, stat: Stats | null, heads: RolloutHeads, use: HeadUse): ListedRollout | null {
+  const whole = use === 'trustWhole' ? heads.whole(file.path) : undefined;
+  return whole === undefined ? summarise(file.path, stat, heads, use === 'readAgain') : { head: whole, updatedAtMs: null, readNow: false };
 }
 
 /** A listed rollout read again: as listed, changed (its head now), or gone / unreadable. */
@@ -64,7 +62,7 @@ export function freshHeads(listed: readonly RolloutHead[], heads: RolloutHeads):
 function freshHead(head: RolloutHead, heads: RolloutHeads): FreshHead {
   let file;
   try {
-    file = statSync(head.path, { throwIfNoEntry: false });
+    file = regularFile(head.path);
   } catch {
     return unreadable(head, heads);
   }
@@ -85,45 +83,23 @@ function unreadable(head: RolloutHead, heads: RolloutHeads): FreshHead {
 }
 
 function sameHead(a: RolloutHead, b: RolloutHead): boolean {
-  return (Object.keys(a) as Array<keyof RolloutHead>).every((key) => a[key] === b[key]);
+  // A sub-agent's source is an object, read anew each time.
+  return (Object.keys(a) as Array<keyof RolloutHead>).every((key) => a[key] === b[key] || (key === 'source' && JSON.stringify(a[key]) === JSON.stringify(b[key])));
 }
 
-/** Every rollout file under `dir`, depth-first over real directories only (newest first). */
-function rolloutPaths(dir: string): string[] {
-  const paths: string[] = [];
-  const visit = (at: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(at, { withFileTypes: true });
-    } catch {
-      return; // a missing or unreadable directory is just empty
-    }
-    entries.sort(newestNameFirst);
-    for (const entry of entries) {
-      // Dirent types come from lstat semantics: a symlink is neither a directory nor a file.
-      if (entry.isDirectory()) visit(join(at, entry.name));
-      else if (entry.isFile() && parseRolloutFileName(entry.name) !== null) paths.push(join(at, entry.name));
-    }
-  };
-  if (isRealDirectory(dir)) visit(dir);
-  return paths;
+/** A stat of `path` if it is a regular file (not a link to one), else undefined. */
+export function regularFile(path: string): Stats | undefined {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  return stat?.isFile() === true ? stat : undefined;
 }
 
-function isRealDirectory(path: string): boolean {
+function summarise(path: string, stat: Stats | null, heads: RolloutHeads, readAgain: boolean): ListedRollout | null {
   try {
-    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false; // ENOTDIR, EACCES: no sessions/ to walk
-  }
-}
-
-function summarise(path: string, heads: RolloutHeads, readAgain: boolean): ListedRollout | null {
-  try {
-    const file = statSync(path, { throwIfNoEntry: false });
-    if (file === undefined) return null; // deleted since the walk
+    const file = stat ?? regularFile(path);
+    if (file === undefined) return null; // deleted (or made a link) since the walk
     const kept = readAgain ? undefined : heads.get(path, fileState(file));
     const head = kept === undefined ? readAndKeep(path, file, heads) : kept;
-    return head === null ? null : { head, updatedAtMs: Math.floor(file.mtimeMs) };
+    return head === null ? null : { head, updatedAtMs: Math.floor(file.mtimeMs), readNow: kept === undefined };
   } catch {
     return null; // vanished or unreadable between the walk and the read
   }
@@ -144,6 +120,8 @@ function headOf(path: string, text: string): RolloutHead | null {
   const head = parseRollout(text);
   // A file whose meta names another thread is a copy or a corruption; the reference skips it.
   if (head.meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  // Nor does it list a rollout whose source it cannot read.
+  if (head.meta.source === null) return null;
   return rolloutHead(head.threadId as string, path, head, head.meta);
 }
 
@@ -157,7 +135,8 @@ export function rolloutHead(threadId: string, path: string, parsed: ParsedRollou
     modelProvider: meta.modelProvider,
     cwd: meta.cwd,
     cliVersion: meta.cliVersion,
-    source: meta.source,
+    source: meta.source?.value ?? 'unknown',
+    sourceKind: meta.source?.kind ?? 'unknown',
     originator: meta.originator,
     model: meta.model,
     historyMode: historyModeOf(meta),
@@ -172,7 +151,8 @@ let headBuffer: Buffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
 // The complete lines up to and including the first user message (or the whole file if short);
 // `whole` when that message was found, so the head is final.
 function readHead(path: string): { text: string; whole: boolean } {
-  const fd = openSync(path, 'r');
+  // O_NOFOLLOW: a file made a link between its stat and this open is not followed either.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     let read = 0;
     while (read < HEAD_READ_LIMIT) {

@@ -6,9 +6,20 @@
 // last thread (creation times have whole seconds, as the reference takes them from the file
 // name; update times have milliseconds), and `backwardsCursor` is the first thread's time one
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
+import type { Stats } from 'node:fs';
 import type { RolloutSummary, ThreadFilter, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
-import { freshHeads, listRolloutHeads, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
-import type { RolloutHead, RolloutHeads } from './rollout-heads.js';
+import { freshHeads, listedHead, regularFile, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
+import type { ListingMemory } from './listing-memory.js';
+import type { RolloutFile } from './rollout-directories.js';
+import type { RolloutHead } from './rollout-heads.js';
+import { sourceKindWanted } from '../common/history/session-source.js';
+
+/** A file in listing order: its sort key (ms) and, by update time, the stat that gave it. */
+interface Candidate {
+  file: RolloutFile;
+  key: number;
+  stat: Stats | null;
+}
 
 interface Row {
   listed: ListedRollout;
@@ -19,39 +30,52 @@ interface Row {
 interface Page {
   /** The page as listed: its first and last rows give the cursors, whatever is shown. */
   rows: Row[];
-  /** The page's rows as read again from the disk. */
+  /** The page's rows as they read now. */
   summaries: RolloutSummary[];
   more: boolean;
   /** One of the page's files changed or went since its head was kept. */
   changed: boolean;
 }
 
-/** One page for `query`; `progress` is called as the listing goes (see listRolloutHeads). */
-export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery, progress?: () => void): ThreadPage {
+/** One page for `query`; `progress` is called for each file the listing visits. */
+export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, progress: () => void = () => undefined): ThreadPage {
+  const { heads } = memory;
   const { byCreation, direction, after: cursor, size, filter } = query;
-  const matches = matcher(filter);
+  const { idWanted, headWanted } = filters(filter);
   const listPage = (use: HeadUse): Page => {
-    const rows: Row[] = listRolloutHeads(query.home, heads, use, progress)
-      .filter((listed) => matches(listed.head))
-      .map((listed) => ({ listed, key: byCreation ? Math.floor(listed.head.createdAtMs / 1000) * 1000 : (listed.updatedAtMs as number) }))
-      .sort((a, b) => direction * (a.key - b.key || compare(a.listed.head.threadId, b.listed.head.threadId)));
-    const after = cursor === null ? rows : rows.filter((row) => direction * (row.key - cursor.at) > 0 || (row.key === cursor.at && cursor.id !== null && direction * compare(row.listed.head.threadId, cursor.id) > 0));
-    const page = after.slice(0, size);
-    // Heads this listing has just read (a search reads them all) are as fresh as reading again would make them.
-    const fresh: FreshHead[] =
-      use === 'readAgain' ? page.map(({ listed }) => ({ kind: 'same', head: listed.head, updatedAtMs: listed.updatedAtMs as number })) : freshHeads(page.map(({ listed }) => listed.head), heads);
+    // The order comes from the walk alone, as the reference's does: by creation, the time in
+    // each file's name (whole seconds); by update, each file's mtime (one stat each). Heads are
+    // then read in that order only until the page and one more row are found, so a page of 25
+    // in a home of thousands reads ~26 heads, not thousands.
+    const files = memory.rolloutFiles(query.home);
+    const ordered = (byCreation ? files.map((file) => ({ file, key: file.nameTimeMs, stat: null })) : statted(files, progress))
+      .sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
+    const rows: Row[] = [];
+    for (const candidate of ordered) {
+      if (!isAfter(candidate, cursor, direction) || !idWanted(candidate.file.threadId)) continue;
+      progress();
+      const listed = listedHead(candidate.file, candidate.stat, heads, use);
+      if (listed === null || !headWanted(listed.head)) continue;
+      rows.push({ listed, key: candidate.key });
+      if (rows.length > size) break;
+    }
+    const page = rows.slice(0, size);
+    // A head this listing read is as fresh as reading it again would make it; a kept one is
+    // read again, with its mtime.
+    const kept = freshHeads(page.flatMap(({ listed }) => (listed.readNow ? [] : [listed.head])), heads);
+    const fresh: FreshHead[] = page.map(({ listed }) => (listed.readNow ? { kind: 'same', head: listed.head, updatedAtMs: listed.updatedAtMs as number } : (kept.shift() as FreshHead)));
     // A row is shown as it reads now, left out when gone or unreadable (EMFILE, EIO), as a
     // listing that read every head would leave it out; the cursors still come from the page
     // as listed.
     const summaries = fresh.flatMap((read) => (read.kind === 'same' || read.kind === 'changed' ? [{ ...read.head, updatedAtMs: read.updatedAtMs }] : []));
-    return { rows: page, summaries, more: after.length > size, changed: fresh.some((read) => read.kind === 'changed' || read.kind === 'gone') };
+    return { rows: page, summaries, more: rows.length > size, changed: fresh.some((read) => read.kind === 'changed' || read.kind === 'gone') };
   };
-  // By creation time only the files whose heads are not whole are stat'ed while listing; by
-  // update time every file is; a search of previews reads every head (one rewritten in place
-  // shows in no stat, and the preview is the one field of a head such a rewrite changes). Every
-  // page is then read again from the disk (its mtimes, and heads as they are now); a page file
-  // found changed or gone since its head was kept sends the listing round again, once, with the
-  // new heads (what changes again within one request is shown as it reads then).
+  // By creation time a head kept whole is trusted without a stat; by update time every file is
+  // stat'ed anyway, and a kept head is used while its file is as it was; a search of previews
+  // reads every head it visits (one rewritten in place shows in no stat). The page's kept heads
+  // are then read again from the disk (with their mtimes); a page file found changed or gone
+  // since its head was kept sends the listing round again, once, with the new heads (what
+  // changes again within one request is shown as it reads then).
   const use: HeadUse = filter.searchTerm ? 'readAgain' : byCreation ? 'trustWhole' : 'validate';
   let page = listPage(use);
   if (page.changed) page = listPage(use === 'readAgain' ? use : 'validate');
@@ -63,24 +87,47 @@ export function listThreadPage(heads: RolloutHeads, query: ThreadPageQuery, prog
     kind: 'page',
     summaries: page.summaries,
     nextCursor: last !== undefined && page.more ? `${timestamp(last.key, byCreation ? 'seconds' : 'millis')}|${last.listed.head.threadId}` : null,
-    // From the thread's own time (creation in milliseconds), while pages compare whole seconds:
-    // paging back may not include the anchor again, as with the reference.
+    // From the thread's own time (creation in milliseconds, from its session_meta), while
+    // pages compare the names' whole seconds: paging back may not include the anchor again,
+    // as with the reference.
     backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.listed.head.createdAtMs : first.key) + direction, 'fixedMillis'),
   };
 }
 
-function matcher(filter: ThreadFilter): (head: RolloutHead) => boolean {
+/** Each file with its mtime as the key; a file gone since the walk is left out. */
+function statted(files: readonly RolloutFile[], progress: () => void): Candidate[] {
+  return files.flatMap((file) => {
+    progress();
+    let stat: Stats | undefined;
+    try {
+      stat = regularFile(file.path);
+    } catch {
+      return []; // unreadable (EACCES, EIO): as a listing that cannot read its head
+    }
+    return stat === undefined ? [] : [{ file, key: Math.floor(stat.mtimeMs), stat }];
+  });
+}
+
+/** Whether `candidate` comes strictly after the cursor in `direction` (ties on time go by id). */
+function isAfter({ key, file }: Candidate, cursor: ThreadPageQuery['after'], direction: 1 | -1): boolean {
+  if (cursor === null) return true;
+  return direction * (key - cursor.at) > 0 || (key === cursor.at && cursor.id !== null && direction * compare(file.threadId, cursor.id) > 0);
+}
+
+/** A filter's two halves: the ids, checked on a file's name before its head is read, and the rest. */
+function filters(filter: ThreadFilter): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
   const included = filter.includedIds === null ? null : new Set(filter.includedIds);
   const excluded = new Set(filter.excludedIds);
   const sources = new Set(filter.sources);
   const providers = filter.modelProviders !== null && filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
-  return (head) => {
-    if (included !== null && !included.has(head.threadId)) return false;
-    if (excluded.has(head.threadId)) return false;
-    if (!sources.has(head.source)) return false;
-    if (providers !== null && !providers.has(head.modelProvider)) return false;
-    if (filter.cwds !== null && !filter.cwds.includes(head.cwd)) return false;
-    return !filter.searchTerm || head.preview.includes(filter.searchTerm);
+  return {
+    idWanted: (threadId) => (included === null || included.has(threadId)) && !excluded.has(threadId),
+    headWanted: (head) => {
+      if (!sourceKindWanted(head.sourceKind, sources)) return false;
+      if (providers !== null && !providers.has(head.modelProvider)) return false;
+      if (filter.cwds !== null && !filter.cwds.includes(head.cwd)) return false;
+      return !filter.searchTerm || head.preview.includes(filter.searchTerm);
+    },
   };
 }
 

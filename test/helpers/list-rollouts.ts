@@ -1,8 +1,14 @@
-// Every rollout under a home as thread/list finds it, each stat'ed, newest first (ties by
-// thread id): the summaries the history tests check.
+// Rollouts under a home as thread/list finds them: every head as one listing `use` would find
+// it (listedHead over every file of the walk, newest name first), and the summaries the history
+// tests check (each file stat'ed, newest first, ties by thread id).
 import type { RolloutSummary } from '../../src/common/stored-history-messages.js';
-import { listRolloutHeads } from '../../src/stored-history/head-reads.js';
+import { listedHead, type HeadUse, type ListedRollout } from '../../src/stored-history/head-reads.js';
+import { ListingMemory } from '../../src/stored-history/listing-memory.js';
 import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
+
+export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse): ListedRollout[] {
+  return new ListingMemory(heads).rolloutFiles(home).flatMap((file) => listedHead(file, null, heads, use) ?? []);
+}
 
 export async function listRollouts(home: string, heads: RolloutHeads = new RolloutHeads()): Promise<RolloutSummary[]> {
   const listed = listRolloutHeads(home, heads, 'validate');

@@ -6,7 +6,7 @@
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
-import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
+import { ListingMemory } from '../../src/stored-history/listing-memory.js';
 import { answerStoredHistory } from '../../src/stored-history/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/history/stored-history.js';
 import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
@@ -42,7 +42,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
 
 /** The stored-history worker's own code, run in-process (no deadline: nothing here can hang). */
 function inProcessStoredHistory(): StoredHistory {
-  const heads = new RolloutHeads();
-  const inProcess = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: answerStoredHistory(heads, request) }), close: async () => undefined };
+  const memory = new ListingMemory();
+  const inProcess = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: answerStoredHistory(memory, request) }), close: async () => undefined };
   return new StoredHistory({ listing: inProcess, reading: inProcess }, 0, () => undefined);
 }

@@ -21,6 +21,12 @@ const ROLLOUT_NAME =
 /** What a rollout file name tells us without opening the file. */
 export interface RolloutFileName {
   threadId: string;
+  /**
+   * The name's time read as UTC, in ms, as the reference reads it (whatever the writer's time
+   * zone was): the key `thread/list` orders by creation time. null when it is no real time
+   * (a 13th month), which leaves the file out of listings, as the reference does.
+   */
+  nameTimeMs: number | null;
 }
 
 /** The path the reference would choose for a thread created at `createdAtMs` (local time). */
@@ -38,7 +44,42 @@ export function parseRolloutFileName(name: string): RolloutFileName | null {
   const match = ROLLOUT_NAME.exec(name);
   if (match === null) return null;
   // Ids are compared as the lower-case strings the reference prints.
-  return { threadId: (match[2] as string).toLowerCase() };
+  return { threadId: (match[2] as string).toLowerCase(), nameTimeMs: nameTime(match[1] as string) };
+}
+
+/**
+ * `YYYY-MM-DDThh-mm-ss` as UTC ms, or null when a field is out of its range. Arithmetic on the
+ * digits (no Date, no split): a listing reads every name in the home each time.
+ */
+function nameTime(stamp: string): number | null {
+  const field = (at: number, length: number): number => {
+    let value = 0;
+    for (let i = at; i < at + length; i += 1) value = value * 10 + (stamp.charCodeAt(i) - 48);
+    return value;
+  };
+  const year = field(0, 4);
+  const month = field(5, 2);
+  const day = field(8, 2);
+  const hour = field(11, 2);
+  const minute = field(14, 2);
+  const second = field(17, 2);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return null;
+  return ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function pad2(value: number): string {

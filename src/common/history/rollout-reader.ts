@@ -12,6 +12,7 @@ import type { ConversationMessage, TokenUsageBreakdown, Turn } from '../wire-typ
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../wire-types.js';
 import type { Json, RolloutRecord } from './rollout-json.js';
 import { num, obj, parseLine, parseTs, str } from './rollout-json.js';
+import { readSessionSource, type ReadSource } from './session-source.js';
 import { TurnHistoryBuilder, type TurnPosition } from './turn-history-builder.js';
 
 export type { TurnPosition };
@@ -35,7 +36,8 @@ export interface RolloutMeta {
   cwd: string;
   originator: string;
   cliVersion: string;
-  source: string;
+  /** null: a source the reference cannot read, which leaves the rollout out of its listings. */
+  source: ReadSource | null;
   modelProvider: string;
   model: string | null;
   baseInstructions: string | null;
@@ -155,7 +157,7 @@ function sessionMeta(p: Json, ts: number | null): { threadId: string | null; met
       cwd: str(p.cwd) ?? '',
       originator: str(p.originator) ?? '',
       cliVersion: str(p.cli_version) ?? '',
-      source: str(p.source) ?? 'unknown',
+      source: readSessionSource(p.source),
       modelProvider: str(p.model_provider) ?? '',
       model: str(obj(baseObj?.provenance)?.model),
       baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),

@@ -11,10 +11,10 @@ import { storedThreadView } from '../../common/thread-object.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { parseUuid } from '../protocol/uuid.js';
 import { pageSize } from '../../common/history/history-pages.js';
+import { INTERACTIVE_SOURCE_KINDS } from '../../common/history/session-source.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
-const INTERACTIVE_SOURCES = ['vscode', 'cli', 'exec', 'appServer'];
 const MAX_ID_FILTER = 100;
 
 export async function threadList(ctx: HostContext, _connection: Connection, params: Params): Promise<unknown> {
@@ -31,7 +31,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     filter: {
       includedIds,
       excludedIds,
-      sources: params.sourceKinds && params.sourceKinds.length > 0 ? params.sourceKinds : INTERACTIVE_SOURCES,
+      sources: params.sourceKinds && params.sourceKinds.length > 0 ? params.sourceKinds : INTERACTIVE_SOURCE_KINDS,
       modelProviders: params.modelProviders,
       cwds: params.cwd,
       searchTerm: params.searchTerm,

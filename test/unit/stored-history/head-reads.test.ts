@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { listRolloutHeads } from '../../../src/stored-history/head-reads.js';
+import { listRolloutHeads } from '../../helpers/list-rollouts.js';
 import { RolloutHeads } from '../../../src/stored-history/rollout-heads.js';
 import { historyModeOf, parseRollout } from '../../../src/common/history/rollout-reader.js';
 
@@ -131,7 +131,8 @@ test('base instructions are left out of a head unread, whatever they hold, and e
         modelProvider: m.modelProvider,
         cwd: m.cwd,
         cliVersion: m.cliVersion,
-        source: m.source,
+        source: m.source!.value,
+        sourceKind: m.source!.kind,
         originator: m.originator,
         model: m.model,
         historyMode: historyModeOf(m),

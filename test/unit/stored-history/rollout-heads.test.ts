@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { RolloutHeads, type RolloutHead } from '../../../src/stored-history/rollout-heads.js';
-import { freshHeads, listRolloutHeads } from '../../../src/stored-history/head-reads.js';
-import { listRollouts } from '../../helpers/list-rollouts.js';
+import { freshHeads } from '../../../src/stored-history/head-reads.js';
+import { listRolloutHeads, listRollouts } from '../../helpers/list-rollouts.js';
 
 const SAMPLE = readFileSync(new URL('../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
 const ID = '01a23672-ea80-7301-8e95-16757bdc1196';
@@ -115,7 +115,7 @@ test('the kept heads stay within their character budget, the oldest forgotten fi
   const heads = new RolloutHeads();
   const preview = 'p'.repeat(16 * 1024); // the longest preview kept
   const headAt = (i: number): RolloutHead => ({
-    threadId: `t${i}`, path: `/h/${i}`, createdAtMs: i, preview, modelProvider: 'm', cwd: '/w', cliVersion: '1', source: 'cli', originator: 'o', model: null, historyMode: 'legacy',
+    threadId: `t${i}`, path: `/h/${i}`, createdAtMs: i, preview, modelProvider: 'm', cwd: '/w', cliVersion: '1', source: 'cli', sourceKind: 'cli', originator: 'o', model: null, historyMode: 'legacy',
   });
   const file = { ino: 1, bornMs: 1, size: 10 };
   for (let i = 0; i < 1_100; i += 1) heads.set(`/h/${i}`, file, headAt(i), true);

@@ -49,9 +49,18 @@ describe('rollout paths', () => {
     }
   });
 
-  test('a rollout file name gives back its thread id, and other names give null', () => {
-    expect(parseRolloutFileName(nameFor(LEGACY_ID))).toEqual({ threadId: LEGACY_ID });
-    expect(parseRolloutFileName(nameFor(LEGACY_ID.toUpperCase()))).toEqual({ threadId: LEGACY_ID });
+  test('a rollout file name gives back its thread id and its time read as UTC, and other names give null', () => {
+    const nameTimeMs = Date.parse('2026-12-02T11:10:30Z');
+    expect(parseRolloutFileName(nameFor(LEGACY_ID))).toEqual({ threadId: LEGACY_ID, nameTimeMs });
+    expect(parseRolloutFileName(nameFor(LEGACY_ID.toUpperCase()))).toEqual({ threadId: LEGACY_ID, nameTimeMs });
+    // A name that is no real time (Feb 30, Feb 29 of a common year, month 13, hour 24, second 60) keeps its id but has no time.
+    for (const stamp of ['2026-02-30T11-10-30', '2100-02-29T11-10-30', '2026-13-02T11-10-30', '2026-12-02T24-00-00', '2026-12-02T11-10-60']) {
+      expect(parseRolloutFileName(`rollout-${stamp}-${LEGACY_ID}.jsonl`)).toEqual({ threadId: LEGACY_ID, nameTimeMs: null });
+    }
+    for (const at of ['2024-02-29T23:59:59Z', '2000-02-29T00:00:00Z', '1969-12-31T23:59:59Z', '0099-01-01T00:00:00Z', '9999-12-31T23:59:59Z']) {
+      const stamp = at.slice(0, 19).replace(/:/g, '-');
+      expect(parseRolloutFileName(`rollout-${stamp}-${LEGACY_ID}.jsonl`)).toEqual({ threadId: LEGACY_ID, nameTimeMs: new Date(at).getTime() });
+    }
     expect(parseRolloutFileName(`${nameFor(LEGACY_ID)}.zst`)).toBeNull();
     expect(parseRolloutFileName(`rollout-2026-12-02T11-10-30-not-a-uuid.jsonl`)).toBeNull();
     expect(parseRolloutFileName('notes.txt')).toBeNull();
@@ -113,6 +122,7 @@ describe('listing rollouts', () => {
         cwd: '/home/me/.codex',
         cliVersion: '0.171.0',
         source: 'vscode',
+        sourceKind: 'vscode',
         originator: 'codex-app-server-tests',
         model: 'mock-model',
         historyMode: 'paginated',
@@ -127,6 +137,7 @@ describe('listing rollouts', () => {
         cwd: '/home/me/.codex',
         cliVersion: '0.171.0',
         source: 'vscode',
+        sourceKind: 'vscode',
         originator: 'codex-app-server-tests',
         model: 'mock-model',
         historyMode: 'legacy',
@@ -161,6 +172,7 @@ describe('listing rollouts', () => {
         cwd: '/w',
         cliVersion: '1',
         source: 'vscode',
+        sourceKind: 'vscode',
         originator: 'o',
         model: null,
         // No history_mode: a rollout older than the field, which is legacy.

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
 import type { StoredRead, ThreadPageQuery } from '../../../../src/common/stored-history-messages.js';
 import { StoredHistory } from '../../../../src/main/history/stored-history.js';
-import { RolloutHeads } from '../../../../src/stored-history/rollout-heads.js';
+import { ListingMemory } from '../../../../src/stored-history/listing-memory.js';
 import { answerStoredHistory } from '../../../../src/stored-history/stored-history-jobs.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { writeMinimalRollout } from '../../../helpers/minimal-rollout.js';
@@ -75,7 +75,7 @@ const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read',
 
 /** What the same request gives in-process, as the JSON its bytes hold. */
 function inProcess(request: StoredRead): unknown {
-  const reply = answerStoredHistory(new RolloutHeads(), request);
+  const reply = answerStoredHistory(new ListingMemory(), request);
   if (reply.kind !== 'answer') throw new Error(`expected an answer, got ${reply.kind}`);
   return JSON.parse(Buffer.from(reply.json).toString('utf8'));
 }
@@ -94,7 +94,7 @@ test('the worker lists a home page by page exactly as the listing code does in-p
   [1, 2, 3].forEach(writeThread);
   const stored = start(WORKER);
   const first = await stored.listPage(query(home));
-  expect(first).toEqual(answerStoredHistory(new RolloutHeads(), { kind: 'list', query: query(home) }));
+  expect(first).toEqual(answerStoredHistory(new ListingMemory(), { kind: 'list', query: query(home) }));
   expect(first.summaries.map((summary) => summary.threadId)).toEqual([id(3), id(2)]);
   expect(first.nextCursor).toBe(`2026-12-02T10:00:02Z|${id(2)}`);
   const next = await stored.listPage({ ...query(home), after: { at: Date.parse('2026-12-02T10:00:02Z'), id: id(2) } });
