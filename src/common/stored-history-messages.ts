@@ -15,7 +15,8 @@ export interface RolloutSummary {
   /** The file's mtime: the last append. */
   updatedAtMs: number;
   preview: string;
-  modelProvider: string;
+  /** As the rollout records it; null when it names none (shown as the default provider). */
+  modelProvider: string | null;
   cwd: string;
   cliVersion: string;
   source: SessionSource;
@@ -32,6 +33,7 @@ export interface ThreadFilter {
   excludedIds: string[] | null;
   /** Source kinds shown (`subAgent`: every sub-agent kind); the interactive ones when the client named none. */
   sources: readonly string[];
+  /** null: the default provider's threads only; empty: every provider's. */
   modelProviders: string[] | null;
   cwds: string[] | null;
   searchTerm: string | null;
@@ -41,6 +43,8 @@ export interface ThreadFilter {
 export interface ThreadPageQuery {
   home: string;
   filter: ThreadFilter;
+  /** The provider a thread that records none is shown and filtered as (config.toml's `model_provider`). */
+  defaultModelProvider: string;
   /** By creation time (the default), or by update time. */
   byCreation: boolean;
   /** 1 ascending, -1 descending (the default). */
@@ -60,7 +64,7 @@ export interface ThreadPage {
 
 /** A request's answer read from one thread's rollout, found at `path` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean }
+  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; defaultModelProvider: string }
   | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
 

@@ -2,20 +2,23 @@
 // explicit nulls: built on the main thread for loaded threads (src/main/protocol/thread-view.ts)
 // and in the stored-history worker for threads known only from their rollouts.
 import type { HistoryMode } from './history/rollout-reader.js';
-import type { SessionSource } from './history/session-source.js';
+import { spawnedAgent, type SessionSource } from './history/session-source.js';
 import type { RolloutSummary } from './stored-history-messages.js';
 import type { Turn } from './wire-types.js';
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-/** A thread known only from disk (status notLoaded), with `turns` when they are asked for. */
-export function storedThreadView(stored: RolloutSummary, turns: Turn[]): Record<string, unknown> {
+/**
+ * A thread known only from disk (status notLoaded), with `turns` when they are asked for; one
+ * that records no provider (or an empty one) shows `defaultModelProvider`, as the reference's do.
+ */
+export function storedThreadView(stored: RolloutSummary, turns: Turn[], defaultModelProvider: string): Record<string, unknown> {
   return threadObject({
     id: stored.threadId,
     environments: null,
     preview: stored.preview,
     ephemeral: false,
-    modelProvider: stored.modelProvider,
+    modelProvider: stored.modelProvider || defaultModelProvider,
     model: stored.model,
     reasoningEffort: null,
     createdAtMs: stored.createdAtMs,
@@ -89,8 +92,7 @@ export function threadObject(f: ThreadFields): Record<string, unknown> {
     source: f.source,
     canAcceptDirectInput: f.canAcceptDirectInput,
     threadSource: null,
-    agentNickname: null,
-    agentRole: null,
+    ...spawnedAgent(f.source),
     gitInfo: null,
     name: null,
     daybreakEnabled: null,

@@ -49,7 +49,8 @@ export class RolloutDirectories {
 
   /**
    * Every rollout file under `root`, depth-first over real directories, newest name first;
-   * `changed` unless the walk found every directory as the last walk of `root` did.
+   * `changed` unless every directory was taken as the last walk of `root` kept it (a directory
+   * not settled then is read again, and counts as changed).
    */
   walk(root: string): { files: RolloutFile[]; changed: boolean } {
     const known = new Map<string, KnownDirectory>();

@@ -41,7 +41,7 @@ interface Page {
 export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, progress: () => void = () => undefined): ThreadPage {
   const { heads } = memory;
   const { byCreation, direction, after: cursor, size, filter } = query;
-  const { idWanted, headWanted } = filters(filter);
+  const { idWanted, headWanted } = filters(filter, query.defaultModelProvider);
   const listPage = (use: HeadUse): Page => {
     // The order comes from the walk alone, as the reference's does: by creation, the time in
     // each file's name (whole seconds); by update, each file's mtime (one stat each). Heads are
@@ -115,16 +115,18 @@ function isAfter({ key, file }: Candidate, cursor: ThreadPageQuery['after'], dir
 }
 
 /** A filter's two halves: the ids, checked on a file's name before its head is read, and the rest. */
-function filters(filter: ThreadFilter): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
+function filters(filter: ThreadFilter, defaultModelProvider: string): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
   const included = filter.includedIds === null ? null : new Set(filter.includedIds);
   const excluded = new Set(filter.excludedIds);
   const sources = new Set(filter.sources);
-  const providers = filter.modelProviders !== null && filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
+  // As the reference filters: no list means the default provider's threads, an empty one every
+  // provider's, and a rollout that names none counts as the default's (one naming "" does not).
+  const providers = filter.modelProviders === null ? new Set([defaultModelProvider]) : filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
   return {
     idWanted: (threadId) => (included === null || included.has(threadId)) && !excluded.has(threadId),
     headWanted: (head) => {
       if (!sourceKindWanted(head.sourceKind, sources)) return false;
-      if (providers !== null && !providers.has(head.modelProvider)) return false;
+      if (providers !== null && !providers.has(head.modelProvider ?? defaultModelProvider)) return false;
       if (filter.cwds !== null && !filter.cwds.includes(head.cwd)) return false;
       return !filter.searchTerm || head.preview.includes(filter.searchTerm);
     },

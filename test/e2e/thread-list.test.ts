@@ -1,12 +1,12 @@
-// thread/list paging as the reference pages: creation times in whole seconds (ties broken by
-// thread id in the sort direction), `nextCursor` "<time>|<id>", `backwardsCursor` one
+// thread/list paging as the reference pages: by the time in each rollout's name, in whole
+// seconds (ties broken by thread id in the sort direction), `nextCursor` "<time>|<id>", `backwardsCursor` one
 // millisecond before (desc) or after (asc) the page's first thread, id filters of at most 100
 // valid ids. The threads are rollouts written into the home with chosen times.
 import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
-import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
+import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';
 
 const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 // T4 and T5 start in the same second; updates run in another order: T2 last. (Update times are
@@ -98,6 +98,41 @@ describe('thread/list', () => {
       ]);
       expect(names(await list({ limit: 5 }))).toEqual(['T5', 'T4', 'T2', 'T1']);
       expect(names(await list({ sortKey: 'updated_at', limit: 5 }))).toEqual(['T5', 'T2', 'T4', 'T1']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('orders by the time in each name, and shows the interactive sources and the configured provider unless asked for others', async () => {
+    // What codex-cli 0.171.0 answered for these rollouts (test/interop checks the same against it).
+    // The home names no provider, so the embedded one is its default.
+    const server = await TestServer.start();
+    const write = (n: number, rollout: Partial<MinimalRollout>) => writeMinimalRollout(server.home, { threadId: id(n), created: '2026-11-01T10:00:00.000Z', message: `m${n}`, ...rollout });
+    write(1, { created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z' });
+    write(2, { created: '2026-11-01T10:00:00.750Z', namedAt: '2026-11-01T12:00:00.000Z' });
+    write(3, { namedAt: '2026-11-01T13:00:00.000Z', source: 'exec' });
+    write(4, { namedAt: '2026-11-01T14:00:00.000Z', source: 'mcp' });
+    write(5, { namedAt: '2026-11-01T15:00:00.000Z', source: { subagent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_type: 'reviewer' } } } });
+    write(6, { namedAt: '2026-11-01T16:00:00.000Z', source: { custom: 'unreadable' } });
+    write(7, { namedAt: '2026-11-01T17:00:00.000Z', modelProvider: 'other' });
+    write(8, { namedAt: '2026-11-01T18:00:00.000Z', source: 'cli', modelProvider: 'embedded' });
+    try {
+      const shown = async (params: Message) =>
+        (await server.request('thread/list', params)).data.map((t: Message) => [`T${Number(t.id.slice(-1))}`, t.source, t.modelProvider, t.agentRole, t.createdAt]);
+      const created = (at: string) => Date.parse(at) / 1000;
+      // By name: T2 (named 12:00, created 10:00) before T1 (named 10:00, created 12:00); each shows its own creation.
+      expect(await shown({})).toEqual([
+        ['T8', 'cli', 'embedded', null, created('2026-11-01T10:00:00Z')],
+        ['T2', 'vscode', 'embedded', null, created('2026-11-01T10:00:00Z')],
+        ['T1', 'vscode', 'embedded', null, created('2026-11-01T12:00:00Z')],
+      ]);
+      expect(await shown({ sourceKinds: ['exec', 'appServer', 'subAgent', 'unknown'], modelProviders: [] })).toEqual([
+        ['T5', { subAgent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_path: null, agent_nickname: null, agent_role: 'reviewer' } } }, 'embedded', 'reviewer', created('2026-11-01T10:00:00Z')],
+        ['T4', 'appServer', 'embedded', null, created('2026-11-01T10:00:00Z')],
+        ['T3', 'exec', 'embedded', null, created('2026-11-01T10:00:00Z')],
+      ]);
+      expect((await shown({ modelProviders: ['other'] })).map(([name]: string[]) => name)).toEqual(['T7']);
+      expect((await shown({ modelProviders: [], sortDirection: 'asc' })).map(([name]: string[]) => name)).toEqual(['T1', 'T2', 'T7', 'T8']);
     } finally {
       await server.close();
     }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureReference } from '../../bench/lib/reference-install.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';
 import { mockModelConfig, RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 
 type Side = 'thread-host' | 'codex';
@@ -151,4 +152,83 @@ describe('a race of two thread-host processes and one codex process', () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 240_000);
+});
+
+describe('thread/list on one home', () => {
+  // Rollouts another writer could leave: a name whose time disagrees with the session_meta's
+  // (another clock or time zone), several in one second, every kind of recorded source, and
+  // providers (none recorded counts as the home's default).
+  const id = (n: number): string => `01a23700-0000-7000-8000-${String(n).padStart(12, '0')}`;
+  const ROLLOUTS: MinimalRollout[] = [
+    { threadId: id(1), created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z', message: 'named before its creation' },
+    { threadId: id(2), created: '2026-11-01T10:00:00.750Z', namedAt: '2026-11-01T12:00:00.000Z', message: 'named after its creation' },
+    { threadId: id(3), created: '2026-11-01T11:00:00.900Z', message: 'same second, third' },
+    { threadId: id(4), created: '2026-11-01T11:00:00.100Z', message: 'same second, fourth' },
+    { threadId: id(5), created: '2026-11-01T11:00:00.500Z', message: 'same second, fifth', source: undefined },
+    { threadId: id(6), created: '2026-11-02T09:00:00.000Z', message: 'cli', source: 'cli' },
+    { threadId: id(7), created: '2026-11-02T09:00:01.000Z', message: 'exec', source: 'exec' },
+    { threadId: id(8), created: '2026-11-02T09:00:02.000Z', message: 'mcp', source: 'mcp' },
+    { threadId: id(9), created: '2026-11-02T09:00:03.000Z', message: 'appServer spelled as on the wire', source: 'appServer' },
+    { threadId: id(10), created: '2026-11-02T09:00:04.000Z', message: 'review', source: { subagent: 'review' } },
+    { threadId: id(11), created: '2026-11-02T09:00:05.000Z', message: 'spawned', source: { subagent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_type: 'r' } } } },
+    { threadId: id(12), created: '2026-11-02T09:00:06.000Z', message: 'other', source: { subagent: { other: 'x' } } },
+    { threadId: id(13), created: '2026-11-02T09:00:07.000Z', message: 'custom', source: { custom: 'x' } },
+    { threadId: id(14), created: '2026-11-02T09:00:08.000Z', message: 'null source', source: null },
+    { threadId: id(15), created: '2026-11-02T09:00:09.000Z', message: 'the configured provider', modelProvider: 'mock_provider' },
+    { threadId: id(16), created: '2026-11-02T09:00:10.000Z', message: 'another provider', modelProvider: 'other' },
+  ];
+  const QUERIES: Message[] = [
+    {},
+    { limit: 2 },
+    { limit: 2, sortDirection: 'asc' },
+    { sourceKinds: ['exec', 'appServer', 'unknown'] },
+    { sourceKinds: ['subAgent'] },
+    { sourceKinds: ['subAgentThreadSpawn', 'subAgentOther'] },
+    { limit: 3, sourceKinds: ['cli', 'vscode', 'exec', 'appServer', 'subAgent', 'unknown'] },
+    { modelProviders: [] },
+    { modelProviders: ['other'] },
+    { modelProviders: ['mock_provider'], sortKey: 'updated_at', limit: 4 },
+  ];
+
+  /** Every page of each query, followed through its cursors. */
+  async function pages(server: TestServer): Promise<Message[][]> {
+    const all: Message[][] = [];
+    for (const query of QUERIES) {
+      const walked: Message[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Message = await server.request('thread/list', { ...query, cursor });
+        walked.push({ data: page.data, nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor });
+        cursor = page.nextCursor;
+      } while (cursor !== null && walked.length < 20);
+      all.push(walked);
+    }
+    return all;
+  }
+
+  // Searches (`searchTerm`) are left out: the reference answers them from its state database,
+  // ordered by the session_meta's time in milliseconds, with cursors that do not follow.
+  test('orders, pages and filters by source and provider exactly as the reference', async () => {
+    const home = newHome();
+    for (const rollout of ROLLOUTS) writeMinimalRollout(home, rollout);
+    try {
+      const seen: Message[][][] = [];
+      for (const side of ['codex', 'thread-host'] as const) {
+        const server = await startSide(side, home);
+        try {
+          seen.push(await pages(server));
+        } finally {
+          await server.close();
+        }
+      }
+      const [reference, ours] = seen;
+      expect(ours).toEqual(reference);
+      // The cases above are all there: the default listing holds the interactive sources only.
+      expect(reference![0]![0]!.data.map((thread: Message) => thread.preview)).toEqual([
+        'the configured provider', 'cli', 'named after its creation', 'same second, fifth', 'same second, fourth', 'same second, third', 'named before its creation',
+      ]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -38,7 +38,8 @@ export interface RolloutMeta {
   cliVersion: string;
   /** null: a source the reference cannot read, which leaves the rollout out of its listings. */
   source: ReadSource | null;
-  modelProvider: string;
+  /** As recorded; null when the session_meta names none (older rollouts). */
+  modelProvider: string | null;
   model: string | null;
   baseInstructions: string | null;
   /** As recorded; absent in rollouts older than the field (they are legacy). */
@@ -158,7 +159,7 @@ function sessionMeta(p: Json, ts: number | null): { threadId: string | null; met
       originator: str(p.originator) ?? '',
       cliVersion: str(p.cli_version) ?? '',
       source: readSessionSource(p.source),
-      modelProvider: str(p.model_provider) ?? '',
+      modelProvider: str(p.model_provider),
       model: str(obj(baseObj?.provenance)?.model),
       baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),
       historyMode: mode,

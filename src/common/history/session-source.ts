@@ -51,6 +51,14 @@ export function readSessionSource(raw: unknown): ReadSource | null {
   return typeof other === 'string' ? { value: { subAgent: { other } }, kind: 'subAgentOther' } : null;
 }
 
+/** The nickname and role a spawned sub-agent's source names, which its Thread shows; nulls for any other source. */
+export function spawnedAgent(source: SessionSource): { agentNickname: string | null; agentRole: string | null } {
+  const spawn = typeof source === 'object' ? singleKey(source.subAgent, 'thread_spawn') : undefined;
+  if (!isObject(spawn)) return { agentNickname: null, agentRole: null };
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  return { agentNickname: text(spawn.agent_nickname), agentRole: text(spawn.agent_role) };
+}
+
 /** Whether a source of `kind` passes a `sourceKinds` filter. */
 export function sourceKindWanted(kind: string, wanted: ReadonlySet<string>): boolean {
   return wanted.has(kind) || (wanted.has(SUB_AGENT) && kind.startsWith(SUB_AGENT));

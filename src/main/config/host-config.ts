@@ -56,6 +56,11 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
   openai: { name: 'OpenAI', base_url: 'https://api.openai.com/v1', env_key: 'OPENAI_API_KEY', wire_api: 'responses' },
 };
 
+/** The provider config.toml names (`model_provider`), or the embedded one. */
+export function defaultModelProviderId(document: ConfigDocument): string {
+  return optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
+}
+
 /** Validates a layered document; throws `ConfigError` naming the offending key. */
 export function resolveHostConfig(document: ConfigDocument): HostConfig {
   // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
@@ -63,7 +68,7 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
   resolveMaxLoadedThreads(document);
   // Startup already refused a bad backend; a request's `config` may still carry one.
   resolveLockBackendConfig(document);
-  const providerId = optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
+  const providerId = defaultModelProviderId(document);
   const provider = resolveProvider(document, providerId);
   const model = optionalString(document, 'model') ?? (provider.kind === 'embedded' ? EMBEDDED_MODEL : 'gpt-5-codex');
   return {

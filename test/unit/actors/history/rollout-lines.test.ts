@@ -124,7 +124,7 @@ describe('a thread written with the builders reads back unchanged', () => {
         cwd: '/home/me/project',
         originator: 'thread-host-tests',
         cliVersion: '0.171.0',
-        source: 'vscode',
+        source: { value: 'vscode', kind: 'vscode' },
         modelProvider: 'mock_provider',
         model: 'mock-model',
         baseInstructions: 'be brief',
