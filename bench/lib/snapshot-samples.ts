@@ -65,6 +65,7 @@ export function sampleResumeState(turns: number): ActorResumeState {
     cwd: '/home/user/project',
     originator: 'codex_vscode',
     cliVersion: '0.171.0',
+    source: 'vscode',
     modelProvider: 'openai',
     model: 'gpt-5.1-codex',
     lastTokenUsage: { total: usage, last: usage, modelContextWindow: 258_400 },

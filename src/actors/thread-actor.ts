@@ -105,6 +105,7 @@ export class ThreadActor {
       cwd: parsed.meta?.cwd ?? null,
       originator: parsed.meta?.originator ?? null,
       cliVersion: parsed.meta?.cliVersion ?? null,
+      source: parsed.meta?.source?.value ?? null,
       modelProvider: parsed.meta?.modelProvider ?? null,
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage

@@ -3,6 +3,7 @@
 // worker -> main on a separate port as plain objects; a cold resume's state returns packed
 // with msgpackr, in slices (see snapshot-codec.ts for the measurements behind that split, and
 // packed-history.ts for the slices).
+import type { SessionSource } from './history/session-source.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { HistoryMode, TurnPosition } from './history/rollout-reader.js';
 import type { PackedHistory } from './packed-history.js';
@@ -64,6 +65,8 @@ export interface ActorResumeState {
   /** Who created the thread (`session_meta.originator`, `cli_version`). */
   originator: string | null;
   cliVersion: string | null;
+  /** `session_meta.source` as the wire shows it; null when absent from the file or unreadable. */
+  source: SessionSource | null;
   modelProvider: string | null;
   model: string | null;
   lastTokenUsage: TokenUsageSnapshot | null;

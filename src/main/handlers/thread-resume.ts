@@ -137,15 +137,16 @@ async function coldResume(
   return resumeResponse(thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
 }
 
-// As the reference does, a resumed thread is who its rollout says it is, and runs where and
-// with the model its history last ran with unless the request says otherwise. The provider
-// stays this host's configured one: a provider id from another host's configuration may not
-// exist here.
+// As the reference does, a resumed thread is who its rollout says it is (creation, originator,
+// version, source), and runs where and with the model its history last ran with unless the
+// request says otherwise. The provider stays this host's configured one: a provider id from
+// another host's configuration may not exist here.
 function restoreFromRollout(thread: LoadedThread, state: PostedResumeState, params: Params): void {
   const identity = thread.identity!;
   if (state.createdAtMs !== null) identity.createdAtMs = state.createdAtMs;
   if (state.originator) identity.originator = state.originator;
   if (state.cliVersion) identity.cliVersion = state.cliVersion;
+  if (state.source !== null) identity.source = state.source;
   const settings = thread.settings!;
   thread.settings = {
     ...settings,

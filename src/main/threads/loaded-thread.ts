@@ -9,6 +9,7 @@ import type { ThreadLifecycle } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';
 import type { HistorySource } from '../../common/history/history-pages.js';
+import type { SessionSource } from '../../common/history/session-source.js';
 import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { WriteFence } from '../../common/write-fence.js';
@@ -25,7 +26,7 @@ export interface ThreadIdentity {
   ephemeral: boolean;
   originator: string;
   cliVersion: string;
-  source: string;
+  source: SessionSource;
 }
 
 /** The status every idle thread shares: statuses are replaced, never changed in place. */
