@@ -33,7 +33,7 @@ export interface ThreadFilter {
   excludedIds: string[] | null;
   /** Source kinds shown (`subAgent`: every sub-agent kind); the interactive ones when the client named none. */
   sources: readonly string[];
-  /** null: the default provider's threads only; empty: every provider's. */
+  /** null: the threads of config.toml's provider (all, when it names none); empty: every provider's. */
   modelProviders: string[] | null;
   cwds: string[] | null;
   searchTerm: string | null;
@@ -43,8 +43,8 @@ export interface ThreadFilter {
 export interface ThreadPageQuery {
   home: string;
   filter: ThreadFilter;
-  /** The provider a thread that records none is shown and filtered as (config.toml's `model_provider`). */
-  defaultModelProvider: string;
+  /** config.toml's `model_provider`, or null when it names none (see threadProviderOf). */
+  namedModelProvider: string | null;
   /** By creation time (the default), or by update time. */
   byCreation: boolean;
   /** 1 ascending, -1 descending (the default). */
@@ -64,7 +64,7 @@ export interface ThreadPage {
 
 /** A request's answer read from one thread's rollout, found at `path` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; defaultModelProvider: string }
+  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null }
   | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
 

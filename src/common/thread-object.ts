@@ -9,16 +9,25 @@ import type { Turn } from './wire-types.js';
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * A thread known only from disk (status notLoaded), with `turns` when they are asked for; one
- * that records no provider (or an empty one) shows `defaultModelProvider`, as the reference's do.
+ * The provider a thread read from disk is shown with: the one its rollout records, or, for one
+ * recording none (older rollouts) or an empty one, config.toml's `model_provider`, as the
+ * reference shows it; where the config names none, the reference's default, `openai` (what
+ * such a rollout ran with: thread-host's own rollouts always record theirs).
  */
-export function storedThreadView(stored: RolloutSummary, turns: Turn[], defaultModelProvider: string): Record<string, unknown> {
+export function threadProviderOf(recorded: string | null, namedModelProvider: string | null): string {
+  return recorded || namedModelProvider || REFERENCE_DEFAULT_PROVIDER;
+}
+
+const REFERENCE_DEFAULT_PROVIDER = 'openai';
+
+/** A thread known only from disk (status notLoaded), with `turns` when they are asked for. */
+export function storedThreadView(stored: RolloutSummary, turns: Turn[], namedModelProvider: string | null): Record<string, unknown> {
   return threadObject({
     id: stored.threadId,
     environments: null,
     preview: stored.preview,
     ephemeral: false,
-    modelProvider: stored.modelProvider || defaultModelProvider,
+    modelProvider: threadProviderOf(stored.modelProvider, namedModelProvider),
     model: stored.model,
     reasoningEffort: null,
     createdAtMs: stored.createdAtMs,

@@ -13,6 +13,7 @@ import type { ListingMemory } from './listing-memory.js';
 import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutHead } from './rollout-heads.js';
 import { sourceKindWanted } from '../common/history/session-source.js';
+import { threadProviderOf } from '../common/thread-object.js';
 
 /** A file in listing order: its sort key (ms) and, by update time, the stat that gave it. */
 interface Candidate {
@@ -41,7 +42,7 @@ interface Page {
 export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, progress: () => void = () => undefined): ThreadPage {
   const { heads } = memory;
   const { byCreation, direction, after: cursor, size, filter } = query;
-  const { idWanted, headWanted } = filters(filter, query.defaultModelProvider);
+  const { idWanted, headWanted } = filters(filter, query.namedModelProvider);
   const listPage = (use: HeadUse): Page => {
     // The order comes from the walk alone, as the reference's does: by creation, the time in
     // each file's name (whole seconds); by update, each file's mtime (one stat each). Heads are
@@ -115,18 +116,25 @@ function isAfter({ key, file }: Candidate, cursor: ThreadPageQuery['after'], dir
 }
 
 /** A filter's two halves: the ids, checked on a file's name before its head is read, and the rest. */
-function filters(filter: ThreadFilter, defaultModelProvider: string): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
+function filters(filter: ThreadFilter, namedModelProvider: string | null): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
   const included = filter.includedIds === null ? null : new Set(filter.includedIds);
   const excluded = new Set(filter.excludedIds);
   const sources = new Set(filter.sources);
-  // As the reference filters: no list means the default provider's threads, an empty one every
-  // provider's, and a rollout that names none counts as the default's (one naming "" does not).
-  const providers = filter.modelProviders === null ? new Set([defaultModelProvider]) : filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
+  // As the reference filters: no list means the threads of config.toml's provider, an empty one
+  // every provider's, and a rollout that names none counts as the default's (one naming "" does
+  // not). Where config.toml names no provider, thread-host's own default is its embedded model,
+  // not the reference's `openai`: filtering by either would hide the other's threads, so no
+  // list then means every provider's.
+  const providers =
+    filter.modelProviders === null ? (namedModelProvider === null ? null : new Set([namedModelProvider])) : filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
   return {
     idWanted: (threadId) => (included === null || included.has(threadId)) && !excluded.has(threadId),
     headWanted: (head) => {
+      // The reference lists no thread without a preview: none whose first user message is not
+      // on disk yet, or is only whitespace.
+      if (head.preview === '') return false;
       if (!sourceKindWanted(head.sourceKind, sources)) return false;
-      if (providers !== null && !providers.has(head.modelProvider ?? defaultModelProvider)) return false;
+      if (providers !== null && !providers.has(head.modelProvider ?? threadProviderOf(null, namedModelProvider))) return false;
       if (filter.cwds !== null && !filter.cwds.includes(head.cwd)) return false;
       return !filter.searchTerm || head.preview.includes(filter.searchTerm);
     },

@@ -24,6 +24,23 @@ function writeThreads(home: string): void {
 const names = (page: Message) => page.data.map((t: Message) => `T${Number(t.id.slice(-1))}`);
 const summary = (page: Message) => [names(page), page.nextCursor, page.backwardsCursor];
 
+/** Rollouts whose names disagree with their creation, with every kind of source and provider. */
+function writeSourcesAndProviders(home: string): void {
+  const write = (n: number, rollout: Partial<MinimalRollout>) => writeMinimalRollout(home, { threadId: id(n), created: '2026-11-01T10:00:00.000Z', message: `m${n}`, ...rollout });
+  write(1, { created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z' });
+  write(2, { created: '2026-11-01T10:00:00.750Z', namedAt: '2026-11-01T12:00:00.000Z' });
+  write(3, { namedAt: '2026-11-01T13:00:00.000Z', source: 'exec' });
+  write(4, { namedAt: '2026-11-01T14:00:00.000Z', source: 'mcp' });
+  write(5, { namedAt: '2026-11-01T15:00:00.000Z', source: { subagent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_type: 'reviewer' } } } });
+  write(6, { namedAt: '2026-11-01T16:00:00.000Z', source: { custom: 'unreadable' } });
+  write(7, { namedAt: '2026-11-01T17:00:00.000Z', modelProvider: 'other' });
+  write(8, { namedAt: '2026-11-01T18:00:00.000Z', source: 'cli', modelProvider: 'mock_provider' });
+}
+
+/** Each listed thread as [name, source, provider, agent role, createdAt]. */
+const shownBy = async (server: TestServer, params: Message) =>
+  (await server.request('thread/list', params)).data.map((t: Message) => [`T${Number(t.id.slice(-1))}`, t.source, t.modelProvider, t.agentRole, t.createdAt]);
+
 describe('thread/list', () => {
   test('pages by creation and by update, forward and back, with the reference cursors', async () => {
     const server = await TestServer.start();
@@ -104,35 +121,61 @@ describe('thread/list', () => {
   });
 
   test('orders by the time in each name, and shows the interactive sources and the configured provider unless asked for others', async () => {
-    // What codex-cli 0.171.0 answered for these rollouts (test/interop checks the same against it).
-    // The home names no provider, so the embedded one is its default.
-    const server = await TestServer.start();
-    const write = (n: number, rollout: Partial<MinimalRollout>) => writeMinimalRollout(server.home, { threadId: id(n), created: '2026-11-01T10:00:00.000Z', message: `m${n}`, ...rollout });
-    write(1, { created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z' });
-    write(2, { created: '2026-11-01T10:00:00.750Z', namedAt: '2026-11-01T12:00:00.000Z' });
-    write(3, { namedAt: '2026-11-01T13:00:00.000Z', source: 'exec' });
-    write(4, { namedAt: '2026-11-01T14:00:00.000Z', source: 'mcp' });
-    write(5, { namedAt: '2026-11-01T15:00:00.000Z', source: { subagent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_type: 'reviewer' } } } });
-    write(6, { namedAt: '2026-11-01T16:00:00.000Z', source: { custom: 'unreadable' } });
-    write(7, { namedAt: '2026-11-01T17:00:00.000Z', modelProvider: 'other' });
-    write(8, { namedAt: '2026-11-01T18:00:00.000Z', source: 'cli', modelProvider: 'embedded' });
+    // What codex-cli 0.171.0 answered for these rollouts, its config naming `mock_provider`
+    // (test/interop checks the same against it). No model is called: the URL is never used.
+    const server = await TestServer.start({ modelUrl: 'http://127.0.0.1:9/v1' });
+    writeSourcesAndProviders(server.home);
     try {
-      const shown = async (params: Message) =>
-        (await server.request('thread/list', params)).data.map((t: Message) => [`T${Number(t.id.slice(-1))}`, t.source, t.modelProvider, t.agentRole, t.createdAt]);
       const created = (at: string) => Date.parse(at) / 1000;
       // By name: T2 (named 12:00, created 10:00) before T1 (named 10:00, created 12:00); each shows its own creation.
-      expect(await shown({})).toEqual([
-        ['T8', 'cli', 'embedded', null, created('2026-11-01T10:00:00Z')],
-        ['T2', 'vscode', 'embedded', null, created('2026-11-01T10:00:00Z')],
-        ['T1', 'vscode', 'embedded', null, created('2026-11-01T12:00:00Z')],
+      expect(await shownBy(server, {})).toEqual([
+        ['T8', 'cli', 'mock_provider', null, created('2026-11-01T10:00:00Z')],
+        ['T2', 'vscode', 'mock_provider', null, created('2026-11-01T10:00:00Z')],
+        ['T1', 'vscode', 'mock_provider', null, created('2026-11-01T12:00:00Z')],
       ]);
-      expect(await shown({ sourceKinds: ['exec', 'appServer', 'subAgent', 'unknown'], modelProviders: [] })).toEqual([
-        ['T5', { subAgent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_path: null, agent_nickname: null, agent_role: 'reviewer' } } }, 'embedded', 'reviewer', created('2026-11-01T10:00:00Z')],
-        ['T4', 'appServer', 'embedded', null, created('2026-11-01T10:00:00Z')],
-        ['T3', 'exec', 'embedded', null, created('2026-11-01T10:00:00Z')],
+      expect(await shownBy(server, { sourceKinds: ['exec', 'appServer', 'subAgent', 'unknown'], modelProviders: [] })).toEqual([
+        ['T5', { subAgent: { thread_spawn: { parent_thread_id: id(1), depth: 1, agent_path: null, agent_nickname: null, agent_role: 'reviewer' } } }, 'mock_provider', 'reviewer', created('2026-11-01T10:00:00Z')],
+        ['T4', 'appServer', 'mock_provider', null, created('2026-11-01T10:00:00Z')],
+        ['T3', 'exec', 'mock_provider', null, created('2026-11-01T10:00:00Z')],
       ]);
-      expect((await shown({ modelProviders: ['other'] })).map(([name]: string[]) => name)).toEqual(['T7']);
-      expect((await shown({ modelProviders: [], sortDirection: 'asc' })).map(([name]: string[]) => name)).toEqual(['T1', 'T2', 'T7', 'T8']);
+      expect((await shownBy(server, { modelProviders: ['other'] })).map(([name]: string[]) => name)).toEqual(['T7']);
+      expect((await shownBy(server, { modelProviders: [], sortDirection: 'asc' })).map(([name]: string[]) => name)).toEqual(['T1', 'T2', 'T7', 'T8']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a home whose config names no provider lists every provider, a rollout recording none as the reference\'s default', async () => {
+    const server = await TestServer.start();
+    writeSourcesAndProviders(server.home);
+    try {
+      expect((await shownBy(server, {})).map(([name, , provider]: string[]) => [name, provider])).toEqual([
+        ['T8', 'mock_provider'],
+        ['T7', 'other'],
+        ['T2', 'openai'],
+        ['T1', 'openai'],
+      ]);
+      expect((await shownBy(server, { modelProviders: ['openai'] })).map(([name]: string[]) => name)).toEqual(['T2', 'T1']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a preview is the first message trimmed, and a thread whose first message is only whitespace is not listed', async () => {
+    // As codex-cli 0.171.0 answers, for rollouts on disk and for a thread that takes a turn here.
+    const server = await TestServer.start();
+    writeMinimalRollout(server.home, { threadId: id(1), created: '2026-11-01T10:00:00.000Z', message: '  padded\n' });
+    writeMinimalRollout(server.home, { threadId: id(2), created: '2026-11-01T11:00:00.000Z', message: ' \n\t ' });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: '  live  ' }] });
+      await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+      expect((await server.request('thread/read', { threadId: thread.id })).thread.preview).toBe('live');
+      expect((await server.request('thread/list', {})).data.map((t: Message) => [t.id, t.preview])).toEqual([
+        [thread.id, 'live'],
+        [id(1), 'padded'],
+      ]);
+      expect((await server.request('thread/read', { threadId: id(2) })).thread.preview).toBe('');
     } finally {
       await server.close();
     }

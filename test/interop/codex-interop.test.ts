@@ -157,7 +157,7 @@ describe('a race of two thread-host processes and one codex process', () => {
 describe('thread/list on one home', () => {
   // Rollouts another writer could leave: a name whose time disagrees with the session_meta's
   // (another clock or time zone), several in one second, every kind of recorded source, and
-  // providers (none recorded counts as the home's default).
+  // providers (none recorded counts as the home's default), and first messages to trim.
   const id = (n: number): string => `01a23700-0000-7000-8000-${String(n).padStart(12, '0')}`;
   const ROLLOUTS: MinimalRollout[] = [
     { threadId: id(1), created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z', message: 'named before its creation' },
@@ -176,6 +176,8 @@ describe('thread/list on one home', () => {
     { threadId: id(14), created: '2026-11-02T09:00:08.000Z', message: 'null source', source: null },
     { threadId: id(15), created: '2026-11-02T09:00:09.000Z', message: 'the configured provider', modelProvider: 'mock_provider' },
     { threadId: id(16), created: '2026-11-02T09:00:10.000Z', message: 'another provider', modelProvider: 'other' },
+    { threadId: id(17), created: '2026-11-02T09:00:11.000Z', message: '  padded\n' },
+    { threadId: id(18), created: '2026-11-02T09:00:12.000Z', message: ' \n\t ' },
   ];
   const QUERIES: Message[] = [
     {},
@@ -225,7 +227,7 @@ describe('thread/list on one home', () => {
       expect(ours).toEqual(reference);
       // The cases above are all there: the default listing holds the interactive sources only.
       expect(reference![0]![0]!.data.map((thread: Message) => thread.preview)).toEqual([
-        'the configured provider', 'cli', 'named after its creation', 'same second, fifth', 'same second, fourth', 'same second, third', 'named before its creation',
+        'padded', 'the configured provider', 'cli', 'named after its creation', 'same second, fifth', 'same second, fourth', 'same second, third', 'named before its creation',
       ]);
     } finally {
       rmSync(home, { recursive: true, force: true });

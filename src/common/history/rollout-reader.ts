@@ -190,9 +190,9 @@ function breakdown(u: Json | null): TokenUsageBreakdown {
   };
 }
 
-// The thread's preview is the text of its first user message.
+// The thread's preview is the text of its first user message, trimmed as the reference trims it.
 function preview(turns: Turn[]): string {
   const firstUser = turns.flatMap((t) => t.items).find((item) => item.type === 'userMessage');
   const firstText = firstUser?.type === 'userMessage' ? firstUser.content.find((c) => c.type === 'text') : undefined;
-  return firstText?.type === 'text' ? firstText.text : '';
+  return firstText?.type === 'text' ? firstText.text.trim() : '';
 }

@@ -58,7 +58,12 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
 
 /** The provider config.toml names (`model_provider`), or the embedded one. */
 export function defaultModelProviderId(document: ConfigDocument): string {
-  return optionalString(document, 'model_provider') ?? EMBEDDED_PROVIDER_ID;
+  return namedModelProvider(document) ?? EMBEDDED_PROVIDER_ID;
+}
+
+/** The provider config.toml names (`model_provider`), if it names one. */
+export function namedModelProvider(document: ConfigDocument): string | null {
+  return optionalString(document, 'model_provider');
 }
 
 /** Validates a layered document; throws `ConfigError` naming the offending key. */

@@ -2,7 +2,7 @@
 // default, paged as the reference pages them (src/stored-history/thread-page.ts, in the
 // stored-history worker). Here the request is checked, with the reference's errors, and the
 // page is shown: loaded threads with their live status.
-import { defaultModelProviderId } from '../config/host-config.js';
+import { namedModelProvider } from '../config/host-config.js';
 import type { RolloutSummary, ThreadPageQuery } from '../../common/stored-history-messages.js';
 import type { Connection } from '../connections.js';
 import { invalidCursor, invalidParams, invalidRequest } from '../../common/errors.js';
@@ -37,7 +37,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
       cwds: params.cwd,
       searchTerm: params.searchTerm,
     },
-    defaultModelProvider: defaultModelProviderId(ctx.configDocument),
+    namedModelProvider: namedModelProvider(ctx.configDocument),
     byCreation: params.sortKey === null || params.sortKey === 'created_at',
     direction: params.sortDirection === 'asc' ? 1 : -1,
     after,
@@ -63,7 +63,7 @@ function view(ctx: HostContext, summary: RolloutSummary): unknown {
   if (loaded?.readsFromMirror) {
     return loadedThreadView(loaded, null);
   }
-  return storedThreadView(summary, [], defaultModelProviderId(ctx.configDocument));
+  return storedThreadView(summary, [], namedModelProvider(ctx.configDocument));
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */

@@ -2,7 +2,7 @@
 // from its rollout on disk, by the stored-history worker. It never loads or subscribes the
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
-import { defaultModelProviderId } from '../config/host-config.js';
+import { namedModelProvider } from '../config/host-config.js';
 import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
@@ -37,7 +37,7 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
   if (path === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns, defaultModelProvider: defaultModelProviderId(ctx.configDocument) }, 'thread/read');
+  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns, namedModelProvider: namedModelProvider(ctx.configDocument) }, 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;

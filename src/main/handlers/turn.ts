@@ -102,7 +102,8 @@ function requireLoaded(ctx: HostContext, id: string): LoadedThread {
   return thread;
 }
 
+/** The first text of the input, trimmed (the reference shows `"  hi  "` as `"hi"`). */
 function previewOf(input: TurnStartParams['input']): string {
-  for (const part of input) if (part.type === 'text') return part.text;
+  for (const part of input) if (part.type === 'text') return part.text.trim();
   return '';
 }

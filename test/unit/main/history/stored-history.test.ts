@@ -65,14 +65,14 @@ function legacyRollout(): string {
 const query = (at: string, size = 2): ThreadPageQuery => ({
   home: at,
   filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
-  defaultModelProvider: 'embedded',
+  namedModelProvider: null,
   byCreation: true,
   direction: -1,
   after: null,
   size,
 });
 
-const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns, defaultModelProvider: 'embedded' });
+const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns, namedModelProvider: null });
 
 /** What the same request gives in-process, as the JSON its bytes hold. */
 function inProcess(request: StoredRead): unknown {
