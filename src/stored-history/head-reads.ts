@@ -110,14 +110,13 @@ const fileState = (file: Stats): RolloutFileState => ({ ino: file.ino, bornMs: f
 /** Reads the head of `path`, which `file` is a stat of, and keeps it in `heads`. */
 function readAndKeep(path: string, file: Stats, heads: RolloutHeads): RolloutHead | null {
   const read = readHead(path);
-  const head = headOf(path, read.text);
+  const head = headOf(path, read.parsed);
   heads.set(path, fileState(file), head, read.whole);
   return head;
 }
 
-function headOf(path: string, text: string): RolloutHead | null {
+function headOf(path: string, head: ParsedRollout): RolloutHead | null {
   const fromName = parseRolloutFileName(basename(path));
-  const head = parseRollout(text);
   // A file whose meta names another thread is a copy or a corruption; the reference skips it.
   if (head.meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
   // Nor does it list a rollout whose source it cannot read.
@@ -148,24 +147,31 @@ export function rolloutHead(threadId: string, path: string, parsed: ParsedRollou
 // keep megabytes for the worker's life.
 let headBuffer: Buffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
 
-// The complete lines up to and including the first user message (or the whole file if short);
-// `whole` when that message was found, so the head is final.
-function readHead(path: string): { text: string; whole: boolean } {
+// The complete lines up to and including the first user message with more than whitespace (or
+// the whole file if short), parsed: the reference's preview is that message, trimmed (a thread
+// whose first message is " " takes its preview from its second). `whole` when that message was
+// found, so the head is final.
+function readHead(path: string): { parsed: ParsedRollout; whole: boolean } {
   // O_NOFOLLOW: a file made a link between its stat and this open is not followed either.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     let read = 0;
+    // Where the search for the next user message goes on from: the end of the last one found
+    // (only whitespace), or the start of the line that held the end of what was read before.
+    let searchFrom = 0;
     while (read < HEAD_READ_LIMIT) {
       if (read === headBuffer.length) headBuffer = grown(headBuffer, Math.min(headBuffer.length * 2, HEAD_READ_LIMIT));
       const bytesRead = readSync(fd, headBuffer, read, Math.min(HEAD_CHUNK_BYTES, headBuffer.length - read), read);
       if (bytesRead === 0) break;
-      // Searched from the start of the line that held the end of what was read before.
-      const from = read;
+      searchFrom = Math.max(searchFrom, read);
       read += bytesRead;
-      const end = firstUserMessageEnd(headBuffer, from, read);
-      if (end !== -1) return { text: headText(headBuffer, end), whole: true };
+      for (let end = firstUserMessageEnd(headBuffer, searchFrom, read); end !== -1; end = firstUserMessageEnd(headBuffer, searchFrom, read)) {
+        const parsed = parseRollout(headText(headBuffer, end));
+        if (parsed.preview !== '') return { parsed, whole: true };
+        searchFrom = end;
+      }
     }
-    return { text: headText(headBuffer, read), whole: false };
+    return { parsed: parseRollout(headText(headBuffer, read)), whole: false };
   } finally {
     closeSync(fd);
     if (headBuffer.length > HEAD_CHUNK_BYTES) headBuffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);

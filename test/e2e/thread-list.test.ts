@@ -161,9 +161,9 @@ describe('thread/list', () => {
     }
   });
 
-  test('a preview is the first message trimmed, and a thread whose first message is only whitespace is not listed', async () => {
-    // As codex-cli 0.171.0 answers, for rollouts on disk and for a thread that takes a turn here.
-    const server = await TestServer.start();
+  test('a preview is the first message with more than whitespace, trimmed, and a thread without one is not listed', async () => {
+    // As codex-cli 0.171.0 answers, for rollouts on disk and for threads that take turns here.
+    const server = await TestServer.start({ rootConfig: 'thread_unload_delay_secs = 0' });
     writeMinimalRollout(server.home, { threadId: id(1), created: '2026-11-01T10:00:00.000Z', message: '  padded\n' });
     writeMinimalRollout(server.home, { threadId: id(2), created: '2026-11-01T11:00:00.000Z', message: ' \n\t ' });
     try {
@@ -176,6 +176,22 @@ describe('thread/list', () => {
         [id(1), 'padded'],
       ]);
       expect((await server.request('thread/read', { threadId: id(2) })).thread.preview).toBe('');
+
+      // A first message of whitespace gives no preview; the second message gives it, loaded or not.
+      const blank = (await server.request('thread/start', {})).thread;
+      const turnOf = async (text: string) => {
+        const { turn: started } = await server.request('turn/start', { threadId: blank.id, input: [{ type: 'text', text }] });
+        await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === started.id);
+      };
+      const previews = async () => [(await server.request('thread/read', { threadId: blank.id })).thread.preview, (await server.request('thread/list', {})).data.map((t: Message) => t.preview)];
+      await turnOf(' ');
+      expect(await previews()).toEqual(['', ['live', 'padded']]);
+      await turnOf(' second ');
+      expect(await previews()).toEqual(['second', ['second', 'live', 'padded']]);
+      const closed = server.waitForNotification('thread/closed', (p: Message) => p.threadId === blank.id);
+      await server.request('thread/unsubscribe', { threadId: blank.id });
+      await closed;
+      expect(await previews()).toEqual(['second', ['second', 'live', 'padded']]);
     } finally {
       await server.close();
     }

@@ -190,9 +190,16 @@ function breakdown(u: Json | null): TokenUsageBreakdown {
   };
 }
 
-// The thread's preview is the text of its first user message, trimmed as the reference trims it.
+// The thread's preview, as the reference takes it: the first user message's text that is more
+// than whitespace, trimmed (a thread whose first message is " " takes its second's).
 function preview(turns: Turn[]): string {
-  const firstUser = turns.flatMap((t) => t.items).find((item) => item.type === 'userMessage');
-  const firstText = firstUser?.type === 'userMessage' ? firstUser.content.find((c) => c.type === 'text') : undefined;
-  return firstText?.type === 'text' ? firstText.text.trim() : '';
+  for (const turn of turns) {
+    for (const item of turn.items) {
+      if (item.type !== 'userMessage') continue;
+      const text = item.content.find((c) => c.type === 'text');
+      const trimmed = text?.type === 'text' ? text.text.trim() : '';
+      if (trimmed !== '') return trimmed;
+    }
+  }
+  return '';
 }
