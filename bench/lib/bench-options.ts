@@ -143,10 +143,15 @@ const OPTIONS = {
 export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true, tokens: true });
   } catch (error) {
     throw new BenchUsageError((error as Error).message.split('. ')[0]!);
   }
+  // parseArgs keeps the last of a value given twice; a second --compare would silently replace
+  // the first server B.
+  const given = parsed.tokens.flatMap((token) => (token.kind === 'option' && token.value !== undefined ? [token.name] : []));
+  const twice = given.find((name, i) => given.indexOf(name) !== i);
+  if (twice !== undefined) throw new BenchUsageError(`--${twice} was given more than once; it takes one value`);
   const { values, positionals } = parsed;
   const count = (name: keyof typeof OPTIONS, fallback: number): number => positiveInt(values[name], name, fallback);
   let servers: ServerCommand[];

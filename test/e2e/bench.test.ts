@@ -97,6 +97,11 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     stdout: '',
     stderr: "thread-host bench: --mix needs --compare: it mixes server A and server B on one home\nRun 'thread-host bench --help' for usage.\n",
   });
+  expect(await runCli(['bench', 'seed', '--compare', 'node a.js', '--compare', 'node b.js'], 10_000)).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: "thread-host bench: --compare was given more than once; it takes one value\nRun 'thread-host bench --help' for usage.\n",
+  });
   expect(await runCli(['bench', 'handoff', 'seed', '--mix', '--compare', 'x'], 10_000)).toEqual({
     code: 2,
     stdout: '',
