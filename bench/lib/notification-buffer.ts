@@ -26,13 +26,19 @@ export function notificationKey(method: string, threadId: string): string {
 }
 
 /** The thread a notification is about: `params.threadId`, or `params.thread.id`. */
-export function threadIdOf(params: Json): string {
+function threadIdOf(params: Json): string {
   return String(params.threadId ?? params.thread?.id ?? '');
 }
 
 type Entry = Arrival & { key: string };
 
 export class NotificationBuffer {
+  /**
+   * `keepUnclaimed: false` drops a notification nobody waits for: a client among hundreds
+   * (fanout) that only ever waits for what it is about to cause.
+   */
+  constructor(private readonly options: { keepUnclaimed: boolean } = { keepUnclaimed: true }) {}
+
   readonly #waiters = new Map<string, Array<(arrival: Arrival) => void>>();
   readonly #buffered = new Map<string, Entry[]>();
   /** Every buffered entry in arrival order; `#head` skips the evicted prefix without shifting. */
@@ -48,6 +54,7 @@ export class NotificationBuffer {
       if (waiters.length === 0) this.#waiters.delete(key);
       return;
     }
+    if (!this.options.keepUnclaimed) return;
     const entry: Entry = { key, params, at };
     const list = this.#buffered.get(key);
     if (list === undefined) this.#buffered.set(key, [entry]);

@@ -4,14 +4,14 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { INITIALIZE_PARAMS, RpcReplyError, type Json } from './app-server-client.js';
-import { notificationKey, threadIdOf, type Arrival } from './notification-buffer.js';
+import { NotificationBuffer, notificationKey, type Arrival } from './notification-buffer.js';
 
 const DEFAULT_DEADLINE_MS = 30_000;
 
 export class WsBenchClient {
   readonly #pending = new Map<number, { resolve: (m: Json, at: number) => void; reject: (e: Error) => void }>();
-  /** Waits for notifications not yet arrived, by notificationKey, oldest first. */
-  readonly #waiters = new Map<string, Array<(arrival: Arrival) => void>>();
+  /** Waits for notifications not yet arrived; nothing unclaimed is kept. */
+  readonly #notifications = new NotificationBuffer({ keepUnclaimed: false });
   #nextId = 1;
   /** Called for every notification, in arrival order, with the server's `emittedAtMs` (NaN if absent). */
   onNotification: (method: string, params: Json, arrivedAtMs: number, emittedAtMs: number) => void = () => undefined;
@@ -81,21 +81,15 @@ export class WsBenchClient {
    * the bench as an unhandled rejection; whoever awaits it still sees the error.
    */
   waitFor(method: string, threadId: string, deadlineMs = DEFAULT_DEADLINE_MS): Promise<Arrival> {
-    const key = notificationKey(method, threadId);
-    const waited = new Promise<Arrival>((resolve, reject) => {
-      const waiter = (arrival: Arrival) => {
-        clearTimeout(timer);
-        resolve(arrival);
-      };
-      const timer = setTimeout(() => {
-        const waiters = this.#waiters.get(key) ?? [];
-        if (waiters.includes(waiter)) waiters.splice(waiters.indexOf(waiter), 1);
+    const { arrival, cancel } = this.#notifications.wait(notificationKey(method, threadId));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel();
         reject(new Error(`no ${method} for ${threadId} within ${deadlineMs} ms`));
       }, deadlineMs);
-      const waiters = this.#waiters.get(key);
-      if (waiters === undefined) this.#waiters.set(key, [waiter]);
-      else waiters.push(waiter);
     });
+    const waited = Promise.race([arrival, deadline]).finally(() => clearTimeout(timer));
     waited.catch(() => undefined);
     return waited;
   }
@@ -115,11 +109,7 @@ export class WsBenchClient {
     }
     if ('method' in message && !('id' in message)) {
       const params = (message.params ?? {}) as Json;
-      const key = notificationKey(String(message.method), threadIdOf(params));
-      const waiters = this.#waiters.get(key);
-      const waiter = waiters?.shift();
-      if (waiters?.length === 0) this.#waiters.delete(key);
-      waiter?.({ params, at: arrivedAt });
+      this.#notifications.deliver(String(message.method), params, arrivedAt);
       this.onNotification(String(message.method), params, at, Number(message.emittedAtMs ?? Number.NaN));
     }
     else if (!('method' in message)) {

@@ -187,7 +187,7 @@ export async function withWsEndpoint(
 export const textInput = (text: string) => [{ type: 'text', text, text_elements: [] }];
 
 /** Starts a thread (with `startParams`), runs one turn to completion, returns the thread id. */
-export async function threadWithOneTurn(client: AppServerClient, text: string, startParams: Record<string, unknown> = {}): Promise<string> {
+export async function threadWithOneTurn(client: Pick<AppServerClient, 'request' | 'waitFor'>, text: string, startParams: Record<string, unknown> = {}): Promise<string> {
   const { thread } = await client.request('thread/start', startParams);
   const completed = client.waitFor('turn/completed', thread.id);
   await client.request('turn/start', { threadId: thread.id, input: textInput(text) });

@@ -23,7 +23,7 @@ import { ProbeInWorker } from '../lib/probe-worker.js';
 import { createHome, UNLOAD_NOW } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
 import type { WsEndpoint } from '../lib/ws-endpoint.js';
-import { textInput, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario } from './scenario.js';
+import { threadWithOneTurn, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario } from './scenario.js';
 
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
@@ -89,11 +89,7 @@ export const storedRead: Scenario = {
 
 async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, home: string, reader: WsBenchClient): Promise<void> {
   const { rec, params } = ctx;
-  const { thread } = await reader.request<{ thread: { id: string } }>('thread/start', {});
-  const threadId = thread.id;
-  const completed = reader.waitFor('turn/completed', threadId, READ_DEADLINE_MS);
-  await reader.request('turn/start', { threadId, input: textInput('hello') });
-  await completed;
+  const threadId = await threadWithOneTurn(reader, 'hello');
   const closed = reader.waitFor('thread/closed', threadId, READ_DEADLINE_MS);
   await reader.request('thread/unsubscribe', { threadId });
   await closed;

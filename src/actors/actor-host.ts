@@ -33,7 +33,7 @@ export class ActorHost implements ActorHostApi {
       const state = await actor.load();
       if (state === null) return null;
       const { turns, positions, ...rest } = state;
-      const posted: PostedResumeState = { ...rest, history: packHistory(init.threadId, state.historyMode, turns, positions) };
+      const posted: PostedResumeState = { ...rest, history: packHistory(state.historyMode, turns, positions) };
       // Every byte array here owns its buffer (packed-history.ts, thread-actor.ts): moved, not copied.
       const buffers = [...posted.history.slices, ...(posted.fullTurnsJson === null ? [] : [posted.fullTurnsJson])].map((bytes) => bytes.buffer as ArrayBuffer);
       return Comlink.transfer(posted, buffers);

@@ -6,7 +6,7 @@
 //
 // What the resume's answer needs of the history travels beside the slices: the turn count, the
 // last turn's id and the ordinals the backwards cursors start from.
-import { lastOrdinals, sourceWithPositions } from './history/history-pages.js';
+import { lastOrdinals, positionedTurns } from './history/history-pages.js';
 import type { HistoryMode } from './history/rollout-reader.js';
 import type { TurnPosition } from './history/turn-history-builder.js';
 import { decodeSnapshot, encodeSnapshot } from './snapshot-codec.js';
@@ -37,7 +37,7 @@ export interface PackedHistory {
   slices: Uint8Array[];
 }
 
-export function packHistory(threadId: string, mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): PackedHistory {
+export function packHistory(mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): PackedHistory {
   const slices: Uint8Array[] = [];
   let take = FIRST_SLICE_TURNS;
   for (let start = 0; start < turns.length; ) {
@@ -48,7 +48,7 @@ export function packHistory(threadId: string, mode: HistoryMode, turns: Turn[], 
     take = Math.max(1, Math.floor(SLICE_BYTES / (bytes.length / (end - start))));
     start = end;
   }
-  const last = lastOrdinals(sourceWithPositions(threadId, mode, turns, positions));
+  const last = lastOrdinals(positionedTurns(mode, turns, positions));
   return {
     turnCount: turns.length,
     lastTurnId: turns.at(-1)?.id ?? null,

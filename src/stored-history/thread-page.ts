@@ -48,9 +48,9 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
     // each file's name (whole seconds); by update, each file's mtime (one stat each). Heads are
     // then read in that order only until the page and one more row are found, so a page of 25
     // in a home of thousands reads ~26 heads, not thousands.
-    const files = memory.rolloutFiles(query.home);
-    const ordered = (byCreation ? files.map((file) => ({ file, key: file.nameTimeMs, stat: null })) : statted(files, progress))
-      .sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
+    const ordered = byCreation
+      ? inDirection(memory.rolloutFilesByNameTime(query.home), direction)
+      : statted(memory.rolloutFiles(query.home), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
     const rows: Row[] = [];
     for (const candidate of ordered) {
       if (!isAfter(candidate, cursor, direction) || !idWanted(candidate.file.threadId)) continue;
@@ -93,6 +93,14 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
     // as with the reference.
     backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.listed.head.createdAtMs : first.key) + direction, 'fixedMillis'),
   };
+}
+
+/** Files kept in creation order (ListingMemory), as candidates in `direction`, made as visited. */
+function* inDirection(files: readonly RolloutFile[], direction: 1 | -1): Iterable<Candidate> {
+  for (let i = direction === 1 ? 0 : files.length - 1; i >= 0 && i < files.length; i += direction) {
+    const file = files[i] as RolloutFile;
+    yield { file, key: file.nameTimeMs, stat: null };
+  }
 }
 
 /** Each file with its mtime as the key; a file gone since the walk is left out. */

@@ -32,8 +32,12 @@ export interface HistorySource {
 
 /** A history whose positions were read with its turns (from a rollout), aligned with them. */
 export function sourceWithPositions(threadId: string, mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): HistorySource {
+  return { threadId, ...positionedTurns(mode, turns, positions) };
+}
+
+/** The same, for a history not yet known by its thread (lastOrdinals needs no id). */
+export function positionedTurns(mode: HistoryMode, turns: Turn[], positions: readonly TurnPosition[]): Omit<HistorySource, 'threadId'> {
   return {
-    threadId,
     mode,
     turns,
     turnOrdinal: (i) => positions[i]?.ordinal ?? null,

@@ -6,11 +6,7 @@
 import type { Turn } from '../wire-types.js';
 import type { HistoryMode } from './rollout-reader.js';
 
-export function historyView(mode: HistoryMode, turns: Turn[]): Turn[] {
-  return turnsView(mode, turns, turns.map((_, i) => i));
-}
-
-/** The turns at `indices` as historyView shows them, without viewing the others. */
+/** The turns at `indices` as the history shows them (above), without viewing the others. */
 export function turnsView(mode: HistoryMode, turns: Turn[], indices: readonly number[]): Turn[] {
   if (mode === 'paginated') return indices.map((i) => turns[i]!);
   // Legacy item numbers run across the thread: a turn's first is one past the items before it.
@@ -26,7 +22,7 @@ export function turnsView(mode: HistoryMode, turns: Turn[], indices: readonly nu
   });
 }
 
-/** Every turn with all its items, as the history records them (thread/read, thread/resume). */
-export function fullTurns(mode: HistoryMode, turns: Turn[]): Turn[] {
-  return historyView(mode, turns).map((turn) => ({ ...turn, itemsView: 'full' as const }));
+/** Every turn (or those at `indices`) with all its items, as the history records them (thread/read, thread/resume). */
+export function fullTurns(mode: HistoryMode, turns: Turn[], indices: readonly number[] = turns.map((_, i) => i)): Turn[] {
+  return turnsView(mode, turns, indices).map((turn) => ({ ...turn, itemsView: 'full' as const }));
 }

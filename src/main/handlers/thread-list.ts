@@ -44,7 +44,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     size: pageSize(params.limit),
   };
   const page = await ctx.storedHistory.listPage(query);
-  return { data: page.summaries.map((summary) => view(ctx, summary)), nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
+  return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
 }
 
 /** A thread id list filter: at most 100 ids, each a UUID; null means no filter. */
@@ -58,12 +58,12 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
   });
 }
 
-function view(ctx: HostContext, summary: RolloutSummary): unknown {
+function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   if (loaded?.readsFromMirror) {
     return loadedThreadView(loaded, null);
   }
-  return storedThreadView(summary, [], namedModelProvider(ctx.configDocument));
+  return storedThreadView(summary, [], namedProvider);
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */

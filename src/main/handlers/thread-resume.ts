@@ -92,9 +92,9 @@ async function coldResume(
   session: ReturnType<typeof resolveSession>,
   afterReply: AfterReply,
 ): Promise<unknown> {
+  // A failed lookup counts as no rollout, as an unreadable file does: the thread must not stay registered as loading.
   const found = await ctx.rollouts.find(thread.id).catch(() => null);
-  // An unreadable file counts as none, as a failed lookup does: the thread must not stay registered as loading.
-  const path = found !== null && (await startsWithSessionMeta(found).catch(() => false)) ? found : null;
+  const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
   if (path === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
     throw noRolloutFound(thread.id);

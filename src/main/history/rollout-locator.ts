@@ -54,7 +54,8 @@ async function isRealDirectory(path: string): Promise<boolean> {
 /**
  * Whether the file's first line is a whole `session_meta` record. A writer killed during its
  * very first write leaves a file without one: no turn of it was ever acknowledged, and, as for
- * a thread that never reached the disk, there is no rollout to resume.
+ * a thread that never reached the disk, there is no rollout to resume. A file that cannot be
+ * opened or read counts as one without.
  */
 export async function startsWithSessionMeta(path: string): Promise<boolean> {
   let handle;
@@ -75,7 +76,9 @@ export async function startsWithSessionMeta(path: string): Promise<boolean> {
       read += bytesRead;
     }
     return false;
+  } catch {
+    return false; // a read that fails (EIO) is as good as no session_meta
   } finally {
-    await handle.close();
+    await handle.close().catch(() => undefined);
   }
 }

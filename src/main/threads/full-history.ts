@@ -4,7 +4,7 @@
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
 // and reused, also while the mirror is still being filled after the resume; only the turns run
 // since are serialized here.
-import { fullTurns, turnsView } from '../../common/history/history-view.js';
+import { fullTurns } from '../../common/history/history-view.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { LoadedThread } from './loaded-thread.js';
@@ -19,8 +19,7 @@ export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
   // and no turn starts before it is, so the bytes are the whole history.
   if (thread.turns.length <= resumed.count) return resumed.json;
   const since = Array.from({ length: thread.turns.length - resumed.count }, (_, i) => resumed.count + i);
-  const later = turnsView(thread.historyMode, thread.turns, since).map((turn) => ({ ...turn, itemsView: 'full' as const }));
-  const tail = Buffer.from(JSON.stringify(later));
+  const tail = Buffer.from(JSON.stringify(fullTurns(thread.historyMode, thread.turns, since)));
   if (resumed.count === 0) return new EncodedJson(tail);
   // "[a,b]" and "[c]" make "[a,b,c]": pieces of the kept bytes, never copied into one buffer
   // (a long history's are tens of megabytes).

@@ -160,8 +160,7 @@ export class LoadedThread {
   /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
   notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
     if (ordinal === null) return;
-    let i = this.turns.length - 1;
-    while (i >= 0 && this.turns[i]!.id !== turnId) i -= 1;
+    const i = this.#indexOf(turnId);
     if (i < 0) return;
     const known = (this.#positions ??= []);
     const position = (known[i] ??= { ordinal: null, items: [] });
@@ -186,7 +185,13 @@ export class LoadedThread {
   }
 
   findTurn(turnId: string): Turn | undefined {
-    for (let i = this.turns.length - 1; i >= 0; i -= 1) if (this.turns[i]!.id === turnId) return this.turns[i];
-    return undefined;
+    return this.turns[this.#indexOf(turnId)];
+  }
+
+  /** Where `turnId` is in the mirror, searched from the newest (the turn a live event is about); -1 if absent. */
+  #indexOf(turnId: string): number {
+    let i = this.turns.length - 1;
+    while (i >= 0 && this.turns[i]!.id !== turnId) i -= 1;
+    return i;
   }
 }

@@ -29,7 +29,7 @@ test('many small turns and a few huge ones come back whole and in order, in slic
   const sizes = [...Array.from({ length: 1200 }, (_, k) => 200 + (k % 7) * 300), 3 * SLICE_BYTES, ...Array.from({ length: 50 }, () => 1_000), SLICE_BYTES + 1];
   const turns = sizes.map((chars, k) => turn(k, chars));
   const positions: TurnPosition[] = turns.map((_, k) => ({ ordinal: k % 5 === 0 ? null : 10 * k, items: [k % 3 === 0 ? null : 10 * k + 1] }));
-  const packed = packHistory('t', 'paginated', turns, positions);
+  const packed = packHistory('paginated', turns, positions);
   expect(unpackAll(packed.slices)).toEqual({ turns, positions });
   // Only the slices holding the two turns larger than the target exceed twice the target, and
   // there are not many more slices than the bytes need (the first, and the one after a huge
@@ -58,13 +58,13 @@ test('the backwards anchors are the last known ordinals, scanning back past unkn
     { ordinal: 7, items: [null] },
     { ordinal: null, items: [null] },
   ];
-  const { slices, ...rest } = packHistory('t', 'paginated', turns, positions);
+  const { slices, ...rest } = packHistory('paginated', turns, positions);
   expect({ ...rest, slices: slices.length }).toEqual({ turnCount: 3, lastTurnId: turns[2]!.id, lastTurnOrdinal: 7, lastItemOrdinal: 4, slices: 1 });
 });
 
 test('no turns pack to no slices; legacy history has no anchors, whatever its positions say', () => {
-  expect(packHistory('t', 'paginated', [], [])).toEqual({ turnCount: 0, lastTurnId: null, lastTurnOrdinal: null, lastItemOrdinal: null, slices: [] });
+  expect(packHistory('paginated', [], [])).toEqual({ turnCount: 0, lastTurnId: null, lastTurnOrdinal: null, lastItemOrdinal: null, slices: [] });
   const turns = [turn(0, 10)];
-  const { slices, ...rest } = packHistory('t', 'legacy', turns, [{ ordinal: 3, items: [4] }]);
+  const { slices, ...rest } = packHistory('legacy', turns, [{ ordinal: 3, items: [4] }]);
   expect({ ...rest, slices: slices.length }).toEqual({ turnCount: 1, lastTurnId: turns[0]!.id, lastTurnOrdinal: null, lastItemOrdinal: null, slices: 1 });
 });

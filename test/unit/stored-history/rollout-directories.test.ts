@@ -188,22 +188,25 @@ describe('the file system\'s time granularity', () => {
     return added;
   }
 
-  test('a directory read while its mtime was too recent is read again, and sees a change its mtime does not show', () => {
+  /** One rollout in one day directory, every mtime made old (settled) or new, walked once. */
+  function walkedOnce(mtimes: 'settled' | 'unsettled') {
     const a = place('2026-12-02T11-10-30', ID_A);
-    const day = dayDir('2026-12-02');
-    unsettle(sessions);
+    if (mtimes === 'settled') settle(sessions);
+    else unsettle(sessions);
     const directories = new RolloutDirectories();
-    expect(directories.walk(sessions)).toEqual({ files: [a], changed: true });
+    const first = directories.walk(sessions);
+    expect(first).toEqual({ files: [a], changed: true });
+    return { a, day: dayDir('2026-12-02'), directories, first };
+  }
+
+  test('a directory read while its mtime was too recent is read again, and sees a change its mtime does not show', () => {
+    const { a, day, directories } = walkedOnce('unsettled');
     const b = addWithinTheSameTick(day, '2026-12-02T11-10-31', ID_B);
     expect(directories.walk(sessions)).toEqual({ files: [b, a], changed: true });
   });
 
   test('a directory whose mtime is too recent is read again at every walk, each walk changed, until its mtime is old', () => {
-    const a = place('2026-12-02T11-10-30', ID_A);
-    unsettle(sessions);
-    const directories = new RolloutDirectories();
-    const first = directories.walk(sessions);
-    expect(first).toEqual({ files: [a], changed: true });
+    const { a, directories, first } = walkedOnce('unsettled');
     const second = directories.walk(sessions);
     expect(second).toEqual({ files: [a], changed: true });
     expect(second.files).not.toBe(first.files);
@@ -215,12 +218,7 @@ describe('the file system\'s time granularity', () => {
   });
 
   test('a directory read while its mtime was old is trusted on its mtime: a change it does not show is not seen', () => {
-    const a = place('2026-12-02T11-10-30', ID_A);
-    const day = dayDir('2026-12-02');
-    settle(sessions);
-    const directories = new RolloutDirectories();
-    const first = directories.walk(sessions);
-    expect(first).toEqual({ files: [a], changed: true });
+    const { a, day, directories, first } = walkedOnce('settled');
     addWithinTheSameTick(day, '2026-12-02T11-10-31', ID_B);
     const second = directories.walk(sessions);
     expect(second).toEqual({ files: [a], changed: false });
@@ -228,11 +226,7 @@ describe('the file system\'s time granularity', () => {
   });
 
   test('no directory is trusted longer than 30 s after it was read: a change its mtime hides is seen then', () => {
-    const a = place('2026-12-02T11-10-30', ID_A);
-    const day = dayDir('2026-12-02');
-    settle(sessions);
-    const directories = new RolloutDirectories();
-    expect(directories.walk(sessions)).toEqual({ files: [a], changed: true });
+    const { a, day, directories } = walkedOnce('settled');
     const b = addWithinTheSameTick(day, '2026-12-02T11-10-31', ID_B);
     const readAt = Date.now();
     vi.useFakeTimers({ toFake: ['Date'], now: readAt + 29_000 });
