@@ -75,6 +75,8 @@ const LOCK_CLEAR_WAIT_MS = 250;
 export class Unloader {
   readonly #deps: UnloaderDeps;
   readonly #running = new Map<LoadedThread, Promise<UnloadOutcome>>();
+  /** Closes of fenced actors still in flight: their threads are gone, their files not yet closed. */
+  readonly #fencedCloses = new Set<Promise<void>>();
 
   constructor(deps: UnloaderDeps) {
     this.#deps = deps;
@@ -103,10 +105,18 @@ export class Unloader {
     return this.#running.size === 0 ? null : Promise.race(this.#running.values());
   }
 
-  /** Unloads every thread given, waiting for unloads already running too (they keep their reason). */
-  unloadAll(threads: LoadedThread[], reason: UnloadReason): Promise<UnloadOutcome[]> {
+  /**
+   * Unloads every thread given, waiting for unloads already running too (they keep their
+   * reason), and then for the closes of actors fenced by earlier idle unloads: the pool is
+   * stopped right after a shutdown's unloads, and a close it cut off would leave its actor's
+   * file open to the end and log a failed close for a thread that lost nothing.
+   */
+  async unloadAll(threads: LoadedThread[], reason: UnloadReason): Promise<UnloadOutcome[]> {
     const loaded = threads.filter((thread) => thread.lifecycle.kind === 'loaded');
-    return Promise.all([...this.#running.values(), ...loaded.map((thread) => this.unload(thread, reason))]);
+    const outcomes = await Promise.all([...this.#running.values(), ...loaded.map((thread) => this.unload(thread, reason))]);
+    // Each has its own deadline (actorCloseTimeoutMs); the set empties as they settle.
+    await Promise.all(this.#fencedCloses);
+    return outcomes;
   }
 
   async #run(thread: LoadedThread, reason: UnloadReason, announce: boolean): Promise<UnloadOutcome> {
@@ -155,11 +165,13 @@ export class Unloader {
     return () => {
       const closing = close();
       if (closing === null) return;
-      void withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
+      const settled = withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
+        this.#fencedCloses.delete(settled);
         // Its worker is presumed stuck, as in the waiting path: new actors go elsewhere.
         if (closed === 'timedOut') reportStuck();
         if (closed !== 'done') log('warn', 'a fenced actor did not close its rollout cleanly', { threadId: thread.id, outcome: closed });
       });
+      this.#fencedCloses.add(settled);
     };
   }
 

@@ -752,6 +752,27 @@ describe('fenced unload of a quiet actor', () => {
     close.resolve();
   });
 
+  test('a shutdown waits for the close of an actor fenced before it, up to the close deadline', async () => {
+    for (const answer of ['closes', 'never'] as const) {
+      const close = deferred();
+      const { clock, effects, supervisor, load, logs } = setup({ closeActor: () => close.promise });
+      const thread = load(1);
+      thread.fence = new WriteFence(WriteFence.allocate());
+      await supervisor.unload(thread, 'idle');
+      const shutdown = track(supervisor.unloadAll('shutdown'), clock);
+      await flush();
+      expect({ answer, shutdown, closeSent: effects.includes(`closeFenced ${thread.id}`) }).toEqual({ answer, shutdown: {}, closeSent: true });
+      if (answer === 'closes') close.resolve();
+      else await clock.advanceTo(CLOSE_TIMEOUT_MS);
+      await flush();
+      expect({ answer, shutdown, warnings: logs.filter((entry) => entry.level === 'warn').map((entry) => entry.fields) }).toEqual({
+        answer,
+        shutdown: { value: [], at: answer === 'closes' ? 0 : CLOSE_TIMEOUT_MS },
+        warnings: answer === 'closes' ? [] : [{ threadId: thread.id, outcome: 'timedOut' }],
+      });
+    }
+  });
+
   test('an actor in a command, a thread with a turn pending, or a shutdown is waited for as before', async () => {
     for (const busy of ['command', 'pendingTurn', 'shutdown'] as const) {
       const close = deferred();
