@@ -16,7 +16,8 @@
 // (prom-client), the lockfile backend (proper-lockfile) and the pool (piscina, msgpackr) load
 // only when used (piscina from its own bundle, below). Three packages are inlined instead:
 // smol-toml (every config.toml is parsed before the first reply), and jose and comlink, which
-// ship ES modules that Node 20 cannot require(). The bench (dist/bench/) runs tsc's output.
+// ship ES modules that Node 20 cannot require(); and one module of a fourth, msgpackr's unpack
+// (below). The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -51,6 +52,18 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
+// msgpackr's unpack half is inlined into the main bundle (src/common/snapshot-codec.ts says
+// why): its ES module, which needs nothing else of the package. Node's own resolution of
+// `msgpackr/unpack` gives the whole package, native extractor included, so the build points
+// at the file itself, found beside the package's \`require\` entry (dist/node.cjs).
+const MSGPACKR_UNPACK = join(dirname(createRequire(import.meta.url).resolve('msgpackr')), '..', 'unpack.js');
+const msgpackrUnpackInlined = {
+  name: 'msgpackr-unpack-inlined',
+  setup(build) {
+    build.onResolve({ filter: /^msgpackr\/unpack$/ }, () => ({ path: MSGPACKR_UNPACK }));
+  },
+};
+
 // Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
 // compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).
 const piscinaFromBundle = {
@@ -64,7 +77,7 @@ rmSync(OUT, { recursive: true, force: true });
 await build({
   ...commonJs,
   external: commonJs.external.filter((name) => name !== 'piscina'),
-  plugins: [piscinaFromBundle],
+  plugins: [piscinaFromBundle, msgpackrUnpackInlined],
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
@@ -76,6 +89,7 @@ await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, f
 // require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
+  plugins: [msgpackrUnpackInlined],
   entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'stored-history': 'workers/stored-history.ts' },
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },

@@ -11,8 +11,8 @@ import type { LargeLineParser } from '../input/large-line-parser.js';
 import type { Router } from '../router.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
 
-// How long after the first request the workers start. Their packages (piscina, msgpackr) are
-// required synchronously from the CLI bundle, ~25 ms of main thread, so a client that only
+// How long after the first request the workers start. Their packages (piscina, comlink) are
+// loaded synchronously by the CLI bundle, ~25 ms of main thread, so a client that only
 // initializes and goes (a health probe, the bench's cold start) is gone before they load, and
 // its exit does not wait for workers it never used. A thread/start starts them at once anyway.
 const WARM_UP_AFTER_FIRST_REQUEST_MS = 50;

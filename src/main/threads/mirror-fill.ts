@@ -24,7 +24,7 @@ export function fillMirror(ctx: HostContext, thread: LoadedThread, history: Pack
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
   try {
     // The answer is written by a setImmediate already queued (output-flusher.ts); one more turn
-    // keeps the first slice (and msgpackr's first load in this process, ~15 ms) out of that task.
+    // keeps the first slice out of that task.
     await nextTurn();
     for (let index = 0; index < slices.length; index += 1) {
       await nextTurn();
