@@ -139,6 +139,9 @@ export class ActorPool {
       idleTimeout: Number.MAX_SAFE_INTEGER,
       atomics: 'disabled',
       concurrentTasksPerWorker: 1,
+      // Piscina's run and wait time histograms: unread here (metrics come from the host's own
+      // recorder), and creating them was ~3 ms of the main thread's pool start.
+      recordTiming: false,
       loadBalancer: (task, workers) => {
         const options = (task as unknown as Record<symbol, { workerId?: number } | null>)[Piscina.queueOptionsSymbol];
         const target = options?.workerId;
@@ -150,7 +153,9 @@ export class ActorPool {
         ...(options.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } : {}),
       },
     });
-    pool.on('workerCreate', (worker: { id: number }) => void this.#attach(worker.id));
+    // Piscina creates its workers in its constructor and tells of each at once; each attach
+    // gets a turn of the event loop of its own, so requests are answered between them.
+    pool.on('workerCreate', (worker: { id: number }) => setImmediate(() => void this.#attach(worker.id)));
     pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
     // Piscina re-emits worker errors here; without a listener they would crash the process.
     pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
