@@ -7,12 +7,24 @@
 // nothing of its work: the reply, then on the next turn of the event loop (a second write, as
 // a server announcing after its reply makes) `thread/status/changed` and `thread/closed` for
 // the id it named. That is the floor of unsubscribe → closed.
+//
+// A request whose params carry `floorIds: n` is answered with a list of n thread ids (36
+// characters each, as a `thread/loaded/list` of n loaded threads), built once per n: the floor
+// of moving a reply that large between two processes.
 import { AppServerClient } from './app-server-client.js';
 import type { ServerCommand } from './server-command.js';
 import { createHome, removeHome } from './server-home.js';
 
 const ECHO_SCRIPT = `
 const REPLY = ',"result":{"data":[],"nextCursor":null,"userAgent":"bare-node-echo"}}\\n';
+const SIZED = new Map();
+const sizedReply = (n) => {
+  if (!SIZED.has(n)) {
+    const ids = Array.from({ length: n }, (_, i) => '00000000-0000-7000-8000-' + i.toString(16).padStart(12, '0'));
+    SIZED.set(n, ',"result":{"data":' + JSON.stringify(ids) + ',"nextCursor":null}}\\n');
+  }
+  return SIZED.get(n);
+};
 let pending = '';
 process.stdin.setEncoding('utf8').on('data', (chunk) => {
   pending += chunk;
@@ -22,7 +34,8 @@ process.stdin.setEncoding('utf8').on('data', (chunk) => {
     pending = pending.slice(end + 1);
     if (message.id === undefined) continue;
     if (message.method !== 'thread/unsubscribe') {
-      process.stdout.write('{"id":' + JSON.stringify(message.id) + REPLY);
+      const sized = typeof message.params?.floorIds === 'number' ? sizedReply(message.params.floorIds) : REPLY;
+      process.stdout.write('{"id":' + JSON.stringify(message.id) + sized);
       continue;
     }
     const threadId = JSON.stringify(message.params.threadId);

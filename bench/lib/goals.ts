@@ -60,6 +60,7 @@ const GOALS: readonly Goal[] = [
   { label: 'loaded/list p99, idle server', scenario: 'probe-floor', case: '', figure: 'loaded/list, idle server p99', target: { kind: 'report' } },
   { label: 'bare Node echo p99, idle (floor)', scenario: 'probe-floor', case: '', figure: 'bare node echo (the floor) p99', target: { kind: 'report' } },
   { label: 'scale: loaded/list (full page) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'atMost', ms: 5 } },
+  { label: 'scale: bare Node, a reply of the same size p99 (floor)', scenario: 'scale', case: '', figure: 'bare node: a reply of the same size (floor) p99', target: { kind: 'report' } },
   { label: 'scale: RSS per loaded idle thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'bound', atMost: 8 } },
   { label: 'scale: RSS settled after unloading all ÷ before', scenario: 'scale', case: '', figure: 'settled RSS / RSS before', target: { kind: 'bound', atMost: 1.1 } },
   { label: 'scale: its anonymous part (the heaps) ÷ before', scenario: 'scale', case: '', figure: 'settled anonymous RSS / before', target: { kind: 'report' } },

@@ -22,6 +22,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OVERLOADED, RpcReplyError, type AppServerClient, type Json } from '../lib/app-server-client.js';
+import { withBareEcho } from '../lib/bare-echo.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { groupResidentKb, groupRssKb, type ResidentKb } from '../lib/proc-rss.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
@@ -153,6 +154,15 @@ export const scale: Scenario = {
         return { sentAt, at };
       }));
       rec.figure('list full returned', fullCount, 'count', 'none');
+      // The same reply's bytes between two bare Node processes, measured the same way.
+      rec.latency('bare node: a reply of the same size (floor)', await withBareEcho((echo) =>
+        timedRepeats(LIST_REPEATS, async () => {
+          const sentAt = performance.now();
+          const { result, at } = await echo.requestTimed('thread/loaded/list', { floorIds: fullCount });
+          rec.check((result.data as unknown[]).length === fullCount, `the bare echo answered ${(result.data as unknown[]).length} ids, not ${fullCount}`);
+          return { sentAt, at };
+        }),
+      ));
       progress(0.65);
 
       const pages = new LatencyHistogram();
