@@ -59,6 +59,8 @@ const GOALS: readonly Goal[] = [
   { label: 'bare Node echo p99 during churn (floor)', scenario: 'churn', case: '', figure: 'bare node echo during churn (the floor) p99', target: { kind: 'report' } },
   { label: 'loaded/list p99, idle server', scenario: 'probe-floor', case: '', figure: 'loaded/list, idle server p99', target: { kind: 'report' } },
   { label: 'bare Node echo p99, idle (floor)', scenario: 'probe-floor', case: '', figure: 'bare node echo (the floor) p99', target: { kind: 'report' } },
+  { label: 'loaded/list max as the pool starts (first 400 ms)', scenario: 'probe-floor', case: '', figure: 'loaded/list as the pool starts (first 400 ms) max', target: { kind: 'report' } },
+  { label: 'bare Node echo max, its first 400 ms (floor)', scenario: 'probe-floor', case: '', figure: 'bare node echo, its first 400 ms (floor) max', target: { kind: 'report' } },
   { label: 'scale: loaded/list (full page) p99', scenario: 'scale', case: '', figure: 'loaded/list full p99', target: { kind: 'atMost', ms: 5 } },
   { label: 'scale: bare Node, a reply of the same size p99 (floor)', scenario: 'scale', case: '', figure: 'bare node: a reply of the same size (floor) p99', target: { kind: 'report' } },
   { label: 'scale: RSS per loaded idle thread', scenario: 'scale', case: '', figure: 'RSS per thread', target: { kind: 'bound', atMost: 8 } },
