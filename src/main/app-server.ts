@@ -18,6 +18,7 @@ import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
 import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
+import { warmUpHost } from './host/warm-up.js';
 
 export interface AppServerOptions {
   home: string;
@@ -29,7 +30,7 @@ export interface AppServerOptions {
   metricsWithoutAuth: boolean;
 }
 
-// When the workers start if no request has come yet.
+// When the host warms up (host/warm-up.ts) if no request has come yet.
 const POOL_WARM_UP_DELAY_MS = 100;
 // How long the line-parser worker may take over one line before it is replaced and the line
 // answered like one past a limit. The slowest line measured (32 MiB, or a million values)
@@ -67,7 +68,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
   // A client that connects and waits still finds the workers up when it starts a thread.
-  setTimeout(() => ctx.pool.warmUp(), POOL_WARM_UP_DELAY_MS).unref();
+  setTimeout(() => warmUpHost(ctx), POOL_WARM_UP_DELAY_MS).unref();
   const lines = new LargeLineParser({
     filename: workerEntry('line-parser'),
     deadlineMs: LINE_PARSE_DEADLINE_MS,

@@ -10,11 +10,12 @@ import { ConnectionInput } from '../input/connection-input.js';
 import type { LargeLineParser } from '../input/large-line-parser.js';
 import type { Router } from '../router.js';
 import type { CloseReason, Transport } from '../transport/transport.js';
+import { warmUpHost } from './warm-up.js';
 
-// How long after the first request the workers start. Their packages (piscina, comlink) are
-// loaded synchronously by the CLI bundle, ~25 ms of main thread, so a client that only
-// initializes and goes (a health probe, the bench's cold start) is gone before they load, and
-// its exit does not wait for workers it never used. A thread/start starts them at once anyway.
+// How long after the first request the host warms up (warm-up.ts: the pool's packages and
+// workers, crypto for thread ids), so a client that only initializes and goes (a health probe,
+// the bench's cold start) is gone before they load, and its exit does not wait for workers it
+// never used. A thread/start starts the pool at once anyway.
 const WARM_UP_AFTER_FIRST_REQUEST_MS = 50;
 
 export interface ServeOptions {
@@ -34,7 +35,7 @@ export function serveConnections(ctx: HostContext, router: Router, lines: LargeL
         // without paying for them; `ready()` starts them anyway if needed first.
         if (!poolWarm) {
           poolWarm = true;
-          setTimeout(() => ctx.pool.warmUp(), WARM_UP_AFTER_FIRST_REQUEST_MS).unref();
+          setTimeout(() => warmUpHost(ctx), WARM_UP_AFTER_FIRST_REQUEST_MS).unref();
         }
       },
       // The parse starts at once (lines of several connections queue at the one worker);

@@ -62,6 +62,11 @@ export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
    * Backends whose leftovers never keep anyone out (flock) do not implement it.
    */
   cleared?(lock: Lock): Promise<void>;
+  /**
+   * Loads what the first acquisition would otherwise load on a request's path (flock: its
+   * native binding); called in the background once the host is up. Optional.
+   */
+  prepare?(): void;
   /** Locks currently owned through this backend. */
   ownedCount(): number;
   /** Acquisitions waiting for coordination. */

@@ -107,11 +107,22 @@ const RANDOM_POOL_BYTES = 4096;
 const randomPool = Buffer.alloc(RANDOM_POOL_BYTES);
 let randomPoolOffset = RANDOM_POOL_BYTES;
 
+function refillRandomPool(): void {
+  builtin<typeof import('node:crypto')>('node:crypto').randomFillSync(randomPool);
+  randomPoolOffset = 0;
+}
+
+/**
+ * Fills the random pool now, if it is spent, so that the next id needs no system call; the
+ * first call loads crypto (~5 ms, ~20 internal modules). The host calls it in the background
+ * after its first request (host/warm-up.ts), not on the request path of its first thread/start.
+ */
+export function prepareUuids(): void {
+  if (randomPoolOffset + randomBytes.length > RANDOM_POOL_BYTES) refillRandomPool();
+}
+
 function nextRandomBytes(): void {
-  if (randomPoolOffset + randomBytes.length > RANDOM_POOL_BYTES) {
-    builtin<typeof import('node:crypto')>('node:crypto').randomFillSync(randomPool);
-    randomPoolOffset = 0;
-  }
+  prepareUuids();
   randomPool.copy(randomBytes, 0, randomPoolOffset, randomPoolOffset + randomBytes.length);
   // Used bytes are zeroed: the same random bits must never serve two ids, even through a bug.
   randomPool.fill(0, randomPoolOffset, randomPoolOffset + randomBytes.length);

@@ -19,7 +19,7 @@ import {
   writerLockPaths,
 } from './coordination-lock.js';
 import { CoordinationPoller } from '../coordination-poller.js';
-import { tryFlock } from './flock.js';
+import { prepareFlock, tryFlock } from './flock.js';
 import { assertLockableId } from '../lockable-id.js';
 import { type JanitorEvent, LockJanitor } from './lock-janitor.js';
 import { sweepStaleThreadLocks } from './stale-lock-sweep.js';
@@ -167,6 +167,11 @@ export class FlockWriterLocks implements WriterLockBackend<ThreadWriterLock> {
       hold.exit();
     }
     return 'unlinked';
+  }
+
+  /** Loads the flock binding ahead of the first acquisition (host/warm-up.ts). */
+  prepare(): void {
+    prepareFlock();
   }
 
   /** Locks currently owned through this manager. */

@@ -3,10 +3,16 @@
 import { createRequire } from 'node:module';
 import type fsExtModule from 'fs-ext';
 
-// Loaded at the first lock, not at process start: loading the native addon is a noticeable
-// part of a cold start, and a server that only answers `initialize` never needs it.
+// Loaded at the first lock or the host's warm-up (host/warm-up.ts), not at process start:
+// loading the native addon is a noticeable part of a cold start (~4 ms), and a server that
+// only answers `initialize` never needs it.
 let fsExt: typeof fsExtModule | null = null;
 const loadFsExt = (): typeof fsExtModule => (fsExt ??= createRequire(import.meta.url)('fs-ext') as typeof fsExtModule);
+
+/** Loads the native binding now, so that the first lock does not load it on a request's path. */
+export function prepareFlock(): void {
+  loadFsExt();
+}
 
 /** Which flock to take. */
 export type FlockMode = 'shared' | 'exclusive';
