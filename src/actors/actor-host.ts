@@ -71,6 +71,10 @@ export class ActorHost implements ActorHostApi {
     return 'closed';
   }
 
+  async closeMany(threadIds: string[]): Promise<Array<'closed' | 'notFound'>> {
+    return Promise.all(threadIds.map((threadId) => this.close(threadId)));
+  }
+
   async ping(): Promise<number> {
     return this.#actors.size;
   }

@@ -241,11 +241,40 @@ export class ActorPool {
     });
   }
 
+  // One message per worker: posting each close on its own cost ~0.15 ms of the main thread
+  // apiece (comlink's id and message, the clone), ~5 ms for 32 threads unsubscribed at once.
   readonly #postClosesSoon = (): void => {
     const closes = this.#closesSoon;
     this.#closesSoon = [];
-    for (const close of closes) this.#postClose(close);
+    const byWorker = new Map<WorkerLink, PendingClose[]>();
+    for (const close of closes) {
+      const batch = byWorker.get(close.link);
+      if (batch === undefined) byWorker.set(close.link, [close]);
+      else batch.push(close);
+    }
+    for (const batch of byWorker.values()) {
+      if (batch.length === 1) this.#postClose(batch[0]!);
+      else this.#postCloseBatch(batch);
+    }
   };
+
+  #postCloseBatch(batch: PendingClose[]): void {
+    const link = batch[0]!.link;
+    if (!link.alive || this.#closing) {
+      for (const close of batch) close.resolve('notFound');
+      return;
+    }
+    const rejectAll = (error: unknown): void => {
+      for (const close of batch) close.reject(error);
+    };
+    try {
+      link.api.closeMany(batch.map((close) => close.threadId)).then((answers) => {
+        batch.forEach((close, index) => close.resolve(answers[index] ?? 'notFound'));
+      }, rejectAll);
+    } catch (error) {
+      rejectAll(error);
+    }
+  }
 
   // A new actor for a thread whose old one still owes its close: the close goes first, so the
   // worker closes the old incarnation, not the new one registered under the same id.

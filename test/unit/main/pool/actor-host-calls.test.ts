@@ -24,6 +24,7 @@ function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
     interrupt: async (threadId, turnId) => (calls.push(['interrupt', threadId, turnId]), 'interrupting'),
     revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
     close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
+    closeMany: async (threadIds) => (calls.push(['closeMany', ...threadIds]), threadIds.map((id) => (id === 'gone' ? 'notFound' : 'closed'))),
     ping: async () => (calls.push(['ping']), 7),
     retire: async () => (calls.push(['retire']), 'busy'),
   };
@@ -38,7 +39,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
   const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
-  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'ping', 'retire']);
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
   const answers = [
     await api.spawn({ threadId: 't1' } as ActorInit),
@@ -47,10 +48,11 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.revokeWriter('t1', 'lock lost'),
     await api.close('t1'),
     await api.close('t2'),
+    await api.closeMany(['t3', 'gone', 't4']),
     await api.ping(),
     await api.retire(),
   ];
-  expect(answers).toEqual([null, undefined, 'interrupting', 'revoked', 'closed', 'closed', 7, 'busy']);
+  expect(answers).toEqual([null, undefined, 'interrupting', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
   expect(calls).toEqual([
     ['spawn', 't1'],
     ['startTurn', 't1', 'u1'],
@@ -58,6 +60,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     ['revokeWriter', 't1', 'lock lost'],
     ['close', 't1'],
     ['close', 't2'],
+    ['closeMany', 't3', 'gone', 't4'],
     ['ping'],
     ['retire'],
   ]);
@@ -67,7 +70,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   release();
   await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
   await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
-  expect(calls).toHaveLength(8);
+  expect(calls).toHaveLength(9);
 });
 
 test('a call in flight when the link is released rejects instead of waiting forever', async () => {
@@ -103,5 +106,5 @@ test('the same callable serves every call: no proxy is read from the remote per 
   void api.close('a');
   void api.close('b');
   void api.ping();
-  expect(reads).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'ping', 'retire']);
+  expect(reads).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
 });

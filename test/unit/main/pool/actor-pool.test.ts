@@ -158,3 +158,15 @@ test("a fenced actor's close is posted after the current iteration, and a new ac
   // Bound while no worker hosted the thread: there is nothing to close.
   expect(closeUnplaced()).toBe(null);
 });
+
+test('fenced closes bound for one worker in the same iteration go in one message, each answered as its own', async () => {
+  pool = new ActorPool({ size: 1, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log: () => undefined });
+  for (const id of ['a', 'b', 'c']) await pool.spawn(init(id), 5_000);
+  const link = pool.linkOf('a')!;
+  const closers = ['a', 'b', 'c'].map((id) => pool!.fencedCloser(id));
+  for (const id of ['a', 'b', 'c']) pool.forget(id);
+  // c's actor is closed by a direct call first, so the batch finds it gone.
+  expect(await link.api.close('c')).toBe('closed');
+  const answers = await Promise.all(closers.map((close) => close()));
+  expect([answers, await link.api.ping()]).toEqual([['closed', 'closed', 'notFound'], 0]);
+});
