@@ -71,8 +71,9 @@ export class ActorHost implements ActorHostApi {
     return 'closed';
   }
 
-  async closeMany(threadIds: string[]): Promise<Array<'closed' | 'notFound'>> {
-    return Promise.all(threadIds.map((threadId) => this.close(threadId)));
+  async closeMany(threadIds: string[]): Promise<Array<'closed' | 'notFound' | 'failed'>> {
+    const outcomes = await Promise.allSettled(threadIds.map((threadId) => this.close(threadId)));
+    return outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'failed'));
   }
 
   async ping(): Promise<number> {

@@ -156,11 +156,12 @@ export interface ActorHostApi {
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;
   /**
-   * close() for several threads in one message, answered in the same order: the fenced
-   * closes of one event-loop iteration (32 unsubscribes at once, a connection with many
-   * subscriptions closing) cost one message, not one each.
+   * close() for several threads in one message, answered in the same order, each on its own
+   * ('failed' where that actor's close threw): the fenced closes of one event-loop iteration
+   * (32 unsubscribes at once, a connection with many subscriptions closing) cost one message,
+   * not one each.
    */
-  closeMany(threadIds: string[]): Promise<Array<'closed' | 'notFound'>>;
+  closeMany(threadIds: string[]): Promise<Array<'closed' | 'notFound' | 'failed'>>;
   ping(): Promise<number>;
   /**
    * The host no longer places actors here: with none left, the worker answers 'retiring' and

@@ -121,8 +121,9 @@ describe('thread/list', () => {
   });
 
   test('orders by the time in each name, and shows the interactive sources and the configured provider unless asked for others', async () => {
-    // What codex-cli 0.171.0 answered for these rollouts, its config naming `mock_provider`
-    // (test/interop checks the same against it). No model is called: the URL is never used.
+    // What codex-cli 0.171.0 answered for these rollouts when it was run on them by hand, its
+    // config naming `mock_provider` (test/interop compares rollouts of the same kinds with its
+    // answers, automatically, where codex is installed). No model is called: the URL is never used.
     const server = await TestServer.start({ modelUrl: 'http://127.0.0.1:9/v1' });
     writeSourcesAndProviders(server.home);
     try {

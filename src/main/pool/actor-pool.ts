@@ -27,6 +27,7 @@ import type { HistorySlice } from '../../common/packed-history.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
 import { builtin } from '../lazy-builtin.js';
 import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
+import { inOwnTurn, ownTurn } from '../own-turns.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
@@ -124,7 +125,7 @@ export class ActorPool {
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
-      await new Promise((resolve) => setImmediate(resolve));
+      await ownTurn();
       if (!this.#closing) this.#pool = this.#createPool(runtime);
     });
     return this.#starting;
@@ -155,7 +156,7 @@ export class ActorPool {
     });
     // Piscina creates its workers in its constructor and tells of each at once; each attach
     // gets a turn of the event loop of its own, so requests are answered between them.
-    pool.on('workerCreate', (worker: { id: number }) => setImmediate(() => void this.#attach(worker.id)));
+    pool.on('workerCreate', (worker: { id: number }) => inOwnTurn(() => void this.#attach(worker.id)));
     pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
     // Piscina re-emits worker errors here; without a listener they would crash the process.
     pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
@@ -241,40 +242,11 @@ export class ActorPool {
     });
   }
 
-  // One message per worker: posting each close on its own cost ~0.15 ms of the main thread
-  // apiece (comlink's id and message, the clone), ~5 ms for 32 threads unsubscribed at once.
   readonly #postClosesSoon = (): void => {
     const closes = this.#closesSoon;
     this.#closesSoon = [];
-    const byWorker = new Map<WorkerLink, PendingClose[]>();
-    for (const close of closes) {
-      const batch = byWorker.get(close.link);
-      if (batch === undefined) byWorker.set(close.link, [close]);
-      else batch.push(close);
-    }
-    for (const batch of byWorker.values()) {
-      if (batch.length === 1) this.#postClose(batch[0]!);
-      else this.#postCloseBatch(batch);
-    }
+    this.#postCloses(closes);
   };
-
-  #postCloseBatch(batch: PendingClose[]): void {
-    const link = batch[0]!.link;
-    if (!link.alive || this.#closing) {
-      for (const close of batch) close.resolve('notFound');
-      return;
-    }
-    const rejectAll = (error: unknown): void => {
-      for (const close of batch) close.reject(error);
-    };
-    try {
-      link.api.closeMany(batch.map((close) => close.threadId)).then((answers) => {
-        batch.forEach((close, index) => close.resolve(answers[index] ?? 'notFound'));
-      }, rejectAll);
-    } catch (error) {
-      rejectAll(error);
-    }
-  }
 
   // A new actor for a thread whose old one still owes its close: the close goes first, so the
   // worker closes the old incarnation, not the new one registered under the same id.
@@ -282,16 +254,39 @@ export class ActorPool {
     const owed = this.#closesSoon.filter((close) => close.threadId === threadId);
     if (owed.length === 0) return;
     this.#closesSoon = this.#closesSoon.filter((close) => close.threadId !== threadId);
-    for (const close of owed) this.#postClose(close);
+    this.#postCloses(owed);
   }
 
-  #postClose({ link, threadId, resolve, reject }: PendingClose): void {
-    // A pool shutting down has released its proxies; the worker's exit closes the file.
-    if (!link.alive || this.#closing) return resolve('notFound');
-    try {
-      link.api.close(threadId).then(resolve, reject);
-    } catch (error) {
-      reject(error);
+  // One message per worker: posting each close on its own cost ~0.15 ms of the main thread
+  // apiece (comlink's id and message, the clone), ~5 ms for 32 threads unsubscribed at once.
+  // Each close still gets its own answer: a close that failed fails alone.
+  #postCloses(closes: PendingClose[]): void {
+    const byWorker = new Map<WorkerLink, PendingClose[]>();
+    for (const close of closes) {
+      const batch = byWorker.get(close.link);
+      if (batch === undefined) byWorker.set(close.link, [close]);
+      else batch.push(close);
+    }
+    for (const [link, batch] of byWorker) {
+      // A pool shutting down has released its proxies; the worker's exit closes the files.
+      if (!link.alive || this.#closing) {
+        for (const close of batch) close.resolve('notFound');
+        continue;
+      }
+      const rejectAll = (error: unknown): void => {
+        for (const close of batch) close.reject(error);
+      };
+      try {
+        link.api.closeMany(batch.map((close) => close.threadId)).then((answers) => {
+          batch.forEach((close, index) => {
+            const answer = answers[index];
+            if (answer === 'closed' || answer === 'notFound') close.resolve(answer);
+            else close.reject(new Error(`the actor of ${close.threadId} failed to close its rollout`));
+          });
+        }, rejectAll);
+      } catch (error) {
+        rejectAll(error);
+      }
     }
   }
 

@@ -1,32 +1,45 @@
 // The host's warm-up: its steps run in order, one per turn of the event loop, so a request that
 // arrives between them is answered between them.
-import { expect, test } from 'vitest';
-import { warmUpHost } from '../../../../src/main/host/warm-up.js';
-import { uuidv7 } from '../../../../src/main/protocol/uuid.js';
+import { expect, test, vi } from 'vitest';
 
+const done = vi.hoisted((): string[] => []);
+vi.mock('../../../../src/main/protocol/uuid.js', () => ({ prepareUuids: () => void done.push('ids') }));
+
+const { warmUpHost } = await import('../../../../src/main/host/warm-up.js');
+
+type Ctx = Parameters<typeof warmUpHost>[0];
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-test('starts the pool at once, then prepares ids and the writer locks, each in a turn of its own', async () => {
-  const done: string[] = [];
-  const ctx = {
-    pool: { warmUp: () => void done.push('pool') },
-    locks: { prepare: () => void done.push('locks') },
-  } as unknown as Parameters<typeof warmUpHost>[0];
+/** What had run right after the call, then after each of three turns of the event loop. */
+async function stepsSeen(ctx: Ctx): Promise<string[][]> {
+  done.length = 0;
   warmUpHost(ctx);
   const seen = [[...done]];
-  // A turn queued now runs between the first step and the next ones.
-  await nextTurn();
-  seen.push([...done]);
-  await nextTurn();
-  await nextTurn();
-  seen.push([...done]);
-  expect(seen).toEqual([['pool'], ['pool'], ['pool', 'locks']]);
-  expect(uuidv7(Date.UTC(2026, 11, 3))).toMatch(/^01a23933-6800-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  for (let turn = 0; turn < 3; turn += 1) {
+    await nextTurn();
+    seen.push([...done]);
+  }
+  return seen;
+}
+
+/** A host whose steps record themselves; `prepare` stands for the lock backend's. */
+function host(prepare?: () => void): Ctx & { logs: unknown[][] } {
+  const logs: unknown[][] = [];
+  return { pool: { warmUp: () => void done.push('pool') }, locks: prepare ? { prepare } : {}, log: (...entry: unknown[]) => void logs.push(entry), logs } as unknown as Ctx & { logs: unknown[][] };
+}
+
+test('starts the pool at once, then prepares ids, then the writer locks, each in a turn of its own, once per host', async () => {
+  const ctx = host(() => void done.push('locks'));
+  expect(await stepsSeen(ctx)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids', 'locks'], ['pool', 'ids', 'locks']]);
+  expect(await stepsSeen(ctx)).toEqual([[], [], [], []]);
+  expect(ctx.logs).toEqual([]);
 });
 
-test('a backend with nothing to prepare is skipped', async () => {
-  const done: string[] = [];
-  warmUpHost({ pool: { warmUp: () => void done.push('pool') }, locks: {} } as unknown as Parameters<typeof warmUpHost>[0]);
-  for (let turn = 0; turn < 3; turn += 1) await nextTurn();
-  expect(done).toEqual(['pool']);
+test('a lock backend with nothing to prepare is skipped, and a step that fails is logged, not thrown', async () => {
+  expect(await stepsSeen(host())).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], ['pool', 'ids']]);
+  const failing = host(() => {
+    throw new Error('no binding');
+  });
+  expect(await stepsSeen(failing)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], ['pool', 'ids']]);
+  expect(failing.logs).toEqual([['warn', 'a warm-up step failed', { step: 'writer locks', error: 'Error: no binding' }]]);
 });

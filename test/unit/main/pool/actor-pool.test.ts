@@ -161,12 +161,25 @@ test("a fenced actor's close is posted after the current iteration, and a new ac
 
 test('fenced closes bound for one worker in the same iteration go in one message, each answered as its own', async () => {
   pool = new ActorPool({ size: 1, filename: WORKER, onEvent: () => undefined, onWorkerLost: () => undefined, log: () => undefined });
-  for (const id of ['a', 'b', 'c']) await pool.spawn(init(id), 5_000);
+  for (const id of ['a', 'b', 'c', 'd']) await pool.spawn(init(id), 5_000);
   const link = pool.linkOf('a')!;
+  // What the pool asks of the worker, recorded on the way to the real calls.
+  const asked: string[][] = [];
+  const api = link.api;
+  const recording = {
+    ...api,
+    close: (threadId: string) => (asked.push(['close', threadId]), api.close(threadId)),
+    closeMany: (threadIds: string[]) => (asked.push(['closeMany', ...threadIds]), api.closeMany(threadIds)),
+  };
+  (link as { api: unknown }).api = recording;
   const closers = ['a', 'b', 'c'].map((id) => pool!.fencedCloser(id));
   for (const id of ['a', 'b', 'c']) pool.forget(id);
   // c's actor is closed by a direct call first, so the batch finds it gone.
-  expect(await link.api.close('c')).toBe('closed');
-  const answers = await Promise.all(closers.map((close) => close()));
-  expect([answers, await link.api.ping()]).toEqual([['closed', 'closed', 'notFound'], 0]);
+  expect(await api.close('c')).toBe('closed');
+  const batch = await Promise.all(closers.map((close) => close()));
+  // A lone close in its iteration goes the same way, alone.
+  const closeD = pool.fencedCloser('d');
+  pool.forget('d');
+  const single = await closeD();
+  expect([batch, single, asked, await api.ping()]).toEqual([['closed', 'closed', 'notFound'], 'closed', [['closeMany', 'a', 'b', 'c'], ['closeMany', 'd']], 0]);
 });
