@@ -52,7 +52,7 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
-// msgpackr's unpack half is inlined into the main bundle (src/common/snapshot-codec.ts says
+// msgpackr's unpack half is inlined into the main bundle (src/common/snapshot-decoder.ts says
 // why): its ES module, which needs nothing else of the package. Node's own resolution of
 // `msgpackr/unpack` gives the whole package, native extractor included, so the build points
 // at the file itself, found beside the package's \`require\` entry (dist/node.cjs).
@@ -89,7 +89,6 @@ await build({ ...common, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, f
 // require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
-  plugins: [msgpackrUnpackInlined],
   entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'stored-history': 'workers/stored-history.ts' },
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },

@@ -24,7 +24,7 @@ export type CodecControl =
 
 /**
  * How a cold resume's ActorResumeState crosses worker → main: as a plain object (structured
- * clone), or packed by src/actors/snapshot-codec.ts into a buffer that is transferred.
+ * clone), or packed by src/common/snapshot-codec.ts into a buffer that is transferred.
  */
 export const SNAPSHOT_CODECS = ['structured-clone', 'msgpackr-snapshot'] as const;
 export type SnapshotCodecName = (typeof SNAPSHOT_CODECS)[number];

@@ -1,6 +1,6 @@
 // A cold resume's turns as they cross from the pool worker to the main thread's mirror: packed
 // with msgpackr (snapshot-codec.ts) in slices of about SLICE_BYTES, which the main thread
-// decodes one per event-loop turn after the resume is answered (src/main/threads/mirror-fill.ts).
+// decodes (snapshot-decoder.ts) one per event-loop turn after the resume is answered (src/main/threads/mirror-fill.ts).
 // Decoded in one piece, a 20 MB thread's history held every other request up for 85-100 ms of
 // decoding, position bookkeeping and the garbage they leave; a 64 KB slice takes ~0.7 ms (p50).
 //
@@ -9,7 +9,7 @@
 import { lastOrdinals, positionedTurns } from './history/history-pages.js';
 import type { HistoryMode } from './history/rollout-reader.js';
 import type { TurnPosition } from './history/turn-history-builder.js';
-import { decodeSnapshot, encodeSnapshot } from './snapshot-codec.js';
+import { encodeSnapshot } from './snapshot-codec.js';
 import type { Turn } from './wire-types.js';
 
 /**
@@ -56,8 +56,4 @@ export function packHistory(mode: HistoryMode, turns: Turn[], positions: readonl
     lastItemOrdinal: last.item,
     slices,
   };
-}
-
-export function unpackSlice(bytes: Uint8Array): HistorySlice {
-  return decodeSnapshot<HistorySlice>(bytes);
 }

@@ -8,35 +8,25 @@
 // unpacks, does 4x (1,000) to 12x (5,000) less decoding work. The bytes are copied to an exact-size buffer and transferred:
 // Packr writes into a shared scratch buffer, and posting a view of it would clone all of it.
 //
-// The two halves load differently, because they run on different threads:
-//  - Packing runs in pool workers. msgpackr is required at the first snapshot, not with the
-//    module: it was ~8 ms of every pool worker's start (the first thread/start of a process
+// The two halves load differently, because they run on different threads, so each has its
+// own module and a bundle takes only the half it runs:
+//  - Packing (here) runs in pool workers. msgpackr is required at the first snapshot, not with
+//    the module: it was ~8 ms of every pool worker's start (the first thread/start of a process
 //    waits for one), and a worker whose actors never resume from disk never needs it.
-//  - Unpacking runs on the main thread, and only needs msgpackr's unpack module, which the
-//    build inlines into the main bundle (scripts/bundle.mjs), compiled from V8's code cache.
-//    Required from the package, msgpackr was ~20 ms of the main thread at the first cold
-//    resume of every process, two thirds of it finding and loading its optional native string
-//    extractor (node-gyp-build and detect-libc): every other request waited for it.
+//  - Unpacking (snapshot-decoder.ts) runs on the main thread.
 import { createRequire } from 'node:module';
 import type { Packr } from 'msgpackr';
-import { Unpackr } from 'msgpackr/unpack';
 
-// Both sides must agree: records carry each item shape's keys once.
-const OPTIONS = { useRecords: true, moreTypes: false } as const;
+/** Both halves must agree: records carry each item shape's keys once. */
+export const SNAPSHOT_OPTIONS = { useRecords: true, moreTypes: false } as const;
 
 let packr: Packr | null = null;
-let unpackr: Unpackr | null = null;
 
 /** Packs `value` into a standalone buffer that can be transferred. */
 export function encodeSnapshot(value: unknown): Uint8Array {
   if (packr === null) {
     const { Packr } = createRequire(import.meta.url)('msgpackr') as typeof import('msgpackr');
-    packr = new Packr(OPTIONS);
+    packr = new Packr(SNAPSHOT_OPTIONS);
   }
   return new Uint8Array(packr.pack(value));
-}
-
-export function decodeSnapshot<T>(bytes: Uint8Array): T {
-  unpackr ??= new Unpackr(OPTIONS);
-  return unpackr.unpack(bytes) as T;
 }

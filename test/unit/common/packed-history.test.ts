@@ -4,7 +4,8 @@
 import { expect, test } from 'vitest';
 import { lastOrdinals, sourceWithPositions } from '../../../src/common/history/history-pages.js';
 import type { TurnPosition } from '../../../src/common/history/turn-history-builder.js';
-import { packHistory, SLICE_BYTES, unpackSlice } from '../../../src/common/packed-history.js';
+import { packHistory, SLICE_BYTES } from '../../../src/common/packed-history.js';
+import { unpackSlice } from '../../../src/common/snapshot-decoder.js';
 import type { Turn, TurnId, UserMessageItem } from '../../../src/common/wire-types.js';
 
 function turn(k: number, textChars: number): Turn {
