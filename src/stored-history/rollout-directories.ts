@@ -50,7 +50,6 @@ const MAX_KEPT_FILES = 100_000;
 
 export class RolloutDirectories {
   #known = new Map<string, KnownDirectory>();
-  #keptFiles = 0;
   /** The last walk's result, returned as it is while no directory changes. */
   #last: readonly RolloutFile[] = [];
   #lastRoot: string | null = null;
@@ -64,7 +63,7 @@ export class RolloutDirectories {
     const known = new Map<string, KnownDirectory>();
     const files: RolloutFile[] = [];
     let changed = root !== this.#lastRoot;
-    this.#keptFiles = 0;
+    let keptFiles = 0;
     const now = Date.now();
     const visit = (path: string, stat: Stats): void => {
       let directory: KnownDirectory | null | undefined = this.#known.get(path);
@@ -73,9 +72,9 @@ export class RolloutDirectories {
         changed = true;
         if (directory === null) return; // unreadable, or gone since its parent was read: just empty
       }
-      if (this.#keptFiles + directory.files.length <= MAX_KEPT_FILES) {
+      if (keptFiles + directory.files.length <= MAX_KEPT_FILES) {
         known.set(path, directory);
-        this.#keptFiles += directory.files.length;
+        keptFiles += directory.files.length;
       }
       for (const name of directory.subdirectories) {
         const child = `${path}/${name}`;

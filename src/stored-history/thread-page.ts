@@ -45,12 +45,13 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
   const { idWanted, headWanted } = filters(filter, query.namedModelProvider);
   const listPage = (use: HeadUse): Page => {
     // The order comes from the walk alone, as the reference's does: by creation, the time in
-    // each file's name (whole seconds); by update, each file's mtime (one stat each). Heads are
+    // each file's name (whole seconds); by update, each file's mtime (one stat for each file
+    // whose id the filter wants). Heads are
     // then read in that order only until the page and one more row are found, so a page of 25
     // in a home of thousands reads ~26 heads, not thousands.
     const ordered = byCreation
       ? inDirection(memory.rolloutFilesByNameTime(query.home), direction)
-      : statted(memory.rolloutFiles(query.home), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
+      : statted(memory.rolloutFiles(query.home).filter((file) => idWanted(file.threadId)), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
     const rows: Row[] = [];
     for (const candidate of ordered) {
       if (!isAfter(candidate, cursor, direction) || !idWanted(candidate.file.threadId)) continue;
@@ -135,6 +136,7 @@ function filters(filter: ThreadFilter, namedModelProvider: string | null): { idW
   // list then means every provider's.
   const providers =
     filter.modelProviders === null ? (namedModelProvider === null ? null : new Set([namedModelProvider])) : filter.modelProviders.length > 0 ? new Set(filter.modelProviders) : null;
+  const unrecordedProvider = threadProviderOf(null, namedModelProvider);
   return {
     idWanted: (threadId) => (included === null || included.has(threadId)) && !excluded.has(threadId),
     headWanted: (head) => {
@@ -142,7 +144,7 @@ function filters(filter: ThreadFilter, namedModelProvider: string | null): { idW
       // on disk yet, or is only whitespace.
       if (head.preview === '') return false;
       if (!sourceKindWanted(head.sourceKind, sources)) return false;
-      if (providers !== null && !providers.has(head.modelProvider ?? threadProviderOf(null, namedModelProvider))) return false;
+      if (providers !== null && !providers.has(head.modelProvider ?? unrecordedProvider)) return false;
       if (filter.cwds !== null && !filter.cwds.includes(head.cwd)) return false;
       return !filter.searchTerm || head.preview.includes(filter.searchTerm);
     },
