@@ -34,6 +34,18 @@ test('a cancelled wait does not swallow the notification', async () => {
   expect(await buffer.wait(closed('a')).arrival).toEqual({ params: { threadId: 'a' }, at: 5 });
 });
 
+test('with keepUnclaimed false a notification nobody waits for is dropped; a waiter still gets the next one', async () => {
+  const buffer = new NotificationBuffer({ keepUnclaimed: false });
+  buffer.deliver('thread/closed', { threadId: 'a' }, 1);
+  const seen: unknown[] = [];
+  const { arrival } = buffer.wait(closed('a'));
+  void arrival.then((a) => seen.push(a));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(seen).toEqual([]);
+  buffer.deliver('thread/closed', { threadId: 'a' }, 2);
+  expect(await arrival).toEqual({ params: { threadId: 'a' }, at: 2 });
+});
+
 test('past 50,000 unclaimed notifications the oldest go first, consumed ones are skipped', async () => {
   const buffer = new NotificationBuffer();
   buffer.deliver('thread/closed', { threadId: 'taken' }, 0);

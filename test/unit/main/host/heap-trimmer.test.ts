@@ -73,7 +73,7 @@ describe('a heap trim', () => {
     r.clock.advance(GC_WAIT_MS);
     await settle();
     expect(r.trims).toEqual([MAX_WAIT_MS + GC_WAIT_MS]);
-    expect(r.logs[0]?.[2]?.unloads).toBe(TRIM_AFTER_UNLOADS + (2 * MAX_WAIT_MS) / QUIET_MS);
+    expect(r.logs).toEqual([['debug', 'heap trimmed', { unloads: TRIM_AFTER_UNLOADS + (2 * MAX_WAIT_MS) / QUIET_MS, released: true, ms: 0 }]]);
   });
 
   test('unloads during a trim count toward the next one, which follows its own quiet and collection', async () => {
@@ -123,13 +123,22 @@ describe('a heap trim', () => {
   });
 
   test('where the C library cannot trim, or the addon is missing, nothing more is counted or scheduled', async () => {
-    for (const load of [() => ({ trim: () => null }), () => { throw new Error('Cannot find module heap_trim.node'); }]) {
+    const cases = [
+      { load: () => ({ trim: () => null }), logs: [] },
+      {
+        load: () => {
+          throw new Error('Cannot find module heap_trim.node');
+        },
+        logs: [['info', 'heap trimming is unavailable', { reason: 'Cannot find module heap_trim.node' }]],
+      },
+    ];
+    for (const { load, logs } of cases) {
       const r = rig(null, load);
       unload(r, TRIM_AFTER_UNLOADS);
       r.clock.advance(QUIET_MS + GC_WAIT_MS);
       await settle();
       unload(r, TRIM_AFTER_UNLOADS * 2);
-      expect([r.clock.activeTimers(), r.listeners()]).toEqual([0, 0]);
+      expect([r.clock.activeTimers(), r.listeners(), r.logs]).toEqual([0, 0, logs]);
     }
   });
 
