@@ -25,7 +25,7 @@ export interface ListedRollout {
 /**
  * How a listing uses the kept heads: 'trustWhole' does not stat a file whose head was kept
  * whole (it cannot change by appends, and the walk sees deletions; its `updatedAtMs` is null,
- * for the caller to read the few it shows with `freshHeads`); 'validate' stats every file and
+ * for the caller to read the few it shows with `freshHead`); 'validate' stats every file and
  * reads those that are new, replaced, shortened or not yet whole and grown; 'readAgain' reads
  * every head it is asked for (what a search of previews needs: a head rewritten in place shows
  * in no stat).
@@ -49,17 +49,13 @@ export type FreshHead =
   | { kind: 'unreadable' };
 
 /**
- * Listed rollouts read again, for a page to show: each head as its file has it now, with its
- * mtime, in the order given. Appends never change a head, but a writer that cuts a failed
+ * A listed rollout read again, for a page to show: its head as its file has it now, with its
+ * mtime. Appends never change a head, but a writer that cuts a failed
  * write back and writes another does (in place: no stat tells), and so does a file replaced;
  * `heads` then keeps the new one. A file that cannot be read now (EMFILE, EIO) is forgotten by
  * `heads`, not taken for a change.
  */
-export function freshHeads(listed: readonly RolloutHead[], heads: RolloutHeads): FreshHead[] {
-  return listed.map((head) => freshHead(head, heads));
-}
-
-function freshHead(head: RolloutHead, heads: RolloutHeads): FreshHead {
+export function freshHead(head: RolloutHead, heads: RolloutHeads): FreshHead {
   let file;
   try {
     file = regularFile(head.path);

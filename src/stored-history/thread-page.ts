@@ -8,7 +8,7 @@
 // millisecond before it (descending) or after it (ascending), for paging back the other way.
 import type { Stats } from 'node:fs';
 import type { RolloutSummary, ThreadFilter, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
-import { freshHeads, listedHead, regularFile, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
+import { freshHead, listedHead, regularFile, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
 import type { ListingMemory } from './listing-memory.js';
 import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutHead } from './rollout-heads.js';
@@ -64,8 +64,7 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
     const page = rows.slice(0, size);
     // A head this listing read is as fresh as reading it again would make it; a kept one is
     // read again, with its mtime.
-    const kept = freshHeads(page.flatMap(({ listed }) => (listed.readNow ? [] : [listed.head])), heads);
-    const fresh: FreshHead[] = page.map(({ listed }) => (listed.readNow ? { kind: 'same', head: listed.head, updatedAtMs: listed.updatedAtMs as number } : (kept.shift() as FreshHead)));
+    const fresh: FreshHead[] = page.map(({ listed }) => (listed.readNow ? { kind: 'same', head: listed.head, updatedAtMs: listed.updatedAtMs as number } : freshHead(listed.head, heads)));
     // A row is shown as it reads now, left out when gone or unreadable (EMFILE, EIO), as a
     // listing that read every head would leave it out; the cursors still come from the page
     // as listed.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { RolloutHeads, type RolloutHead } from '../../../src/stored-history/rollout-heads.js';
-import { freshHeads } from '../../../src/stored-history/head-reads.js';
+import { freshHead } from '../../../src/stored-history/head-reads.js';
 import { listRolloutHeads, listRollouts } from '../../helpers/list-rollouts.js';
 
 const SAMPLE = readFileSync(new URL('../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url), 'utf8');
@@ -91,15 +91,15 @@ test('listed by creation time, a whole head comes without a stat; freshHead read
   expect([first!.head.preview, first!.updatedAtMs]).toEqual(['hello', 3_000_000]); // read now: stat'ed
   const [again] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([again!.head, again!.updatedAtMs]).toEqual([first!.head, null]);
-  expect((await freshHeads([again!.head], heads))[0]).toEqual({ kind: 'same', head: first!.head, updatedAtMs: 3_000_000 });
+  expect(freshHead(again!.head, heads)).toEqual({ kind: 'same', head: first!.head, updatedAtMs: 3_000_000 });
   // Cut back and written again in place (same inode, not shorter): only a fresh read sees it.
   await writeFile(path, SAMPLE.replace('"message":"hello"', '"message":"later"') + '\n');
   await utimes(path, new Date(5_000_000), new Date(5_000_000));
-  expect((await freshHeads([again!.head], heads))[0]).toEqual({ kind: 'changed', head: { ...first!.head, preview: 'later' }, updatedAtMs: 5_000_000 });
+  expect(freshHead(again!.head, heads)).toEqual({ kind: 'changed', head: { ...first!.head, preview: 'later' }, updatedAtMs: 5_000_000 });
   const [kept] = await listRolloutHeads(home, heads, 'trustWhole');
   expect([kept!.head.preview, kept!.updatedAtMs]).toEqual(['later', null]);
   await unlink(path);
-  expect((await freshHeads([kept!.head], heads))[0]).toEqual({ kind: 'gone' });
+  expect(freshHead(kept!.head, heads)).toEqual({ kind: 'gone' });
 });
 
 test('a head not yet whole is stat\'ed at every listing, even by creation time', async () => {
