@@ -32,7 +32,9 @@ export function compileBundle(bundle: string): { script: Script; cache: CodeCach
   } catch {
     cachedData = undefined;
   }
-  const script = new Script(wrap(readFileSync(bundle, 'utf8')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
+  // latin1: the build writes its bundles in ASCII (scripts/bundle.mjs checks), which latin1
+  // copies as it is, while a UTF-8 decode of the same ~300 KB took twice as long.
+  const script = new Script(wrap(readFileSync(bundle, 'latin1')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
   return { script, cache: cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'accepted' };
 }
 

@@ -1,5 +1,6 @@
 // Node built-ins that the start path names but uses only later: crypto for thread ids,
-// worker_threads when the pool starts, perf_hooks when stats are on, child_process off Linux.
+// worker_threads when the pool starts, perf_hooks when stats are on, child_process off Linux,
+// v8 for the pool's heap flags, fs/promises for lookups that run only once threads do.
 // A static import loads a built-in, and every internal module behind it, before the first
 // reply (crypto alone is ~20 internal modules); `builtin()` loads it on first use instead.
 // Node caches built-ins, so later calls are a map lookup.
@@ -11,3 +12,6 @@ const require = createRequire(import.meta.url);
 export function builtin<T>(name: `node:${string}`): T {
   return require(name) as T;
 }
+
+/** `node:fs/promises` (with it, its streams, directory and watcher modules), loaded on first use. */
+export const fsPromises = (): typeof import('node:fs/promises') => builtin('node:fs/promises');

@@ -16,8 +16,8 @@ const PRELOAD = fileURLToPath(new URL('../fixtures/start-path/builtins-at-first-
 const BUNDLE_DIR = dirname(CLI);
 const INITIALIZE = `${JSON.stringify({ id: 1, method: 'initialize', params: { clientInfo: { name: 'start-path', version: '1' } } })}\n`;
 
-// Loaded by the first thread/start, a socket listener, or stats, never before the first reply.
-const LATER_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'perf_hooks', 'http', 'readline'];
+// Loaded by the first thread/start, a socket listener, stats or the pool, never before the first reply.
+const LATER_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'perf_hooks', 'http', 'readline', 'v8', 'fs/promises'];
 
 /** The public built-ins and the npm packages loaded when a stdio start in `home` wrote its first line. */
 function loadedAtFirstReply(home: string): { builtins: string[]; packages: string[] } {
@@ -45,6 +45,13 @@ test('every file of the bundle, the workers\' entries and piscina included, has 
     const inlinedPackage = (source: string) => source.includes('/node_modules/');
     expect(sources.filter((source) => !existsSync(source) || !(source.endsWith('.ts') || inlinedPackage(source)))).toEqual([]);
   }
+});
+
+test('the command is CommonJS, and the bundles run from a code cache are ASCII, as code-cache.ts reads them (latin1)', () => {
+  // Node reaches an ES module entry later than a CommonJS one; the folder's package.json decides.
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
+  const nonAscii = (file: string) => [...readFileSync(join(BUNDLE_DIR, file))].filter((byte) => byte > 0x7f).length;
+  expect(['thread-host.cjs', 'piscina/index.js'].map(nonAscii)).toEqual([0, 0]);
 });
 
 test('V8 accepts the code caches the build wrote for the bundle and for piscina\'s', () => {

@@ -4,8 +4,8 @@
 // when this host materializes a thread, and from every walk; one walk serves every caller
 // waiting on it. A remembered path is checked before use, so files moved or deleted by other
 // processes are found again by a fresh walk.
-import { access } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { fsPromises } from '../lazy-builtin.js';
 import { walkRolloutPaths } from './rollout-locator.js';
 import { parseRolloutFileName } from '../../common/history/rollout-path.js';
 
@@ -50,7 +50,7 @@ export class RolloutIndex {
     const path = this.#paths.get(id);
     if (path === undefined) return null;
     try {
-      await access(path);
+      await fsPromises().access(path);
       return path;
     } catch {
       this.#paths.delete(id);

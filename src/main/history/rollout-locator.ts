@@ -6,8 +6,8 @@
 // returned, whatever a thread id or a planted link says.
 
 import type { Dirent } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { fsPromises } from '../lazy-builtin.js';
 import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../../common/history/rollout-path.js';
 import { parseLine } from '../../common/history/rollout-json.js';
 
@@ -30,7 +30,7 @@ async function* walkRollouts(dir: string): AsyncGenerator<string> {
   if (!(await isRealDirectory(dir))) return;
   let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = await fsPromises().readdir(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -45,7 +45,7 @@ async function* walkRollouts(dir: string): AsyncGenerator<string> {
 
 async function isRealDirectory(path: string): Promise<boolean> {
   try {
-    return (await lstat(path)).isDirectory();
+    return (await fsPromises().lstat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -60,7 +60,7 @@ async function isRealDirectory(path: string): Promise<boolean> {
 export async function startsWithSessionMeta(path: string): Promise<boolean> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await fsPromises().open(path, 'r');
   } catch {
     return false;
   }

@@ -9,7 +9,7 @@
 // A small young generation costs more frequent scavenges, each proportional to what survives,
 // not to what was allocated; the host's allocation is many small short-lived objects (messages,
 // events, lines), which die young at any size.
-import { setFlagsFromString } from 'node:v8';
+import { builtin } from '../lazy-builtin.js';
 
 /** Pool workers: 3 MB of young generation is V8's smallest, one 1 MB semi-space pair. */
 export const WORKER_MAX_YOUNG_GENERATION_MB = 3;
@@ -21,5 +21,5 @@ export const WORKER_MAX_YOUNG_GENERATION_MB = 3;
  * workers is up.
  */
 export function holdMainYoungGeneration(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  builtin<typeof import('node:v8')>('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 }

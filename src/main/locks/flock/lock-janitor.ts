@@ -2,7 +2,7 @@
 // the thread's next owner releases cleanly or some process's first-use sweep runs (spec §1.4);
 // we retry a bounded number of times, off the request path, under the same rules as release:
 // EXCLUSIVE coordination, an EX|NB try on the file, close before unlink.
-import { access } from 'node:fs/promises';
+import { fsPromises } from '../../lazy-builtin.js';
 import type { Clock } from '../../../common/clock.js';
 import { type CoordinationHold, type WriterLockPaths, tryEnterCoordination } from './coordination-lock.js';
 import { unlinkIfUnowned } from './stale-lock-sweep.js';
@@ -141,7 +141,7 @@ export class LockJanitor {
       .map(([path]) => path);
 
     // Async, outside any lock: skip files that are already gone without touching coordination.
-    const exists = await Promise.all(due.map((path) => access(path).then(() => true, () => false)));
+    const exists = await Promise.all(due.map((path) => fsPromises().access(path).then(() => true, () => false)));
     if (this.#state.kind === 'stopped') return;
     const candidates: string[] = [];
     due.forEach((path, index) => {

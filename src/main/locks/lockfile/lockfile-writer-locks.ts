@@ -13,7 +13,7 @@
 // mkdir has no shared mode. It serializes check-and-create against every removal, which is
 // where the protocol needs it (see lock-dir.ts), and a burst of acquisitions shares one hold.
 // Nothing here touches the disk synchronously: a network stat can take seconds.
-import { mkdir } from 'node:fs/promises';
+import { fsPromises } from '../../lazy-builtin.js';
 import { type Clock, systemClock } from '../../../common/clock.js';
 import type { LogFn } from '../../../common/log.js';
 import type { AcquireResult as BackendAcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
@@ -219,7 +219,7 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
 
   #ensureDir(): Promise<unknown> {
     // Once per backend; a failure is retried by the next caller.
-    this.#dirReady ??= mkdir(this.#paths.dir, { recursive: true }).catch((error: unknown) => {
+    this.#dirReady ??= fsPromises().mkdir(this.#paths.dir, { recursive: true }).catch((error: unknown) => {
       this.#dirReady = null;
       throw error;
     });
