@@ -3,9 +3,9 @@
 // as `appServer`; a spawned sub-agent shows its source whole, with its nickname and role).
 import { describe, expect, test } from 'vitest';
 import { TestServer, type Message } from '../helpers/test-server.js';
+import { fixedThreadId as id } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
 
-const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 const SPAWNED = { subagent: { thread_spawn: { parent_thread_id: id(9), depth: 1, agent_nickname: 'nick', agent_role: 'role' } } };
 const CASES: Array<{ recorded: unknown; source: unknown; agentNickname: string | null; agentRole: string | null }> = [
   { recorded: 'exec', source: 'exec', agentNickname: null, agentRole: null },

@@ -6,9 +6,9 @@ import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 
 import { describe, expect, test } from 'vitest';
 import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
+import { fixedThreadId as id } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';
 
-const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 // T4 and T5 start in the same second; updates run in another order: T2 last. (Update times are
 // file mtimes, set here with fractions a float second holds exactly.)
 const CREATED = ['2026-12-02T10:00:01.250Z', '2026-12-02T10:00:02.500Z', '2026-12-02T10:00:03.750Z', '2026-12-02T10:00:04.100Z', '2026-12-02T10:00:04.900Z'];

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureReference } from '../../bench/lib/reference-install.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { fixedThreadId as id } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';
 import { mockModelConfig, RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 
@@ -158,7 +159,6 @@ describe('thread/list on one home', () => {
   // Rollouts another writer could leave: a name whose time disagrees with the session_meta's
   // (another clock or time zone), several in one second, every kind of recorded source, and
   // providers (none recorded counts as the home's default), and first messages to trim.
-  const id = (n: number): string => `01a23700-0000-7000-8000-${String(n).padStart(12, '0')}`;
   const ROLLOUTS: MinimalRollout[] = [
     { threadId: id(1), created: '2026-11-01T12:00:00.500Z', namedAt: '2026-11-01T10:00:00.000Z', message: 'named before its creation' },
     { threadId: id(2), created: '2026-11-01T10:00:00.750Z', namedAt: '2026-11-01T12:00:00.000Z', message: 'named after its creation' },

@@ -57,7 +57,7 @@ const BUILTIN_PROVIDERS: Record<string, ConfigDocument> = {
 };
 
 /** The provider config.toml names (`model_provider`), or the embedded one. */
-export function defaultModelProviderId(document: ConfigDocument): string {
+function defaultModelProviderId(document: ConfigDocument): string {
   return namedModelProvider(document) ?? EMBEDDED_PROVIDER_ID;
 }
 

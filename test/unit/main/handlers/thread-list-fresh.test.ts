@@ -10,9 +10,9 @@ import type { Connection } from '../../../../src/main/connections.js';
 import { threadList } from '../../../../src/main/handlers/thread-list.js';
 import { threadListParams } from '../../../../src/main/protocol/method-params.js';
 import { stubHostContext } from '../../../helpers/stub-host-context.js';
+import { fixedThreadId as id } from '../../../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../../../helpers/minimal-rollout.js';
 
-const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 const created = (n: number) => `2026-12-02T10:00:0${n}.000Z`;
 
 let home: string;

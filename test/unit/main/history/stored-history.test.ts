@@ -16,13 +16,13 @@ import { StoredHistory } from '../../../../src/main/history/stored-history.js';
 import { ListingMemory } from '../../../../src/stored-history/listing-memory.js';
 import { answerStoredHistory } from '../../../../src/stored-history/stored-history-jobs.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
+import { fixedThreadId as id } from '../../../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../../../helpers/minimal-rollout.js';
 
 const WORKER = fileURLToPath(new URL('../../../../dist/workers/stored-history.js', import.meta.url));
 const FAULTY = fileURLToPath(new URL('../../../fixtures/stored-history/faulty-stored-history.mjs', import.meta.url));
 const LEGACY = fileURLToPath(new URL('../../../fixtures/rollouts/rollout-legacy-two-turns.jsonl', import.meta.url));
 const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';
-const id = (n: number) => `01a23700-0000-7000-8000-00000000000${n}`;
 
 let home: string;
 let history: StoredHistory | null = null;
