@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -82,6 +82,24 @@ const msgpackrUnpackInlined = {
   },
 };
 
+// The main thread's decoder takes msgpackr's native string extractor without msgpackr's loader
+// (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks, relative
+// to the package's root, is written into the bundle. null where there is none (no prebuilt
+// extractor for this platform, or the optional package was not installed).
+function stringExtractorFile() {
+  try {
+    const dir = dirname(createRequire(createRequire(import.meta.url).resolve('msgpackr')).resolve('msgpackr-extract/package.json'));
+    const file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir);
+    return relative(process.cwd(), file).split(sep).join('/');
+  } catch {
+    return null;
+  }
+}
+const stringExtractorDefine = () => {
+  const file = stringExtractorFile();
+  return file === null ? {} : { THREAD_HOST_STRING_EXTRACTOR: JSON.stringify(file) };
+};
+
 // Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
 // compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).
 const piscinaFromBundle = {
@@ -99,7 +117,7 @@ await build({
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
-  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
+  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true', ...stringExtractorDefine() },
 });
 assertAscii(BUNDLE);
 // The command itself, CommonJS too: Node reaches an ES module entry ~6 ms later than a CommonJS

@@ -5,15 +5,39 @@
 // of it finding and loading its optional native string extractor (node-gyp-build and
 // detect-libc): every other request waited for it. Without the extractor, a slice of many short
 // strings decodes ~3x slower and one of longer texts ~1.2x (64 KB slices: ~0.4 against ~0.14 ms,
-// and ~0.07 against ~0.06 ms), one slice per event-loop turn after the resume is answered.
-import { Unpackr } from 'msgpackr/unpack';
+// and ~0.07 against ~0.06 ms), one slice per event-loop turn after the resume is answered, so
+// the pool's start hands it the extractor's file directly (src/main/pool/string-extractor.ts).
+import * as unpackModule from 'msgpackr/unpack';
 import type { HistorySlice } from './packed-history.js';
 import { SNAPSHOT_OPTIONS } from './snapshot-codec.js';
 
-let unpackr: Unpackr | null = null;
+/** msgpackr-extract's extractStrings: the strings of a source from `start` to `end`, or a failure msgpackr reads. */
+export type ExtractStrings = (start: number, end: number, buffer: ArrayBufferLike) => unknown;
+
+// The unpack module takes the extractor through setExtractor, which its typings leave out.
+// Only the module the bundle inlines (unpack.js) exports it; in the unbundled build (tsc's
+// output, and the sources under test) `msgpackr/unpack` is an entry of the package that does
+// not, and strings are decoded in JavaScript there.
+const unpack = unpackModule as typeof unpackModule & { setExtractor?: (extract: ExtractStrings) => void; isNativeAccelerationEnabled?: boolean };
+
+/**
+ * Decodes strings with `extractStrings` from the next unpack on. False where this build's
+ * unpack module takes no extractor. Safe between two unpacks: each reads the module's string
+ * readers afresh.
+ */
+export function useStringExtractor(extractStrings: ExtractStrings): boolean {
+  if (typeof unpack.setExtractor !== 'function') return false;
+  unpack.setExtractor(extractStrings);
+  return true;
+}
+
+/** Whether this thread's unpack module decodes strings natively. */
+export const decodesStringsNatively = (): boolean => unpack.isNativeAccelerationEnabled === true;
+
+let unpackr: unpackModule.Unpackr | null = null;
 
 export function decodeSnapshot<T>(bytes: Uint8Array): T {
-  unpackr ??= new Unpackr(SNAPSHOT_OPTIONS);
+  unpackr ??= new unpack.Unpackr(SNAPSHOT_OPTIONS);
   return unpackr.unpack(bytes) as T;
 }
 

@@ -50,8 +50,22 @@ afterAll(async () => {
 // What a later process shows differently: when the thread was last updated, and the caller's subscription.
 const sameThread = (thread: Message): Message => ({ ...thread, updatedAt: expect.any(Number), recencyAt: expect.any(Number) });
 
-test.each([false, true])('reads sent in the same burst as a cold resume (excludeTurns: %s) answer the whole history', async (excludeTurns) => {
-  const server = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
+// The main thread decodes the slices with msgpackr's native string extractor once the pool has
+// started (src/main/pool/string-extractor.ts), or in JavaScript where msgpackr's own switch
+// turns it off: the same answers either way.
+const NATIVE_STRINGS_LOG = "the main thread decodes strings with msgpackr's native extractor";
+const decoders = {
+  native: { env: { THREAD_HOST_LOG: 'info' }, logged: [{ ts: expect.any(String), level: 'info', msg: NATIVE_STRINGS_LOG, file: expect.stringMatching(/msgpackr-extract.*\.node$/) }] },
+  javascript: { env: { THREAD_HOST_LOG: 'info', MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' }, logged: [] },
+};
+
+test.each([
+  [false, 'native'],
+  [true, 'native'],
+  [false, 'javascript'],
+] as const)('reads sent in the same burst as a cold resume (excludeTurns: %s, strings decoded: %s) answer the whole history', async (excludeTurns, decoder) => {
+  const { env, logged } = decoders[decoder];
+  const server = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true, env });
   try {
     const [resume, read, turns, items, warm] = await Promise.all([
       server.request('thread/resume', { threadId, excludeTurns }),
@@ -67,6 +81,8 @@ test.each([false, true])('reads sent in the same burst as a cold resume (exclude
     expect(read.thread.turns).toHaveLength(TURNS);
     expect(turns).toEqual(before.turnsPage);
     expect(items).toEqual(before.itemsPage);
+    // Loaded in a turn of its own right after the workers are created, before the resume's actor is placed.
+    expect(server.logLines().filter((line) => line.msg === NATIVE_STRINGS_LOG)).toEqual(logged);
   } finally {
     expect(await server.close()).toBe(0);
   }

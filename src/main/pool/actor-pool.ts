@@ -72,6 +72,8 @@ export interface ActorPoolOptions {
   retireAfterActors?: number;
   /** How long a worker stays empty before it is retired (RETIRE_IDLE_MS). */
   retireIdleMs?: number;
+  /** msgpackr's native string extractor for the main thread's decoding, loaded after the workers start (string-extractor.ts). */
+  stringExtractor?: string | null;
 }
 
 /** The time a worker gets to come up and attach its actor host. */
@@ -121,12 +123,17 @@ export class ActorPool {
   // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
   // then starting its workers), with a turn of the event loop between them: a request that
   // arrived meanwhile (the turn a client sends right after its first thread/start) is answered
-  // between the two instead of after both.
+  // between the two instead of after both. The string extractor's load is a third, in a turn
+  // of its own.
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
       await ownTurn();
-      if (!this.#closing) this.#pool = this.#createPool(runtime);
+      if (this.#closing) return;
+      this.#pool = this.#createPool(runtime);
+      // After the workers' attaches (the same queue), which the first thread/start waits for.
+      const extractor = this.#options.stringExtractor ?? null;
+      if (extractor !== null) inOwnTurn(() => void runtime.loadStringExtractor(extractor, this.#options.log));
     });
     return this.#starting;
   }

@@ -1,0 +1,54 @@
+// The main thread's native string extractor is optional: whatever keeps it from loading leaves
+// strings decoded in JavaScript, with one warning that names the file. Loading it for real, and
+// decoding with it, is tested against the bundle (test/e2e/resume-mirror-fill.test.ts), the one
+// build whose unpack module takes an extractor.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { nativeStringsDisabled, stringExtractorFor } from '../../../../src/main/pool/string-extractor-file.js';
+import { loadStringExtractor } from '../../../../src/main/pool/string-extractor.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'thread-host-extractor-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function collectingLog() {
+  const lines: Array<{ level: string; message: string; fields: Record<string, unknown> | undefined }> = [];
+  return { lines, log: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, fields }) };
+}
+
+test('no file recorded: JavaScript, and nothing logged', () => {
+  const { lines, log } = collectingLog();
+  expect(loadStringExtractor(null, log)).toBe('javascript');
+  expect(lines).toEqual([]);
+});
+
+test('a file that does not load: JavaScript, and a warning naming it', () => {
+  const { lines, log } = collectingLog();
+  const file = join(dir, 'missing.node');
+  expect(loadStringExtractor(file, log)).toBe('javascript');
+  expect(lines).toEqual([
+    {
+      level: 'warn',
+      message: "msgpackr's native string extractor did not load; the main thread decodes strings in JavaScript",
+      fields: { file, error: expect.stringContaining(`Cannot find module '${file}'`) },
+    },
+  ]);
+});
+
+test('a module without extractStrings: JavaScript, and a warning naming it', () => {
+  const { lines, log } = collectingLog();
+  const file = join(dir, 'not-an-extractor.cjs');
+  writeFileSync(file, 'module.exports = { extract: () => null };\n');
+  expect(loadStringExtractor(file, log)).toBe('javascript');
+  expect(lines).toEqual([
+    { level: 'warn', message: "msgpackr's native string extractor has no extractStrings; the main thread decodes strings in JavaScript", fields: { file } },
+  ]);
+});
+
+test("msgpackr's switch is read as msgpackr reads it: 'true' in any case turns the extractor off", () => {
+  expect(['true', 'TRUE', 'True'].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([true, true, true]);
+  expect(['false', '1', 'yes', ''].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([false, false, false, false]);
+  expect(nativeStringsDisabled({})).toBe(false);
+  expect(stringExtractorFor({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' })).toBeNull();
+});
