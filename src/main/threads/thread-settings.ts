@@ -3,7 +3,7 @@
 import { join, resolve } from 'node:path';
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { ResolvedProvider } from '../../common/model-provider.js';
-import { ConfigError, withOverrides } from '../config/config-document.js';
+import { ConfigError, type ConfigDocument, withOverrides } from '../config/config-document.js';
 import { resolveHostConfig, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -34,7 +34,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
   let config: HostConfig;
   try {
-    config = resolveHostConfig(document);
+    config = document === ctx.configDocument ? hostConfigOf(document) : resolveHostConfig(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // Name the file when the problem is in config.toml itself rather than in this request.
@@ -55,4 +55,27 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
   return { config, settings, provider: { ...provider, apiKey } };
+}
+
+// The host's own document (config.toml and `-c`) does not change while it runs, so a request
+// that overrides nothing resolves it to the same configuration, or the same error, every time:
+// resolved once, it is a map lookup instead of every key checked again (a burst of 32
+// thread/starts or cold resumes resolved it 32 times, one after another, while other requests
+// waited). The configuration is frozen, being shared.
+const resolvedDocuments = new WeakMap<ConfigDocument, Readonly<HostConfig> | ConfigError>();
+
+function hostConfigOf(document: ConfigDocument): HostConfig {
+  let resolved = resolvedDocuments.get(document);
+  if (resolved === undefined) {
+    try {
+      const config = resolveHostConfig(document);
+      resolved = Object.freeze({ ...config, provider: Object.freeze(config.provider) });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      resolved = error;
+    }
+    resolvedDocuments.set(document, resolved);
+  }
+  if (resolved instanceof ConfigError) throw resolved;
+  return resolved;
 }

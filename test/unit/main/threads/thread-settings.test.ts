@@ -1,0 +1,50 @@
+// A thread's settings: the host's own configuration is resolved once and shared (frozen) by
+// every request that overrides nothing; a request's overrides are resolved on their own; a bad
+// config.toml is the same error at every request, naming the file.
+import { expect, test } from 'vitest';
+import { type SessionOverrides, resolveSession } from '../../../../src/main/threads/thread-settings.js';
+import { stubHostContext } from '../../../helpers/stub-host-context.js';
+
+const none: SessionOverrides = {
+  model: null,
+  modelProvider: null,
+  cwd: null,
+  approvalPolicy: null,
+  approvalsReviewer: null,
+  sandbox: null,
+  config: null,
+  baseInstructions: null,
+  developerInstructions: null,
+};
+
+test('requests without overrides share one frozen resolution of the host configuration', () => {
+  const ctx = stubHostContext('/tmp/home', { configDocument: { model: 'm1', thread_unload_delay_secs: 7 } });
+  const first = resolveSession(ctx, none);
+  const second = resolveSession(ctx, none);
+  expect(second.config).toBe(first.config);
+  expect(Object.isFrozen(first.config) && Object.isFrozen(first.config.provider)).toBe(true);
+  expect([first.config.model, first.config.threadUnloadDelaySecs, first.settings.model]).toEqual(['m1', 7, 'm1']);
+});
+
+test("a request's config map is resolved on its own and leaves the shared resolution as it was", () => {
+  const ctx = stubHostContext('/tmp/home', { configDocument: { model: 'm1' } });
+  const shared = resolveSession(ctx, none).config;
+  const overridden = resolveSession(ctx, { ...none, config: { model: 'm2' } });
+  expect(overridden.config).not.toBe(shared);
+  expect([overridden.config.model, shared.model, resolveSession(ctx, none).config.model]).toEqual(['m2', 'm1', 'm1']);
+});
+
+test('a bad config.toml fails every request that overrides nothing with the same answer, naming the file', () => {
+  const ctx = stubHostContext('/tmp/home', { configDocument: { thread_unload_delay_secs: 'soon' } });
+  const failure = () => {
+    try {
+      resolveSession(ctx, none);
+    } catch (error) {
+      return { code: (error as { code?: number }).code, message: (error as Error).message };
+    }
+    return null;
+  };
+  const first = failure();
+  expect(first).toEqual({ code: -32600, message: 'failed to load configuration: /tmp/home/config.toml: thread_unload_delay_secs: invalid type: string "soon", expected u64' });
+  expect(failure()).toEqual(first);
+});
