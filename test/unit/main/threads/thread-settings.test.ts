@@ -4,18 +4,10 @@
 import { expect, test } from 'vitest';
 import { type SessionOverrides, resolveSession } from '../../../../src/main/threads/thread-settings.js';
 import { stubHostContext } from '../../../helpers/stub-host-context.js';
+import { threadStartParams } from '../../../../src/main/protocol/method-params.js';
 
-const none: SessionOverrides = {
-  model: null,
-  modelProvider: null,
-  cwd: null,
-  approvalPolicy: null,
-  approvalsReviewer: null,
-  sandbox: null,
-  config: null,
-  baseInstructions: null,
-  developerInstructions: null,
-};
+// What thread/start with no params decodes to: a request that overrides nothing.
+const none: SessionOverrides = threadStartParams({});
 
 test('requests without overrides share one frozen resolution of the host configuration', () => {
   const ctx = stubHostContext('/tmp/home', { configDocument: { model: 'm1', thread_unload_delay_secs: 7 } });
