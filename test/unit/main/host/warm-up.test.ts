@@ -11,12 +11,12 @@ const { warmUpHost } = await import('../../../../src/main/host/warm-up.js');
 type Ctx = Parameters<typeof warmUpHost>[0];
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** What had run right after the call, then after each of four turns of the event loop. */
+/** What had run right after the call, then after each of five turns of the event loop (the time zone's step records nothing). */
 async function stepsSeen(ctx: Ctx): Promise<string[][]> {
   done.length = 0;
   warmUpHost(ctx);
   const seen = [[...done]];
-  for (let turn = 0; turn < 4; turn += 1) {
+  for (let turn = 0; turn < 5; turn += 1) {
     await nextTurn();
     seen.push([...done]);
   }
@@ -29,18 +29,20 @@ function host(prepare?: () => void): Ctx & { logs: unknown[][] } {
   return { pool: { warmUp: () => void done.push('pool') }, locks: prepare ? { prepare } : {}, log: (...entry: unknown[]) => void logs.push(entry), logs } as unknown as Ctx & { logs: unknown[][] };
 }
 
-test('starts the pool at once, then prepares ids, the writer locks and fs/promises, each in a turn of its own, once per host', async () => {
+test('starts the pool at once, then prepares ids, the writer locks, fs/promises and the time zone, each in a turn of its own, once per host', async () => {
   const ctx = host(() => void done.push('locks'));
-  expect(await stepsSeen(ctx)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids', 'locks'], ['pool', 'ids', 'locks', 'fs'], ['pool', 'ids', 'locks', 'fs']]);
-  expect(await stepsSeen(ctx)).toEqual([[], [], [], [], []]);
+  const all = ['pool', 'ids', 'locks', 'fs'];
+  expect(await stepsSeen(ctx)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids', 'locks'], all, all, all]);
+  expect(await stepsSeen(ctx)).toEqual([[], [], [], [], [], []]);
   expect(ctx.logs).toEqual([]);
 });
 
 test('a lock backend with nothing to prepare is skipped, and a step that fails is logged, not thrown', async () => {
-  expect(await stepsSeen(host())).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], ['pool', 'ids', 'fs'], ['pool', 'ids', 'fs']]);
+  const withoutLocks = ['pool', 'ids', 'fs'];
+  expect(await stepsSeen(host())).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], withoutLocks, withoutLocks, withoutLocks]);
   const failing = host(() => {
     throw new Error('no binding');
   });
-  expect(await stepsSeen(failing)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], ['pool', 'ids', 'fs'], ['pool', 'ids', 'fs']]);
+  expect(await stepsSeen(failing)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], withoutLocks, withoutLocks, withoutLocks]);
   expect(failing.logs).toEqual([['warn', 'a warm-up step failed', { step: 'writer locks', error: 'Error: no binding' }]]);
 });
