@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -83,14 +83,16 @@ const msgpackrUnpackInlined = {
 };
 
 // The main thread's decoder takes msgpackr's native string extractor without msgpackr's loader
-// (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks, relative
-// to the package's root, is written into the bundle. null where there is none (no prebuilt
-// extractor for this platform, or the optional package was not installed).
+// (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks is
+// written into the bundle as a package path (what follows its last node_modules/), which the
+// host resolves from msgpackr-extract's folder wherever the install put it. null where there is
+// none (no prebuilt extractor for this platform, or the optional package was not installed).
 function stringExtractorFile() {
   try {
     const dir = dirname(createRequire(createRequire(import.meta.url).resolve('msgpackr')).resolve('msgpackr-extract/package.json'));
-    const file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir);
-    return relative(process.cwd(), file).split(sep).join('/');
+    const file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir).split(sep).join('/');
+    const at = file.lastIndexOf('/node_modules/');
+    return at < 0 ? null : file.slice(at + '/node_modules/'.length);
   } catch {
     return null;
   }

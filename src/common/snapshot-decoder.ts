@@ -18,7 +18,7 @@ export type ExtractStrings = (start: number, end: number, buffer: ArrayBufferLik
 // Only the module the bundle inlines (unpack.js) exports it; in the unbundled build (tsc's
 // output, and the sources under test) `msgpackr/unpack` is an entry of the package that does
 // not, and strings are decoded in JavaScript there.
-const unpack = unpackModule as typeof unpackModule & { setExtractor?: (extract: ExtractStrings) => void; isNativeAccelerationEnabled?: boolean };
+const unpack = unpackModule as typeof unpackModule & { setExtractor?: (extract: ExtractStrings) => void };
 
 /**
  * Decodes strings with `extractStrings` from the next unpack on. False where this build's
@@ -30,9 +30,6 @@ export function useStringExtractor(extractStrings: ExtractStrings): boolean {
   unpack.setExtractor(extractStrings);
   return true;
 }
-
-/** Whether this thread's unpack module decodes strings natively. */
-export const decodesStringsNatively = (): boolean => unpack.isNativeAccelerationEnabled === true;
 
 let unpackr: unpackModule.Unpackr | null = null;
 

@@ -1,6 +1,7 @@
 // Node built-ins that the start path names but uses only later: crypto for thread ids,
 // worker_threads when the pool starts, perf_hooks when stats are on, child_process off Linux,
-// v8 for the pool's heap flags, fs/promises for lookups that run only once threads do.
+// v8 for the pool's heap flags, fs/promises for rollout lookups (the warm-up loads it after the
+// first reply, src/main/host/warm-up.ts).
 // A static import loads a built-in, and every internal module behind it, before the first
 // reply (crypto alone is ~20 internal modules); `builtin()` loads it on first use instead.
 // Node caches built-ins, so later calls are a map lookup.

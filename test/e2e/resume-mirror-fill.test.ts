@@ -81,8 +81,12 @@ test.each([
     expect(read.thread.turns).toHaveLength(TURNS);
     expect(turns).toEqual(before.turnsPage);
     expect(items).toEqual(before.itemsPage);
-    // Loaded in a turn of its own right after the workers are created, before the resume's actor is placed.
-    expect(server.logLines().filter((line) => line.msg === NATIVE_STRINGS_LOG)).toEqual(logged);
+    // Loaded in a turn of its own right after the workers' attaches, so before the resume's
+    // actor is placed and its history read: every slice was decoded by the decoder named.
+    const lines = server.logLines();
+    expect(lines.filter((line) => line.msg === NATIVE_STRINGS_LOG)).toEqual(logged);
+    const placed = lines.findIndex((line) => line.msg === 'actor placed' && line.threadId === threadId);
+    expect(placed).toBeGreaterThan(lines.findIndex((line) => line.msg === NATIVE_STRINGS_LOG));
   } finally {
     expect(await server.close()).toBe(0);
   }

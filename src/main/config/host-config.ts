@@ -191,6 +191,18 @@ function unloadDelay(value: unknown): number | null {
   return n > BigInt(Math.floor(Number.MAX_SAFE_INTEGER / 1000)) ? null : Number(n);
 }
 
+/**
+ * Whether the document's thread_unload_delay_secs is so close to i64::MAX that the system's
+ * uptime could push its deadline past it (the check above): its answer depends on the clock,
+ * so a configuration holding one cannot be resolved once for later requests. Uptime stays
+ * below 2^40 s (35,000 years), so any lesser delay gives the same answer at every request.
+ */
+export function unloadDelayDependsOnClock(document: ConfigDocument): boolean {
+  const value = document.thread_unload_delay_secs;
+  const n = typeof value === 'bigint' ? value : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : null;
+  return n !== null && n > I64_MAX - 2n ** 40n;
+}
+
 // os.uptime() is a system call, and this runs on every thread/start and resume whose config
 // sets the delay: the system's uptime at this process's start is read once, then advanced by
 // the process's own (monotonic, in-process) uptime.

@@ -131,9 +131,11 @@ export class ActorPool {
       await ownTurn();
       if (this.#closing) return;
       this.#pool = this.#createPool(runtime);
-      // After the workers' attaches (the same queue), which the first thread/start waits for.
+      // Behind the workers' attaches, which the first thread/start waits for: Piscina tells of
+      // its first workers in microtasks its constructor queued, and each attach queues its turn
+      // there, so this microtask, queued after them, queues the extractor's turn after both.
       const extractor = this.#options.stringExtractor ?? null;
-      if (extractor !== null) inOwnTurn(() => void runtime.loadStringExtractor(extractor, this.#options.log));
+      if (extractor !== null) queueMicrotask(() => inOwnTurn(() => void runtime.loadStringExtractor(extractor, this.#options.log)));
     });
     return this.#starting;
   }

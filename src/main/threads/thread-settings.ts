@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { ResolvedProvider } from '../../common/model-provider.js';
 import { ConfigError, type ConfigDocument, withOverrides } from '../config/config-document.js';
-import { resolveHostConfig, type HostConfig } from '../config/host-config.js';
+import { resolveHostConfig, unloadDelayDependsOnClock, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 
@@ -22,7 +22,8 @@ export interface SessionOverrides {
 }
 
 export interface ResolvedSession {
-  config: HostConfig;
+  /** Shared by the requests that override nothing (frozen). */
+  config: Readonly<HostConfig>;
   settings: ThreadSettings;
   provider: ResolvedProvider;
 }
@@ -32,7 +33,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   let document = ctx.configDocument;
   if (overrides.config) document = withOverrides(document, overrides.config);
   if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
-  let config: HostConfig;
+  let config: Readonly<HostConfig>;
   try {
     config = document === ctx.configDocument ? hostConfigOf(document) : resolveHostConfig(document);
   } catch (error) {
@@ -61,10 +62,13 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
 // that overrides nothing resolves it to the same configuration, or the same error, every time:
 // resolved once, it is a map lookup instead of every key checked again (a burst of 32
 // thread/starts or cold resumes resolved it 32 times, one after another, while other requests
-// waited). The configuration is frozen, being shared.
+// waited). The one exception is an unload delay within the system's uptime of i64::MAX, which
+// the reference refuses once uptime grows past it: such a document is resolved every time. The
+// configuration is shared, hence frozen.
 const resolvedDocuments = new WeakMap<ConfigDocument, Readonly<HostConfig> | ConfigError>();
 
-function hostConfigOf(document: ConfigDocument): HostConfig {
+function hostConfigOf(document: ConfigDocument): Readonly<HostConfig> {
+  if (unloadDelayDependsOnClock(document)) return resolveHostConfig(document);
   let resolved = resolvedDocuments.get(document);
   if (resolved === undefined) {
     try {

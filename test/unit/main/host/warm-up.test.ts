@@ -7,11 +7,13 @@ vi.mock('../../../../src/main/protocol/uuid.js', () => ({ prepareUuids: () => vo
 vi.mock('../../../../src/main/lazy-builtin.js', () => ({ fsPromises: () => void done.push('fs') }));
 
 const { warmUpHost } = await import('../../../../src/main/host/warm-up.js');
+// The time zone's step reads the local time: the first local-time reading loads the time zone.
+vi.spyOn(Date.prototype, 'getHours').mockImplementation(() => (done.push('time'), 0));
 
 type Ctx = Parameters<typeof warmUpHost>[0];
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** What had run right after the call, then after each of five turns of the event loop (the time zone's step records nothing). */
+/** What had run right after the call, then after each of five turns of the event loop. */
 async function stepsSeen(ctx: Ctx): Promise<string[][]> {
   done.length = 0;
   warmUpHost(ctx);
@@ -31,18 +33,24 @@ function host(prepare?: () => void): Ctx & { logs: unknown[][] } {
 
 test('starts the pool at once, then prepares ids, the writer locks, fs/promises and the time zone, each in a turn of its own, once per host', async () => {
   const ctx = host(() => void done.push('locks'));
-  const all = ['pool', 'ids', 'locks', 'fs'];
-  expect(await stepsSeen(ctx)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids', 'locks'], all, all, all]);
+  expect(await stepsSeen(ctx)).toEqual([
+    ['pool'],
+    ['pool', 'ids'],
+    ['pool', 'ids', 'locks'],
+    ['pool', 'ids', 'locks', 'fs'],
+    ['pool', 'ids', 'locks', 'fs', 'time'],
+    ['pool', 'ids', 'locks', 'fs', 'time'],
+  ]);
   expect(await stepsSeen(ctx)).toEqual([[], [], [], [], [], []]);
   expect(ctx.logs).toEqual([]);
 });
 
 test('a lock backend with nothing to prepare is skipped, and a step that fails is logged, not thrown', async () => {
-  const withoutLocks = ['pool', 'ids', 'fs'];
-  expect(await stepsSeen(host())).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], withoutLocks, withoutLocks, withoutLocks]);
+  const withoutLocks = [['pool'], ['pool', 'ids'], ['pool', 'ids'], ['pool', 'ids', 'fs'], ['pool', 'ids', 'fs', 'time'], ['pool', 'ids', 'fs', 'time']];
+  expect(await stepsSeen(host())).toEqual(withoutLocks);
   const failing = host(() => {
     throw new Error('no binding');
   });
-  expect(await stepsSeen(failing)).toEqual([['pool'], ['pool', 'ids'], ['pool', 'ids'], withoutLocks, withoutLocks, withoutLocks]);
+  expect(await stepsSeen(failing)).toEqual(withoutLocks);
   expect(failing.logs).toEqual([['warn', 'a warm-up step failed', { step: 'writer locks', error: 'Error: no binding' }]]);
 });

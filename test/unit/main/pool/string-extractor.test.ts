@@ -1,5 +1,5 @@
 // The main thread's native string extractor is optional: whatever keeps it from loading leaves
-// strings decoded in JavaScript, with one warning that names the file. Loading it for real, and
+// strings decoded in JavaScript, with one log line that names the file. Loading it for real, and
 // decoding with it, is tested against the bundle (test/e2e/resume-mirror-fill.test.ts), the one
 // build whose unpack module takes an extractor.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,15 +23,29 @@ test('no file recorded: JavaScript, and nothing logged', () => {
   expect(lines).toEqual([]);
 });
 
-test('a file that does not load: JavaScript, and a warning naming it', () => {
+test('a file that is not installed: JavaScript, and a note naming it', () => {
   const { lines, log } = collectingLog();
-  const file = join(dir, 'missing.node');
+  const file = '@msgpackr-extract/msgpackr-extract-none-of-these/node.abi115.glibc.node';
+  expect(loadStringExtractor(file, log)).toBe('javascript');
+  expect(lines).toEqual([
+    {
+      level: 'info',
+      message: "msgpackr's native string extractor is not installed; the main thread decodes strings in JavaScript",
+      fields: { file, error: expect.stringContaining(`Cannot find module '${file}'`) },
+    },
+  ]);
+});
+
+test('a file that is there but does not load: JavaScript, and a warning naming it', () => {
+  const { lines, log } = collectingLog();
+  const file = join(dir, 'broken.node');
+  writeFileSync(file, 'not a shared object');
   expect(loadStringExtractor(file, log)).toBe('javascript');
   expect(lines).toEqual([
     {
       level: 'warn',
       message: "msgpackr's native string extractor did not load; the main thread decodes strings in JavaScript",
-      fields: { file, error: expect.stringContaining(`Cannot find module '${file}'`) },
+      fields: { file, error: `Error: ${file}: file too short` },
     },
   ]);
 });
@@ -50,5 +64,6 @@ test("msgpackr's switch is read as msgpackr reads it: 'true' in any case turns t
   expect(['true', 'TRUE', 'True'].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([true, true, true]);
   expect(['false', '1', 'yes', ''].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([false, false, false, false]);
   expect(nativeStringsDisabled({})).toBe(false);
-  expect(stringExtractorFor({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' })).toBeNull();
+  const recorded = '@msgpackr-extract/msgpackr-extract-linux-x64/node.abi115.glibc.node';
+  expect([stringExtractorFor({}, recorded), stringExtractorFor({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' }, recorded)]).toEqual([recorded, null]);
 });

@@ -18,6 +18,13 @@ test('requests without overrides share one frozen resolution of the host configu
   expect([first.config.model, first.config.threadUnloadDelaySecs, first.settings.model]).toEqual(['m1', 7, 'm1']);
 });
 
+test('an unload delay within the system uptime of i64::MAX is checked again at every request, as its answer depends on the clock', () => {
+  const ctx = stubHostContext('/tmp/home', { configDocument: { thread_unload_delay_secs: 2n ** 63n - 1n - 2n ** 40n + 1n } });
+  const first = resolveSession(ctx, none).config;
+  expect(resolveSession(ctx, none).config).not.toBe(first);
+  expect(first.threadUnloadDelaySecs).toBeNull();
+});
+
 test("a request's config map is resolved on its own and leaves the shared resolution as it was", () => {
   const ctx = stubHostContext('/tmp/home', { configDocument: { model: 'm1' } });
   const shared = resolveSession(ctx, none).config;
