@@ -2,7 +2,7 @@
 // the thread's next owner releases cleanly or some process's first-use sweep runs (spec §1.4);
 // we retry a bounded number of times, off the request path, under the same rules as release:
 // EXCLUSIVE coordination, an EX|NB try on the file, close before unlink.
-import { fsPromises } from '../../lazy-builtin.js';
+import { existsSync } from 'node:fs';
 import type { Clock } from '../../../common/clock.js';
 import { type CoordinationHold, type WriterLockPaths, tryEnterCoordination } from './coordination-lock.js';
 import { unlinkIfUnowned } from './stale-lock-sweep.js';
@@ -113,16 +113,16 @@ export class LockJanitor {
       this.#state = { kind: 'idle' };
     }
     if (dueAt === Infinity) return;
-    const timer = this.#clock.setTimeout(() => void this.#run(), Math.max(0, dueAt - this.#clock.now()));
+    const timer = this.#clock.setTimeout(() => this.#run(), Math.max(0, dueAt - this.#clock.now()));
     unrefTimer(timer);
     this.#state = { kind: 'scheduled', timer, dueAt };
   }
 
-  async #run(): Promise<void> {
+  #run(): void {
     if (this.#state.kind === 'stopped') return;
     this.#state = { kind: 'running' };
     try {
-      await this.#runBatch();
+      this.#runBatch();
     } finally {
       // Whatever happened, the janitor must survive to try again (one bad run cannot kill it).
       if (this.#state.kind === 'running') {
@@ -132,7 +132,7 @@ export class LockJanitor {
     }
   }
 
-  async #runBatch(): Promise<void> {
+  #runBatch(): void {
     const now = this.#clock.now();
     const due = [...this.#entries]
       .filter(([, entry]) => entry.dueAt <= now)
@@ -140,14 +140,15 @@ export class LockJanitor {
       .slice(0, this.#batchSize)
       .map(([path]) => path);
 
-    // Async, outside any lock: skip files that are already gone without touching coordination.
-    const exists = await Promise.all(due.map((path) => fsPromises().access(path).then(() => true, () => false)));
-    if (this.#state.kind === 'stopped') return;
+    // Outside any lock: files already gone are finished without touching coordination. One
+    // stat each, from the dentry cache of the local file system this backend serves, in this
+    // turn: K asynchronous access(2) calls, each answered in a callback of its own, held the
+    // main thread ~1-4 ms at every retry of 32 leftovers (bench locked-unload K=32).
     const candidates: string[] = [];
-    due.forEach((path, index) => {
-      if (exists[index]) candidates.push(path);
+    for (const path of due) {
+      if (existsSync(path)) candidates.push(path);
       else this.#finish(path, 'gone');
-    });
+    }
     if (candidates.length === 0) return;
 
     // The locked section is synchronous on purpose: it holds EXCLUSIVE coordination for a few

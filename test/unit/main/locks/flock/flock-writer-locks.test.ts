@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -266,6 +266,22 @@ describe('release', () => {
 
     expect(removed).toEqual({ path: lockPath(id), outcome: 'removed', attempt: events.seen.length });
     expect(events.seen.slice(0, -1).map((event) => event.outcome)).toEqual(Array(events.seen.length - 1).fill('deferred'));
+    expect(sorted(dir)).toEqual(['.coordination.lock']);
+  });
+
+  test('the janitor finishes a left-behind file someone else removed without waiting for coordination', async () => {
+    const { home, dir, coordination, lockPath } = tempHome();
+    const events = janitorEvents();
+    const locks = manager(home, { janitor: { baseDelayMs: 20 }, onJanitorEvent: events.onEvent });
+    const id = randomUUID();
+    const result = await locks.acquire(id);
+    if (result.kind !== 'acquired') throw new Error(`expected acquired, got ${result.kind}`);
+    await hold(coordination, 'exclusive');
+    expect(locks.release(result.lock)).toBe('leftBehind');
+    // Another process's first-use sweep, say; coordination stays held elsewhere throughout.
+    unlinkSync(lockPath(id));
+
+    expect(await events.next(() => true)).toEqual({ path: lockPath(id), outcome: 'gone', attempt: 1 });
     expect(sorted(dir)).toEqual(['.coordination.lock']);
   });
 
