@@ -76,6 +76,22 @@ function countingClock() {
   return { clock, stats };
 }
 
+/**
+ * A writer lock released while another process holds exclusive coordination, so its file is
+ * left to the janitor (first retry after 20 ms); `coordinator` is that other process.
+ */
+async function leftBehind() {
+  const { home, dir, coordination, lockPath } = tempHome();
+  const events = janitorEvents();
+  const locks = manager(home, { janitor: { baseDelayMs: 20 }, onJanitorEvent: events.onEvent });
+  const id = randomUUID();
+  const result = await locks.acquire(id);
+  if (result.kind !== 'acquired') throw new Error(`expected acquired, got ${result.kind}`);
+  const coordinator = await hold(coordination, 'exclusive');
+  expect(locks.release(result.lock)).toBe('leftBehind');
+  return { dir, lockPath, events, id, coordinator };
+}
+
 /** Collects janitor events and lets a test await the first one matching a predicate. */
 function janitorEvents() {
   const seen: JanitorEvent[] = [];
@@ -251,14 +267,7 @@ describe('release', () => {
   });
 
   test('the janitor removes a left-behind file after the other process lets go of coordination', async () => {
-    const { home, dir, coordination, lockPath } = tempHome();
-    const events = janitorEvents();
-    const locks = manager(home, { janitor: { baseDelayMs: 20 }, onJanitorEvent: events.onEvent });
-    const id = randomUUID();
-    const result = await locks.acquire(id);
-    if (result.kind !== 'acquired') throw new Error(`expected acquired, got ${result.kind}`);
-    const other = await hold(coordination, 'exclusive');
-    expect(locks.release(result.lock)).toBe('leftBehind');
+    const { dir, lockPath, events, id, coordinator: other } = await leftBehind();
 
     expect(await events.next(() => true)).toEqual({ path: lockPath(id), outcome: 'deferred', attempt: 1 });
     await other.release();
@@ -270,14 +279,7 @@ describe('release', () => {
   });
 
   test('the janitor finishes a left-behind file someone else removed without waiting for coordination', async () => {
-    const { home, dir, coordination, lockPath } = tempHome();
-    const events = janitorEvents();
-    const locks = manager(home, { janitor: { baseDelayMs: 20 }, onJanitorEvent: events.onEvent });
-    const id = randomUUID();
-    const result = await locks.acquire(id);
-    if (result.kind !== 'acquired') throw new Error(`expected acquired, got ${result.kind}`);
-    await hold(coordination, 'exclusive');
-    expect(locks.release(result.lock)).toBe('leftBehind');
+    const { dir, lockPath, events, id } = await leftBehind();
     // Another process's first-use sweep, say; coordination stays held elsewhere throughout.
     unlinkSync(lockPath(id));
 
@@ -286,14 +288,7 @@ describe('release', () => {
   });
 
   test('the janitor leaves a left-behind file alone once another live process owns it', async () => {
-    const { home, dir, coordination, lockPath } = tempHome();
-    const events = janitorEvents();
-    const locks = manager(home, { janitor: { baseDelayMs: 20 }, onJanitorEvent: events.onEvent });
-    const id = randomUUID();
-    const result = await locks.acquire(id);
-    if (result.kind !== 'acquired') throw new Error(`expected acquired, got ${result.kind}`);
-    const coordinator = await hold(coordination, 'exclusive');
-    expect(locks.release(result.lock)).toBe('leftBehind');
+    const { dir, lockPath, events, id, coordinator } = await leftBehind();
     const owner = await hold(lockPath(id), 'exclusive');
     await coordinator.release();
 
