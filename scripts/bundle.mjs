@@ -161,21 +161,14 @@ if (warmPiscina.status !== 0) throw new Error(`the warm-up of piscina's bundle f
 
 // The cache is only good for this Node (V8 checks its version and flags and rejects a
 // mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run
-// build`: one start in a throw-away home with a config.toml, so the TOML parser is in it too.
-const { mockModelConfig } = await import('../dist/src/main/mock-model/mock-config.js');
+// build`: one session in a throw-away home with a config.toml (scripts/warm-session.mjs), so
+// that the TOML parser and every request's path are in it.
+const { runWarmSession } = await import('./warm-session.mjs');
 const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
 try {
-  writeFileSync(join(home, 'config.toml'), mockModelConfig('http://127.0.0.1:9/v1'));
-  const initialize = { id: 1, method: 'initialize', params: { clientInfo: { name: 'build', version: '0' } } };
-  const warm = spawnSync(process.execPath, ['scripts/warm-code-cache.mjs', BUNDLE], {
-    input: `${JSON.stringify(initialize)}\n`,
-    env: { ...process.env, THREAD_HOST_HOME: home, CODEX_HOME: home },
-    encoding: 'utf8',
-    timeout: 60_000,
+  await runWarmSession(BUNDLE, home).catch((error) => {
+    throw new Error(`the warm-up session of ${BUNDLE} failed: ${error.message}`);
   });
-  if (warm.status !== 0 || !warm.stdout.startsWith('{"id":1,"result"')) {
-    throw new Error(`the warm-up start of ${BUNDLE} failed (exit ${warm.status}):\n${warm.stdout}${warm.stderr}`);
-  }
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
