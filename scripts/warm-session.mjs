@@ -10,7 +10,7 @@
 // model on loopback; the reads and listings; an unload with the writer coordination lock free,
 // and one while this process holds it (the janitor's path); both threads resumed cold (the
 // history's decoding, with the native string extractor); both unloaded; stdin's end.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -22,7 +22,6 @@ const STEP_DEADLINE_MS = 20_000;
 export async function runWarmSession(bundle, home) {
   const { startMockModel } = await import('../dist/src/main/mock-model/mock-model-server.js');
   const { mockModelConfig } = await import('../dist/src/main/mock-model/mock-config.js');
-  const flock = createRequire(import.meta.url)('fs-ext').flockSync;
   const mock = await startMockModel();
   writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
   const child = spawn(process.execPath, ['scripts/warm-code-cache.mjs', bundle], {
@@ -73,9 +72,10 @@ export async function runWarmSession(bundle, home) {
     await request('thread/turns/list', { threadId: threads[0] });
     await request('thread/list', {});
     await unload(threads[0]);
+    // The second while this process holds the coordination lock, as another host would.
     const coordination = openSync(join(home, 'thread-writer-locks', '.coordination.lock'), 'a+');
     try {
-      flock(coordination, 'ex');
+      createRequire(import.meta.url)('fs-ext').flockSync(coordination, 'ex');
       await unload(threads[1]);
     } finally {
       closeSync(coordination);
@@ -94,5 +94,21 @@ export async function runWarmSession(bundle, home) {
     throw new Error(`${error.message}\n${stderr}`);
   } finally {
     await mock.close();
+  }
+}
+
+/** The cache of a start alone (initialize, then stdin's end): what is left when the session cannot run. */
+export async function runWarmStart(bundle, home) {
+  const { mockModelConfig } = await import('../dist/src/main/mock-model/mock-config.js');
+  writeFileSync(join(home, 'config.toml'), mockModelConfig('http://127.0.0.1:9/v1'));
+  const initialize = { id: 1, method: 'initialize', params: { clientInfo: { name: 'build', version: '0' } } };
+  const warm = spawnSync(process.execPath, ['scripts/warm-code-cache.mjs', bundle], {
+    input: `${JSON.stringify(initialize)}\n`,
+    env: { ...process.env, THREAD_HOST_HOME: home, CODEX_HOME: home },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (warm.status !== 0 || !warm.stdout.startsWith('{"id":1,"result"')) {
+    throw new Error(`the warm-up start of ${bundle} failed (exit ${warm.status}):\n${warm.stdout}${warm.stderr}`);
   }
 }
