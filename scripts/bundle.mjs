@@ -20,7 +20,7 @@
 // ship ES modules that Node 20 cannot require(); and one module of a fourth, msgpackr's unpack
 // (below). The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
@@ -164,16 +164,21 @@ if (warmPiscina.status !== 0) throw new Error(`the warm-up of piscina's bundle f
 // build`: one session in a throw-away home with a config.toml (scripts/warm-session.mjs), so
 // that the TOML parser and every request's path are in it. A machine where the session cannot
 // run (no loopback for its mock model, no flock binding) gets the cache of a start alone, and
-// is told so: the cache makes the host faster, not correct.
+// is told so: the cache makes the host faster, not correct. THREAD_HOST_BUILD_WARM_SESSION=required
+// (set by .ci/run) makes that a failure instead, so that a broken session cannot go unnoticed.
 const { runWarmSession, runWarmStart } = await import('./warm-session.mjs');
-const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
+const inHome = async (warmUp) => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
+  try {
+    await warmUp(home);
+  } finally {
+    rmSync(home, { recursive: true, force: true, maxRetries: 3 });
+  }
+};
 try {
-  await runWarmSession(BUNDLE, home).catch((error) => {
-    process.stderr.write(`warning: the warm-up session of ${BUNDLE} failed, so its code cache holds the start alone: ${error.message}\n`);
-    rmSync(home, { recursive: true, force: true });
-    mkdirSync(home);
-    return runWarmStart(BUNDLE, home);
-  });
-} finally {
-  rmSync(home, { recursive: true, force: true });
+  await inHome((home) => runWarmSession(BUNDLE, home));
+} catch (error) {
+  if (process.env.THREAD_HOST_BUILD_WARM_SESSION === 'required') throw new Error(`the warm-up session of ${BUNDLE} failed: ${error.message}`);
+  process.stderr.write(`warning: the warm-up session of ${BUNDLE} failed, so its code cache holds the start alone: ${error.message}\n`);
+  await inHome((home) => runWarmStart(BUNDLE, home));
 }

@@ -149,7 +149,8 @@ export class LockJanitor {
       if (existsSync(path)) candidates.push(path);
       else this.#finish(path, 'gone');
     }
-    if (candidates.length === 0) return;
+    // An event's listener may have stopped the janitor (a host closing its locks).
+    if (candidates.length === 0 || this.#state.kind === 'stopped') return;
 
     // The locked section is synchronous on purpose: it holds EXCLUSIVE coordination for a few
     // syscalls instead of across thread-pool round trips, so other processes' acquirers wait

@@ -284,6 +284,9 @@ describe('release', () => {
     unlinkSync(lockPath(id));
 
     expect(await events.next(() => true)).toEqual({ path: lockPath(id), outcome: 'gone', attempt: 1 });
+    // Past the next retry's time: the file was finished, nothing is retried.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events.seen).toEqual([{ path: lockPath(id), outcome: 'gone', attempt: 1 }]);
     expect(sorted(dir)).toEqual(['.coordination.lock']);
   });
 
