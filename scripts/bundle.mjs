@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -84,23 +84,27 @@ const msgpackrUnpackInlined = {
 
 // The main thread's decoder takes msgpackr's native string extractor without msgpackr's loader
 // (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks is
-// written into the bundle as a package path (what follows its last node_modules/), which the
-// host resolves from msgpackr-extract's folder wherever the install put it. null where there is
-// none (no prebuilt extractor for this platform, or the optional package was not installed).
-function stringExtractorFile() {
+// written into the bundle twice: as a path from dist/, which the host loads directly, and as a
+// package path (what follows its last node_modules/), which the host resolves from
+// msgpackr-extract's folder only when the first is not there (an install laid out otherwise than
+// the one that built it; resolving costs ~3 ms of the main thread). None where there is no
+// extractor (no prebuilt one for this platform, or the optional package was not installed).
+function stringExtractorDefine() {
+  let file;
   try {
     const dir = dirname(createRequire(createRequire(import.meta.url).resolve('msgpackr')).resolve('msgpackr-extract/package.json'));
-    const file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir).split(sep).join('/');
-    const at = file.lastIndexOf('/node_modules/');
-    return at < 0 ? null : file.slice(at + '/node_modules/'.length);
+    file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir);
   } catch {
-    return null;
+    return {};
   }
+  const slashed = (path) => path.split(sep).join('/');
+  const at = slashed(file).lastIndexOf('/node_modules/');
+  if (at < 0) return {};
+  return {
+    THREAD_HOST_STRING_EXTRACTOR_FILE: JSON.stringify(slashed(relative(resolve('dist'), file))),
+    THREAD_HOST_STRING_EXTRACTOR_PACKAGE_PATH: JSON.stringify(slashed(file).slice(at + '/node_modules/'.length)),
+  };
 }
-const stringExtractorDefine = () => {
-  const file = stringExtractorFile();
-  return file === null ? {} : { THREAD_HOST_STRING_EXTRACTOR: JSON.stringify(file) };
-};
 
 // Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
 // compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).

@@ -55,7 +55,18 @@ const sameThread = (thread: Message): Message => ({ ...thread, updatedAt: expect
 // turns it off: the same answers either way.
 const NATIVE_STRINGS_LOG = "the main thread decodes strings with msgpackr's native extractor";
 const decoders = {
-  native: { env: { THREAD_HOST_LOG: 'info' }, logged: [{ ts: expect.any(String), level: 'info', msg: NATIVE_STRINGS_LOG, file: expect.stringMatching(/msgpackr-extract.*\.node$/) }] },
+  native: {
+    env: { THREAD_HOST_LOG: 'info' },
+    logged: [
+      {
+        ts: expect.any(String),
+        level: 'info',
+        msg: NATIVE_STRINGS_LOG,
+        file: expect.stringMatching(/\/node_modules\/@msgpackr-extract\/[^/]+\/[^/]+\.node$/),
+        packagePath: expect.stringMatching(/^@msgpackr-extract\/[^/]+\/[^/]+\.node$/),
+      },
+    ],
+  },
   javascript: { env: { THREAD_HOST_LOG: 'info', MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' }, logged: [] },
 };
 

@@ -28,6 +28,7 @@ import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-
 import { builtin } from '../lazy-builtin.js';
 import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
 import { inOwnTurn, ownTurn } from '../own-turns.js';
+import type { StringExtractorFile } from './string-extractor-file.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
@@ -73,7 +74,7 @@ export interface ActorPoolOptions {
   /** How long a worker stays empty before it is retired (RETIRE_IDLE_MS). */
   retireIdleMs?: number;
   /** msgpackr's native string extractor for the main thread's decoding, loaded after the workers start (string-extractor.ts). */
-  stringExtractor?: string | null;
+  stringExtractor?: StringExtractorFile | null;
 }
 
 /** The time a worker gets to come up and attach its actor host. */

@@ -3,9 +3,10 @@
 // than msgpackr's JavaScript (64 KB slices: ~0.14 against ~0.4 ms), but finding its file
 // through node-gyp-build-optional-packages and detect-libc took ~15 ms of the main thread,
 // which is why the bundle went without it. The build runs that loader once and writes the file
-// it finds into the bundle, as a package path (scripts/bundle.mjs); the pool's start resolves
-// that path from msgpackr-extract's own folder, as Node would for the package, and loads it, in
-// an event-loop turn of its own.
+// it finds into the bundle (scripts/bundle.mjs); the pool's start loads that file, in an
+// event-loop turn of its own. Where it is not there (an install laid out otherwise than the one
+// that built it), the same file is found as a package path from msgpackr-extract's own folder, as
+// Node would find it for the package (~3 ms of resolving, so only then).
 //
 // The extractor is optional, as it is for msgpackr: no file recorded (a platform without a
 // prebuilt one, the unbundled build), a file that is not there or does not load (another Node,
@@ -16,6 +17,7 @@
 // (string-extractor-file.ts).
 import { createRequire } from 'node:module';
 import { type ExtractStrings, useStringExtractor } from '../../common/snapshot-decoder.js';
+import type { StringExtractorFile } from './string-extractor-file.js';
 
 /** How the main thread decodes strings after loadStringExtractor. */
 export type StringDecoding = 'native' | 'javascript';
@@ -26,32 +28,39 @@ export type ExtractorLog = (level: 'info' | 'warn', message: string, fields?: Re
 const JAVASCRIPT = 'the main thread decodes strings in JavaScript';
 
 /**
- * Loads the extractor named `file` (a package path, or an absolute one) and hands it to the
- * decoder. Never throws: strings are then decoded in JavaScript, and why is logged. Only the
- * bundle's decoder takes an extractor; elsewhere this answers 'javascript' without a log.
+ * Loads the extractor and hands it to the decoder. Never throws: strings are then decoded in
+ * JavaScript, and why is logged. Only the bundle's decoder takes an extractor; elsewhere this
+ * answers 'javascript' without a log.
  */
-export function loadStringExtractor(file: string | null, log: ExtractorLog): StringDecoding {
-  if (file === null) return 'javascript';
-  let extractStrings: unknown;
+export function loadStringExtractor(extractor: StringExtractorFile | null, log: ExtractorLog): StringDecoding {
+  if (extractor === null) return 'javascript';
+  let loaded: { extractStrings?: unknown };
   try {
-    extractStrings = (createRequire(import.meta.url)(resolveFromMsgpackrExtract(file)) as { extractStrings?: unknown }).extractStrings;
+    loaded = requireExtractor(extractor);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND';
-    log(missing ? 'info' : 'warn', `msgpackr's native string extractor ${missing ? 'is not installed' : 'did not load'}; ${JAVASCRIPT}`, { file, error: String(error) });
+    log(missing ? 'info' : 'warn', `msgpackr's native string extractor ${missing ? 'is not installed' : 'did not load'}; ${JAVASCRIPT}`, { ...extractor, error: String(error) });
     return 'javascript';
   }
-  if (typeof extractStrings !== 'function') {
-    log('warn', `msgpackr's native string extractor has no extractStrings; ${JAVASCRIPT}`, { file });
+  if (typeof loaded.extractStrings !== 'function') {
+    log('warn', `msgpackr's native string extractor has no extractStrings; ${JAVASCRIPT}`, { ...extractor });
     return 'javascript';
   }
-  if (!useStringExtractor(extractStrings as ExtractStrings)) return 'javascript';
-  log('info', "the main thread decodes strings with msgpackr's native extractor", { file });
+  if (!useStringExtractor(loaded.extractStrings as ExtractStrings)) return 'javascript';
+  log('info', "the main thread decodes strings with msgpackr's native extractor", { ...extractor });
   return 'native';
 }
 
-// Where Node finds `file` for msgpackr-extract, itself found from msgpackr: the prebuilt
-// extractors are its optional dependencies, wherever the install hoisted them.
-function resolveFromMsgpackrExtract(file: string): string {
-  const fromMsgpackr = createRequire(createRequire(import.meta.url).resolve('msgpackr'));
-  return createRequire(fromMsgpackr.resolve('msgpackr-extract/package.json')).resolve(file);
+// The recorded file, or, where it is not there, the package path found for msgpackr-extract,
+// itself found from msgpackr: the prebuilt extractors are its optional dependencies, wherever
+// the install hoisted them.
+function requireExtractor({ file, packagePath }: StringExtractorFile): { extractStrings?: unknown } {
+  const require = createRequire(import.meta.url);
+  try {
+    return require(file) as { extractStrings?: unknown };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+  }
+  const fromMsgpackr = createRequire(require.resolve('msgpackr'));
+  return require(createRequire(fromMsgpackr.resolve('msgpackr-extract/package.json')).resolve(packagePath)) as { extractStrings?: unknown };
 }

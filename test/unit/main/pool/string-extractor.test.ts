@@ -23,40 +23,50 @@ test('no file recorded: JavaScript, and nothing logged', () => {
   expect(lines).toEqual([]);
 });
 
-test('a file that is not installed: JavaScript, and a note naming it', () => {
+const PACKAGE_PATH = '@msgpackr-extract/msgpackr-extract-linux-x64/node.abi115.glibc.node';
+
+test('neither the file nor the package path there: JavaScript, and a note naming both', () => {
   const { lines, log } = collectingLog();
-  const file = '@msgpackr-extract/msgpackr-extract-none-of-these/node.abi115.glibc.node';
-  expect(loadStringExtractor(file, log)).toBe('javascript');
+  const extractor = { file: join(dir, 'missing.node'), packagePath: '@msgpackr-extract/msgpackr-extract-none-of-these/node.abi115.glibc.node' };
+  expect(loadStringExtractor(extractor, log)).toBe('javascript');
   expect(lines).toEqual([
     {
       level: 'info',
       message: "msgpackr's native string extractor is not installed; the main thread decodes strings in JavaScript",
-      fields: { file, error: expect.stringContaining(`Cannot find module '${file}'`) },
+      fields: { ...extractor, error: expect.stringContaining(`Cannot find module '${extractor.packagePath}'`) },
     },
   ]);
 });
 
+test('a recorded file that is not there is found by its package path', () => {
+  const { lines, log } = collectingLog();
+  // The sources' unpack module takes no extractor, so the answer is JavaScript either way; a
+  // package path that did not resolve, or a file that did not load, would have been logged.
+  expect(loadStringExtractor({ file: join(dir, 'moved.node'), packagePath: PACKAGE_PATH }, log)).toBe('javascript');
+  expect(lines).toEqual([]);
+});
+
 test('a file that is there but does not load: JavaScript, and a warning naming it', () => {
   const { lines, log } = collectingLog();
-  const file = join(dir, 'broken.node');
-  writeFileSync(file, 'not a shared object');
-  expect(loadStringExtractor(file, log)).toBe('javascript');
+  const extractor = { file: join(dir, 'broken.node'), packagePath: PACKAGE_PATH };
+  writeFileSync(extractor.file, 'not a shared object');
+  expect(loadStringExtractor(extractor, log)).toBe('javascript');
   expect(lines).toEqual([
     {
       level: 'warn',
       message: "msgpackr's native string extractor did not load; the main thread decodes strings in JavaScript",
-      fields: { file, error: `Error: ${file}: file too short` },
+      fields: { ...extractor, error: `Error: ${extractor.file}: file too short` },
     },
   ]);
 });
 
 test('a module without extractStrings: JavaScript, and a warning naming it', () => {
   const { lines, log } = collectingLog();
-  const file = join(dir, 'not-an-extractor.cjs');
-  writeFileSync(file, 'module.exports = { extract: () => null };\n');
-  expect(loadStringExtractor(file, log)).toBe('javascript');
+  const extractor = { file: join(dir, 'not-an-extractor.cjs'), packagePath: PACKAGE_PATH };
+  writeFileSync(extractor.file, 'module.exports = { extract: () => null };\n');
+  expect(loadStringExtractor(extractor, log)).toBe('javascript');
   expect(lines).toEqual([
-    { level: 'warn', message: "msgpackr's native string extractor has no extractStrings; the main thread decodes strings in JavaScript", fields: { file } },
+    { level: 'warn', message: "msgpackr's native string extractor has no extractStrings; the main thread decodes strings in JavaScript", fields: extractor },
   ]);
 });
 
@@ -64,6 +74,6 @@ test("msgpackr's switch is read as msgpackr reads it: 'true' in any case turns t
   expect(['true', 'TRUE', 'True'].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([true, true, true]);
   expect(['false', '1', 'yes', ''].map((value) => nativeStringsDisabled({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: value }))).toEqual([false, false, false, false]);
   expect(nativeStringsDisabled({})).toBe(false);
-  const recorded = '@msgpackr-extract/msgpackr-extract-linux-x64/node.abi115.glibc.node';
+  const recorded = { file: '/opt/thread-host/node_modules/x.node', packagePath: PACKAGE_PATH };
   expect([stringExtractorFor({}, recorded), stringExtractorFor({ MSGPACKR_NATIVE_ACCELERATION_DISABLED: 'true' }, recorded)]).toEqual([recorded, null]);
 });
