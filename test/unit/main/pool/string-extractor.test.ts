@@ -25,6 +25,13 @@ test('no file recorded: JavaScript, and nothing logged', () => {
 
 const PACKAGE_PATH = '@msgpackr-extract/msgpackr-extract-linux-x64/node.abi115.glibc.node';
 
+/** A recorded extractor whose file is `contents` (or not there), with a package path that resolves. */
+function recorded(name: string, contents?: string) {
+  const extractor = { file: join(dir, name), packagePath: PACKAGE_PATH };
+  if (contents !== undefined) writeFileSync(extractor.file, contents);
+  return extractor;
+}
+
 test('neither the file nor the package path there: JavaScript, and a note naming both', () => {
   const { lines, log } = collectingLog();
   const extractor = { file: join(dir, 'missing.node'), packagePath: '@msgpackr-extract/msgpackr-extract-none-of-these/node.abi115.glibc.node' };
@@ -42,14 +49,13 @@ test('a recorded file that is not there is found by its package path', () => {
   const { lines, log } = collectingLog();
   // The sources' unpack module takes no extractor, so the answer is JavaScript either way; a
   // package path that did not resolve, or a file that did not load, would have been logged.
-  expect(loadStringExtractor({ file: join(dir, 'moved.node'), packagePath: PACKAGE_PATH }, log)).toBe('javascript');
+  expect(loadStringExtractor(recorded('moved.node'), log)).toBe('javascript');
   expect(lines).toEqual([]);
 });
 
 test('a file that is there but does not load: JavaScript, and a warning naming it', () => {
   const { lines, log } = collectingLog();
-  const extractor = { file: join(dir, 'broken.node'), packagePath: PACKAGE_PATH };
-  writeFileSync(extractor.file, 'not a shared object');
+  const extractor = recorded('broken.node', 'not a shared object');
   expect(loadStringExtractor(extractor, log)).toBe('javascript');
   expect(lines).toEqual([
     {
@@ -62,8 +68,7 @@ test('a file that is there but does not load: JavaScript, and a warning naming i
 
 test('a module without extractStrings: JavaScript, and a warning naming it', () => {
   const { lines, log } = collectingLog();
-  const extractor = { file: join(dir, 'not-an-extractor.cjs'), packagePath: PACKAGE_PATH };
-  writeFileSync(extractor.file, 'module.exports = { extract: () => null };\n');
+  const extractor = recorded('not-an-extractor.cjs', 'module.exports = { extract: () => null };\n');
   expect(loadStringExtractor(extractor, log)).toBe('javascript');
   expect(lines).toEqual([
     { level: 'warn', message: "msgpackr's native string extractor has no extractStrings; the main thread decodes strings in JavaScript", fields: extractor },
