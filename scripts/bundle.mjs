@@ -89,11 +89,12 @@ const msgpackrUnpackInlined = {
 // msgpackr-extract's folder only when the first is not there (an install laid out otherwise than
 // the one that built it; resolving costs ~3 ms of the main thread). None where there is no
 // extractor (no prebuilt one for this platform, or the optional package was not installed).
-function stringExtractorDefine() {
+async function stringExtractorDefine() {
+  const { msgpackrExtractRequire } = await import('../dist/src/main/pool/string-extractor.js');
   let file;
   try {
-    const dir = dirname(createRequire(createRequire(import.meta.url).resolve('msgpackr')).resolve('msgpackr-extract/package.json'));
-    file = createRequire(join(dir, 'index.js'))('node-gyp-build-optional-packages').path(dir);
+    const require = msgpackrExtractRequire();
+    file = require('node-gyp-build-optional-packages').path(dirname(require.resolve('./package.json')));
   } catch {
     return {};
   }
@@ -123,7 +124,7 @@ await build({
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
-  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true', ...stringExtractorDefine() },
+  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true', ...(await stringExtractorDefine()) },
 });
 assertAscii(BUNDLE);
 // The command itself, CommonJS too: Node reaches an ES module entry ~6 ms later than a CommonJS

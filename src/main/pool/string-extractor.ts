@@ -51,9 +51,7 @@ export function loadStringExtractor(extractor: StringExtractorFile | null, log: 
   return 'native';
 }
 
-// The recorded file, or, where it is not there, the package path found for msgpackr-extract,
-// itself found from msgpackr: the prebuilt extractors are its optional dependencies, wherever
-// the install hoisted them.
+// The recorded file, or, where it is not there, its package path as msgpackr-extract finds it.
 function requireExtractor({ file, packagePath }: StringExtractorFile): { extractStrings?: unknown } {
   const require = createRequire(import.meta.url);
   try {
@@ -61,6 +59,15 @@ function requireExtractor({ file, packagePath }: StringExtractorFile): { extract
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
   }
-  const fromMsgpackr = createRequire(require.resolve('msgpackr'));
-  return require(createRequire(fromMsgpackr.resolve('msgpackr-extract/package.json')).resolve(packagePath)) as { extractStrings?: unknown };
+  return require(msgpackrExtractRequire().resolve(packagePath)) as { extractStrings?: unknown };
+}
+
+/**
+ * A require from msgpackr-extract's folder, itself found from msgpackr's: the prebuilt
+ * extractors are its optional dependencies, wherever the install hoisted them. The build
+ * (scripts/bundle.mjs) runs the package's loader from here too.
+ */
+export function msgpackrExtractRequire(): NodeJS.Require {
+  const fromMsgpackr = createRequire(createRequire(import.meta.url).resolve('msgpackr'));
+  return createRequire(fromMsgpackr.resolve('msgpackr-extract/package.json'));
 }
