@@ -35,7 +35,16 @@ const PARAMS: ScenarioParams = {
 };
 const RESULTS = [lockResult('host', 1, 1, 40), lockResult('ref', 1, 2000, 180), lockResult('host', 2, 3, 60), lockResult('ref', 2, 2200, 200, false)];
 
-function report(results: CaseResult[] = RESULTS, servers = ['host', 'ref']): BenchReport {
+/** A probe-floor result: the bare Node echo the lock scenarios' list goals are read against. */
+function floorResult(server: string, run: number, echoP99: number): CaseResult {
+  const rec = new CaseRecorder('probe-floor', '', server, run);
+  rec.latency('bare node echo (the floor)', { count: 130, p50: echoP99 / 2, p90: echoP99 / 2, p99: echoP99, max: echoP99 });
+  return rec.finish();
+}
+/** RESULTS with the same run's floor: host's bare echo p99 is 1.25 (median of 1 and 1.5). */
+const WITH_FLOOR = [...RESULTS, floorResult('host', 1, 1), floorResult('ref', 1, 1.1), floorResult('host', 2, 1.5), floorResult('ref', 2, 1.3)];
+
+function report(results: CaseResult[] = WITH_FLOOR, servers = ['host', 'ref']): BenchReport {
   return buildReport({
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:01:00.000Z',
@@ -84,16 +93,24 @@ describe('the summary', () => {
   });
 });
 
-test('goals read the summary: absolute ceilings on A, and n/a for figures not measured', () => {
-  const goals = evaluateGoals(summarize(RESULTS, ['host', 'ref']));
+test('goals read the summary: a list p99 over the bare echo of the same run, and n/a for figures not measured', () => {
+  const goals = evaluateGoals(summarize(WITH_FLOOR, ['host', 'ref']));
   expect(measuredGoals(goals)).toEqual([
-    { goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, target: '≤ 1 ms', verdict: 'missed' },
+    { goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, floor: 1.25, ofFloor: 2 / 1.25, target: '≤ 1.5 × floor', verdict: 'missed' },
   ]);
   expect(goals.filter((g) => g.a === null).every((g) => g.verdict === 'n/a')).toBe(true);
-  expect(goals.length).toBe(41);
+  expect(goals.length).toBe(34);
 });
 
-test('issue 13 goals: ceilings on A alone, floors reported, ratio goals n/a with one server', () => {
+test('a goal read against a floor is n/a when the run did not measure that floor', () => {
+  const goals = evaluateGoals(summarize(RESULTS, ['host', 'ref']));
+  expect(goals.find((g) => g.goal === 'loaded/list p99 while 8 resumes wait on a held lock')).toEqual({
+    goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, floor: null, ofFloor: null, target: '≤ 1.5 × floor', verdict: 'n/a',
+  });
+  expect(measuredGoals(goals)).toEqual([]);
+});
+
+test('issue 13 goals: ratios to the floor on A alone, floors shown beside them, ratio goals n/a with one server', () => {
   const rec = (scenario: string, id: string, figures: Record<string, [number, 'ms' | 'count' | 'kB' | 'ratio']>): CaseResult => {
     const r = new CaseRecorder(scenario, id, 'host', 1);
     for (const [name, [value, unit]] of Object.entries(figures)) r.figure(name, value, unit);
@@ -105,27 +122,34 @@ test('issue 13 goals: ceilings on A alone, floors reported, ratio goals n/a with
       'unsubscribe→closed p50': [1.27, 'ms'],
       'unsubscribe→reply p50': [0.74, 'ms'],
       'bare node: unsubscribe→closed (floor) p50': [0.69, 'ms'],
+      'bare node: unsubscribe→reply (floor) p50': [0.5, 'ms'],
     }),
-    rec('churn', '', { 'bare node echo during churn (the floor) p99': [3.4, 'ms'] }),
+    rec('locked-unload', 'K=1', { 'unsubscribe→all closed': [1.5, 'ms'] }),
+    rec('churn', '', { 'loaded/list during churn p99': [4.5, 'ms'], 'bare node echo during churn (the floor) p99': [3.4, 'ms'] }),
     rec('scale', '', { 'RSS per thread': [5.4, 'kB'], 'settled RSS / RSS before': [1.04, 'ratio'] }),
     rec('seed', '', { 'unsubscribe→closed': [1.8, 'ms'] }),
   ];
   const goals = measuredGoals(evaluateGoals(summarize(results, ['host'])));
-  expect(goals.map((g) => [g.goal, g.a, g.target, g.verdict])).toEqual([
-    ['cold start ÷ bare Node (reused home, p50)', 1.25, '≤ 1.3', 'met'],
-    ['unsubscribe → thread/closed p50, after 300 ms idle', 1.27, '≤ 1 ms', 'missed'],
-    ['unsubscribe → its reply p50, after 300 ms idle', 0.74, 'report', 'reported'],
-    ['bare Node: unsubscribe → thread/closed p50, after 300 ms idle (floor)', 0.69, 'report', 'reported'],
-    ['bare Node echo p99 during churn (floor)', 3.4, 'report', 'reported'],
-    ['scale: RSS per loaded idle thread', 5.4, '≤ 8', 'met'],
-    ['scale: RSS settled after unloading all ÷ before', 1.04, '≤ 1.1', 'met'],
+  expect(goals.map((g) => [g.goal, g.a, g.floor, g.ofFloor, g.target, g.verdict])).toEqual([
+    ['cold start ÷ bare Node (reused home, p50)', 1.25, null, null, '≤ 1.3', 'met'],
+    ['unsubscribe → thread/closed p50, after 300 ms idle', 1.27, 0.69, 1.27 / 0.69, '≤ 2 × floor', 'met'],
+    ['unsubscribe → its reply p50, after 300 ms idle', 0.74, 0.5, 0.74 / 0.5, 'report', 'reported'],
+    ['unsubscribe → thread/closed under a held lock, K=1', 1.5, 0.69, 1.5 / 0.69, '≤ 2 × floor', 'missed'],
+    ['loaded/list p99 during churn', 4.5, 3.4, 4.5 / 3.4, '≤ 1.5 × floor', 'met'],
+    ['scale: RSS per loaded idle thread', 5.4, null, null, '≤ 8', 'met'],
+    ['scale: RSS settled after unloading all ÷ before', 1.04, null, null, '≤ 1.1', 'met'],
   ]);
-  expect(goalsMarkdown(goals.slice(0, 1), ['host'])).toBe(
-    '| goal | unit | host | target | verdict |\n|---|---|---:|---|---|\n| cold start ÷ bare Node (reused home, p50) | count | 1.25 | ≤ 1.3 | met |',
+  expect(goalsMarkdown(goals.slice(0, 2), ['host'])).toBe(
+    [
+      '| goal | unit | host | floor | host ÷ floor | target | verdict |',
+      '|---|---|---:|---:|---:|---|---|',
+      '| cold start ÷ bare Node (reused home, p50) | count | 1.25 |  |  | ≤ 1.3 | met |',
+      '| unsubscribe → thread/closed p50, after 300 ms idle | ms | 1.27 | 0.69 | 1.8 | ≤ 2 × floor | met |',
+    ].join('\n'),
   );
 });
 
-test('handoff goals: no violation, fairness at least 0.9, and the list p99 ceiling on the worst process', () => {
+test('handoff goals: no violation, fairness at least 0.9, and the worst process\'s list p99 over the bare echo in the same race', () => {
   const handoff = (server: string, violations: number, jain: number, listP99: number, echoP99: number): CaseResult => {
     const rec = new CaseRecorder('handoff', '', server, 1);
     rec.figure('violations', violations, 'count');
@@ -134,13 +158,21 @@ test('handoff goals: no violation, fairness at least 0.9, and the list p99 ceili
     rec.latency('bare node echo during the race (the floor)', { count: 1, p50: echoP99, p90: echoP99, p99: echoP99, max: echoP99 });
     return rec.finish();
   };
-  const goals = evaluateGoals(summarize([handoff('host', 0, 0.95, 7, 6), handoff('ref', 1, 0.5, 150, 8)], ['host', 'ref'])).filter((g) => g.goal.startsWith('handoff'));
+  const goals = evaluateGoals(summarize([handoff('host', 0, 0.95, 10, 6), handoff('ref', 1, 0.5, 150, 8)], ['host', 'ref'])).filter((g) => g.goal.startsWith('handoff'));
   expect(goals).toEqual([
-    { goal: 'handoff: violations (histories, lock table, dead holders)', unit: 'count', a: 0, b: 1, ratio: 0, target: '≤ 0', verdict: 'met' },
-    { goal: "handoff: Jain's fairness index", unit: 'ratio', a: 0.95, b: 0.5, ratio: 1.9, target: '≥ 0.9', verdict: 'met' },
-    { goal: 'handoff: loaded/list p99 on every process', unit: 'ms', a: 7, b: 150, ratio: 7 / 150, target: '≤ 5 ms', verdict: 'missed' },
-    { goal: 'handoff: bare Node echo p99 during the race (floor)', unit: 'ms', a: 6, b: 8, ratio: 6 / 8, target: 'report', verdict: 'reported' },
+    { goal: 'handoff: violations (histories, lock table, dead holders)', unit: 'count', a: 0, b: 1, ratio: 0, floor: null, ofFloor: null, target: '≤ 0', verdict: 'met' },
+    { goal: "handoff: Jain's fairness index", unit: 'ratio', a: 0.95, b: 0.5, ratio: 1.9, floor: null, ofFloor: null, target: '≥ 0.9', verdict: 'met' },
+    { goal: 'handoff: loaded/list p99 on every process', unit: 'ms', a: 10, b: 150, ratio: 10 / 150, floor: 6, ofFloor: 10 / 6, target: '≤ 1.5 × floor', verdict: 'missed' },
   ]);
+  expect(goalsMarkdown(goals, ['host', 'ref'])).toBe(
+    [
+      '| goal | unit | host | ref | host/ref | floor | host ÷ floor | target | verdict |',
+      '|---|---|---:|---:|---:|---:|---:|---|---|',
+      '| handoff: violations (histories, lock table, dead holders) | count | 0 | 1 | 0 |  |  | ≤ 0 | met |',
+      "| handoff: Jain's fairness index | ratio | 0.95 | 0.5 | 1.9 |  |  | ≥ 0.9 | met |",
+      '| handoff: loaded/list p99 on every process | ms | 10 | 150 | 0.067 | 6 | 1.7 | ≤ 1.5 × floor | missed |',
+    ].join('\n'),
+  );
 });
 
 describe('the report files', () => {
@@ -161,7 +193,7 @@ describe('the report files', () => {
   test('table.md ends with the goals and the failed cases', () => {
     const text = reportMarkdown(report());
     expect(text.startsWith('Medians over 2 run(s). ↓ lower is better, ↑ higher is better.\n\n| scenario |')).toBe(true);
-    expect(text).toContain('\nGoals (host against ref):\n\n| goal | unit | host | ref | host/ref | target | verdict |\n');
+    expect(text).toContain('\nGoals (host against ref):\n\n| goal | unit | host | ref | host/ref | floor | host ÷ floor | target | verdict |\n');
     expect(text.endsWith('\nFailed cases:\n- resume-under-lock K=8 ref run 2: 2 of 8 resumes failed: timeout\n')).toBe(true);
   });
 
@@ -173,11 +205,11 @@ describe('the report files', () => {
     expect(html).toContain('<title>resume-under-lock: comparison (medians)</title>');
     expect(html).toContain('<title>resume-under-lock K=8: thread/loaded/list latency over time</title>');
     expect(html).toContain('lock held by another process');
-    expect(html).toContain('<td>≤ 1 ms</td><td class="missed">missed</td></tr></table>');
+    expect(html).toContain('<td>≤ 1.5 × floor</td><td class="missed">missed</td></tr></table>');
   });
 
-  test('one server: the absolute goals it measured, without ratio columns, and the page still renders its charts', () => {
-    const r = report(RESULTS.filter((x) => x.server === 'host'), ['host']);
+  test('one server: the goals it measured against its floor, without ratio columns, and the page still renders its charts', () => {
+    const r = report(WITH_FLOOR.filter((x) => x.server === 'host'), ['host']);
     expect(measuredGoals(r.goals ?? []).map((g) => [g.goal, g.verdict])).toEqual([['loaded/list p99 while 8 resumes wait on a held lock', 'missed']]);
     const html = readFileSync(writeReportFiles(join(dir, 'one'), r).html, 'utf8');
     expect(html).toContain('<h2>Goals</h2>\n<table><tr><th>goal</th><th>unit</th><th>host</th><th>target</th><th>verdict</th></tr>');
