@@ -1,42 +1,25 @@
 // A bench client for any app-server command over stdio: spawns it in a home (CODEX_HOME=home,
 // cwd=home, as the reference harness does, protocol.md §8.1), sends `initialize` at once and
-// requires the first line back to be its response. Replies are matched by id; notifications
-// are matched by (method, thread id) to a waiter or kept in a bounded buffer. Every wait has
-// a deadline. Each message is stamped with its arrival time, so latency excludes the
-// client's own queueing.
+// requires the first message back to be its response. The JSON-RPC itself is the client
+// library's (src/client); the keyed notification waits are bench-connection.ts's. Every wait
+// fails at once when the server exits, with the last of its stderr.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
-import { setTimeout as delay } from 'node:timers/promises';
+import { ChildStdioTransport } from '../../src/client/child-stdio-transport.js';
+import { RpcConnection } from '../../src/client/rpc-connection.js';
+import type { Message } from '../../src/client/rpc-messages.js';
+import { BenchConnection, INITIALIZE_PARAMS } from './bench-connection.js';
 import { trackChild } from './children.js';
-import { NotificationBuffer, notificationKey, type Arrival, type Json } from './notification-buffer.js';
 import type { ServerCommand } from './server-command.js';
 
-export type { Arrival, Json };
+export { INITIALIZE_PARAMS, OVERLOADED, RpcReplyError, type Arrival, type Json } from './bench-connection.js';
 
-/** A JSON-RPC error reply, as a rejection of `request`. */
-export class RpcReplyError extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-  }
-}
-
-/** The reference's "Server overloaded; retry later." (inbound queue full): retryable. */
-export const OVERLOADED = -32001;
-
-const DEFAULT_DEADLINE_MS = 30_000;
 const INITIALIZE_DEADLINE_MS = 30_000;
 const STDERR_TAIL_CHARS = 4_000;
 const CLOSE_GRACE_MS = 3_000;
-const STDERR_DRAIN_MS = 200;
 
 /** Routes outbound traffic to loopback only: the reference must not try the network at start. */
 const LOOPBACK_ENV = { HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1,localhost' };
-
-export const INITIALIZE_PARAMS = {
-  clientInfo: { name: 'codex-app-server-tests', title: null, version: '0.1.0' },
-  capabilities: { experimentalApi: true },
-};
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -63,180 +46,60 @@ export function spawnServer(argv: readonly string[], command: ServerCommand, hom
   return child;
 }
 
-export class AppServerClient {
-  readonly #child: ChildProcessWithoutNullStreams;
-  readonly #pending = new Map<number, (message: Json, at: number) => void>();
-  readonly #notifications = new NotificationBuffer();
-  /** Fails every open wait at once when the server dies, instead of at each deadline. */
-  readonly #onExit = new Set<(why: string) => void>();
-  readonly #exit: Promise<Exit>;
-  #nextId = 1;
-  #stderr = '';
-  /** Set once the server exited and its last stderr was read: why waits now fail. */
-  #exited: string | null = null;
-  #firstLine: ((message: Json, at: number) => void) | null = null;
+export class AppServerClient extends BenchConnection {
+  readonly #transport: ChildStdioTransport;
   /** Spawn → initialize response, in ms. */
   initializeMs = 0;
   /** The initialize response's `userAgent`: the server's name and version. */
   userAgent = '';
 
-  private constructor(command: ServerCommand, home: string) {
-    this.#child = spawnServer(command.argv, command, home);
-    // An undrained stderr pipe would eventually block the server's writes.
-    this.#child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL_CHARS);
-    });
-    const stderrEnded = new Promise<void>((resolve) => this.#child.stderr.once('end', resolve));
-    this.#exit = new Promise((resolve) =>
-      this.#child.once('exit', (code, signal) => {
-        // The last stderr lines (why it exited) may still be in the pipe; a grandchild that
-        // inherited it may keep it open for ever, hence the short cap.
-        void Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]).then(() => {
-          this.#exited = `server exited (${code ?? signal})`;
-          for (const fail of this.#onExit) fail(this.#exited);
-          resolve({ code, signal });
-        });
-      }),
-    );
-    this.#child.stdin.on('error', () => undefined); // EPIPE after the server exits is reported via exit
-    createInterface({ input: this.#child.stdout }).on('line', (line) => this.#receive(line, performance.now()));
+  private constructor(transport: ChildStdioTransport, rpc: RpcConnection) {
+    super(rpc, { keepUnclaimed: true });
+    this.#transport = transport;
   }
 
-  /** Spawns and initializes; resolves once the initialize response (the first line) arrived. */
+  /** Spawns and initializes; resolves once the initialize response (the first message) arrived. */
   static async start(command: ServerCommand, home: string, deadlineMs = INITIALIZE_DEADLINE_MS): Promise<AppServerClient> {
     const startedAt = performance.now();
-    const client = new AppServerClient(command, home);
-    const first = new Promise<{ message: Json; at: number }>((resolve) => {
-      client.#firstLine = (message, at) => resolve({ message, at });
+    const child = spawnServer(command.argv, command, home);
+    // An undrained stderr pipe would eventually block the server's writes.
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
     });
-    client.#send({ id: 0, method: 'initialize', params: INITIALIZE_PARAMS });
+    // Reports keep an error's first line, so the server's last words go on it.
+    const diagnostics = (): string => `server stderr: ${stderr.trimEnd().split('\n').pop()?.slice(0, 200) ?? ''}\nserver stderr tail:\n${stderr.slice(-1500)}`;
+    const transport = new ChildStdioTransport(child, { killGroup: true });
+    // A server→client request (approval etc.) is refused rather than left waiting.
+    const rpc = new RpcConnection(transport, { keepUnclaimed: false, refuseServerRequests: true, diagnostics });
+    const client = new AppServerClient(transport, rpc);
+    const seen: Message[] = [];
+    const onMessage = rpc.onMessage;
+    rpc.onMessage = (message, at) => {
+      if (seen.length === 0) seen.push(message);
+      onMessage(message, at);
+    };
     try {
-      const { message, at } = await client.#bounded(first, deadlineMs, 'initialize response');
-      if (message.id !== 0 || !('result' in message)) {
-        throw new Error(`first line was not the initialize response: ${JSON.stringify(message).slice(0, 300)}`);
-      }
+      const { result, at } = await rpc.requestTimed('initialize', INITIALIZE_PARAMS, deadlineMs);
+      if (seen[0]?.id !== 0) throw new Error(`first message was not the initialize response: ${JSON.stringify(seen[0]).slice(0, 300)}`);
+      rpc.onMessage = onMessage; // the check is for the first message only, off the hot path after it
       client.initializeMs = at - startedAt;
-      client.userAgent = String(message.result?.userAgent ?? '');
+      client.userAgent = String(result.userAgent ?? '');
     } catch (error) {
       await client.close(0);
       throw error;
     }
-    client.#send({ method: 'initialized' });
+    rpc.notify('initialized');
     return client;
-  }
-
-  /** Sends a request; resolves with its result and the reply's arrival time. */
-  requestTimed<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<{ result: T; at: number }> {
-    const id = this.#nextId++;
-    const reply = new Promise<{ result: T; at: number }>((resolve, reject) => {
-      this.#pending.set(id, (m, at) => {
-        if ('error' in m) reject(new RpcReplyError(m.error?.code, `${method}: ${m.error?.message}`));
-        else resolve({ result: m.result as T, at });
-      });
-    });
-    this.#send({ id, method, params });
-    return this.#bounded(reply, deadlineMs, `reply to ${method} #${id}`).finally(() => this.#pending.delete(id));
-  }
-
-  async request<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<T> {
-    return (await this.requestTimed<T>(method, params, deadlineMs)).result;
-  }
-
-  /**
-   * The first buffered or future notification `method` about `threadId` (`params.threadId`,
-   * or `params.thread.id`). Register the wait before sending the request that causes it when
-   * the arrival time matters.
-   */
-  waitFor(method: string, threadId: string, deadlineMs = DEFAULT_DEADLINE_MS): Promise<Arrival> {
-    const key = notificationKey(method, threadId);
-    const { arrival, cancel } = this.#notifications.wait(key);
-    const waited = this.#bounded(arrival, deadlineMs, `notification ${method} for ${threadId}`).finally(cancel);
-    // A wait whose request then failed is never awaited: its deadline must not crash the bench
-    // as an unhandled rejection. Whoever awaits it still sees the error.
-    waited.catch(() => undefined);
-    return waited;
-  }
-
-  /** Drops unclaimed notifications, e.g. between phases sharing one server. */
-  clearBuffer(): void {
-    this.#notifications.clear();
   }
 
   /** Ends stdin (graceful stop over stdio), waits up to `graceMs`, then kills the group. */
   async close(graceMs = CLOSE_GRACE_MS): Promise<Exit> {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      this.#child.stdin.end();
-      const timer = setTimeout(() => this.#kill(), graceMs);
-      const exit = await this.#exit;
-      clearTimeout(timer);
-      return exit;
-    }
-    return this.#exit;
+    await this.#transport.close(graceMs);
+    return this.#transport.exited;
   }
 
   get pid(): number | undefined {
-    return this.#child.pid;
-  }
-
-  #kill(): void {
-    try {
-      process.kill(-this.#child.pid!, 'SIGKILL');
-    } catch {
-      this.#child.kill('SIGKILL');
-    }
-  }
-
-  #send(message: Json): void {
-    if (this.#child.stdin.writable) this.#child.stdin.write(JSON.stringify(message) + '\n');
-  }
-
-  #receive(line: string, at: number): void {
-    let message: Json;
-    try {
-      message = JSON.parse(line) as Json;
-    } catch {
-      return; // not JSON-RPC; the reference never does this, and a host bug shows up as a timeout
-    }
-    if (this.#firstLine !== null) {
-      const first = this.#firstLine;
-      this.#firstLine = null;
-      first(message, at);
-    } else if ('method' in message && 'id' in message) {
-      // A server→client request (approval etc.): refuse it rather than leave the server waiting.
-      this.#send({ id: message.id, error: { code: -32601, message: 'bench client does not serve requests' } });
-    } else if ('method' in message) {
-      this.#notifications.deliver(String(message.method), (message.params ?? {}) as Json, at);
-    } else {
-      this.#pending.get(message.id as number)?.(message, at);
-    }
-  }
-
-  #bounded<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const fail = (why: string): void => {
-        settle();
-        // Reports keep an error's first line, so the server's last words go on it.
-        const last = this.#stderr.trimEnd().split('\n').pop()?.slice(0, 200) ?? '';
-        reject(new Error(`${label}: ${why}${last ? `; server stderr: ${last}` : ''}\nserver stderr tail:\n${this.#stderr.slice(-1500)}`));
-      };
-      const settle = (): void => {
-        clearTimeout(timer);
-        this.#onExit.delete(fail);
-      };
-      const timer = setTimeout(() => fail(`no answer within ${ms} ms`), ms);
-      // A dead server never answers: fail at once instead of at the deadline.
-      if (this.#exited !== null) fail(this.#exited);
-      else this.#onExit.add(fail);
-      promise.then(
-        (value) => {
-          settle();
-          resolve(value);
-        },
-        (error: unknown) => {
-          settle();
-          reject(error);
-        },
-      );
-    });
+    return this.#transport.child.pid;
   }
 }

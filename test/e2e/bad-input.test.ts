@@ -98,12 +98,12 @@ async function replayCorpus(server: TestServer, wrap: (line: string | Buffer) =>
     const from = replies.all.length;
     // Text goes through sendLine, which notes request methods so replies are schema-checked.
     for (const line of (caseLines(c, vars) as Array<string | Buffer>).map(wrap)) {
-      if (typeof line === 'string') server.sendLine(line);
+      if (typeof line === 'string') server.sendText(line);
       else server.child.stdin.write(Buffer.concat([line, Buffer.from('\n')]));
     }
     // A sync request after the case: every case line before it has been handled by then.
     const syncId = `sync-${index}`;
-    server.sendLine(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
+    server.sendText(JSON.stringify({ id: syncId, method: 'thread/loaded/list', params: {} }));
     await replies.waitFor(JSON.stringify(syncId));
     const expected = c.expect === null ? null : (substitute(c.expect, vars) as Record<string, JsonValue>);
     if (expected !== null) await replies.waitFor(stringifyJson(expected.id ?? null)).catch(() => undefined);

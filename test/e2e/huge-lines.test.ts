@@ -23,11 +23,11 @@ test('over stdio, a 6 MB turn/start is answered in order with the requests aroun
   const from = server.received.length;
   const turn = JSON.stringify({ id: 'huge', method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: HUGE_TEXT }] } });
   // Written back to back: the small requests after the huge line arrive before it is parsed.
-  server.sendLine(JSON.stringify({ id: 'before', method: 'thread/loaded/list', params: {} }));
-  server.sendLine(`${turn}\r`);
-  server.sendLine(JSON.stringify({ id: 'after', method: 'thread/loaded/list', params: {} }));
-  server.sendLine(`{"id":"dup","id":"dup2","method":"thread/loaded/list","params":{"pad":"${'x'.repeat(100_000)}"}}`);
-  server.sendLine(JSON.stringify({ id: 'last', method: 'thread/loaded/list', params: {} }));
+  server.sendText(JSON.stringify({ id: 'before', method: 'thread/loaded/list', params: {} }));
+  server.sendText(`${turn}\r`);
+  server.sendText(JSON.stringify({ id: 'after', method: 'thread/loaded/list', params: {} }));
+  server.sendText(`{"id":"dup","id":"dup2","method":"thread/loaded/list","params":{"pad":"${'x'.repeat(100_000)}"}}`);
+  server.sendText(JSON.stringify({ id: 'last', method: 'thread/loaded/list', params: {} }));
   await server.waitFor((m) => m.id === 'last');
   await server.waitForNotification('turn/completed');
   expect(replies(server.received.slice(from))).toEqual(['before', 'huge', 'after', 'last']);
@@ -47,10 +47,10 @@ test('over WebSocket, each connection keeps its order around a huge message, and
   const [a, b] = [await server.connect({ clientName: 'a' }), await server.connect({ clientName: 'b' })];
   const { thread } = await a.request('thread/start', {});
   const fromA = a.received.length;
-  a.sendLine(JSON.stringify({ id: 'huge', method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: HUGE_TEXT }] } }));
-  a.sendLine(JSON.stringify({ id: 'after', method: 'thread/loaded/list', params: {} }));
-  a.sendLine(`{"id":"dup","id":"dup2","method":"thread/loaded/list","params":{"pad":"${'x'.repeat(100_000)}"}}`);
-  a.sendLine(JSON.stringify({ id: 'last', method: 'thread/loaded/list', params: {} }));
+  a.sendText(JSON.stringify({ id: 'huge', method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: HUGE_TEXT }] } }));
+  a.sendText(JSON.stringify({ id: 'after', method: 'thread/loaded/list', params: {} }));
+  a.sendText(`{"id":"dup","id":"dup2","method":"thread/loaded/list","params":{"pad":"${'x'.repeat(100_000)}"}}`);
+  a.sendText(JSON.stringify({ id: 'last', method: 'thread/loaded/list', params: {} }));
   expect(await b.request('thread/loaded/list', {})).toEqual({ data: [thread.id], nextCursor: null });
   await a.waitFor((m) => m.id === 'last');
   expect(replies(a.received.slice(fromA))).toEqual(['huge', 'after', 'last']);

@@ -24,11 +24,11 @@ test('a line past max_line_bytes is answered -32001 when its head shows a reques
   const pad = 'x'.repeat(2_000);
   const atLimit = `{"id":"at-limit","method":"thread/loaded/list","params":{"pad":"${'y'.repeat(1024 - 67)}"}}`;
   expect(Buffer.byteLength(atLimit)).toBe(1024);
-  server.sendLine(`{"id":"big","method":"thread/loaded/list","params":{"pad":"${pad}"}}`);
-  server.sendLine(`{"method":"thread/loaded/list","params":{"pad":"${pad}"},"id":"id-after-params"}`);
-  server.sendLine(`{"method":"initialized","params":{"pad":"${pad}"}}`);
-  server.sendLine(pad);
-  server.sendLine(atLimit);
+  server.sendText(`{"id":"big","method":"thread/loaded/list","params":{"pad":"${pad}"}}`);
+  server.sendText(`{"method":"thread/loaded/list","params":{"pad":"${pad}"},"id":"id-after-params"}`);
+  server.sendText(`{"method":"initialized","params":{"pad":"${pad}"}}`);
+  server.sendText(pad);
+  server.sendText(atLimit);
   await server.waitFor((m) => m.id === 'at-limit');
   expect(repliesSince(server, from)).toEqual([
     { error: OVERLOADED, id: 'big' },
@@ -40,7 +40,7 @@ test('a line past max_line_bytes is answered -32001 when its head shows a reques
 test('a line of more than a million JSON values is answered -32001 like an oversized line, and the connection keeps serving', async () => {
   const server = await TestServer.start({ modelUrl: mock.url });
   const from = server.received.length;
-  server.sendLine(`{"id":"many","method":"thread/loaded/list","params":{"x":[${'0,'.repeat(1_000_000)}0]}}`);
+  server.sendText(`{"id":"many","method":"thread/loaded/list","params":{"x":[${'0,'.repeat(1_000_000)}0]}}`);
   const after = await server.requestRaw('thread/loaded/list', {});
   expect(repliesSince(server, from)).toEqual([{ error: OVERLOADED, id: 'many' }, after]);
   expect(await server.close()).toBe(0);
@@ -91,7 +91,7 @@ test('a client that stops reading is disconnected once max_outbound_bytes is que
   const turns = 20;
   for (let i = 0; i < turns; i += 1) mock.enqueue({ kind: 'reply', text: 'word '.repeat(20_000), deltaChunks: 2_000 });
   server.child.stdout.pause();
-  for (let i = 0; i < turns; i += 1) server.sendLine(JSON.stringify({ id: `flood-${i}`, method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: `flood ${i}` }] } }));
+  for (let i = 0; i < turns; i += 1) server.sendText(JSON.stringify({ id: `flood-${i}`, method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: `flood ${i}` }] } }));
 
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid) ?? 0)), 20);

@@ -77,13 +77,13 @@ test('bad params get the reference texts and the connection keeps serving', asyn
 test('malformed lines, undecodable ids, stray responses and unknown notifications get no reply', async () => {
   const server = await TestServer.start({ modelUrl: mock.url });
   const lines = ['not json', '[1,2]', '{"id":99}', '{"id":1.5,"method":"thread/loaded/list","params":{}}', '{"id":null,"method":"thread/loaded/list","params":{}}', '{"id":7,"result":{}}', '{"method":"bogus/notification"}', '', '{"id":"x","error":{"code":1,"message":"m"}}'];
-  for (const line of lines) server.sendLine(line);
+  for (const line of lines) server.sendText(line);
   const reply = await server.requestRaw('thread/loaded/list', {});
   expect(reply).toEqual({ id: 1, result: { data: [], nextCursor: null } });
   expect(server.received.slice(1)).toEqual([reply]);
   const stringId = await server.requestRaw('thread/loaded/list', { limit: null, cursor: null });
   expect(stringId.result).toEqual({ data: [], nextCursor: null });
-  server.sendLine('{"id":"req-a","method":"thread/loaded/list","params":{},"jsonrpc":"2.0"}');
+  server.sendText('{"id":"req-a","method":"thread/loaded/list","params":{},"jsonrpc":"2.0"}');
   expect(await server.waitFor((m) => m.id === 'req-a')).toEqual({ id: 'req-a', result: { data: [], nextCursor: null } });
   expect(await server.close()).toBe(0);
 });

@@ -1,10 +1,10 @@
 // One generic helper for end-to-end tests over stdio: spawns the real CLI in a temporary home
-// (see server-process.ts) and speaks JSON-RPC lines on its stdin/stdout (see rpc-peer.ts).
-// Every message the server sends is validated against the official schema; a violation fails
-// the test at close().
-import { createInterface } from 'node:readline';
+// (see server-process.ts) and speaks JSON-RPC lines on its stdin/stdout through the client
+// library (src/client), every message checked (see checked-connection.ts). A schema violation
+// fails the test at close().
+import { ChildStdioTransport } from '../../src/client/child-stdio-transport.js';
 import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
-import { RpcPeer, RpcReplyError, type Message } from './rpc-peer.js';
+import { CheckedConnection, RpcReplyError, type Message } from './checked-connection.js';
 import { CLI, ServerProcess, type ServerProcessOptions } from './server-process.js';
 
 export { CLI, mockModelConfig, RpcReplyError, type Message };
@@ -13,17 +13,13 @@ export interface TestServerOptions extends ServerProcessOptions {
   initialize?: boolean;
 }
 
-export class TestServer extends RpcPeer {
-  readonly process: ServerProcess;
-
-  private constructor(options: TestServerOptions) {
-    super();
-    this.process = new ServerProcess(['--listen', 'stdio://'], options);
-    createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line));
+export class TestServer extends CheckedConnection {
+  private constructor(readonly process: ServerProcess) {
+    super(new ChildStdioTransport(process.child), () => `stderr: ${process.stderr.slice(-2000)}`);
   }
 
   static async start(options: TestServerOptions = {}): Promise<TestServer> {
-    const server = new TestServer(options);
+    const server = new TestServer(new ServerProcess(['--listen', 'stdio://'], options));
     if (options.initialize !== false) await server.initialize();
     return server;
   }
@@ -62,13 +58,5 @@ export class TestServer extends RpcPeer {
     const code = await this.process.reap(timeoutMs);
     if (this.schemaProblems.length > 0) throw new Error(`server sent messages that violate the schema:\n${this.schemaProblems.join('\n')}`);
     return code;
-  }
-
-  protected write(text: string): void {
-    this.child.stdin.write(text + '\n');
-  }
-
-  protected diagnostics(): string {
-    return `stderr: ${this.stderr.slice(-2000)}`;
   }
 }

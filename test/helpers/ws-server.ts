@@ -1,13 +1,15 @@
 // End-to-end helper for the socket transports: the real CLI listening on `ws://127.0.0.1:0`
-// (port read from the banner) or a unix socket, and any number of real `ws` clients, each a
-// generic JSON-RPC peer (rpc-peer.ts) whose received messages are schema-checked.
+// (port read from the banner) or a unix socket, and any number of WebSocket clients from the
+// client library (src/client), each a connection whose received messages are schema-checked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { onTestFinished } from 'vitest';
-import WebSocket from 'ws';
-import { RpcPeer, type Message } from './rpc-peer.js';
+import type WebSocket from 'ws';
+import { HttpRefusal, WebSocketTransport } from '../../src/client/websocket-transport.js';
+import { CheckedConnection, type Message } from './checked-connection.js';
 import { ServerProcess, type ServerProcessOptions } from './server-process.js';
 
-export { RpcReplyError, type Message } from './rpc-peer.js';
+export { RpcReplyError, type Message } from './checked-connection.js';
+export { HttpRefusal };
 
 export interface WsServerOptions extends ServerProcessOptions {
   /** `--listen` value; `ws://127.0.0.1:0` when absent. */
@@ -105,33 +107,20 @@ export class WsServer {
   }
 }
 
-export class WsClient extends RpcPeer {
+export class WsClient extends CheckedConnection {
   /** Resolves with the close code once the connection is gone (1006: dropped without a close frame). */
   readonly closed: Promise<number>;
+  readonly ws: WebSocket;
 
-  private constructor(
-    readonly ws: WebSocket,
-    private readonly server: ServerProcess,
-  ) {
-    super();
-    this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) this.schemaProblems.push('binary frame from the server');
-      else this.receive(data.toString());
-    });
+  private constructor(transport: WebSocketTransport, server: ServerProcess) {
+    super(transport, () => `server stderr: ${server.stderr.slice(-2000)}`);
+    this.ws = transport.socket;
+    this.closed = transport.closedCode;
+    transport.onBinaryFrame = () => this.schemaProblems.push('binary frame from the server');
   }
 
-  static open(url: string, options: { headers: Record<string, string>; autoPong: boolean }, server: ServerProcess): Promise<WsClient> {
-    const ws = new WebSocket(url, { ...options, perMessageDeflate: false });
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new WsClient(ws, server)));
-      ws.once('unexpected-response', (_request, response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => reject(new HttpRefusal(response.statusCode ?? 0, body)));
-      });
-      ws.once('error', reject);
-    });
+  static async open(url: string, options: { headers: Record<string, string>; autoPong: boolean }, server: ServerProcess): Promise<WsClient> {
+    return new WsClient(await WebSocketTransport.open(url, options), server);
   }
 
   /** A clean close (close frame) or an abrupt one (TCP reset, no frame). */
@@ -144,23 +133,5 @@ export class WsClient extends RpcPeer {
   /** The methods of the notifications received so far, in order. */
   methods(): string[] {
     return this.received.filter((m: Message) => 'method' in m).map((m: Message) => m.method as string);
-  }
-
-  protected write(text: string): void {
-    this.ws.send(text);
-  }
-
-  protected diagnostics(): string {
-    return `server stderr: ${this.server.stderr.slice(-2000)}`;
-  }
-}
-
-/** The HTTP answer of a refused upgrade. */
-export class HttpRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-  ) {
-    super(`HTTP ${status}: ${body}`);
   }
 }

@@ -4,7 +4,8 @@
 // src/stored-history/ and workers/stored-history.ts only inside the stored-history worker (it
 // reads rollouts for thread/list and for reads of threads not loaded, synchronously: never on
 // the main thread), and
-// src/common/ on more than one of them. An import across that line would load host code into
+// src/common/ on more than one of them, and src/client/ (a JSON-RPC client of the app server:
+// the demo, the bench and the tests) wherever a client runs, never inside the host or a worker. An import across that line would load host code into
 // a worker (or worker code into the host), so it fails here, as does a runtime import cycle.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -12,7 +13,7 @@ import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../he
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-type Zone = 'main' | 'worker' | 'lineParser' | 'storedHistory' | 'common' | 'bench';
+type Zone = 'main' | 'worker' | 'lineParser' | 'storedHistory' | 'common' | 'client' | 'bench';
 
 function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
@@ -21,18 +22,21 @@ function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/stored-history/') || path === 'workers/stored-history.ts') return 'storedHistory';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
   if (path.startsWith('src/common/')) return 'common';
+  if (path.startsWith('src/client/')) return 'client';
   if (path.startsWith('bench/')) return 'bench';
   return null;
 }
 
 /** Which zones each zone may import. The bench drives the host from outside, so it may use any. */
 const ALLOWED: Record<Zone, readonly Zone[]> = {
-  main: ['main', 'common'],
+  // The demo (src/main/demo.ts) is a client of the host it starts.
+  main: ['main', 'common', 'client'],
   worker: ['worker', 'common'],
   lineParser: ['lineParser', 'common'],
   storedHistory: ['storedHistory', 'common'],
   common: ['common'],
-  bench: ['bench', 'main', 'worker', 'lineParser', 'storedHistory', 'common'],
+  client: ['client', 'common'],
+  bench: ['bench', 'main', 'worker', 'lineParser', 'storedHistory', 'common', 'client'],
 };
 
 /** Imports that cross the line the wrong way, as `from -> to`. Type-only imports count too. */
@@ -77,6 +81,8 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'workers/thread-host.ts', "import '../workers/line-parser.js';"),
       importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../stored-history/thread-page.js';"),
       importsOf(ROOT, 'workers/stored-history.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
+      importsOf(ROOT, 'src/client/rpc-connection.ts', "import { Router } from '../main/router.js';"),
+      importsOf(ROOT, 'src/actors/thread-actor.ts', "import { RpcConnection } from '../client/rpc-connection.js';"),
     ].flat();
     expect(wrongWay(planted)).toEqual([
       'src/actors/thread-actor.ts -> src/main/router.ts',
@@ -89,6 +95,8 @@ describe('the checker itself', () => {
       'workers/thread-host.ts -> workers/line-parser.ts',
       'src/main/handlers/thread-list.ts -> src/stored-history/thread-page.ts',
       'workers/stored-history.ts -> src/main/threads/directory.ts',
+      'src/client/rpc-connection.ts -> src/main/router.ts',
+      'src/actors/thread-actor.ts -> src/client/rpc-connection.ts',
     ]);
   });
 
