@@ -177,14 +177,13 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
     const path = threadLockDir(this.#paths, threadId);
     // The heartbeat starts only once the lock is held, so `held.dir` is set before it can fire.
     const held: { dir?: HeldLockDir } = {};
-    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error), /*withLease*/ true);
+    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error));
     if (attempt.kind === 'contended') return { kind: 'activeWriter' };
     held.dir = attempt.dir;
     return { kind: 'acquired', lock: this.#own(threadId, attempt.dir) };
   }
 
   #own(threadId: string, dir: HeldLockDir): OwnedLock {
-    if (dir.lease === null) throw new Error(`lock directory ${dir.path} has no lease`);
     const lock: OwnedLock = { threadId, path: dir.path, lease: dir.lease, dir, released: false };
     this.#owned.set(threadId, lock);
     return lock;
@@ -193,7 +192,7 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
   // proper-lockfile has stopped the heartbeat and forgotten the directory; it is not ours now.
   #compromised(threadId: string, dir: HeldLockDir | undefined, error: Error): void {
     // First of all, and synchronously: the actor checks the lease before every write.
-    if (dir?.lease) endLease(dir.lease);
+    if (dir !== undefined) endLease(dir.lease);
     const owned = this.#owned.get(threadId);
     if (dir !== undefined) this.#janitor.forget(threadId, dir);
     if (owned === undefined || owned.dir !== dir) {

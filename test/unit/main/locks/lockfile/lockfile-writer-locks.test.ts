@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type CoordinationHolder, holdCoordination } from '../../../../../bench/lib/coordination-holder.js';
+import { leaseExpiry } from '../../../../../src/common/writer-lease.js';
 import { type LockLoss, LockfileWriterLocks, type LockfileWriterLocksOptions } from '../../../../../src/main/locks/lockfile/lockfile-writer-locks.js';
 
-// The shortest timing proper-lockfile accepts: a heartbeat every second, stale after two.
-const TIMING = { staleMs: 2_000, updateMs: 1_000 };
+// The shortest timing the configuration accepts: a heartbeat every second, stale after three.
+// (With fewer than three heartbeats per stale time the lease, one heartbeat short of it, would
+// lapse before each refresh could renew it.)
+const TIMING = { staleMs: 3_000, updateMs: 1_000 };
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -222,5 +225,60 @@ describe('a compromised lock', () => {
     utimesSync(lockPath(id), theirs, theirs);
     expect(await lost).toEqual({ threadId: id, message: 'Unable to update lock within the stale threshold' });
     expect(locks.ownedCount()).toBe(0);
+  });
+});
+
+describe('a heartbeat answered after a takeover', () => {
+  test('a stat whose answer is delayed past the stale time renews nothing: the owner loses the lock and the new owner keeps it', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    // The next stat of the thread's directory is answered at once by the disk, but its reply
+    // reaches the heartbeat only when the test lets it (a slow network reply, a paused host).
+    let hold = false;
+    let answered!: () => void;
+    const statAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => (deliver = resolve));
+    const refreshesIssued: string[] = [];
+    const delayed = {
+      ...fs,
+      stat: (path: string, callback: (error: Error | null, stats: fs.Stats) => void) =>
+        fs.stat(path, (error, stats) => {
+          if (!hold || path !== lockPath(id)) return callback(error, stats);
+          hold = false;
+          answered();
+          void delivered.then(() => callback(error, stats));
+        }),
+      utimes: (path: string, atime: Date, mtime: Date, callback: (error: Error | null) => void) => {
+        if (!hold && path === lockPath(id)) refreshesIssued.push(path);
+        fs.utimes(path, atime, mtime, callback);
+      },
+    };
+    const { onLost, lost } = nextLoss();
+    const paused = backend(home, { fs: delayed, onLost });
+    const lock = await acquireFree(paused, id);
+    hold = true;
+    await statAnswered;
+    refreshesIssued.length = 0;
+    const expiry = leaseExpiry(lock.lease);
+    // Another host takes the directory over once nobody has refreshed it for staleMs.
+    const lossesOfNewOwner: LockLoss[] = [];
+    const newOwner = backend(home, { onLost: (loss) => lossesOfNewOwner.push(loss) });
+    let taken = await newOwner.acquire(id, { timeoutMs: 500 });
+    while (taken.kind !== 'acquired') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      taken = await newOwner.acquire(id, { timeoutMs: 500 });
+    }
+    const theirs = taken.lock;
+    deliver();
+    expect(await lost).toEqual({
+      threadId: id,
+      message: `the writer lease of ${lockPath(id)} ran out at ${new Date(expiry).toISOString()}, before its heartbeat could refresh it; another host may own it now`,
+    });
+    expect([leaseExpiry(lock.lease), paused.ownedCount(), refreshesIssued]).toEqual([0, 0, []]);
+    // The new owner's heartbeats go on finding their own mtime: two of them, and it still owns.
+    const leaseOfNewOwner = leaseExpiry(theirs.lease);
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMING.updateMs + 200));
+    expect([newOwner.ownedCount(), lossesOfNewOwner, leaseExpiry(theirs.lease) > leaseOfNewOwner]).toEqual([1, [], true]);
   });
 });
