@@ -23,6 +23,7 @@ import { endLease, type WriterLease } from '../../../common/writer-lease.js';
 import { assertLockableId } from '../lockable-id.js';
 import { type AsyncCoordinationHold, CoordinationQueue } from './coordination-queue.js';
 import { type HeldLockDir, type LockDirPaths, type LockDirTiming, lockDirPaths, threadLockDir, tryLockDir } from './lock-dir.js';
+import { lockStatFault } from './lock-stat-fault.js';
 import { LockfileJanitor, type LockfileJanitorOutcome } from './lockfile-janitor.js';
 
 /** As the flock backend: 30 s for coordination (Codex's figure), polled every 50 ms. */
@@ -45,6 +46,8 @@ export interface LockfileWriterLocksOptions extends LockDirTiming {
   log?: LogFn;
   /** Called once per owned lock that is compromised; the host must stop writing the thread. */
   onLost?: (loss: LockLoss) => void;
+  /** The host's environment, read only for a test fault switch (lock-stat-fault.ts). */
+  faultEnv?: NodeJS.ProcessEnv;
   /** Observation hook for tests: a released directory was removed (or found gone). */
   onJanitorRemoved?: (threadId: string, outcome: LockfileJanitorOutcome) => void;
 }
@@ -76,9 +79,10 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
   constructor(home: string, options: LockfileWriterLocksOptions) {
     const clock = options.clock ?? systemClock;
     this.#paths = lockDirPaths(home);
-    this.#timing = { staleMs: options.staleMs, updateMs: options.updateMs, ...(options.fs === undefined ? {} : { fs: options.fs }) };
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
     this.#log = options.log ?? (() => undefined);
+    const fs = options.fs ?? lockStatFault(options.faultEnv ?? {}, this.#log);
+    this.#timing = { staleMs: options.staleMs, updateMs: options.updateMs, ...(fs === undefined ? {} : { fs }) };
     this.#onLost = options.onLost ?? (() => undefined);
     this.#queue = new CoordinationQueue({
       clock,
