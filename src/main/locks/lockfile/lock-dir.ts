@@ -45,11 +45,19 @@ export interface HeldLockDir {
   release(): Promise<void>;
 }
 
-/** How one attempt ended: held, or another owner's fresh directory is there. */
-export type LockDirAttempt = { kind: 'held'; dir: HeldLockDir } | { kind: 'contended' };
+/**
+ * How one attempt ended: held, or another owner's fresh directory is there, or the filesystem
+ * answered in a way that means another client is changing the directory (`transient`).
+ */
+export type LockDirAttempt = { kind: 'held'; dir: HeldLockDir } | { kind: 'contended'; transient?: NodeJS.ErrnoException };
+
+// ESTALE: an NFS client's handle for the directory (or its parent) names one another client
+// removed meanwhile, as happens when a takeover races this attempt. It is contention, not a
+// failure: the same attempt a moment later sees the new directory.
+const CONTENTION_CODES: ReadonlySet<string | undefined> = new Set(['ESTALE']);
 
 /**
- * One attempt at `path`, no retries. A directory whose mtime is older than `staleMs` is
+ * One attempt at `path`, no retries; an ESTALE from the directory counts as contention. A directory whose mtime is older than `staleMs` is
  * removed and re-created (proper-lockfile's takeover): callers hold coordination around it,
  * because two takers racing on one stale directory could otherwise each remove the other's new
  * one. `onCompromised` runs once if the heartbeat later finds the directory gone, modified by
@@ -75,7 +83,9 @@ export async function tryLockDir(path: string, timing: LockDirTiming, onCompromi
     });
     return { kind: 'held', dir: { path, lease, release } };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return { kind: 'contended' };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOCKED') return { kind: 'contended' };
+    if (CONTENTION_CODES.has(code)) return { kind: 'contended', transient: error as NodeJS.ErrnoException };
     throw error;
   }
 }

@@ -282,3 +282,45 @@ describe('a heartbeat answered after a takeover', () => {
     expect([newOwner.ownedCount(), lossesOfNewOwner, leaseExpiry(theirs.lease) > leaseOfNewOwner]).toEqual([1, [], true]);
   });
 });
+
+describe('ESTALE from a lock directory (a network home racing a takeover)', () => {
+  /** An fs whose mkdir of paths ending in `suffix` answers ESTALE `times` times (forever at Infinity). */
+  function staleMkdir(suffix: string, times: number) {
+    let left = times;
+    return {
+      ...fs,
+      mkdir: (path: string, callback: (error: Error | null) => void) => {
+        if (!path.endsWith(suffix) || left <= 0) return fs.mkdir(path, callback);
+        left -= 1;
+        setImmediate(() => callback(Object.assign(new Error(`ESTALE: stale file handle, mkdir '${path}'`), { code: 'ESTALE' })));
+      },
+    };
+  }
+
+  test('is contention: the thread lock is retried within the deadline and taken once the answer clears', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    const logged: string[] = [];
+    const locks = backend(home, { fs: staleMkdir(`${id}.lock`, 2), log: (level, message, fields) => logged.push(`${level} ${message} ${fields?.error}`) });
+    const result = await locks.acquire(id, { timeoutMs: 5_000 });
+    const warning = `warn a thread lock directory answered as if another host were changing it; retrying ESTALE: stale file handle, mkdir '${lockPath(id)}'`;
+    expect([result.kind, existsSync(lockPath(id)), logged.filter((line) => line.startsWith('warn'))]).toEqual(['acquired', true, [warning, warning]]);
+  });
+
+  test('is contention for coordination too: retried, then the acquisition goes ahead', async () => {
+    const { home } = tempHome();
+    const locks = backend(home, { fs: staleMkdir('.coordination.lock', 3) });
+    expect((await locks.acquire(randomUUID(), { timeoutMs: 5_000 })).kind).toBe('acquired');
+  });
+
+  test('an answer that never clears times the acquisition out, naming ESTALE', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    const locks = backend(home, { fs: staleMkdir(`${id}.lock`, Infinity) });
+    expect(await locks.acquire(id, { timeoutMs: 300 })).toEqual({
+      kind: 'timedOut',
+      cause: `its lock directory kept answering ESTALE: stale file handle, mkdir '${lockPath(id)}'`,
+    });
+    expect([existsSync(lockPath(id)), locks.ownedCount(), locks.pendingCount()]).toEqual([false, 0, 0]);
+  });
+});
