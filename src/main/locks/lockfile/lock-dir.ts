@@ -7,6 +7,7 @@ import nodeFs from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { createLease, type WriterLease } from '../../../common/writer-lease.js';
+import { MIN_HEARTBEATS_PER_STALE } from '../../config/lock-backend-config.js';
 import { leaseGuardedFs } from './lease-guarded-fs.js';
 
 /** Directory under the home holding the lockfile backend's lock directories. */
@@ -67,6 +68,9 @@ export async function tryLockDir(path: string, timing: LockDirTiming, onCompromi
   // The lease runs to one heartbeat short of the stale time, counted from when the refresh was
   // *issued*: whoever judges staleness sees an mtime at least that recent, so the owner stops
   // writing before anyone can take the lock over (clock skew under one heartbeat aside).
+  // With fewer heartbeats per stale time the lease (one heartbeat short of it) would lapse
+  // before the next heartbeat could renew it; the configuration refuses such timing too.
+  if (timing.updateMs * MIN_HEARTBEATS_PER_STALE > timing.staleMs) throw new RangeError(`lock heartbeat every ${timing.updateMs} ms is more than a third of the stale time (${timing.staleMs} ms)`);
   const leaseFor = (issuedAtMs: number) => issuedAtMs + timing.staleMs - timing.updateMs;
   const lease = createLease(leaseFor(Date.now()));
   const fs = leaseGuardedFs((timing.fs ?? nodeFs) as typeof nodeFs, lease, leaseFor);

@@ -324,3 +324,12 @@ describe('ESTALE from a lock directory (a network home racing a takeover)', () =
     expect([existsSync(lockPath(id)), locks.ownedCount(), locks.pendingCount()]).toEqual([false, 0, 0]);
   });
 });
+
+describe('timing', () => {
+  test('a heartbeat longer than a third of the stale time is refused before any lock directory is made: the lease would lapse between heartbeats', async () => {
+    const { home, dir } = tempHome();
+    const locks = backend(home, { staleMs: 2_000, updateMs: 1_000 });
+    await expect(locks.acquire(randomUUID())).rejects.toThrow(new RangeError('lock heartbeat every 1000 ms is more than a third of the stale time (2000 ms)'));
+    expect(existsSync(join(dir, '.coordination.lock'))).toBe(false);
+  });
+});
