@@ -47,7 +47,8 @@ Options:
   --k <list>             K for the lock scenarios (default 1,8,32)
   --hold-ms <ms>         How long the outside process holds the lock, and probe-floor probes (default 2000)
   --lock-backend <b>     flock, lockfile or both: the writer-lock backend(s) of the lock scenarios
-                         (locked-unload, resume-under-lock, start-under-lock), side by side per K
+                         (locked-unload, resume-under-lock, start-under-lock), side by side per K,
+                         and of turn-sequential and turn-concurrent, side by side
                          (default flock; lockfile cases configure thread-host only)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
   --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)

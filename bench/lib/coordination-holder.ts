@@ -10,8 +10,8 @@ import { WRITER_LOCK_DIR } from '../../src/main/locks/flock/coordination-lock.js
 import { lockDirPaths, tryLockDir } from '../../src/main/locks/lockfile/lock-dir.js';
 import { holdFlock } from './flock-holder.js';
 
-/** proper-lockfile's floors: the held directory is refreshed every second, judged stale after two. */
-const HOLDER_TIMING = { staleMs: 2_000, updateMs: 1_000 };
+/** The configuration's floors: the held directory is refreshed every second, its lease lasts two. */
+const HOLDER_TIMING = { staleMs: 3_000, updateMs: 1_000 };
 
 /** A held coordination lock; `release()` is idempotent. */
 export interface CoordinationHolder {

@@ -24,7 +24,7 @@ export interface LockCase {
 }
 
 /** config.toml lines selecting the lockfile backend; its default timing, as users get it. */
-const LOCKFILE_CONFIG = 'writer_lock_backend = "lockfile"';
+export const LOCKFILE_CONFIG = 'writer_lock_backend = "lockfile"';
 
 export async function withLockCase(
   ctx: CaseContext,

@@ -124,6 +124,12 @@ export function perKAndLockBackend(params: ScenarioParams): ScenarioCase[] {
 
 export const SINGLE_CASE: ScenarioCase[] = [{ id: '', k: 0 }];
 
+/** One case per lock backend; the id stays '' when only flock runs (the default), as before. */
+export function perLockBackend(params: ScenarioParams): ScenarioCase[] {
+  const onlyFlock = params.lockBackends.length === 1 && params.lockBackends[0] === 'flock';
+  return onlyFlock ? SINGLE_CASE : params.lockBackends.map((lockBackend) => ({ id: lockBackend, k: 0, lockBackend }));
+}
+
 /**
  * Runs `body` against a fresh server in a fresh home, and always stops the server and removes
  * the home (killing anything it left running). The server's exit code is checked: a server

@@ -2,10 +2,14 @@
 //   turn-sequential: one thread, `warmupTurns` unmeasured, then `turns` one after another.
 //   turn-concurrent: `turnThreads` threads, one one-message turn each, every turn/start written
 //                    at once: the makespan (first send → last completion) and each turn's latency.
+// Both run once per --lock-backend: a lockfile home fdatasyncs every append batch before the
+// turn completes (rollout-appender.ts), a flock home does not.
 import { performance } from 'node:perf_hooks';
 import type { AppServerClient } from '../lib/app-server-client.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { SINGLE_CASE, textInput, withServer, type Scenario } from './scenario.js';
+import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
+import { LOCKFILE_CONFIG } from './lock-case.js';
+import { perLockBackend, textInput, withServer, type Scenario } from './scenario.js';
 
 /** A mock turn takes milliseconds; this only bounds a stuck one. */
 const TURN_DEADLINE_MS = 30_000;
@@ -20,13 +24,18 @@ async function timedTurn(client: AppServerClient, threadId: string, text: string
   return { ms: at - sentAt, status: String(params.turn?.status) };
 }
 
+/** The server options selecting `backend` (flock when absent: the home's default). */
+function backendOptions(backend: WriterLockBackendKind | undefined): { rootConfig?: string } {
+  return backend === 'lockfile' ? { rootConfig: LOCKFILE_CONFIG } : {};
+}
+
 export const turnSequential: Scenario = {
   name: 'turn-sequential',
   summary: 'turn/start → turn/completed on one thread, one turn after another',
-  cases: () => SINGLE_CASE,
-  async run(ctx) {
+  cases: perLockBackend,
+  async run(ctx, { lockBackend }) {
     const { rec, params } = ctx;
-    await withServer(ctx, {}, async (client) => {
+    await withServer(ctx, backendOptions(lockBackend), async (client) => {
       const { thread } = await client.request('thread/start', {});
       for (let i = 0; i < params.warmupTurns; i += 1) await timedTurn(client, thread.id, `warm-up ${i}`);
       const histogram = new LatencyHistogram();
@@ -50,10 +59,10 @@ export const turnSequential: Scenario = {
 export const turnConcurrent: Scenario = {
   name: 'turn-concurrent',
   summary: 'N threads, one one-message turn each, all sent at once: makespan and per-turn latency',
-  cases: () => SINGLE_CASE,
-  async run(ctx) {
+  cases: perLockBackend,
+  async run(ctx, { lockBackend }) {
     const { rec, params } = ctx;
-    await withServer(ctx, {}, async (client) => {
+    await withServer(ctx, backendOptions(lockBackend), async (client) => {
       const threads = await Promise.all(
         Array.from({ length: params.turnThreads }, async () => (await client.request('thread/start', {})).thread.id as string),
       );

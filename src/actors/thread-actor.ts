@@ -135,6 +135,9 @@ export class ThreadActor {
       faults: this.#faults.disk,
       ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
       lease: this.#init.writerLease,
+      // A lease means a lock another host can take over while this one lives (lockfile homes):
+      // nothing may be acknowledged or left behind that is not at the file server yet.
+      syncEachBatch: this.#init.writerLease !== null,
       onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
       fence: this.#fence,
     });

@@ -60,10 +60,10 @@ export const serverDraining = (): RpcError =>
 export const COORDINATION_TIMEOUT_TEXT =
   'thread-store internal error: timed out waiting for the thread writer coordination lock; ' +
   'another Codex process may be suspended on this or another host';
-export const coordinationTimeout = (operation: 'start' | 'resume'): RpcError =>
+export const coordinationTimeout = (operation: 'start' | 'resume', cause?: string): RpcError =>
   internalError(
     `${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ` +
-      `Fatal error: Failed to initialize session: ${COORDINATION_TIMEOUT_TEXT}`,
+      `Fatal error: Failed to initialize session: ${COORDINATION_TIMEOUT_TEXT}${cause === undefined ? '' : ` (${cause})`}`,
   );
 
 /** Wraps an unexpected failure the way the reference reports internal errors. */

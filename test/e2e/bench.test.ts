@@ -295,3 +295,16 @@ test('bench stored-read grows a thread\'s rollout and reads it unloaded and resu
   }
   expect(stdout).toContain('| stored-read | loaded | pass | runs ↑ | 1/1 |');
 });
+
+test('bench turns --lock-backend both runs each turn scenario on flock and lockfile side by side, and both pass', { timeout: 45_000 }, async () => {
+  const dir = join(out, 'turns-both');
+  const { code, stdout, stderr } = await runCli(['bench', 'turns', '--turns', '3', '--warmup', '1', '--turn-threads', '4', '--lock-backend', 'both', '--out', dir], 40_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.map((l) => [l.scenario, l.case, l.pass])).toEqual([
+    ['turn-sequential', 'flock', true],
+    ['turn-sequential', 'lockfile', true],
+    ['turn-concurrent', 'flock', true],
+    ['turn-concurrent', 'lockfile', true],
+  ]);
+});

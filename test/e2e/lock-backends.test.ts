@@ -1,9 +1,10 @@
 // Host-level behaviour of the writer-lock backends: a process holding a thread keeps another
 // out until it dies (flock at once, lockfile after the stale time), shutdown cleans up, a home
 // never serves two backends, and a lockfile lock lost under a running turn stops the host
-// writing that thread at once.
+// writing that thread at once, even when the host is paused inside its heartbeat (between the
+// lock directory's stat being answered and the heartbeat seeing the answer).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -31,6 +32,34 @@ function tempHome(): string {
 async function runTurn(server: TestServer, threadId: string, text: string): Promise<Message> {
   const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text }] });
   return server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+}
+
+/** Starts a turn whose model answer stalls `stallMs`; resolves once its user message is on disk. */
+async function startTurnToCut(server: TestServer, thread: Message, stallMs: number): Promise<Message> {
+  mock.enqueue({ kind: 'stall', ms: stallMs });
+  const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the pause' }] });
+  await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"text":"across the pause"'));
+  return turn;
+}
+
+/**
+ * With `paused` stopped: `other` resumes the thread once its lock is stale and runs a turn; then
+ * `paused` wakes and must close the thread. Returns that turn and the file as `paused` woke to it.
+ */
+async function takeOverThenWake(paused: TestServer, other: TestServer, thread: Message): Promise<{ secondTurn: string; beforeWaking: string }> {
+  const stoppedAt = Date.now();
+  for (;;) {
+    const reply = await other.requestRaw('thread/resume', { threadId: thread.id });
+    if ('result' in reply) break;
+    expect([reply.error.message, Date.now() - stoppedAt < TEST_LOCKFILE_STALE_MS + 5_000]).toEqual([`thread ${thread.id} already has an active writer`, true]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const secondTurn = (await runTurn(other, thread.id, 'after the takeover')).turn.id;
+  const beforeWaking = readFileSync(thread.path, 'utf8');
+  paused.child.kill('SIGCONT');
+  const closed = await paused.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 10_000);
+  expect(closed).toEqual({ threadId: thread.id });
+  return { secondTurn, beforeWaking };
 }
 
 describe.each(LOCK_BACKENDS)('%s backend', (backend) => {
@@ -161,26 +190,12 @@ describe('a lost lockfile lock', () => {
     const { thread } = await paused.request('thread/start', {});
     const firstTurn = (await runTurn(paused, thread.id, 'before the pause')).turn.id;
     // Its next answer is ready while the host is stopped: on waking, the turn would end at once.
-    mock.enqueue({ kind: 'stall', ms: 1_500 });
-    const { turn: cut } = await paused.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the pause' }] });
-    await vi.waitFor(() => expect(readFileSync(thread.path, 'utf8')).toContain('"text":"across the pause"'));
+    const cut = await startTurnToCut(paused, thread, 1_500);
     paused.child.kill('SIGSTOP');
     const other = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
     try {
-      const stoppedAt = Date.now();
-      let resumed: Message | null = null;
-      while (resumed === null) {
-        const reply = await other.requestRaw('thread/resume', { threadId: thread.id });
-        if ('result' in reply) resumed = reply.result;
-        else expect([reply.error.message, Date.now() - stoppedAt < TEST_LOCKFILE_STALE_MS + 5_000]).toEqual([`thread ${thread.id} already has an active writer`, true]);
-        if (resumed === null) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const secondTurn = (await runTurn(other, thread.id, 'after the takeover')).turn.id;
-      const beforeWaking = readFileSync(thread.path, 'utf8');
-      paused.child.kill('SIGCONT');
       // The woken host notices at its next heartbeat, fails the turn and closes the thread.
-      const closed = await paused.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 10_000);
-      expect(closed).toEqual({ threadId: thread.id });
+      const { secondTurn, beforeWaking } = await takeOverThenWake(paused, other, thread);
       const failed = paused.notifications('turn/completed').map((m) => [m.params.turn.id, m.params.turn.status]);
       expect(failed).toEqual([
         [firstTurn, 'completed'],
@@ -193,6 +208,55 @@ describe('a lost lockfile lock', () => {
         [firstTurn, 'completed'],
         [cut.id, 'interrupted'],
         [secondTurn, 'completed'],
+      ]);
+      expect(await other.close()).toBe(0);
+      expect(await paused.close()).toBe(0);
+    } finally {
+      paused.child.kill('SIGCONT');
+      await Promise.all([paused.kill(), other.kill()]);
+    }
+  });
+
+  test('a host paused after its heartbeat stat was answered renews nothing on waking: it writes nothing, and the new owner keeps the lock', async () => {
+    const home = tempHome();
+    const flag = join(home, 'hold-lock-stat');
+    const env = { THREAD_HOST_FAULT_HOLD_LOCK_STAT_FLAG: flag };
+    const paused = await TestServer.start({ home, modelUrl: mock.url, rootConfig: withBackend('lockfile'), env });
+    const { thread } = await paused.request('thread/start', {});
+    const lockPath = threadLockPath(home, 'lockfile', thread.id);
+    const firstTurn = (await runTurn(paused, thread.id, 'before the pause')).turn.id;
+    // The cut turn's answer arrives after the host has woken and run its heartbeat's callback:
+    // a renewed lease would let the turn finish into the new owner's file.
+    const cut = await startTurnToCut(paused, thread, 10_000);
+    // The next heartbeat's stat is answered, its reply held for 2 s: the pause begins in there.
+    writeFileSync(flag, '2000');
+    const held = await paused.waitForLog((line) => line.msg === 'injected fault: lock directory stat reply held', 5_000);
+    paused.child.kill('SIGSTOP');
+    expect([held.path, held.holdMs]).toEqual([lockPath, 2_000]);
+    const other = await TestServer.start({ home, modelUrl: mock.url, keepConfig: true });
+    try {
+      // On waking, the held reply shows the pre-takeover mtime; the lapsed lease is not renewed.
+      const { secondTurn, beforeWaking } = await takeOverThenWake(paused, other, thread);
+      const completed = paused.notifications('turn/completed').map((m) => [m.params.turn.id, m.params.turn.status, m.params.turn.error?.message.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<time>') ?? null]);
+      expect(completed).toEqual([
+        [firstTurn, 'completed', null],
+        [
+          cut.id,
+          'failed',
+          `the writer lock of thread ${thread.id} was lost (the writer lease of ${lockPath} ran out at <time>, before its heartbeat could refresh it; another host may own it now); another host may be writing it now; resume the thread to continue`,
+        ],
+      ]);
+      expect(readFileSync(thread.path, 'utf8')).toBe(beforeWaking);
+      // The new owner keeps the lock through two more heartbeats and goes on writing.
+      await new Promise((resolve) => setTimeout(resolve, 2 * TEST_LOCKFILE_UPDATE_MS + 500));
+      const thirdTurn = (await runTurn(other, thread.id, 'after the old owner woke')).turn.id;
+      expect(other.notifications().filter((m) => m.method === 'thread/closed' || m.method === 'warning')).toEqual([]);
+      const turns = parseRollout(readFileSync(thread.path, 'utf8')).turns.map((t) => [t.id, t.status]);
+      expect(turns).toEqual([
+        [firstTurn, 'completed'],
+        [cut.id, 'interrupted'],
+        [secondTurn, 'completed'],
+        [thirdTurn, 'completed'],
       ]);
       expect(await other.close()).toBe(0);
       expect(await paused.close()).toBe(0);

@@ -7,10 +7,14 @@
 //   append(b) ─┤            (first one opens the file; a failure poisons the rest)
 //   append(c) ─┘
 //
-// Durability: like the reference (spec writer-locks-unload-history.md §5.3) we never fsync the
-// rollout. A resolved append means the bytes are in the kernel's page cache, which survives a
-// crash of this process but not a power loss; an fsync per line would put a disk flush on
-// every turn's critical path for a guarantee the reference does not give either.
+// Durability: like the reference (spec writer-locks-unload-history.md §5.3) a flock home's
+// rollout is never fsynced. A resolved append means the bytes are in the kernel's page cache,
+// which survives a crash of this process but not a power loss; an fsync per line would put a
+// disk flush on every turn's critical path for a guarantee the reference does not give either.
+// With `syncEachBatch` (lockfile homes, where another host can take the thread over while this
+// one still lives) each batch is fdatasynced before its append resolves: a network client's
+// page cache may hold dirty pages, written back at close at offsets computed before a
+// takeover, so only data already at the server may be acknowledged or left behind at release.
 //
 // Disk faults:
 // - A write that fails part-way (ENOSPC after a short write) is cut back to the last whole
@@ -55,6 +59,8 @@ export interface RolloutAppenderOptions {
   fence?: WriteFence | null;
   /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
   lease?: WriterLease | null;
+  /** fdatasync each batch before its append resolves (see Durability above). */
+  syncEachBatch?: boolean;
 }
 
 type AppenderState =
@@ -79,6 +85,7 @@ export class RolloutAppender {
   readonly #lease: WriterLease | null;
   readonly #ordinals: OrdinalStamp | null;
   readonly #fence: WriteFence | null;
+  readonly #syncEachBatch: boolean;
   /** Lines handed to `append` whose write has not settled yet. */
   #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
@@ -92,6 +99,7 @@ export class RolloutAppender {
     this.#onNotice = options.onNotice ?? (() => undefined);
     this.#fence = options.fence ?? null;
     this.#lease = options.lease ?? null;
+    this.#syncEachBatch = options.syncEachBatch ?? false;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
   }
@@ -178,6 +186,9 @@ export class RolloutAppender {
     try {
       // One write(2) in practice; loop only if the kernel reports a short write.
       for (let offset = 0; offset < data.length; ) offset += await this.#writeSome(state.handle, data, offset);
+      // A failed sync leaves the batch's fate at the server unknown: it fails like a failed
+      // write, cut back to the last acknowledged line.
+      if (this.#syncEachBatch) await state.handle.datasync();
     } catch (cause) {
       // Never truncate a file that may be another host's now.
       const cutBack = (this.#state as AppenderState).kind !== 'revoked' && (await cutBackTo(state.handle, state.size));
@@ -269,6 +280,7 @@ export class RolloutAppender {
       // Exclusive: a file that took the name meanwhile is someone else's; never overwrite it.
       fresh = await open(this.path, 'ax+');
       for (let offset = 0; offset < size; ) offset += await this.#writeSome(fresh, bytes, offset);
+      if (this.#syncEachBatch) await fresh.datasync();
     } catch (cause) {
       if (fresh !== null) {
         await fresh.close().catch(() => undefined);

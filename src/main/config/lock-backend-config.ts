@@ -21,7 +21,7 @@ export const DEFAULT_LOCKFILE_STALE_MS = 30_000;
 export const DEFAULT_LOCKFILE_UPDATE_MS = 5_000;
 // At least three heartbeats fit in the stale time, so one slow or failed heartbeat (retried
 // after 1 s by proper-lockfile) never lets a live owner's lock look stale.
-const MIN_HEARTBEATS_PER_STALE = 3;
+export const MIN_HEARTBEATS_PER_STALE = 3;
 
 /** Validates the backend keys of a layered document; throws `ConfigError` naming the key. */
 export function resolveLockBackendConfig(document: ConfigDocument): WriterLockBackendConfig {

@@ -63,7 +63,7 @@ export function buildHost(
   const directory = new ThreadDirectory();
   // The pool and the lock backend report into the context built below.
   let ctx!: HostContext;
-  const backend = buildLocks(options.home, startup, log, lockfileClass, recorder, (loss) => unloadThreadOfLostLock(ctx, loss));
+  const backend = buildLocks(options, startup, log, lockfileClass, recorder, (loss) => unloadThreadOfLostLock(ctx, loss));
   const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
@@ -114,7 +114,7 @@ export function buildHost(
 }
 
 function buildLocks(
-  home: string,
+  { home, env }: HostOptions,
   startup: StartupConfig,
   log: LogFn,
   lockfileClass: LockfileBackendClass | null,
@@ -128,5 +128,5 @@ function buildLocks(
     return new FlockWriterLocks(home, { ...common, onJanitorEvent: (event) => event.outcome === 'removed' && recorder.janitorRemoved() });
   }
   if (lockfileClass === null) throw new Error('the lockfile backend was configured but not loaded (loadLockfileBackend)');
-  return new lockfileClass(home, { ...common, staleMs: backend.staleMs, updateMs: backend.updateMs, onLost });
+  return new lockfileClass(home, { ...common, staleMs: backend.staleMs, updateMs: backend.updateMs, onLost, faultEnv: env });
 }

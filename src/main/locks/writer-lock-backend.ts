@@ -29,12 +29,13 @@ export interface WriterLock {
 /**
  * How an acquisition ended. 'activeWriter': another owner (another live process, or this
  * process for the same thread) holds the thread. 'timedOut': coordination stayed contended past
- * the deadline; nothing was taken.
+ * the deadline, or the lock kept answering as if another host were changing it (`cause` says
+ * how); nothing was taken.
  */
 export type AcquireResult<Lock extends WriterLock = WriterLock> =
   | { kind: 'acquired'; lock: Lock }
   | { kind: 'activeWriter' }
-  | { kind: 'timedOut' };
+  | { kind: 'timedOut'; cause?: string };
 
 /**
  * How a release ended. Ownership is given up in every case. 'unlinked': nothing is left

@@ -54,7 +54,7 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
 async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
   if (request.rolloutPath === null) return;
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
-  if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation);
+  if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
   thread.writerLock = acquired.lock;
 }

@@ -19,6 +19,12 @@ export interface AsyncCoordinationHold {
   exit(): Promise<void>;
 }
 
+/**
+ * What a `serve` returns to be served again at a later hold, within its own deadline: the
+ * attempt met contention that only time resolves (a network filesystem's ESTALE, say).
+ */
+export const SERVE_AGAIN: unique symbol = Symbol('serve again');
+
 /** One attempt at coordination: the hold, or undefined when another owner has it. */
 export type TryEnterAsync = () => Promise<AsyncCoordinationHold | undefined>;
 
@@ -60,7 +66,7 @@ export class CoordinationQueue {
    * `serve` still running at the deadline is not cancelled (a syscall cannot be): the item
    * settles 'timedOut' and its late value goes to `abandon`.
    */
-  enqueue<R>(serve: () => Promise<R>, timeoutMs: number, abandon: (value: R) => void): Promise<PollOutcome<R>> {
+  enqueue<R>(serve: () => Promise<R | typeof SERVE_AGAIN>, timeoutMs: number, abandon: (value: R) => void): Promise<PollOutcome<R>> {
     if (this.#pump === 'closed') return Promise.reject(new Error('coordination queue is closed'));
     return new Promise<PollOutcome<R>>((resolve, reject) => {
       const item: Item = {
@@ -126,11 +132,13 @@ export class CoordinationQueue {
           await this.#sleep(this.#options.pollIntervalMs);
           continue;
         }
+        let servedAgain = false;
         try {
-          await this.#serveBatch();
+          servedAgain = await this.#serveBatch();
         } finally {
           await hold.exit().catch((error: unknown) => this.#options.onBackgroundError(error));
         }
+        if (servedAgain) await this.#sleep(this.#options.pollIntervalMs);
       }
     } finally {
       if (this.#pump === 'running') this.#pump = 'idle';
@@ -138,9 +146,11 @@ export class CoordinationQueue {
   }
 
   // Items served one at a time: each is a few awaited syscalls, and serving them in one hold
-  // is what amortizes coordination across a burst of resumes.
-  async #serveBatch(): Promise<void> {
+  // is what amortizes coordination across a burst of resumes. True when some asked to be
+  // served again (they wait one interval, like contention for coordination itself).
+  async #serveBatch(): Promise<boolean> {
     const batch = this.#takeAll();
+    let servedAgain = false;
     for (const item of batch) item.state = 'serving';
     for (const item of batch) {
       if (this.#pump === 'closed' && item.state === 'serving') {
@@ -149,12 +159,21 @@ export class CoordinationQueue {
       }
       try {
         const value = await item.serve();
+        if (value === SERVE_AGAIN) {
+          if (item.state === 'serving') {
+            item.state = 'waiting';
+            this.#pending.push(item);
+            servedAgain = true;
+          }
+          continue;
+        }
         if (item.state === 'settled') item.abandon(value);
         else this.#finish(item, () => item.settle({ kind: 'served', value }));
       } catch (error) {
         this.#finish(item, () => item.fail(error));
       }
     }
+    return servedAgain;
   }
 
   #sleep(ms: number): Promise<void> {

@@ -6,7 +6,9 @@
 import nodeFs from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { createLease, extendLease, type WriterLease } from '../../../common/writer-lease.js';
+import { createLease, type WriterLease } from '../../../common/writer-lease.js';
+import { MIN_HEARTBEATS_PER_STALE } from '../../config/lock-backend-config.js';
+import { leaseGuardedFs } from './lease-guarded-fs.js';
 
 /** Directory under the home holding the lockfile backend's lock directories. */
 export const LOCKFILE_DIR = 'thread-writer-lockdirs';
@@ -39,34 +41,39 @@ export interface LockDirTiming {
 /** A held lock directory. `release` removes it (rmdir) and stops the heartbeat. */
 export interface HeldLockDir {
   readonly path: string;
-  /** With `withLease`: pushed forward by every successful heartbeat (see writer-lease.ts). */
-  readonly lease: WriterLease | null;
+  /** Pushed forward by every heartbeat that refreshes the directory in time (lease-guarded-fs.ts). */
+  readonly lease: WriterLease;
   release(): Promise<void>;
 }
 
-/** How one attempt ended: held, or another owner's fresh directory is there. */
-export type LockDirAttempt = { kind: 'held'; dir: HeldLockDir } | { kind: 'contended' };
+/**
+ * How one attempt ended: held, or another owner's fresh directory is there, or the filesystem
+ * answered in a way that means another client is changing the directory (`transient`).
+ */
+export type LockDirAttempt = { kind: 'held'; dir: HeldLockDir } | { kind: 'contended'; transient?: NodeJS.ErrnoException };
+
+// ESTALE: an NFS client's handle for the directory (or its parent) names one another client
+// removed meanwhile, as happens when a takeover races this attempt. It is contention, not a
+// failure: the same attempt a moment later sees the new directory.
+const CONTENTION_CODES: ReadonlySet<string | undefined> = new Set(['ESTALE']);
 
 /**
- * One attempt at `path`, no retries. A directory whose mtime is older than `staleMs` is
+ * One attempt at `path`, no retries; an ESTALE from the directory counts as contention. A directory whose mtime is older than `staleMs` is
  * removed and re-created (proper-lockfile's takeover): callers hold coordination around it,
  * because two takers racing on one stale directory could otherwise each remove the other's new
  * one. `onCompromised` runs once if the heartbeat later finds the directory gone, modified by
- * someone else, or not refreshed within `staleMs`.
+ * someone else, or could not refresh it within the lease (the lease has then already ended).
  */
-export async function tryLockDir(
-  path: string,
-  timing: LockDirTiming,
-  onCompromised: (error: Error) => void,
-  withLease = false,
-): Promise<LockDirAttempt> {
+export async function tryLockDir(path: string, timing: LockDirTiming, onCompromised: (error: Error) => void): Promise<LockDirAttempt> {
   // The lease runs to one heartbeat short of the stale time, counted from when the refresh was
   // *issued*: whoever judges staleness sees an mtime at least that recent, so the owner stops
   // writing before anyone can take the lock over (clock skew under one heartbeat aside).
+  // With fewer heartbeats per stale time the lease (one heartbeat short of it) would lapse
+  // before the next heartbeat could renew it; the configuration refuses such timing too.
+  if (timing.updateMs * MIN_HEARTBEATS_PER_STALE > timing.staleMs) throw new RangeError(`lock heartbeat every ${timing.updateMs} ms is more than a third of the stale time (${timing.staleMs} ms)`);
   const leaseFor = (issuedAtMs: number) => issuedAtMs + timing.staleMs - timing.updateMs;
-  const lease = withLease ? createLease(leaseFor(Date.now())) : null;
-  const baseFs = (timing.fs ?? nodeFs) as typeof nodeFs;
-  const fs = lease === null ? timing.fs : withRefreshHook(baseFs, (issuedAtMs) => extendLease(lease, leaseFor(issuedAtMs)));
+  const lease = createLease(leaseFor(Date.now()));
+  const fs = leaseGuardedFs((timing.fs ?? nodeFs) as typeof nodeFs, lease, leaseFor);
   try {
     const release = await lockfile.lock(path, {
       // The directory *is* the lock; the "file" it guards is never created, so no realpath.
@@ -76,23 +83,13 @@ export async function tryLockDir(
       stale: timing.staleMs,
       update: timing.updateMs,
       onCompromised,
-      ...(fs === undefined ? {} : { fs }),
+      fs,
     });
     return { kind: 'held', dir: { path, lease, release } };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return { kind: 'contended' };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOCKED') return { kind: 'contended' };
+    if (CONTENTION_CODES.has(code)) return { kind: 'contended', transient: error as NodeJS.ErrnoException };
     throw error;
   }
-}
-
-/** `fs` whose successful `utimes` (proper-lockfile's heartbeat) reports when it was issued. */
-function withRefreshHook(fs: typeof nodeFs, onRefreshed: (issuedAtMs: number) => void): typeof nodeFs {
-  const utimes = (path: string, atime: Date, mtime: Date, callback: (error: NodeJS.ErrnoException | null) => void): void => {
-    const issuedAtMs = Date.now();
-    fs.utimes(path, atime, mtime, (error) => {
-      if (error === null) onRefreshed(issuedAtMs);
-      callback(error);
-    });
-  };
-  return { ...fs, utimes } as typeof nodeFs;
 }

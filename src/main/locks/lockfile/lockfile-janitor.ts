@@ -115,7 +115,7 @@ export class LockfileJanitor {
       if (this.#leftovers.get(threadId) !== dir) continue;
       this.#leftovers.delete(threadId);
       // Nobody may write under a directory about to be removed (an adopted one left the map).
-      if (dir.lease !== null) endLease(dir.lease);
+      endLease(dir.lease);
       try {
         await dir.release();
         this.#options.onRemoved?.(threadId, 'removed');

@@ -21,8 +21,9 @@ import type { AcquireResult as BackendAcquireResult, LockLoss, ReleaseResult, Wr
 export type { LockLoss };
 import { endLease, type WriterLease } from '../../../common/writer-lease.js';
 import { assertLockableId } from '../lockable-id.js';
-import { type AsyncCoordinationHold, CoordinationQueue } from './coordination-queue.js';
+import { type AsyncCoordinationHold, CoordinationQueue, SERVE_AGAIN } from './coordination-queue.js';
 import { type HeldLockDir, type LockDirPaths, type LockDirTiming, lockDirPaths, threadLockDir, tryLockDir } from './lock-dir.js';
+import { lockStatFault } from './lock-stat-fault.js';
 import { LockfileJanitor, type LockfileJanitorOutcome } from './lockfile-janitor.js';
 
 /** As the flock backend: 30 s for coordination (Codex's figure), polled every 50 ms. */
@@ -45,6 +46,8 @@ export interface LockfileWriterLocksOptions extends LockDirTiming {
   log?: LogFn;
   /** Called once per owned lock that is compromised; the host must stop writing the thread. */
   onLost?: (loss: LockLoss) => void;
+  /** The host's environment, read only for a test fault switch (lock-stat-fault.ts). */
+  faultEnv?: NodeJS.ProcessEnv;
   /** Observation hook for tests: a released directory was removed (or found gone). */
   onJanitorRemoved?: (threadId: string, outcome: LockfileJanitorOutcome) => void;
 }
@@ -76,9 +79,10 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
   constructor(home: string, options: LockfileWriterLocksOptions) {
     const clock = options.clock ?? systemClock;
     this.#paths = lockDirPaths(home);
-    this.#timing = { staleMs: options.staleMs, updateMs: options.updateMs, ...(options.fs === undefined ? {} : { fs: options.fs }) };
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
     this.#log = options.log ?? (() => undefined);
+    const fs = options.fs ?? lockStatFault(options.faultEnv ?? {}, this.#log);
+    this.#timing = { staleMs: options.staleMs, updateMs: options.updateMs, ...(fs === undefined ? {} : { fs }) };
     this.#onLost = options.onLost ?? (() => undefined);
     this.#queue = new CoordinationQueue({
       clock,
@@ -102,15 +106,17 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
     if (this.#state === 'closed') throw new Error('writer lock manager is closed');
     assertLockableId(threadId);
     if (this.#owned.has(threadId)) return { kind: 'activeWriter' };
+    const contention: { last: NodeJS.ErrnoException | null } = { last: null };
     const outcome = await this.#queue.enqueue(
-      () => this.#take(threadId),
+      () => this.#take(threadId, contention),
       options.timeoutMs ?? this.#timeoutMs,
       // Taken after the caller gave up: nobody will ever release it, so do it now.
       (late) => {
         if (late.kind === 'acquired') this.release(late.lock);
       },
     );
-    return outcome.kind === 'served' ? outcome.value : { kind: 'timedOut' };
+    if (outcome.kind === 'served') return outcome.value;
+    return contention.last === null ? { kind: 'timedOut' } : { kind: 'timedOut', cause: `its lock directory kept answering ${contention.last.message}` };
   }
 
   /**
@@ -170,21 +176,26 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
   }
 
   // Runs under coordination.
-  async #take(threadId: string): Promise<AcquireResult> {
+  // `contention.last`: the ESTALE of the latest attempt, served again at the next hold.
+  async #take(threadId: string, contention: { last: NodeJS.ErrnoException | null }): Promise<AcquireResult | typeof SERVE_AGAIN> {
     const adopted = this.#janitor.tryAdopt(threadId);
     if (adopted !== undefined) return { kind: 'acquired', lock: this.#own(threadId, adopted) };
     await this.#ensureDir();
     const path = threadLockDir(this.#paths, threadId);
     // The heartbeat starts only once the lock is held, so `held.dir` is set before it can fire.
     const held: { dir?: HeldLockDir } = {};
-    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error), /*withLease*/ true);
+    const attempt = await tryLockDir(path, this.#timing, (error) => this.#compromised(threadId, held.dir, error));
+    if (attempt.kind === 'contended' && attempt.transient !== undefined) {
+      contention.last = attempt.transient;
+      this.#log('warn', 'a thread lock directory answered as if another host were changing it; retrying', { threadId, error: attempt.transient.message });
+      return SERVE_AGAIN;
+    }
     if (attempt.kind === 'contended') return { kind: 'activeWriter' };
     held.dir = attempt.dir;
     return { kind: 'acquired', lock: this.#own(threadId, attempt.dir) };
   }
 
   #own(threadId: string, dir: HeldLockDir): OwnedLock {
-    if (dir.lease === null) throw new Error(`lock directory ${dir.path} has no lease`);
     const lock: OwnedLock = { threadId, path: dir.path, lease: dir.lease, dir, released: false };
     this.#owned.set(threadId, lock);
     return lock;
@@ -193,7 +204,7 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
   // proper-lockfile has stopped the heartbeat and forgotten the directory; it is not ours now.
   #compromised(threadId: string, dir: HeldLockDir | undefined, error: Error): void {
     // First of all, and synchronously: the actor checks the lease before every write.
-    if (dir?.lease) endLease(dir.lease);
+    if (dir !== undefined) endLease(dir.lease);
     const owned = this.#owned.get(threadId);
     if (dir !== undefined) this.#janitor.forget(threadId, dir);
     if (owned === undefined || owned.dir !== dir) {
@@ -213,7 +224,10 @@ export class LockfileWriterLocks implements WriterLockBackend<LockfileWriterLock
       // locks stay correct (mkdir is atomic); only a concurrent takeover could be confused.
       this.#log('warn', 'writer coordination lock compromised while held', { error: error.message }),
     );
-    if (attempt.kind === 'contended') return undefined;
+    if (attempt.kind === 'contended') {
+      if (attempt.transient !== undefined) this.#log('warn', 'the coordination lock directory answered as if another host were changing it; retrying', { error: attempt.transient.message });
+      return undefined;
+    }
     return { exit: () => attempt.dir.release() };
   }
 

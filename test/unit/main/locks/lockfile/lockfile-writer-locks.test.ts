@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type CoordinationHolder, holdCoordination } from '../../../../../bench/lib/coordination-holder.js';
+import { leaseExpiry } from '../../../../../src/common/writer-lease.js';
 import { type LockLoss, LockfileWriterLocks, type LockfileWriterLocksOptions } from '../../../../../src/main/locks/lockfile/lockfile-writer-locks.js';
 
-// The shortest timing proper-lockfile accepts: a heartbeat every second, stale after two.
-const TIMING = { staleMs: 2_000, updateMs: 1_000 };
+// The shortest timing the configuration accepts: a heartbeat every second, stale after three.
+// (With fewer than three heartbeats per stale time the lease, one heartbeat short of it, would
+// lapse before each refresh could renew it.)
+const TIMING = { staleMs: 3_000, updateMs: 1_000 };
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -222,5 +225,111 @@ describe('a compromised lock', () => {
     utimesSync(lockPath(id), theirs, theirs);
     expect(await lost).toEqual({ threadId: id, message: 'Unable to update lock within the stale threshold' });
     expect(locks.ownedCount()).toBe(0);
+  });
+});
+
+describe('a heartbeat answered after a takeover', () => {
+  test('a stat whose answer is delayed past the stale time renews nothing: the owner loses the lock and the new owner keeps it', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    // The next stat of the thread's directory is answered at once by the disk, but its reply
+    // reaches the heartbeat only when the test lets it (a slow network reply, a paused host).
+    let hold = false;
+    let answered!: () => void;
+    const statAnswered = new Promise<void>((resolve) => (answered = resolve));
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => (deliver = resolve));
+    const refreshesIssued: string[] = [];
+    const delayed = {
+      ...fs,
+      stat: (path: string, callback: (error: Error | null, stats: fs.Stats) => void) =>
+        fs.stat(path, (error, stats) => {
+          if (!hold || path !== lockPath(id)) return callback(error, stats);
+          hold = false;
+          answered();
+          void delivered.then(() => callback(error, stats));
+        }),
+      utimes: (path: string, atime: Date, mtime: Date, callback: (error: Error | null) => void) => {
+        if (!hold && path === lockPath(id)) refreshesIssued.push(path);
+        fs.utimes(path, atime, mtime, callback);
+      },
+    };
+    const { onLost, lost } = nextLoss();
+    const paused = backend(home, { fs: delayed, onLost });
+    const lock = await acquireFree(paused, id);
+    hold = true;
+    await statAnswered;
+    refreshesIssued.length = 0;
+    const expiry = leaseExpiry(lock.lease);
+    // Another host takes the directory over once nobody has refreshed it for staleMs.
+    const lossesOfNewOwner: LockLoss[] = [];
+    const newOwner = backend(home, { onLost: (loss) => lossesOfNewOwner.push(loss) });
+    let taken = await newOwner.acquire(id, { timeoutMs: 500 });
+    while (taken.kind !== 'acquired') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      taken = await newOwner.acquire(id, { timeoutMs: 500 });
+    }
+    const theirs = taken.lock;
+    deliver();
+    expect(await lost).toEqual({
+      threadId: id,
+      message: `the writer lease of ${lockPath(id)} ran out at ${new Date(expiry).toISOString()}, before its heartbeat could refresh it; another host may own it now`,
+    });
+    expect([leaseExpiry(lock.lease), paused.ownedCount(), refreshesIssued]).toEqual([0, 0, []]);
+    // The new owner's heartbeats go on finding their own mtime: two of them, and it still owns.
+    const leaseOfNewOwner = leaseExpiry(theirs.lease);
+    await new Promise((resolve) => setTimeout(resolve, 2 * TIMING.updateMs + 200));
+    expect([newOwner.ownedCount(), lossesOfNewOwner, leaseExpiry(theirs.lease) > leaseOfNewOwner]).toEqual([1, [], true]);
+  });
+});
+
+describe('ESTALE from a lock directory (a network home racing a takeover)', () => {
+  /** An fs whose mkdir of paths ending in `suffix` answers ESTALE `times` times (forever at Infinity). */
+  function staleMkdir(suffix: string, times: number) {
+    let left = times;
+    return {
+      ...fs,
+      mkdir: (path: string, callback: (error: Error | null) => void) => {
+        if (!path.endsWith(suffix) || left <= 0) return fs.mkdir(path, callback);
+        left -= 1;
+        setImmediate(() => callback(Object.assign(new Error(`ESTALE: stale file handle, mkdir '${path}'`), { code: 'ESTALE' })));
+      },
+    };
+  }
+
+  test('is contention: the thread lock is retried within the deadline and taken once the answer clears', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    const logged: string[] = [];
+    const locks = backend(home, { fs: staleMkdir(`${id}.lock`, 2), log: (level, message, fields) => logged.push(`${level} ${message} ${fields?.error}`) });
+    const result = await locks.acquire(id, { timeoutMs: 5_000 });
+    const warning = `warn a thread lock directory answered as if another host were changing it; retrying ESTALE: stale file handle, mkdir '${lockPath(id)}'`;
+    expect([result.kind, existsSync(lockPath(id)), logged.filter((line) => line.startsWith('warn'))]).toEqual(['acquired', true, [warning, warning]]);
+  });
+
+  test('is contention for coordination too: retried, then the acquisition goes ahead', async () => {
+    const { home } = tempHome();
+    const locks = backend(home, { fs: staleMkdir('.coordination.lock', 3) });
+    expect((await locks.acquire(randomUUID(), { timeoutMs: 5_000 })).kind).toBe('acquired');
+  });
+
+  test('an answer that never clears times the acquisition out, naming ESTALE', async () => {
+    const { home, lockPath } = tempHome();
+    const id = randomUUID();
+    const locks = backend(home, { fs: staleMkdir(`${id}.lock`, Infinity) });
+    expect(await locks.acquire(id, { timeoutMs: 300 })).toEqual({
+      kind: 'timedOut',
+      cause: `its lock directory kept answering ESTALE: stale file handle, mkdir '${lockPath(id)}'`,
+    });
+    expect([existsSync(lockPath(id)), locks.ownedCount(), locks.pendingCount()]).toEqual([false, 0, 0]);
+  });
+});
+
+describe('timing', () => {
+  test('a heartbeat longer than a third of the stale time is refused before any lock directory is made: the lease would lapse between heartbeats', async () => {
+    const { home, dir } = tempHome();
+    const locks = backend(home, { staleMs: 2_000, updateMs: 1_000 });
+    await expect(locks.acquire(randomUUID())).rejects.toThrow(new RangeError('lock heartbeat every 1000 ms is more than a third of the stale time (2000 ms)'));
+    expect(existsSync(join(dir, '.coordination.lock'))).toBe(false);
   });
 });
