@@ -60,7 +60,7 @@ export class LoadedThread {
    */
   resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
   /**
-   * A cold resume's turns still being decoded into `turns`, a slice per event-loop turn
+   * A cold resume's turns still being decoded into `turns`, a slice per event-loop iteration
    * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
    */
   mirrorFill: Promise<void> | null = null;

@@ -1,5 +1,5 @@
 // A cold resume's turns enter the thread's mirror after the resume is answered, one slice of
-// the packed history (packed-history.ts) per event-loop turn. The answer itself needs none of
+// the packed history (packed-history.ts) per event-loop iteration. The answer itself needs none of
 // them: its turns come serialized by the pool worker, its cursors and last turn id beside the
 // slices. Decoding a 20 MB thread's history in one piece held every other request up for
 // 85-100 ms (the server's event-loop delay in `stored-read`); between slices, other requests
@@ -12,8 +12,7 @@
 import type { PackedHistory } from '../../common/packed-history.js';
 import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from './loaded-thread.js';
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { nextIteration, outputFlushed } from '../scheduling.js';
 
 /** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
 export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
@@ -23,11 +22,10 @@ export function fillMirror(ctx: HostContext, thread: LoadedThread, history: Pack
 
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
   try {
-    // The answer is written by a setImmediate already queued (output-flusher.ts); one more turn
-    // keeps the first slice out of that task.
-    await nextTurn();
+    // The first slice comes after the answer has left, in an iteration of its own.
+    await outputFlushed();
     for (let index = 0; index < slices.length; index += 1) {
-      await nextTurn();
+      await nextIteration();
       // Gone: nothing reads this mirror again (reads of an unloaded thread go to its rollout).
       if (thread.lifecycle.kind === 'unloaded') return;
       const slice = ctx.pool.unpackHistorySlice(slices[index]!);

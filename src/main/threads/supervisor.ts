@@ -38,7 +38,7 @@ export class Supervisor {
       return;
     }
     this.#due.set(thread, dueAt);
-    // Already due (delay 0): start within this turn of the event loop, so a request that
+    // Already due (delay 0): start within this iteration of the event loop, so a request that
     // arrives next already sees the thread closing.
     if (dueAt <= this.#deps.clock.now()) this.#sweepSoon();
     else if (dueAt < this.#timerAt) this.#arm(dueAt);

@@ -10,6 +10,7 @@ import { activeWriter, coordinationTimeout, internalError } from '../../common/e
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
 import type { ResolvedSession } from './thread-settings.js';
+import { afterOutputFlushed, outputFlushed } from '../scheduling.js';
 
 export interface LoadRequest {
   session: ResolvedSession;
@@ -76,7 +77,7 @@ export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: A
     try {
       // After the answer has left: the first placement of a process loads the pool's packages
       // (~10 ms of the main thread), which must not hold the answer up.
-      await new Promise((resolve) => setImmediate(resolve));
+      await outputFlushed();
       await spawnActor(ctx, init, 'start');
       thread.actorPlacement = null;
       // An unload that gave up waiting for this (a stuck spawn) went on without the actor: close
@@ -89,8 +90,8 @@ export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: A
       thread.actorPlacement = null;
       ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: 'start', error: (error as Error).message });
       // After the commands that waited for the placement have found no actor (a turn ends
-      // failed while its thread is still listed), the thread goes.
-      setImmediate(() => void ctx.supervisor.unload(thread, 'loadFailed'));
+      // failed while its thread is still listed) and their answers have left, the thread goes.
+      afterOutputFlushed(() => void ctx.supervisor.unload(thread, 'loadFailed'));
     }
   })();
 }
