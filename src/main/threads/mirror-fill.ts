@@ -17,7 +17,7 @@ import { nextIteration, outputFlushed } from '../scheduling.js';
 /** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
 export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
   if (history.slices.length === 0) return;
-  thread.mirrorFill = fillInSlices(ctx, thread, history.slices).finally(() => (thread.mirrorFill = null));
+  thread.mirrorFillStarted(fillInSlices(ctx, thread, history.slices));
 }
 
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
@@ -31,7 +31,7 @@ async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint
       const slice = ctx.pool.unpackHistorySlice(slices[index]!);
       // Let each slice's bytes go as soon as they are decoded.
       slices[index] = EMPTY;
-      thread.appendResumed(slice.turns, slice.positions);
+      thread.resumedTurnsDecoded(slice.turns, slice.positions);
     }
   } catch (error) {
     // The client was told the thread is resumed, but its history could not be mirrored; rather
