@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { IDLE, LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
-import { acceptTurn } from '../../../helpers/loaded-thread-events.js';
+import { ZERO_USAGE } from '../../../../src/common/token-usage.js';
+import { acceptTurn, describeThread } from '../../../helpers/loaded-thread-events.js';
 
 test('a loaded thread is idle with the shared idle status and makes its mailbox once, on first use', async () => {
   const thread = new LoadedThread('t', 0);
@@ -36,4 +37,54 @@ test('turnOrdinal and itemOrdinal read the positions of resumed turns and those 
   expect([thread.turnOrdinal(3), thread.itemOrdinal(0, 2)]).toEqual([null, null]);
   // Another thread's positions are its own.
   expect(new LoadedThread('u', 0).turnOrdinal(0)).toBeNull();
+});
+
+test('a turn\'s events, in the order the actor sends them, build the mirrored turn and the thread\'s status', () => {
+  const thread = new LoadedThread('t', 0);
+  describeThread(thread);
+  acceptTurn(thread, 'turn-1', 5);
+  const accepted = { status: thread.status, pendingTurns: thread.pendingTurns, runningTurnId: thread.runningTurnId, updatedAtMs: thread.updatedAtMs };
+  thread.turnStarted('turn-1', 7_000, 2);
+  const started = { status: thread.status, runningTurnId: thread.runningTurnId };
+  const user = { type: 'userMessage', id: 'u', clientId: null, content: [], startedAtMs: 7_000, completedAtMs: 7_000 } as const;
+  const agent = (text: string) => ({ type: 'agentMessage', id: 'a', text, phase: null, memoryCitation: null, startedAtMs: 7_100, completedAtMs: null }) as never;
+  thread.userItemRecorded('turn-1', user as never, 3);
+  thread.agentItemStarted('turn-1', agent(''));
+  thread.agentDeltaAppended('turn-1', 'Hel');
+  thread.agentDeltaAppended('turn-1', 'lo');
+  const streamed = (thread.turns[0]!.items[1] as { text: string }).text;
+  thread.agentItemCompleted('turn-1', agent('Hello'), 4);
+  const usage = { total: ZERO_USAGE, last: ZERO_USAGE, modelContextWindow: 1 };
+  thread.tokenUsageUpdated(usage);
+  const ended = thread.turnEnded('turn-1', { status: 'completed', error: null, completedAtMs: 9_500, durationMs: 2_500 }, 9_600);
+  expect({ accepted, started, streamed, ended, thread: { status: thread.status, pendingTurns: thread.pendingTurns, runningTurnId: thread.runningTurnId, inactiveSince: thread.inactiveSince, lastTokenUsage: thread.lastTokenUsage }, ordinals: [thread.turnOrdinal(0), thread.itemOrdinal(0, 0), thread.itemOrdinal(0, 1)] }).toEqual({
+    accepted: { status: IDLE, pendingTurns: 1, runningTurnId: null, updatedAtMs: 5 },
+    started: { status: { type: 'active', activeFlags: [] }, runningTurnId: 'turn-1' },
+    streamed: 'Hello',
+    ended: { id: 'turn-1', rootTurnId: 'turn-1', items: [user, agent('Hello')], itemsView: 'notLoaded', status: 'completed', error: null, startedAt: 7, completedAt: 9, durationMs: 2_500 },
+    thread: { status: IDLE, pendingTurns: 0, runningTurnId: null, inactiveSince: 9_600, lastTokenUsage: usage },
+    ordinals: [2, 3, 4],
+  });
+  // An end reported twice (the actor's, then a local failure) changes nothing the second time.
+  expect(thread.turnEnded('turn-1', { status: 'failed', error: null, completedAtMs: 10_000, durationMs: 1 }, 10_000)).toBeNull();
+  expect([thread.turns[0]!.status, thread.status]).toEqual(['completed', IDLE]);
+});
+
+test('a failed turn leaves the thread in systemError; one that ends while another is pending keeps it active', () => {
+  const thread = new LoadedThread('t', 0);
+  describeThread(thread);
+  acceptTurn(thread, 'turn-1');
+  acceptTurn(thread, 'turn-2');
+  thread.turnStarted('turn-1', 1_000, null);
+  thread.turnEnded('turn-1', { status: 'interrupted', error: null, completedAtMs: 2_000, durationMs: 1_000 }, 2_000);
+  const afterFirst = { status: thread.status, pendingTurns: thread.pendingTurns };
+  thread.turnStarted('turn-2', 2_000, null);
+  const error = { message: 'boom', codexErrorInfo: 'other', additionalDetails: null, misalignment: null } as const;
+  thread.turnEnded('turn-2', { status: 'failed', error, completedAtMs: 3_000, durationMs: 1_000 }, 3_000);
+  expect({ afterFirst, status: thread.status, pendingTurns: thread.pendingTurns, error: thread.turns[1]!.error }).toEqual({
+    afterFirst: { status: { type: 'active', activeFlags: [] }, pendingTurns: 1 },
+    status: { type: 'systemError' },
+    pendingTurns: 0,
+    error,
+  });
 });
