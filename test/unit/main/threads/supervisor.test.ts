@@ -302,7 +302,7 @@ describe('idle unload scheduling', () => {
     thread.unsubscribe(conn(1), clock.now());
     supervisor.noteChanged(thread);
     expect({ effects, kind: thread.lifecycle.kind }).toEqual({ effects: [], kind: 'loaded' });
-    // No fake time passes: the due work starts within this turn of the event loop.
+    // No fake time passes: the due work starts within this iteration of the event loop.
     await flush();
     expect({ effects, kind: thread.lifecycle.kind, now: clock.now(), sweepTimers: clock.sweepTimersArmed() }).toEqual({
       effects: cleanUnload(thread.id),
