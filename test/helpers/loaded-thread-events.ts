@@ -4,7 +4,8 @@ import type { ThreadSettings } from '../../src/common/actor-messages.js';
 import type { HistoryMode } from '../../src/common/history/rollout-reader.js';
 import type { Turn, TurnId } from '../../src/common/wire-types.js';
 import type { EncodedJson } from '../../src/main/protocol/encoded-json.js';
-import type { LoadedThread, ThreadIdentity } from '../../src/main/threads/loaded-thread.js';
+import type { LoadedThread } from '../../src/main/threads/loaded-thread.js';
+import type { ThreadIdentity } from '../../src/main/threads/thread-facts.js';
 
 const IDENTITY: ThreadIdentity = { createdAtMs: 0, path: null, ephemeral: true, originator: 'test', cliVersion: '0.0.0', source: 'vscode' };
 const SETTINGS = {} as ThreadSettings;

@@ -4,7 +4,8 @@
 // requests are not affected. A thread in its closing window answers "is closing" at once.
 import type { PostedResumeState } from '../../common/actor-messages.js';
 import { tokenUsageView } from '../../common/token-usage.js';
-import { LoadedThread, type ResumedFacts } from '../threads/loaded-thread.js';
+import { LoadedThread } from '../threads/loaded-thread.js';
+import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';

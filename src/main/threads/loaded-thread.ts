@@ -10,46 +10,12 @@ import type { ThreadLifecycle, UnloadReason } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';
 import type { HistorySource } from '../../common/history/history-pages.js';
-import type { SessionSource } from '../../common/history/session-source.js';
-import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
-import type { ThreadItem, Turn, TurnError, UserInput } from '../../common/wire-types.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { Turn, UserInput } from '../../common/wire-types.js';
+import { TurnMirror } from './turn-mirror.js';
+import { IDLE, type LoadedStatus, type ResumedFacts, type ThreadDescription, type ThreadIdentity, type TurnEnd } from './thread-facts.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { EncodedJson } from '../protocol/encoded-json.js';
-
-
-/** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
-export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: string[] } | { type: 'systemError' };
-
-/** Static facts about a thread, fixed when it is created or resumed. */
-export interface ThreadIdentity {
-  readonly createdAtMs: number;
-  readonly path: string | null;
-  readonly ephemeral: boolean;
-  readonly originator: string;
-  readonly cliVersion: string;
-  readonly source: SessionSource;
-}
-
-/** What the host keeps of a thread's origin and settings once its load has its lock. */
-export interface ThreadDescription {
-  identity: ThreadIdentity;
-  settings: ThreadSettings;
-  historyMode: HistoryMode;
-  unloadDelaySecs: number | null;
-}
-
-/** What a cold resume read from the rollout, for the mirror. */
-export interface ResumedFacts {
-  identity: ThreadIdentity;
-  settings: ThreadSettings;
-  preview: string;
-  updatedAtMs: number;
-  lastTokenUsage: TokenUsageSnapshot | null;
-  resumedHistoryJson: { count: number; json: EncodedJson } | null;
-}
-
-/** The status every idle thread shares: statuses are replaced, never changed in place. */
-export const IDLE: LoadedStatus = Object.freeze({ type: 'idle' });
 
 let nextGeneration = 1;
 
@@ -57,9 +23,10 @@ let nextGeneration = 1;
  * One loaded thread, owned by the main thread. Its state changes only through the methods
  * below, each named for what happened (a turn was accepted, an item completed, the lock was
  * taken, ...); everything else reads it through getters. The actor owns the rollout and the
- * model conversation; this is the host's mirror of them, so reads never ask the worker.
+ * model conversation; this is the host's mirror of them, so reads never ask the worker. The
+ * turns and their items are kept by TurnMirror (turn-mirror.ts).
  */
-export class LoadedThread {
+export class LoadedThread extends TurnMirror {
   /** Distinguishes incarnations of the same id, so a late unload never removes a newer one. */
   readonly generation = nextGeneration++;
   // Created on first use: most threads never queue a lifecycle request (a Mailbox and its
@@ -70,21 +37,9 @@ export class LoadedThread {
   #identity: ThreadIdentity | null = null;
   #settings: ThreadSettings | null = null;
   #status: LoadedStatus = IDLE;
-  readonly #turns: Turn[] = [];
   #historyMode: HistoryMode = 'paginated';
-  /**
-   * Large turn inputs sent to the actor and not yet echoed back (encoded-content.ts), by turn
-   * id; created on first use.
-   */
-  #largeInputs: Map<string, readonly UserInput[]> | null = null;
   #resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
   #mirrorFill: Promise<void> | null = null;
-  /**
-   * Where each turn and its items sit in a paginated rollout, by index, aligned with `turns`
-   * (the paged reads' cursors); created with the first position known, and shorter than
-   * `turns` where the last turns have none (legacy and ephemeral threads have none at all).
-   */
-  #positions: Array<TurnPosition | undefined> | null = null;
   #preview = '';
   #updatedAtMs = 0;
   #materialized = false;
@@ -102,6 +57,7 @@ export class LoadedThread {
     readonly id: string,
     now: number,
   ) {
+    super();
     this.#lifecycle = { kind: 'loading', since: now };
     this.#noSubscribersSince = now;
     this.#inactiveSince = now;
@@ -127,10 +83,6 @@ export class LoadedThread {
   }
   get status(): LoadedStatus {
     return this.#status;
-  }
-  /** The mirror of the thread's turns, oldest first. */
-  get turns(): readonly Turn[] {
-    return this.#turns;
   }
   /** The rollout's history format; a resumed thread keeps its file's. */
   get historyMode(): HistoryMode {
@@ -206,21 +158,7 @@ export class LoadedThread {
 
   /** The mirror as a history source, for paged reads and cursors. */
   historySource(): HistorySource {
-    return { threadId: this.id, mode: this.#historyMode, turns: this.#turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
-  }
-
-  /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
-  turnOrdinal(i: number): number | null {
-    return this.#positions?.[i]?.ordinal ?? null;
-  }
-
-  /** Where item `j` of turn `i` sits in the rollout; null where not known. */
-  itemOrdinal(i: number, j: number): number | null {
-    return this.#positions?.[i]?.items[j] ?? null;
-  }
-
-  findTurn(turnId: string): Turn | undefined {
-    return this.#turns[this.#indexOf(turnId)];
+    return { threadId: this.id, mode: this.#historyMode, turns: this.turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
   }
 
   // ---- load and lifecycle ----
@@ -287,14 +225,6 @@ export class LoadedThread {
     this.#mirrorFill = settled;
   }
 
-  /** Turns read from the rollout were decoded: appended, with where each sits (one position per turn). */
-  resumedTurnsDecoded(turns: readonly Turn[], positions: readonly TurnPosition[]): void {
-    const at = this.#turns.length;
-    for (const turn of turns) this.#turns.push(turn);
-    const known = (this.#positions ??= []);
-    positions.forEach((position, i) => (known[at + i] = position));
-  }
-
   /** Published: listed, answered from this mirror. */
   published(now: number): void {
     this.#moveTo({ kind: 'loaded', since: now });
@@ -326,7 +256,7 @@ export class LoadedThread {
     this.#lifecycle = transition(this.#lifecycle, next);
   }
 
-  // ---- turns, in the order their events come (turn-events.ts) ----
+  // ---- a turn's start and end (its items: turn-mirror.ts), in the order their events come (turn-events.ts) ----
 
   /**
    * turn/start accepted `turn` (in progress, no items) with `settings`, which stick for later
@@ -335,11 +265,10 @@ export class LoadedThread {
    */
   turnAccepted(turn: Turn, settings: ThreadSettings, now: number, preview: () => string, largeInput: readonly UserInput[] | null): void {
     this.#settings = settings;
-    this.#turns.push(turn);
+    this.appendAccepted(turn, largeInput);
     this.#pendingTurns += 1;
     this.#updatedAtMs = now;
     if (this.#preview === '' && !this.#identity?.ephemeral) this.#preview = preview();
-    if (largeInput !== null) (this.#largeInputs ??= new Map()).set(turn.id, largeInput);
   }
 
   /** The actor started the turn; returns it, or undefined when the mirror does not have it. */
@@ -347,7 +276,7 @@ export class LoadedThread {
     const turn = this.findTurn(turnId);
     if (!turn) return undefined;
     turn.startedAt = Math.floor(startedAtMs / 1000);
-    this.#notePosition(turnId, ordinal);
+    this.notePosition(turnId, ordinal);
     this.#runningTurnId = turnId;
     this.#status = { type: 'active', activeFlags: [] };
     return turn;
@@ -356,32 +285,6 @@ export class LoadedThread {
   /** The rollout file now exists. */
   rolloutMaterialized(): void {
     this.#materialized = true;
-  }
-
-  /** The user's input was recorded as `item`. */
-  userItemRecorded(turnId: string, item: ThreadItem, ordinal: number | null): void {
-    this.findTurn(turnId)?.items.push(item);
-    this.#notePosition(turnId, ordinal, item.id);
-  }
-
-  agentItemStarted(turnId: string, item: ThreadItem): void {
-    this.findTurn(turnId)?.items.push(item);
-  }
-
-  agentDeltaAppended(turnId: string, delta: string): void {
-    const item = this.findTurn(turnId)?.items.find((candidate) => candidate.type === 'agentMessage');
-    if (item?.type === 'agentMessage') item.text += delta;
-  }
-
-  /** The agent's message is whole: it replaces the streamed one. */
-  agentItemCompleted(turnId: string, item: ThreadItem, ordinal: number | null): void {
-    const turn = this.findTurn(turnId);
-    if (turn) {
-      const index = turn.items.findIndex((candidate) => candidate.type === 'agentMessage');
-      if (index >= 0) turn.items[index] = item;
-      else turn.items.push(item);
-    }
-    this.#notePosition(turnId, ordinal, item.id);
   }
 
   tokenUsageUpdated(usage: TokenUsageSnapshot): void {
@@ -409,40 +312,4 @@ export class LoadedThread {
     return turn;
   }
 
-  /** The large input kept for `turnId`, forgotten here (also when the turn ended without it). */
-  takeLargeInput(turnId: string): readonly UserInput[] | undefined {
-    const input = this.#largeInputs?.get(turnId);
-    this.#largeInputs?.delete(turnId);
-    return input;
-  }
-
-  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
-  #notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
-    if (ordinal === null) return;
-    const i = this.#indexOf(turnId);
-    if (i < 0) return;
-    const known = (this.#positions ??= []);
-    const position = (known[i] ??= { ordinal: null, items: [] });
-    if (itemId === undefined) {
-      position.ordinal = ordinal;
-      return;
-    }
-    const j = this.#turns[i]!.items.findIndex((item) => item.id === itemId);
-    if (j >= 0) position.items[j] = ordinal;
-  }
-
-  /** Where `turnId` is in the mirror, searched from the newest (the turn a live event is about); -1 if absent. */
-  #indexOf(turnId: string): number {
-    let i = this.#turns.length - 1;
-    while (i >= 0 && this.#turns[i]!.id !== turnId) i -= 1;
-    return i;
-  }
-}
-
-/** How a turn ended. */
-export interface TurnEnd {
-  status: 'completed' | 'interrupted' | 'failed';
-  error: TurnError | null;
-  completedAtMs: number;
-  durationMs: number;
 }

@@ -5,7 +5,8 @@
 //   turn/completed
 // Turn and item events go to the thread's subscribers; status changes to everyone.
 import type { ActorEvent } from '../../common/actor-messages.js';
-import type { LoadedThread, TurnEnd } from './loaded-thread.js';
+import type { LoadedThread } from './loaded-thread.js';
+import type { TurnEnd } from './thread-facts.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';

@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
-import { IDLE, LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import { IDLE } from '../../../../src/main/threads/thread-facts.js';
 import { ZERO_USAGE } from '../../../../src/common/token-usage.js';
 import { acceptTurn, describeThread } from '../../../helpers/loaded-thread-events.js';
 
