@@ -61,7 +61,8 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
   ensureHomeBackend(options.home, startup.lockBackend.kind);
   // /metrics exists only on the socket listeners; over stdio nothing is recorded. Loaded only
-  // then: prom-client (and ws, jose below) cost a stdio start ~25 ms before its first reply.
+  // then: prom-client (and ws, jose below) delayed a stdio start's first reply (bench case
+  // `cold-start`).
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
   const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);

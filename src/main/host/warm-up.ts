@@ -1,13 +1,13 @@
 // What a host loads in the background once it is up, rather than on the path of the request
 // that first needs it: the worker pool (piscina, comlink, two workers), crypto for thread ids,
 // the writer locks' native binding, fs/promises for finding and reading rollouts, and the time
-// zone. Each step takes an event-loop iteration of its own (scheduling.ts), so requests that arrive
-// meanwhile are answered between them. In `bench start-under-lock`, whose first thread/starts
-// come during the hold, the first start loaded crypto (~5 ms) and fs-ext (~4 ms) while every
-// other request waited; in `resume-under-lock`, the first cold resume loaded fs/promises (~1 ms,
-// and ~5 ms in a profile of the burst of 32) in front of the other 31 and the probe behind them.
+// zone. Each step takes an event-loop iteration of its own (scheduling.ts), so requests that
+// arrive meanwhile are answered between them. In bench case `start-under-lock`, whose first
+// thread/starts come during the hold, the first start loaded crypto and fs-ext while every
+// other request waited; in `resume-under-lock`, the first cold resume loaded fs/promises in
+// front of the other 31 and the probe behind them.
 // A rollout's file name is in local time, and a process's first local-time reading loads the
-// time zone (0.15-0.3 ms, measured in a bare Node): the first thread/start paid it.
+// time zone: the first thread/start paid it.
 import type { HostContext } from '../host-context.js';
 import { fsPromises } from '../lazy-builtin.js';
 import { inOwnIteration } from '../scheduling.js';

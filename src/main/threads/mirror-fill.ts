@@ -1,9 +1,9 @@
 // A cold resume's turns enter the thread's mirror after the resume is answered, one slice of
-// the packed history (packed-history.ts) per event-loop iteration. The answer itself needs none of
-// them: its turns come serialized by the pool worker, its cursors and last turn id beside the
-// slices. Decoding a 20 MB thread's history in one piece held every other request up for
-// 85-100 ms (the server's event-loop delay in `stored-read`); between slices, other requests
-// are answered.
+// the packed history (packed-history.ts) per event-loop iteration. The answer itself needs
+// none of them: its turns come serialized by the pool worker, its cursors and last turn id
+// beside the slices. Decoding a long thread's history in one piece held every other request
+// up (the server's event-loop delay in bench case `stored-read`, `loaded`); between slices,
+// other requests are answered.
 //
 // Until the fill is done, requests that read or change the turns wait for it
 // (`afterHistoryLoaded`, pending-load.ts): turn/start and turn/interrupt, full and paged reads,
