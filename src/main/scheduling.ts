@@ -1,7 +1,7 @@
 // The one place where the main thread's ordering across event-loop iterations is decided.
-// Code that must run "after this iteration's output has been written" or "in an iteration of
-// its own" says so by calling one of these, instead of relying on which setImmediate happened
-// to be queued first.
+// Code that must run "at the end of this task", "after this iteration's output has been
+// written" or "in an iteration of its own" says so by calling one of these, instead of relying
+// on which setImmediate or microtask happened to be queued first.
 //
 // End of the iteration (`atIterationEnd`, `afterOutputFlushed`): one immediate runs, in order,
 // the output flushers (output-flusher.ts uncorks what the iteration wrote), then the callbacks
@@ -18,6 +18,17 @@
 // warm-up begin together) ran as one long task. Here each step queues the next only once it
 // has run, and an immediate queued from the check phase waits for the next iteration, after
 // its poll for I/O.
+
+// ---- end of this task ----
+
+/**
+ * Runs `callback` once the synchronous work in progress is done, before any further input is
+ * read: work that many callers in one task may ask for (a connection closing unsubscribes from
+ * many threads) runs once, and what it changes is seen by the next request. It must not throw.
+ */
+export function atEndOfTask(callback: () => void): void {
+  queueMicrotask(callback);
+}
 
 // ---- end of the iteration ----
 

@@ -9,6 +9,7 @@ import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { unloadDueAt } from './unload-rule.js';
 import type { Unloader, UnloadOutcome } from './unloader.js';
+import { atEndOfTask } from '../scheduling.js';
 
 export type { UnloadOutcome };
 
@@ -105,7 +106,7 @@ export class Supervisor {
   #sweepSoon(): void {
     if (this.#sweepQueued) return;
     this.#sweepQueued = true;
-    queueMicrotask(() => {
+    atEndOfTask(() => {
       this.#sweepQueued = false;
       this.#sweep();
     });

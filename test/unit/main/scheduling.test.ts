@@ -2,7 +2,7 @@
 // before the next, which two setImmediate callbacks queued together do not give.
 import { MessageChannel } from 'node:worker_threads';
 import { expect, test } from 'vitest';
-import { afterOutputFlushed, atIterationEnd, inOwnIteration, ownIteration } from '../../../src/main/scheduling.js';
+import { afterOutputFlushed, atEndOfTask, atIterationEnd, inOwnIteration, ownIteration } from '../../../src/main/scheduling.js';
 
 /** The order of two steps queued in one iteration and a message posted by the first. */
 async function orderWith(queue: (step: () => void) => void): Promise<string[]> {
@@ -47,4 +47,13 @@ test('what waits for the output runs after every flush of the iteration, even on
   atIterationEnd(() => void order.push('second flusher'));
   await done;
   expect(order).toEqual(['flush', 'second flusher', 'after output']);
+});
+
+test('what waits for the end of the task runs after the synchronous work, before the iteration\'s end', async () => {
+  const order: string[] = [];
+  const end = new Promise<void>((resolve) => afterOutputFlushed(() => resolve(void order.push('iteration end'))));
+  atEndOfTask(() => void order.push('end of task'));
+  order.push('synchronous');
+  await end;
+  expect(order).toEqual(['synchronous', 'end of task', 'iteration end']);
 });
