@@ -8,8 +8,8 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-/** A zero-delay timer of the real clock: the next turn of the event loop, not Node's 1 ms minimum. */
-class NextTurn {
+/** A zero-delay timer of the real clock: the next iteration of the event loop, not Node's 1 ms minimum. */
+class NextIteration {
   constructor(readonly immediate: NodeJS.Immediate) {}
 }
 
@@ -17,13 +17,13 @@ class NextTurn {
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => {
-    if (ms <= 0) return new NextTurn(setImmediate(callback).unref());
+    if (ms <= 0) return new NextIteration(setImmediate(callback).unref());
     const handle = setTimeout(callback, ms);
     handle.unref();
     return handle;
   },
   clearTimeout: (handle) => {
-    if (handle instanceof NextTurn) clearImmediate(handle.immediate);
+    if (handle instanceof NextIteration) clearImmediate(handle.immediate);
     else clearTimeout(handle as NodeJS.Timeout);
   },
 };

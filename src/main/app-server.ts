@@ -1,12 +1,13 @@
 // Composition root of `thread-host app-server`: read the configuration, build the host, serve
-// the transport, and shut down in reverse order when a signal arrives (or, over stdio, when
-// the one client goes).
+// the transport, and shut down in reverse order (host/shutdown.ts, one sequence for every
+// path) when a signal arrives, over stdio when the one client goes, or when the start fails
+// after the host was built.
 import { workerEntry } from './build-layout.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger, levelFromEnv } from '../common/log.js';
 import { buildHost, loadLockfileBackend } from './host/build-host.js';
 import { serveConnections } from './host/serve-connections.js';
-import { createShutdown, type Shutdown } from './host/shutdown.js';
+import { HostShutdown } from './host/shutdown.js';
 import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
 import type { HostContext } from './host-context.js';
 import type { HostMetrics } from './metrics/host-metrics.js';
@@ -60,7 +61,8 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
   ensureHomeBackend(options.home, startup.lockBackend.kind);
   // /metrics exists only on the socket listeners; over stdio nothing is recorded. Loaded only
-  // then: prom-client (and ws, jose below) cost a stdio start ~25 ms before its first reply.
+  // then: prom-client (and ws, jose below) delayed a stdio start's first reply (bench case
+  // `cold-start`).
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
   const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
@@ -88,12 +90,13 @@ function serveStdio({ startup, ctx, router, lines, stopStats, finish }: Serving)
     maxLineBytes: startup.limits.maxLineBytes,
     maxOutboundBytes: startup.limits.maxOutboundBytes,
   });
-  const shutdown = createShutdown(ctx, transport, stopStats);
+  const shutdown = new HostShutdown(ctx, stopStats);
+  shutdown.serving(transport);
   serveConnections(ctx, router, lines, transport, {
     // stdio has one client: when it goes, so does the process. The table keeps the connection
     // until shutdown is done, so replies to requests already in flight still go out.
     onClosed: (connection, reason) =>
-      void shutdown(`stdio ${reason}`).finally(() => {
+      void shutdown.run(`stdio ${reason}`).finally(() => {
         ctx.connections.close(connection.id);
         finish(0);
       }),
@@ -108,6 +111,10 @@ async function serveSockets(
   metrics: HostMetrics,
 ): Promise<void> {
   const { createSocketListener } = await import('./host/socket-listener.js');
+  const shutdown = new HostShutdown(ctx, () => {
+    stopStats();
+    metrics.stop();
+  });
   const listener = await createSocketListener({
     target,
     auth,
@@ -116,19 +123,15 @@ async function serveSockets(
     metrics: { render: () => metrics.render(), withoutAuth: options.metricsWithoutAuth },
     env: options.env,
     log: ctx.log,
-  }).catch(async (error: unknown) => abandon(ctx, stopStats, error));
+  }).catch(async (error: unknown) => abandon(shutdown, error));
+  shutdown.listenerCreated(listener.cleanUp);
   metrics.observe({ directory: ctx.directory, connectionCount: () => listener.transport.connectionCount });
-  const shutdown = createShutdown(ctx, listener.transport, () => {
-    stopStats();
-    metrics.stop();
-  });
   // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
   serveConnections(ctx, router, lines, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
-  await listener.start().catch(async (error: unknown) => abandon(ctx, stopStats, error, listener.cleanUp));
-  onSignals(shutdown, () => {
-    listener.cleanUp();
-    finish(0);
-  });
+  await listener.start().catch(async (error: unknown) => abandon(shutdown, error));
+  // Only a started listener has a transport to stop, flush and close.
+  shutdown.serving(listener.transport);
+  onSignals(shutdown, () => finish(0));
 }
 
 // No auth flag means no auth whatever the transport. Any flag is checked at start (a bad
@@ -139,21 +142,17 @@ async function resolveAuth(flags: WsAuthFlags): Promise<WsAuthPolicy> {
   return (await import('./transport/ws-auth-options.js')).resolveWsAuth(flags, process.cwd());
 }
 
-function onSignals(shutdown: Shutdown, afterShutdown: () => void): void {
-  const onSignal = (signal: string) => void shutdown(signal).finally(afterShutdown);
+function onSignals(shutdown: HostShutdown, afterShutdown: () => void): void {
+  const onSignal = (signal: string) => void shutdown.run(signal).finally(afterShutdown);
   // `on`, not `once`: a second signal while shutting down must not kill the process half-way
   // (shutdown is idempotent and every stage has a deadline).
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
-/** Start-up failed after the host was built: stop what it started, then rethrow. */
-async function abandon(ctx: HostContext, stopStats: () => void, error: unknown, cleanUp: () => void = () => undefined): Promise<never> {
-  cleanUp();
-  stopStats();
-  ctx.supervisor.stop();
-  ctx.locks.close();
-  await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
+/** Start-up failed after the host was built: the shutdown stops what it started, then the error goes on. */
+async function abandon(shutdown: HostShutdown, error: unknown): Promise<never> {
+  await shutdown.run('start-up failed');
   throw error;
 }
 

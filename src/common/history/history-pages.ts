@@ -23,7 +23,7 @@ const MAX_PAGE_SIZE = 100;
 export interface HistorySource {
   threadId: string;
   mode: HistoryMode;
-  turns: Turn[];
+  turns: readonly Turn[];
   /** Where turn `i`'s record sits in the rollout (its ordinal); null where not known. */
   turnOrdinal(i: number): number | null;
   /** Where item `j` of turn `i` sits; null where not known. */

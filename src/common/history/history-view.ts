@@ -7,7 +7,7 @@ import type { Turn } from '../wire-types.js';
 import type { HistoryMode } from './rollout-reader.js';
 
 /** The turns at `indices` as the history shows them (above), without viewing the others. */
-export function turnsView(mode: HistoryMode, turns: Turn[], indices: readonly number[]): Turn[] {
+export function turnsView(mode: HistoryMode, turns: readonly Turn[], indices: readonly number[]): Turn[] {
   if (mode === 'paginated') return indices.map((i) => turns[i]!);
   // Legacy item numbers run across the thread: a turn's first is one past the items before it.
   const before = new Array<number>(turns.length);
@@ -23,6 +23,6 @@ export function turnsView(mode: HistoryMode, turns: Turn[], indices: readonly nu
 }
 
 /** Every turn (or those at `indices`) with all its items, as the history records them (thread/read, thread/resume). */
-export function fullTurns(mode: HistoryMode, turns: Turn[], indices: readonly number[] = turns.map((_, i) => i)): Turn[] {
+export function fullTurns(mode: HistoryMode, turns: readonly Turn[], indices: readonly number[] = turns.map((_, i) => i)): Turn[] {
   return turnsView(mode, turns, indices).map((turn) => ({ ...turn, itemsView: 'full' as const }));
 }

@@ -5,6 +5,7 @@
 import type { PostedResumeState } from '../../common/actor-messages.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
+import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
@@ -117,14 +118,8 @@ async function coldResume(
     // The turns enter the mirror after this answer (mirror-fill.ts); the answer is made of
     // what came beside them.
     fillMirror(ctx, thread, state.history);
-    if (turnsJson !== null) thread.resumedHistoryJson = { count: state.history.turnCount, json: turnsJson };
-    thread.preview = state.preview;
-    thread.updatedAtMs = state.updatedAtMs;
-    thread.lastTokenUsage = state.lastTokenUsage;
-    restoreFromRollout(thread, state, params);
   }
-  thread.materialized = true;
-  thread.status = { type: 'idle' };
+  thread.resumed(state === null ? null : resumedFacts(thread, state, params, turnsJson));
   publishThread(ctx, thread, history?.turnCount ?? 0);
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
@@ -141,17 +136,25 @@ async function coldResume(
 // version, source), and runs where and with the model its history last ran with unless the
 // request says otherwise. The provider stays this host's configured one: a provider id from
 // another host's configuration may not exist here.
-function restoreFromRollout(thread: LoadedThread, state: PostedResumeState, params: Params): void {
+function resumedFacts(thread: LoadedThread, state: PostedResumeState, params: Params, turnsJson: EncodedJson | null): ResumedFacts {
   const identity = thread.identity!;
-  if (state.createdAtMs !== null) identity.createdAtMs = state.createdAtMs;
-  if (state.originator) identity.originator = state.originator;
-  if (state.cliVersion) identity.cliVersion = state.cliVersion;
-  if (state.source !== null) identity.source = state.source;
-  const settings = thread.settings!;
-  thread.settings = {
-    ...settings,
-    ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
-    ...(params.model === null && state.model ? { model: state.model } : {}),
+  return {
+    identity: {
+      ...identity,
+      ...(state.createdAtMs !== null ? { createdAtMs: state.createdAtMs } : {}),
+      ...(state.originator ? { originator: state.originator } : {}),
+      ...(state.cliVersion ? { cliVersion: state.cliVersion } : {}),
+      ...(state.source !== null ? { source: state.source } : {}),
+    },
+    settings: {
+      ...thread.settings!,
+      ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
+      ...(params.model === null && state.model ? { model: state.model } : {}),
+    },
+    preview: state.preview,
+    updatedAtMs: state.updatedAtMs,
+    lastTokenUsage: state.lastTokenUsage,
+    resumedHistoryJson: turnsJson === null ? null : { count: state.history.turnCount, json: turnsJson },
   };
 }
 

@@ -43,7 +43,7 @@ export async function threadStart(
     operation: 'start',
     historyMode: params.historyMode ?? session.config.historyMode,
   });
-  thread.updatedAtMs = now;
+  thread.created(now);
   publishThread(ctx, thread, 0);
   placeActorBehind(ctx, thread, init);
   // A connection that closed while this request waited stays unsubscribed (it would pin the thread).

@@ -1,6 +1,7 @@
 // Graceful shutdown, in reverse order of start, with a deadline on every stage: stop reading
 // input, answer requests already in flight, interrupt running turns, unload every thread
-// (flush rollouts, release writer locks), flush output, drop the connections, stop the pool.
+// (flush rollouts, release writer locks), stop reporting and the locks, flush output, drop
+// the connections, stop the pool and the stored-history worker, remove the listener's files.
 import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
 import { withDeadline } from '../threads/unloader.js';
@@ -16,39 +17,68 @@ const LOCKS_SETTLE_MS = 1_000;
 // How long the last replies and notifications get to reach the client.
 const OUTPUT_FLUSH_MS = 1_000;
 
-/** Runs the shutdown once; later calls return the first one's promise. */
-export type Shutdown = (why: string) => Promise<void>;
+/**
+ * The host's one shutdown sequence, used by every way the process ends: a signal, the end of
+ * stdin (stdio's one client going), and a start-up that fails after the host was built. What
+ * the host serves is registered as it comes up; a stage whose part never came up is skipped.
+ */
+export class HostShutdown {
+  #transport: Transport | null = null;
+  #releaseListener: () => void = () => undefined;
+  #running: Promise<void> | null = null;
 
-export function createShutdown(ctx: HostContext, transport: Transport, stopStats: () => void): Shutdown {
-  let running: Promise<void> | null = null;
-  return (why) => (running ??= run(ctx, transport, stopStats, why));
-}
+  constructor(
+    private readonly ctx: HostContext,
+    /** Stops the stats reporter and metrics: after the unloads, before the locks close. */
+    private readonly stopReporting: () => void,
+  ) {}
 
-async function run(ctx: HostContext, transport: Transport, stopStats: () => void, why: string): Promise<void> {
-  ctx.draining = true;
-  transport.stopAccepting();
-  ctx.log('info', 'shutting down', { why, loaded: ctx.directory.loadedCount });
-  // Worker ports and lock timers are unref'd, and after stdin EOF nothing else holds the
-  // event loop: without this handle Node would exit before the unloads finish.
-  const keepAlive = setTimeout(() => undefined, SHUTDOWN_DEADLINE_MS + 5_000);
-  const work = (async () => {
-    // Requests already accepted (a thread/start still waiting for the pool, say) get their
-    // answer before the threads go.
-    await waitUntil(() => ctx.connections.inFlightTotal() === 0, IN_FLIGHT_DRAIN_MS);
-    for (const thread of ctx.directory.all()) {
-      if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
+  /** A socket listener was created: its files (a unix socket's) are removed at the end. */
+  listenerCreated(release: () => void): void {
+    this.#releaseListener = release;
+  }
+
+  /** The transport serves clients: it stops accepting first, and is flushed and closed last. */
+  serving(transport: Transport): void {
+    this.#transport = transport;
+  }
+
+  /** Runs the sequence once; later calls return the first one's promise. */
+  run(why: string): Promise<void> {
+    return (this.#running ??= this.#run(why));
+  }
+
+  async #run(why: string): Promise<void> {
+    const { ctx } = this;
+    const transport = this.#transport;
+    ctx.draining = true;
+    transport?.stopAccepting();
+    ctx.log('info', 'shutting down', { why, loaded: ctx.directory.loadedCount });
+    // Worker ports and lock timers are unref'd, and after stdin EOF nothing else holds the
+    // event loop: without this handle Node would exit before the unloads finish.
+    const keepAlive = setTimeout(() => undefined, SHUTDOWN_DEADLINE_MS + 5_000);
+    const work = (async () => {
+      // Requests already accepted (a thread/start still waiting for the pool, say) get their
+      // answer before the threads go.
+      await waitUntil(() => ctx.connections.inFlightTotal() === 0, IN_FLIGHT_DRAIN_MS);
+      for (const thread of ctx.directory.all()) {
+        if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
+      }
+      await ctx.supervisor.unloadAll('shutdown');
+    })();
+    await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
+    ctx.supervisor.stop();
+    this.stopReporting();
+    ctx.locks.close();
+    // An attempt at coordination still in flight (lockfile backend) gives it back before the
+    // host reports itself stopped, so nothing of this process is left on the home after that.
+    if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
+    if (transport !== null) {
+      await transport.flush(OUTPUT_FLUSH_MS);
+      transport.close();
     }
-    await ctx.supervisor.unloadAll('shutdown');
-  })();
-  await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
-  ctx.supervisor.stop();
-  stopStats();
-  ctx.locks.close();
-  // An attempt at coordination still in flight (lockfile backend) gives it back before the
-  // host reports itself stopped, so nothing of this process is left on the home after that.
-  if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
-  await transport.flush(OUTPUT_FLUSH_MS);
-  transport.close();
-  await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
-  clearTimeout(keepAlive);
+    await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
+    this.#releaseListener();
+    clearTimeout(keepAlive);
+  }
 }

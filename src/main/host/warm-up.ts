@@ -1,16 +1,16 @@
 // What a host loads in the background once it is up, rather than on the path of the request
 // that first needs it: the worker pool (piscina, comlink, two workers), crypto for thread ids,
 // the writer locks' native binding, fs/promises for finding and reading rollouts, and the time
-// zone. Each step takes an event-loop turn of its own (own-turns.ts), so requests that arrive
-// meanwhile are answered between them. In `bench start-under-lock`, whose first thread/starts
-// come during the hold, the first start loaded crypto (~5 ms) and fs-ext (~4 ms) while every
-// other request waited; in `resume-under-lock`, the first cold resume loaded fs/promises (~1 ms,
-// and ~5 ms in a profile of the burst of 32) in front of the other 31 and the probe behind them.
+// zone. Each step takes an event-loop iteration of its own (scheduling.ts), so requests that
+// arrive meanwhile are answered between them. In bench case `start-under-lock`, whose first
+// thread/starts come during the hold, the first start loaded crypto and fs-ext while every
+// other request waited; in `resume-under-lock`, the first cold resume loaded fs/promises in
+// front of the other 31 and the probe behind them.
 // A rollout's file name is in local time, and a process's first local-time reading loads the
-// time zone (0.15-0.3 ms, measured in a bare Node): the first thread/start paid it.
+// time zone: the first thread/start paid it.
 import type { HostContext } from '../host-context.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { inOwnTurn } from '../own-turns.js';
+import { inOwnIteration } from '../scheduling.js';
 import { prepareUuids } from '../protocol/uuid.js';
 
 const warmed = new WeakSet<object>();
@@ -29,7 +29,7 @@ export function warmUpHost(ctx: Pick<HostContext, 'pool' | 'locks' | 'log'>): vo
   // A step that fails (a native binding that does not load) is only logged: the request that
   // needs it meets the same failure and answers it.
   for (const [name, step] of steps) {
-    inOwnTurn(() => {
+    inOwnIteration(() => {
       try {
         step();
       } catch (error) {

@@ -1,7 +1,10 @@
 // Hosts thread actors in a Piscina pool of worker threads (2 by default, mirroring the
-// reference's TOKIO_WORKER_THREADS=2). Each worker runs one ActorHost that multiplexes the
-// actors placed on it; the main thread reaches it with comlink over a MessagePort, and
-// receives its actors' events on a second port.
+// reference's TOKIO_WORKER_THREADS=2). This file starts the pool and is the one surface the
+// rest of the host uses; each of its jobs lives beside it:
+//   worker-link.ts        attaching a worker: the comlink link for commands, the event port
+//   actor-placement.ts    which worker hosts which actor, and where a new one goes
+//   worker-retirement.ts  replacing a worker emptied after hosting many (its heap goes back)
+//   close-batcher.ts      fenced actors' closes, after the output, one message per worker
 //
 //   main thread                               worker k (Piscina)
 //   ┌──────────────┐  comlink (commands)     ┌──────────────────────────┐
@@ -12,52 +15,20 @@
 // Piscina's job is the workers' lifecycle: start them, replace one that dies, apply
 // resource limits, tear them down. Its default idle mode parks a worker in Atomics.wait,
 // which would freeze the actors' timers and sockets, hence `atomics: 'disabled'`.
-// Placement is ours: Piscina would stack every actor on one worker, so a custom load
-// balancer routes each worker's attach task to that worker, and `spawn` puts a new actor
-// on the live worker hosting the fewest.
-//
-// Memory: a worker's heap goes back to the OS only when its isolate dies, so a worker left
-// with no actors after hosting many (a mass unload) is retired, once it has been empty for
-// RETIRE_IDLE_MS and another worker is serving: it confirms it hosts nothing, exits, and
-// Piscina starts a fresh one in its place (see retire() in ActorHostApi). Workers retire one
-// at a time, so one always takes new actors.
+// Placement is ours: a custom load balancer routes each worker's attach task to that worker.
 import type { Piscina } from 'piscina';
-import type { ActorEvent, ActorHostApi, ActorInit, AttachTask, PostedResumeState } from '../../common/actor-messages.js';
+import type { ActorEvent, ActorInit, PostedResumeState } from '../../common/actor-messages.js';
 import type { HistorySlice } from '../../common/packed-history.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
-import { builtin } from '../lazy-builtin.js';
-import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
-import { inOwnTurn, ownTurn } from '../own-turns.js';
+import { inOwnIteration, ownIteration } from '../scheduling.js';
 import type { StringExtractorFile } from './string-extractor-file.js';
+import { ActorPlacement } from './actor-placement.js';
+import { CloseBatcher } from './close-batcher.js';
+import { raceDeadline } from './race-deadline.js';
+import { ATTACH_TIMEOUT_MS, attachWorker, type WorkerLink } from './worker-link.js';
+import { WorkerRetirement } from './worker-retirement.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
-
-/** The main thread's handle on one live worker. */
-export interface WorkerLink {
-  readonly workerId: number;
-  /** The worker's ActorHost methods. */
-  readonly api: ActorHostCalls;
-  /** Releases the comlink remote behind `api` (shutdown); later calls reject. */
-  readonly release: () => void;
-  readonly actors: Set<string>;
-  alive: boolean;
-  /** False after a call to this worker overran its deadline, until the worker answers again. */
-  responsive: boolean;
-  /** 'retiring': takes no new actors, and exits once it confirms it hosts none. */
-  phase: 'serving' | 'retiring';
-  /** Actors placed here over the worker's life: what decides whether retiring it is worth it. */
-  hosted: number;
-  /** The pending retirement check while the worker hosts no actor. */
-  retireTimer: ReturnType<typeof setTimeout> | null;
-}
-
-/** A fenced actor's close, to be posted at the end of the event-loop iteration. */
-interface PendingClose {
-  link: WorkerLink;
-  threadId: string;
-  resolve(answer: 'closed' | 'notFound'): void;
-  reject(error: unknown): void;
-}
 
 export interface ActorPoolOptions {
   size: number;
@@ -77,32 +48,29 @@ export interface ActorPoolOptions {
   stringExtractor?: StringExtractorFile | null;
 }
 
-/** The time a worker gets to come up and attach its actor host. */
-const ATTACH_TIMEOUT_MS = 10_000;
-/**
- * A worker that hosted fewer actors than this keeps running when it empties: its heap has not
- * grown much (an idle actor is ~2 kB of it), and a new worker costs a start (~50 ms of CPU).
- */
-export const RETIRE_AFTER_ACTORS = 1_000;
-/** Long enough that a burst of unloads and a new load right after do not restart a worker. */
-export const RETIRE_IDLE_MS = 2_000;
-
 export class ActorPool {
   readonly #options: ActorPoolOptions;
   #runtime: PoolRuntime | null = null;
   #pool: Piscina | null = null;
   #starting: Promise<void> | null = null;
-  readonly #links = new Map<number, WorkerLink>();
-  readonly #placement = new Map<string, WorkerLink>();
   #closing = false;
-  /** Closes of fenced actors waiting for the end of this event-loop iteration (fencedCloser). */
-  #closesSoon: PendingClose[] = [];
+  readonly #retirement: WorkerRetirement;
+  readonly #placement: ActorPlacement;
+  readonly #closes = new CloseBatcher(() => this.#closing);
   #ready: Promise<void>;
   #readyResolve!: () => void;
 
   constructor(options: ActorPoolOptions) {
     this.#options = options;
     this.#ready = new Promise((resolve) => (this.#readyResolve = resolve));
+    this.#retirement = new WorkerRetirement({
+      retireAfterActors: options.retireAfterActors,
+      retireIdleMs: options.retireIdleMs,
+      links: () => this.#placement.links(),
+      closing: () => this.#closing,
+      log: options.log,
+    });
+    this.#placement = new ActorPlacement(options.log, (link) => this.#retirement.schedule(link));
   }
 
   /**
@@ -122,21 +90,21 @@ export class ActorPool {
   }
 
   // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
-  // then starting its workers), with a turn of the event loop between them: a request that
-  // arrived meanwhile (the turn a client sends right after its first thread/start) is answered
-  // between the two instead of after both. The string extractor's load is a third, in a turn
-  // of its own.
+  // then starting its workers), with an event-loop iteration between them: a request that
+  // arrived meanwhile (the turn/start a client sends right after its first thread/start) is answered
+  // between the two instead of after both. The string extractor's load is a third, in an
+  // iteration of its own.
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
-      await ownTurn();
+      await ownIteration();
       if (this.#closing) return;
       this.#pool = this.#createPool(runtime);
       // Behind the workers' attaches, which the first thread/start waits for: Piscina tells of
-      // its first workers in microtasks its constructor queued, and each attach queues its turn
-      // there, so this microtask, queued after them, queues the extractor's turn after both.
+      // its first workers in microtasks its constructor queued, and each attach queues its step
+      // there, so this microtask, queued after them, queues the extractor's step after both.
       const extractor = this.#options.stringExtractor ?? null;
-      if (extractor !== null) queueMicrotask(() => inOwnTurn(() => void runtime.loadStringExtractor(extractor, this.#options.log)));
+      if (extractor !== null) queueMicrotask(() => inOwnIteration(() => void runtime.loadStringExtractor(extractor, this.#options.log)));
     });
     return this.#starting;
   }
@@ -151,7 +119,8 @@ export class ActorPool {
       atomics: 'disabled',
       concurrentTasksPerWorker: 1,
       // Piscina's run and wait time histograms: unread here (metrics come from the host's own
-      // recorder), and creating them was ~3 ms of the main thread's pool start.
+      // recorder), and creating them was a visible part of the main thread's pool start
+      // (bench case `cold-start`).
       recordTiming: false,
       loadBalancer: (task, workers) => {
         const options = (task as unknown as Record<symbol, { workerId?: number } | null>)[Piscina.queueOptionsSymbol];
@@ -165,8 +134,8 @@ export class ActorPool {
       },
     });
     // Piscina creates its workers in its constructor and tells of each at once; each attach
-    // gets a turn of the event loop of its own, so requests are answered between them.
-    pool.on('workerCreate', (worker: { id: number }) => inOwnTurn(() => void this.#attach(worker.id)));
+    // gets an event-loop iteration of its own, so requests are answered between them.
+    pool.on('workerCreate', (worker: { id: number }) => inOwnIteration(() => void this.#attach(worker.id)));
     pool.on('workerDestroy', (worker: { id: number }) => this.#lose(worker.id, 'worker exited'));
     // Piscina re-emits worker errors here; without a listener they would crash the process.
     pool.on('error', (error: Error) => this.#options.log('error', 'pool worker error', { error: error.message }));
@@ -187,27 +156,21 @@ export class ActorPool {
   }
 
   get liveWorkers(): number {
-    return [...this.#links.values()].filter((link) => link.alive).length;
+    return this.#placement.liveWorkers;
   }
 
   /** Actors per live worker, by worker id. */
   placement(): Record<number, number> {
-    const result: Record<number, number> = {};
-    for (const link of this.#links.values()) if (link.alive) result[link.workerId] = link.actors.size;
-    return result;
+    return this.#placement.counts();
   }
 
   /** Creates an actor on the least-loaded live worker; for a cold resume, returns what it read. */
   async spawn(init: ActorInit, timeoutMs: number): Promise<PostedResumeState | null> {
     await this.ready();
-    const link = this.#leastLoaded();
+    const link = this.#placement.place(init.threadId);
     if (!link) throw new Error('no live pool worker to host the thread');
-    link.actors.add(init.threadId);
-    link.hosted += 1;
-    this.#cancelRetirement(link);
-    this.#placement.set(init.threadId, link);
-    this.#options.log('info', 'actor placed', { threadId: init.threadId, workerId: link.workerId });
-    this.#postOwedCloses(init.threadId);
+    this.#retirement.cancel(link);
+    this.#closes.postOwed(init.threadId);
     try {
       return await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
     } catch (error) {
@@ -223,7 +186,7 @@ export class ActorPool {
 
   /** The live worker hosting `threadId`'s actor, if any. */
   linkOf(threadId: string): WorkerLink | undefined {
-    const link = this.#placement.get(threadId);
+    const link = this.#placement.placedOn(threadId);
     return link?.alive ? link : undefined;
   }
 
@@ -235,84 +198,23 @@ export class ActorPool {
   /**
    * closeActor for a fenced actor (one that can no longer write, so nothing waits on its close),
    * bound to the thread's worker now and callable after the thread is forgotten. The close is
-   * posted after this event-loop iteration's output has been written: a worker woken during
-   * that write competes with the clients reading it for the cores (on two cores, posting it
-   * first made an idle thread's `thread/closed` ~0.3 ms later). Null when no live worker hosts it.
+   * posted after this event-loop iteration's output has been written (close-batcher.ts). Null
+   * when no live worker hosts it.
    */
   fencedCloser(threadId: string): () => Promise<'closed' | 'notFound'> | null {
     const link = this.linkOf(threadId);
-    return () => (link === undefined || !link.alive ? null : this.#closeSoon(link, threadId));
-  }
-
-  #closeSoon(link: WorkerLink, threadId: string): Promise<'closed' | 'notFound'> {
-    return new Promise((resolve, reject) => {
-      // setImmediate runs in order, after the output flusher's (queued by the announcement).
-      if (this.#closesSoon.length === 0) setImmediate(this.#postClosesSoon);
-      this.#closesSoon.push({ link, threadId, resolve, reject });
-    });
-  }
-
-  readonly #postClosesSoon = (): void => {
-    const closes = this.#closesSoon;
-    this.#closesSoon = [];
-    this.#postCloses(closes);
-  };
-
-  // A new actor for a thread whose old one still owes its close: the close goes first, so the
-  // worker closes the old incarnation, not the new one registered under the same id.
-  #postOwedCloses(threadId: string): void {
-    const owed = this.#closesSoon.filter((close) => close.threadId === threadId);
-    if (owed.length === 0) return;
-    this.#closesSoon = this.#closesSoon.filter((close) => close.threadId !== threadId);
-    this.#postCloses(owed);
-  }
-
-  // One message per worker: posting each close on its own cost ~0.15 ms of the main thread
-  // apiece (comlink's id and message, the clone), ~5 ms for 32 threads unsubscribed at once.
-  // Each close still gets its own answer: a close that failed fails alone.
-  #postCloses(closes: PendingClose[]): void {
-    const byWorker = new Map<WorkerLink, PendingClose[]>();
-    for (const close of closes) {
-      const batch = byWorker.get(close.link);
-      if (batch === undefined) byWorker.set(close.link, [close]);
-      else batch.push(close);
-    }
-    for (const [link, batch] of byWorker) {
-      // A pool shutting down has released its proxies; the worker's exit closes the files.
-      if (!link.alive || this.#closing) {
-        for (const close of batch) close.resolve('notFound');
-        continue;
-      }
-      const rejectAll = (error: unknown): void => {
-        for (const close of batch) close.reject(error);
-      };
-      try {
-        link.api.closeMany(batch.map((close) => close.threadId)).then((answers) => {
-          batch.forEach((close, index) => {
-            const answer = answers[index];
-            if (answer === 'closed' || answer === 'notFound') close.resolve(answer);
-            else close.reject(new Error(`the actor of ${close.threadId} failed to close its rollout`));
-          });
-        }, rejectAll);
-      } catch (error) {
-        rejectAll(error);
-      }
-    }
+    return () => (link === undefined || !link.alive ? null : this.#closes.closeSoon(link, threadId));
   }
 
   /** Drops the main thread's record of an actor (after it closed or its worker died). */
   forget(threadId: string): void {
-    const link = this.#placement.get(threadId);
-    this.#placement.delete(threadId);
-    if (link === undefined) return;
-    link.actors.delete(threadId);
-    if (link.actors.size === 0) this.#scheduleRetirement(link);
+    this.#placement.forget(threadId);
   }
 
   async close(): Promise<void> {
     this.#closing = true;
-    for (const link of this.#links.values()) this.#cancelRetirement(link);
-    for (const link of this.#links.values()) link.release();
+    for (const link of this.#placement.links()) this.#retirement.cancel(link);
+    for (const link of this.#placement.links()) link.release();
     if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
   }
 
@@ -321,121 +223,26 @@ export class ActorPool {
    * avoid it until it answers a ping again.
    */
   reportUnresponsive(threadId: string): void {
-    this.#markUnresponsive(this.#placement.get(threadId), threadId);
+    this.#placement.markUnresponsive(this.#placement.placedOn(threadId), threadId);
   }
 
   /** The same report, bound now to the worker hosting the thread, for use after it is forgotten. */
   unresponsiveReporter(threadId: string): () => void {
-    const link = this.#placement.get(threadId);
-    return () => this.#markUnresponsive(link, threadId);
-  }
-
-  #markUnresponsive(link: WorkerLink | undefined, threadId: string): void {
-    if (!link || !link.alive || !link.responsive) return;
-    link.responsive = false;
-    this.#options.log('warn', 'pool worker unresponsive; placing new actors elsewhere', { workerId: link.workerId, threadId });
-    link.api.ping().then(
-      () => (link.responsive = true),
-      () => undefined,
-    );
-  }
-
-  // Fewest actors among responsive live workers; a stuck worker is used only when no other is left.
-  #leastLoaded(): WorkerLink | undefined {
-    let best: WorkerLink | undefined;
-    const better = (link: WorkerLink) =>
-      best === undefined ||
-      (link.responsive && !best.responsive) ||
-      (link.responsive === best.responsive && link.actors.size < best.actors.size);
-    for (const link of this.#links.values()) if (link.alive && link.phase === 'serving' && better(link)) best = link;
-    return best;
-  }
-
-  #scheduleRetirement(link: WorkerLink): void {
-    const { retireAfterActors = RETIRE_AFTER_ACTORS, retireIdleMs = RETIRE_IDLE_MS } = this.#options;
-    if (this.#closing || !link.alive || link.hosted < retireAfterActors || link.retireTimer !== null) return;
-    link.retireTimer = setTimeout(() => {
-      link.retireTimer = null;
-      void this.#tryRetire(link);
-    }, retireIdleMs);
-    // Retiring is housekeeping: it must not keep the process alive.
-    link.retireTimer.unref();
-  }
-
-  #cancelRetirement(link: WorkerLink): void {
-    if (link.retireTimer !== null) clearTimeout(link.retireTimer);
-    link.retireTimer = null;
-  }
-
-  // Only an empty worker, and only while another serves: new actors never wait for a worker
-  // to start. One that another retirement or a slow close holds up is checked again later.
-  async #tryRetire(link: WorkerLink): Promise<void> {
-    if (this.#closing || !link.alive || link.phase !== 'serving' || link.actors.size > 0) return;
-    const others = [...this.#links.values()].filter((other) => other !== link && other.alive);
-    if (others.some((other) => other.phase === 'retiring') || !others.some((other) => other.phase === 'serving')) {
-      this.#scheduleRetirement(link);
-      return;
-    }
-    link.phase = 'retiring';
-    // No deadline: a late 'retiring' still ends the worker, so it must not take actors before
-    // its answer; one that never answers is stuck, and no actor belongs there either.
-    const answer = await link.api.retire().catch(() => 'failed' as const);
-    if (answer === 'retiring') return; // its port closes as it exits: #lose finishes the job
-    this.#options.log('info', 'pool worker not retired', { workerId: link.workerId, answer });
-    link.phase = 'serving';
-    if (link.actors.size === 0) this.#scheduleRetirement(link);
+    const link = this.#placement.placedOn(threadId);
+    return () => this.#placement.markUnresponsive(link, threadId);
   }
 
   async #attach(workerId: number): Promise<void> {
     const pool = this.#pool;
-    const { Piscina, Comlink, nodeEndpoint } = this.#runtime!;
     if (this.#closing || pool === null) return;
-    const { MessageChannel } = builtin<typeof import('node:worker_threads')>('node:worker_threads');
-    const host = new MessageChannel();
-    const events = new MessageChannel();
-    const task: AttachTask & { [key: symbol]: unknown } = {
-      kind: 'attach',
-      hostPort: host.port2,
-      eventPort: events.port2,
-      [Piscina.queueOptionsSymbol]: { workerId },
-    };
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), ATTACH_TIMEOUT_MS);
-    try {
-      await pool.run(task, { transferList: [host.port2, events.port2], signal: abort.signal });
-    } catch (error) {
-      host.port1.close();
-      events.port1.close();
-      if (!this.#closing) this.#options.log('error', 'attaching a pool worker failed', { workerId, error: String(error) });
-      return;
-    } finally {
-      clearTimeout(timer);
-    }
-    const { api, release } = actorHostCalls(Comlink.wrap<ActorHostApi>(nodeEndpoint(host.port1 as never)), Comlink.releaseProxy);
-    const link: WorkerLink = {
-      workerId,
-      api,
-      release,
-      actors: new Set(),
-      alive: true,
-      responsive: true,
-      phase: 'serving',
-      hosted: 0,
-      retireTimer: null,
-    };
-    events.port1.on('message', (event: ActorEvent) => {
-      try {
-        this.#options.onEvent(event);
-      } catch (error) {
-        this.#options.log('error', 'bad actor event', { workerId, error: String(error) });
-      }
+    const link = await attachWorker(pool, this.#runtime!, workerId, {
+      onEvent: (event) => this.#options.onEvent(event),
+      onPortClosed: (id) => this.#lose(id, 'worker port closed'),
+      closing: () => this.#closing,
+      log: (level, message, fields) => this.#options.log(level, message, fields),
     });
-    // A port closes when its worker exits, even when Piscina has not noticed yet.
-    host.port1.on('close', () => this.#lose(workerId, 'worker port closed'));
-    // Ports must not keep the process alive: shutdown is decided by the transport.
-    host.port1.unref();
-    events.port1.unref();
-    this.#links.set(workerId, link);
+    if (link === null) return;
+    this.#placement.attached(link);
     // Node applies the process's V8 flags again as it starts a worker.
     holdMainYoungGeneration();
     // liveWorkers against size shows a replaced worker bringing the pool back to strength.
@@ -444,14 +251,10 @@ export class ActorPool {
   }
 
   #lose(workerId: number, reason: string): void {
-    const link = this.#links.get(workerId);
-    if (!link || !link.alive) return;
-    link.alive = false;
-    this.#cancelRetirement(link);
-    this.#links.delete(workerId);
-    const orphans = [...link.actors];
-    for (const threadId of orphans) this.#placement.delete(threadId);
-    link.actors.clear();
+    const lost = this.#placement.lose(workerId);
+    if (lost === null) return;
+    const { link, orphans } = lost;
+    this.#retirement.cancel(link);
     if (link.phase === 'retiring' && orphans.length === 0) {
       this.#options.log('info', 'pool worker retired', { workerId, hosted: link.hosted, liveWorkers: this.liveWorkers, size: this.#options.size });
     } else if (!this.#closing) {
@@ -459,22 +262,4 @@ export class ActorPool {
       if (orphans.length > 0) this.#options.onWorkerLost(orphans, reason);
     }
   }
-}
-
-/** Rejects with `message` unless `work` settles within `ms`. */
-export function raceDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(message)), ms);
-    timer.unref();
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
 }

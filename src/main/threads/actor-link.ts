@@ -3,7 +3,7 @@
 // settled, after the commands that came before it (each waits on the same promise, and its
 // reactions run in the order they were added), never awaited by the request that sent it.
 import type { HostContext } from '../host-context.js';
-import type { WorkerLink } from '../pool/actor-pool.js';
+import type { WorkerLink } from '../pool/worker-link.js';
 import type { LoadedThread } from './loaded-thread.js';
 
 /** Calls `send` with the thread's worker now, or once its actor is placed; `missing` when it has none then. */

@@ -1,197 +1,315 @@
 // The main thread's record of one loaded thread: lifecycle, subscribers, the mirror of its
 // turns (so reads are answered from memory, never by asking the worker), its writer lock
-// and where its actor lives.
+// and where its actor lives. Its one owner: the state changes only through its event-named
+// methods (docs/architecture.md, "What state lives where").
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { TokenUsageSnapshot } from '../../common/token-usage.js';
 import type { ConnectionId } from '../connections.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
-import type { ThreadLifecycle } from './lifecycle.js';
+import type { ThreadLifecycle, UnloadReason } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';
 import type { HistorySource } from '../../common/history/history-pages.js';
-import type { SessionSource } from '../../common/history/session-source.js';
-import type { HistoryMode, TurnPosition } from '../../common/history/rollout-reader.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
+import { TurnMirror } from './turn-mirror.js';
+import { IDLE, type LoadedStatus, type ResumedFacts, type ThreadDescription, type ThreadIdentity, type TurnEnd } from './thread-facts.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { EncodedJson } from '../protocol/encoded-json.js';
 
-
-/** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
-export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: string[] } | { type: 'systemError' };
-
-/** Static facts about a thread, fixed when it is created or resumed. */
-export interface ThreadIdentity {
-  createdAtMs: number;
-  path: string | null;
-  ephemeral: boolean;
-  originator: string;
-  cliVersion: string;
-  source: SessionSource;
-}
-
-/** The status every idle thread shares: statuses are replaced, never changed in place. */
-export const IDLE: LoadedStatus = Object.freeze({ type: 'idle' });
-
 let nextGeneration = 1;
 
-/** One loaded thread, owned by the main thread. */
-export class LoadedThread {
+/**
+ * One loaded thread, owned by the main thread. Its state changes only through the methods
+ * below, each named for what happened (a turn was accepted, an item completed, the lock was
+ * taken, ...); everything else reads it through getters. The actor owns the rollout and the
+ * model conversation; this is the host's mirror of them, so reads never ask the worker. The
+ * turns and their items are kept by TurnMirror (turn-mirror.ts).
+ */
+export class LoadedThread extends TurnMirror {
   /** Distinguishes incarnations of the same id, so a late unload never removes a newer one. */
   readonly generation = nextGeneration++;
   // Created on first use: most threads never queue a lifecycle request (a Mailbox and its
-  // settled promise are ~100 bytes each of 10,000 idle threads).
+  // settled promise are each a visible share of an idle thread; bench case `scale`).
   #mailbox: Mailbox | null = null;
-  readonly subscribers = new Set<ConnectionId>();
-  lifecycle: ThreadLifecycle;
-  identity: ThreadIdentity | null = null;
-  settings: ThreadSettings | null = null;
-  status: LoadedStatus = IDLE;
-  turns: Turn[] = [];
-  /** The rollout's history format; a resumed thread keeps its file's. */
-  historyMode: HistoryMode = 'paginated';
-  /**
-   * Large turn inputs sent to the actor and not yet echoed back (encoded-content.ts), by turn
-   * id; created on first use.
-   */
-  #largeInputs: Map<string, readonly UserInput[]> | null = null;
-  /**
-   * The first `count` turns as fullTurns shows them, serialized by the pool worker that read
-   * them at a cold resume (see full-history.ts); null when not resumed from disk here.
-   */
-  resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
-  /**
-   * A cold resume's turns still being decoded into `turns`, a slice per event-loop turn
-   * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
-   */
-  mirrorFill: Promise<void> | null = null;
-  /**
-   * Where each turn and its items sit in a paginated rollout, by index, aligned with `turns`
-   * (the paged reads' cursors); created with the first position known, and shorter than
-   * `turns` where the last turns have none (legacy and ephemeral threads have none at all).
-   */
-  #positions: Array<TurnPosition | undefined> | null = null;
-  preview = '';
-  updatedAtMs = 0;
-  /** True once the rollout file exists (the first turn has started). */
-  materialized = false;
-  lastTokenUsage: TokenUsageSnapshot | null = null;
-  /** The lock that makes this process the thread's one writer; null for ephemeral threads. */
-  writerLock: WriterLock | null = null;
-  /** Idle seconds before unload for this thread (config, or the thread's `config` map); null = never. */
-  unloadDelaySecs: number | null = null;
-  /** Shared with the actor: tells the unload whether it may skip waiting for the actor's close. */
-  fence: WriteFence | null = null;
-  /**
-   * A new thread's actor being placed in the pool: thread/start answers once the writer lock is
-   * held, and commands for the actor wait for this (actor-link.ts), as does the unload. Never
-   * rejects; null once the actor is placed (or its placement failed).
-   */
-  actorPlacement: Promise<void> | null = null;
-  /** Turns accepted but not finished, the running one included. */
-  pendingTurns = 0;
-  runningTurnId: string | null = null;
-  noSubscribersSince: number;
-  inactiveSince: number;
+  readonly #subscribers = new Set<ConnectionId>();
+  #lifecycle: ThreadLifecycle;
+  #identity: ThreadIdentity | null = null;
+  #settings: ThreadSettings | null = null;
+  #status: LoadedStatus = IDLE;
+  #historyMode: HistoryMode = 'paginated';
+  #resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
+  #mirrorFill: Promise<void> | null = null;
+  #preview = '';
+  #updatedAtMs = 0;
+  #materialized = false;
+  #lastTokenUsage: TokenUsageSnapshot | null = null;
+  #writerLock: WriterLock | null = null;
+  #unloadDelaySecs: number | null = null;
+  #fence: WriteFence | null = null;
+  #actorPlacement: Promise<void> | null = null;
+  #pendingTurns = 0;
+  #runningTurnId: string | null = null;
+  #noSubscribersSince: number;
+  #inactiveSince: number;
 
   constructor(
     readonly id: string,
     now: number,
   ) {
-    this.lifecycle = { kind: 'loading', since: now };
-    this.noSubscribersSince = now;
-    this.inactiveSince = now;
+    super();
+    this.#lifecycle = { kind: 'loading', since: now };
+    this.#noSubscribersSince = now;
+    this.#inactiveSince = now;
   }
+
+  // ---- reads ----
 
   /** Lifecycle requests about this thread (resume, unload) run here one at a time. */
   get mailbox(): Mailbox {
     return (this.#mailbox ??= new Mailbox());
   }
+  get subscribers(): ReadonlySet<ConnectionId> {
+    return this.#subscribers;
+  }
+  get lifecycle(): ThreadLifecycle {
+    return this.#lifecycle;
+  }
+  get identity(): ThreadIdentity | null {
+    return this.#identity;
+  }
+  get settings(): ThreadSettings | null {
+    return this.#settings;
+  }
+  get status(): LoadedStatus {
+    return this.#status;
+  }
+  /** The rollout's history format; a resumed thread keeps its file's. */
+  get historyMode(): HistoryMode {
+    return this.#historyMode;
+  }
+  /**
+   * The first `count` turns as fullTurns shows them, serialized by the pool worker that read
+   * them at a cold resume (see full-history.ts); null when not resumed from disk here.
+   */
+  get resumedHistoryJson(): { count: number; json: EncodedJson } | null {
+    return this.#resumedHistoryJson;
+  }
+  /**
+   * A cold resume's turns still being decoded into `turns`, a slice per event-loop iteration
+   * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
+   */
+  get mirrorFill(): Promise<void> | null {
+    return this.#mirrorFill;
+  }
+  get preview(): string {
+    return this.#preview;
+  }
+  get updatedAtMs(): number {
+    return this.#updatedAtMs;
+  }
+  /** True once the rollout file exists (the first turn has started). */
+  get materialized(): boolean {
+    return this.#materialized;
+  }
+  get lastTokenUsage(): TokenUsageSnapshot | null {
+    return this.#lastTokenUsage;
+  }
+  /** The lock that makes this process the thread's one writer; null for ephemeral threads. */
+  get writerLock(): WriterLock | null {
+    return this.#writerLock;
+  }
+  /** Idle seconds before unload for this thread (config, or the thread's `config` map); null = never. */
+  get unloadDelaySecs(): number | null {
+    return this.#unloadDelaySecs;
+  }
+  /** Shared with the actor: tells the unload whether it may skip waiting for the actor's close. */
+  get fence(): WriteFence | null {
+    return this.#fence;
+  }
+  /**
+   * A new thread's actor being placed in the pool: thread/start answers once the writer lock is
+   * held, and commands for the actor wait for this (actor-link.ts), as does the unload. Never
+   * rejects; null once the actor is placed (or its placement failed).
+   */
+  get actorPlacement(): Promise<void> | null {
+    return this.#actorPlacement;
+  }
+  /** Turns accepted but not finished, the running one included. */
+  get pendingTurns(): number {
+    return this.#pendingTurns;
+  }
+  get runningTurnId(): string | null {
+    return this.#runningTurnId;
+  }
+  get noSubscribersSince(): number {
+    return this.#noSubscribersSince;
+  }
+  get inactiveSince(): number {
+    return this.#inactiveSince;
+  }
+  /** Loaded (or unloading) with its identity known: reads are answered from this mirror, not the disk. */
+  get readsFromMirror(): boolean {
+    return (this.#lifecycle.kind === 'loaded' || this.#lifecycle.kind === 'unloading') && this.#identity !== null;
+  }
+  get turnRunning(): boolean {
+    return this.#pendingTurns > 0;
+  }
 
-  moveTo(next: ThreadLifecycle): void {
-    this.lifecycle = transition(this.lifecycle, next);
+  /** The mirror as a history source, for paged reads and cursors. */
+  historySource(): HistorySource {
+    return { threadId: this.id, mode: this.#historyMode, turns: this.turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
+  }
+
+  // ---- load and lifecycle ----
+
+  /** The writer lock was taken for this load. */
+  writerLockTaken(lock: WriterLock): void {
+    this.#writerLock = lock;
+  }
+
+  /** The unload gives the lock back: returns it (null when none was held), no longer held here. */
+  writerLockReleased(): WriterLock | null {
+    const lock = this.#writerLock;
+    this.#writerLock = null;
+    return lock;
+  }
+
+  /** The write fence shared with the actor about to be created. */
+  fenceShared(fence: WriteFence): void {
+    this.#fence = fence;
+  }
+
+  /** A new thread's actor is being placed; `placement` never rejects and settles once it is done. */
+  actorPlacementStarted(placement: Promise<void>): void {
+    this.#actorPlacement = placement;
+  }
+
+  /** The actor's placement finished (placed, or failed). */
+  actorPlacementSettled(): void {
+    this.#actorPlacement = null;
+  }
+
+  /** The load knows who the thread is and how it runs. */
+  described(description: ThreadDescription): void {
+    this.#identity = description.identity;
+    this.#settings = description.settings;
+    this.#historyMode = description.historyMode;
+    this.#unloadDelaySecs = description.unloadDelaySecs;
+  }
+
+  /** A new thread was created at `now`. */
+  created(now: number): void {
+    this.#updatedAtMs = now;
+  }
+
+  /** A resume's actor is up: the rollout exists; `facts` is what it read (null when it read nothing). */
+  resumed(facts: ResumedFacts | null): void {
+    if (facts !== null) {
+      this.#identity = facts.identity;
+      this.#settings = facts.settings;
+      this.#preview = facts.preview;
+      this.#updatedAtMs = facts.updatedAtMs;
+      this.#lastTokenUsage = facts.lastTokenUsage;
+      this.#resumedHistoryJson = facts.resumedHistoryJson;
+    }
+    this.#materialized = true;
+    this.#status = IDLE;
+  }
+
+  /** A cold resume's turns are being decoded into the mirror; `fill` settles when they are all in. */
+  mirrorFillStarted(fill: Promise<void>): void {
+    const settled: Promise<void> = fill.finally(() => {
+      if (this.#mirrorFill === settled) this.#mirrorFill = null;
+    });
+    this.#mirrorFill = settled;
+  }
+
+  /** Published: listed, answered from this mirror. */
+  published(now: number): void {
+    this.#moveTo({ kind: 'loaded', since: now });
+  }
+
+  unloadStarted(reason: UnloadReason, now: number): void {
+    this.#moveTo({ kind: 'unloading', reason, since: now });
+  }
+
+  unloaded(reason: UnloadReason): void {
+    this.#moveTo({ kind: 'unloaded', reason });
   }
 
   /** Adds a subscriber; returns false when it was already subscribed. */
   subscribe(connection: ConnectionId): boolean {
-    if (this.subscribers.has(connection)) return false;
-    this.subscribers.add(connection);
+    if (this.#subscribers.has(connection)) return false;
+    this.#subscribers.add(connection);
     return true;
   }
 
   /** Removes a subscriber; returns false when it was not subscribed. */
   unsubscribe(connection: ConnectionId, now: number): boolean {
-    if (!this.subscribers.delete(connection)) return false;
-    if (this.subscribers.size === 0) this.noSubscribersSince = now;
+    if (!this.#subscribers.delete(connection)) return false;
+    if (this.#subscribers.size === 0) this.#noSubscribersSince = now;
     return true;
   }
 
-  /** Loaded (or unloading) with its identity known: reads are answered from this mirror, not the disk. */
-  get readsFromMirror(): boolean {
-    return (this.lifecycle.kind === 'loaded' || this.lifecycle.kind === 'unloading') && this.identity !== null;
+  #moveTo(next: ThreadLifecycle): void {
+    this.#lifecycle = transition(this.#lifecycle, next);
   }
 
-  get turnRunning(): boolean {
-    return this.pendingTurns > 0;
+  // ---- a turn's start and end (its items: turn-mirror.ts), in the order their events come (turn-events.ts) ----
+
+  /**
+   * turn/start accepted `turn` (in progress, no items) with `settings`, which stick for later
+   * turns. A thread with no preview yet takes `preview()`'s (an ephemeral one keeps none). A
+   * large input is kept until the actor echoes it back.
+   */
+  turnAccepted(turn: Turn, settings: ThreadSettings, now: number, preview: () => string, largeInput: readonly UserInput[] | null): void {
+    this.#settings = settings;
+    this.appendAccepted(turn, largeInput);
+    this.#pendingTurns += 1;
+    this.#updatedAtMs = now;
+    if (this.#preview === '' && !this.#identity?.ephemeral) this.#preview = preview();
   }
 
-  /** The mirror as a history source, for paged reads and cursors. */
-  historySource(): HistorySource {
-    return { threadId: this.id, mode: this.historyMode, turns: this.turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
+  /** The actor started the turn; returns it, or undefined when the mirror does not have it. */
+  turnStarted(turnId: string, startedAtMs: number, ordinal: number | null): Turn | undefined {
+    const turn = this.findTurn(turnId);
+    if (!turn) return undefined;
+    turn.startedAt = Math.floor(startedAtMs / 1000);
+    this.notePosition(turnId, ordinal);
+    this.#runningTurnId = turnId;
+    this.#status = { type: 'active', activeFlags: [] };
+    return turn;
   }
 
-  /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
-  turnOrdinal(i: number): number | null {
-    return this.#positions?.[i]?.ordinal ?? null;
+  /** The rollout file now exists. */
+  rolloutMaterialized(): void {
+    this.#materialized = true;
   }
 
-  /** Where item `j` of turn `i` sits in the rollout; null where not known. */
-  itemOrdinal(i: number, j: number): number | null {
-    return this.#positions?.[i]?.items[j] ?? null;
+  tokenUsageUpdated(usage: TokenUsageSnapshot): void {
+    this.#lastTokenUsage = usage;
   }
 
-  /** Appends turns read from the rollout, with where each sits (one position per turn). */
-  appendResumed(turns: readonly Turn[], positions: readonly TurnPosition[]): void {
-    const at = this.turns.length;
-    for (const turn of turns) this.turns.push(turn);
-    const known = (this.#positions ??= []);
-    positions.forEach((position, i) => (known[at + i] = position));
+  /**
+   * The turn ended (reported by the actor, or failed here); returns it, or null when it was not
+   * in progress (nothing changes then but the large input it kept, which is dropped).
+   */
+  turnEnded(turnId: string, end: TurnEnd, now: number): Turn | null {
+    // A turn that ended before its input came back (it failed to start) keeps nothing.
+    this.takeLargeInput(turnId);
+    const turn = this.findTurn(turnId);
+    if (!turn || turn.status !== 'inProgress') return null;
+    turn.status = end.status;
+    turn.error = end.error;
+    turn.completedAt = Math.floor(end.completedAtMs / 1000);
+    turn.startedAt ??= turn.completedAt;
+    turn.durationMs = end.durationMs;
+    this.#pendingTurns = Math.max(0, this.#pendingTurns - 1);
+    if (this.#runningTurnId === turnId) this.#runningTurnId = null;
+    this.#inactiveSince = now;
+    this.#status = end.status === 'failed' ? { type: 'systemError' } : this.#pendingTurns > 0 ? this.#status : IDLE;
+    return turn;
   }
 
-  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
-  notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
-    if (ordinal === null) return;
-    const i = this.#indexOf(turnId);
-    if (i < 0) return;
-    const known = (this.#positions ??= []);
-    const position = (known[i] ??= { ordinal: null, items: [] });
-    if (itemId === undefined) {
-      position.ordinal = ordinal;
-      return;
-    }
-    const j = this.turns[i]!.items.findIndex((item) => item.id === itemId);
-    if (j >= 0) position.items[j] = ordinal;
-  }
-
-  /** Keeps a large input sent to the actor until its user-message event comes back. */
-  keepLargeInput(turnId: string, input: readonly UserInput[]): void {
-    (this.#largeInputs ??= new Map()).set(turnId, input);
-  }
-
-  /** The large input kept for `turnId`, forgotten here (also when the turn ended without it). */
-  takeLargeInput(turnId: string): readonly UserInput[] | undefined {
-    const input = this.#largeInputs?.get(turnId);
-    this.#largeInputs?.delete(turnId);
-    return input;
-  }
-
-  findTurn(turnId: string): Turn | undefined {
-    return this.turns[this.#indexOf(turnId)];
-  }
-
-  /** Where `turnId` is in the mirror, searched from the newest (the turn a live event is about); -1 if absent. */
-  #indexOf(turnId: string): number {
-    let i = this.turns.length - 1;
-    while (i >= 0 && this.turns[i]!.id !== turnId) i -= 1;
-    return i;
-  }
 }

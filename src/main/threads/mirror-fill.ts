@@ -1,9 +1,9 @@
 // A cold resume's turns enter the thread's mirror after the resume is answered, one slice of
-// the packed history (packed-history.ts) per event-loop turn. The answer itself needs none of
-// them: its turns come serialized by the pool worker, its cursors and last turn id beside the
-// slices. Decoding a 20 MB thread's history in one piece held every other request up for
-// 85-100 ms (the server's event-loop delay in `stored-read`); between slices, other requests
-// are answered.
+// the packed history (packed-history.ts) per event-loop iteration. The answer itself needs
+// none of them: its turns come serialized by the pool worker, its cursors and last turn id
+// beside the slices. Decoding a long thread's history in one piece held every other request
+// up (the server's event-loop delay in bench case `stored-read`, `loaded`); between slices,
+// other requests are answered.
 //
 // Until the fill is done, requests that read or change the turns wait for it
 // (`afterHistoryLoaded`, pending-load.ts): turn/start and turn/interrupt, full and paged reads,
@@ -12,28 +12,26 @@
 import type { PackedHistory } from '../../common/packed-history.js';
 import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from './loaded-thread.js';
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+import { nextIteration, outputFlushed } from '../scheduling.js';
 
 /** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
 export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
   if (history.slices.length === 0) return;
-  thread.mirrorFill = fillInSlices(ctx, thread, history.slices).finally(() => (thread.mirrorFill = null));
+  thread.mirrorFillStarted(fillInSlices(ctx, thread, history.slices));
 }
 
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
   try {
-    // The answer is written by a setImmediate already queued (output-flusher.ts); one more turn
-    // keeps the first slice out of that task.
-    await nextTurn();
+    // The first slice comes after the answer has left, in an iteration of its own.
+    await outputFlushed();
     for (let index = 0; index < slices.length; index += 1) {
-      await nextTurn();
+      await nextIteration();
       // Gone: nothing reads this mirror again (reads of an unloaded thread go to its rollout).
       if (thread.lifecycle.kind === 'unloaded') return;
       const slice = ctx.pool.unpackHistorySlice(slices[index]!);
       // Let each slice's bytes go as soon as they are decoded.
       slices[index] = EMPTY;
-      thread.appendResumed(slice.turns, slice.positions);
+      thread.resumedTurnsDecoded(slice.turns, slice.positions);
     }
   } catch (error) {
     // The client was told the thread is resumed, but its history could not be mirrored; rather

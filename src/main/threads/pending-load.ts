@@ -3,7 +3,7 @@
 // about any other thread, and about loaded threads, are answered at once (a loaded thread's
 // actor may still be being placed: commands for it wait for that themselves, actor-link.ts).
 // Requests that need the turns also wait for a cold resume's history to be mirrored
-// (mirror-fill.ts), which takes a long thread a few event-loop turns after its resume.
+// (mirror-fill.ts), which takes a long thread a few event-loop iterations after its resume.
 import type { HostContext } from '../host-context.js';
 
 export function afterPendingLoad<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
@@ -18,7 +18,7 @@ export function afterHistoryLoaded<T>(ctx: HostContext, threadId: string, answer
   if (thread === undefined || (thread.lifecycle.kind !== 'loading' && thread.mirrorFill === null)) return answer();
   return (async () => {
     await afterPendingLoad(ctx, threadId, () => undefined);
-    // Looked up again: the load may have started a fill (a fill takes event-loop turns, so this
+    // Looked up again: the load may have started a fill (a fill takes event-loop iterations, so this
     // never spins), or ended, leaving another incarnation or none.
     for (let fill = ctx.directory.get(threadId)?.mirrorFill; fill; fill = ctx.directory.get(threadId)?.mirrorFill) await fill;
     return answer();

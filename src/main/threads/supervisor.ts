@@ -9,6 +9,7 @@ import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { unloadDueAt } from './unload-rule.js';
 import type { Unloader, UnloadOutcome } from './unloader.js';
+import { atEndOfTask } from '../scheduling.js';
 
 export type { UnloadOutcome };
 
@@ -38,7 +39,7 @@ export class Supervisor {
       return;
     }
     this.#due.set(thread, dueAt);
-    // Already due (delay 0): start within this turn of the event loop, so a request that
+    // Already due (delay 0): start within this iteration of the event loop, so a request that
     // arrives next already sees the thread closing.
     if (dueAt <= this.#deps.clock.now()) this.#sweepSoon();
     else if (dueAt < this.#timerAt) this.#arm(dueAt);
@@ -105,7 +106,7 @@ export class Supervisor {
   #sweepSoon(): void {
     if (this.#sweepQueued) return;
     this.#sweepQueued = true;
-    queueMicrotask(() => {
+    atEndOfTask(() => {
       this.#sweepQueued = false;
       this.#sweep();
     });

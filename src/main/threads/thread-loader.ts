@@ -10,6 +10,7 @@ import { activeWriter, coordinationTimeout, internalError } from '../../common/e
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
 import type { ResolvedSession } from './thread-settings.js';
+import { afterOutputFlushed, outputFlushed } from '../scheduling.js';
 
 export interface LoadRequest {
   session: ResolvedSession;
@@ -56,7 +57,7 @@ async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: L
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
-  thread.writerLock = acquired.lock;
+  thread.writerLockTaken(acquired.lock);
 }
 
 async function failed(ctx: HostContext, thread: LoadedThread, request: LoadRequest, error: unknown): Promise<never> {
@@ -72,13 +73,13 @@ async function failed(ctx: HostContext, thread: LoadedThread, request: LoadReque
  * closed, releasing its lock.
  */
 export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: ActorInit): void {
-  thread.actorPlacement = (async () => {
+  thread.actorPlacementStarted((async () => {
     try {
       // After the answer has left: the first placement of a process loads the pool's packages
-      // (~10 ms of the main thread), which must not hold the answer up.
-      await new Promise((resolve) => setImmediate(resolve));
+      // (bench case `cold-start`), which must not hold the answer up.
+      await outputFlushed();
       await spawnActor(ctx, init, 'start');
-      thread.actorPlacement = null;
+      thread.actorPlacementSettled();
       // An unload that gave up waiting for this (a stuck spawn) went on without the actor: close
       // it now, unless the id already belongs to a newer incarnation, whose actor it would hit.
       if (thread.lifecycle.kind === 'unloaded' && ctx.directory.get(thread.id) === undefined) {
@@ -86,18 +87,18 @@ export function placeActorBehind(ctx: HostContext, thread: LoadedThread, init: A
         ctx.pool.forget(thread.id);
       }
     } catch (error) {
-      thread.actorPlacement = null;
+      thread.actorPlacementSettled();
       ctx.log('warn', 'thread failed to load', { threadId: thread.id, operation: 'start', error: (error as Error).message });
       // After the commands that waited for the placement have found no actor (a turn ends
-      // failed while its thread is still listed), the thread goes.
-      setImmediate(() => void ctx.supervisor.unload(thread, 'loadFailed'));
+      // failed while its thread is still listed) and their answers have left, the thread goes.
+      afterOutputFlushed(() => void ctx.supervisor.unload(thread, 'loadFailed'));
     }
-  })();
+  })());
 }
 
 function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest): ActorInit {
   const fence = WriteFence.allocate();
-  thread.fence = new WriteFence(fence);
+  thread.fenceShared(new WriteFence(fence));
   return {
     threadId: thread.id,
     rolloutPath: request.rolloutPath,
@@ -123,22 +124,24 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
 
 /** What the host keeps of a loaded thread's origin and settings. */
 function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedResumeState | null): void {
-  thread.identity = {
-    createdAtMs: request.createdAtMs,
-    path: request.rolloutPath,
-    ephemeral: request.rolloutPath === null,
-    originator: request.originator,
-    cliVersion: HOST_VERSION,
-    source: 'vscode',
-  };
-  thread.settings = request.session.settings;
-  thread.historyMode = resumed?.historyMode ?? request.historyMode;
-  thread.unloadDelaySecs = request.session.config.threadUnloadDelaySecs;
+  thread.described({
+    identity: {
+      createdAtMs: request.createdAtMs,
+      path: request.rolloutPath,
+      ephemeral: request.rolloutPath === null,
+      originator: request.originator,
+      cliVersion: HOST_VERSION,
+      source: 'vscode',
+    },
+    settings: request.session.settings,
+    historyMode: resumed?.historyMode ?? request.historyMode,
+    unloadDelaySecs: request.session.config.threadUnloadDelaySecs,
+  });
 }
 
 /** Marks a loaded thread visible: listed, subscribed by its caller, watched for idleness. */
 export function publishThread(ctx: HostContext, thread: LoadedThread, turns: number): void {
-  thread.moveTo({ kind: 'loaded', since: ctx.clock.now() });
+  thread.published(ctx.clock.now());
   ctx.directory.list(thread);
   ctx.log('info', 'thread loaded', { threadId: thread.id, path: thread.identity?.path ?? null, turns });
 }

@@ -1,12 +1,13 @@
-// Turns actor events into the main thread's mirror of the thread and into protocol
-// notifications, in the order the reference sends them (protocol §4.1):
+// Maps actor events to the thread's event-named methods (loaded-thread.ts, which alone changes
+// its state) and to protocol notifications, in the order the reference sends them (protocol §4.1):
 //   status active → turn/started → user item started/completed → agent item started →
 //   deltas → agent item completed → tokenUsage → status idle|systemError → [error] →
 //   turn/completed
 // Turn and item events go to the thread's subscribers; status changes to everyone.
 import type { ActorEvent } from '../../common/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
-import type { Turn, TurnError, UserInput } from '../../common/wire-types.js';
+import type { TurnEnd } from './thread-facts.js';
+import type { Turn, UserInput } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
@@ -19,26 +20,21 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const toSubscribers = (method: string, params: unknown) => out.notifyMany(thread.subscribers, method, params);
   switch (event.type) {
     case 'turnStarted': {
-      const turn = thread.findTurn(event.turnId);
+      const turn = thread.turnStarted(event.turnId, event.startedAtMs, event.ordinal);
       if (!turn) return;
-      turn.startedAt = Math.floor(event.startedAtMs / 1000);
-      thread.notePosition(event.turnId, event.ordinal);
-      thread.runningTurnId = event.turnId;
-      thread.status = { type: 'active', activeFlags: [] };
       ctx.recorder.turnStarted();
       out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
       toSubscribers('turn/started', { threadId: thread.id, turn: { ...turn, items: [], itemsView: 'notLoaded' } });
       return;
     }
     case 'materialized':
-      thread.materialized = true;
+      thread.rolloutMaterialized();
       ctx.rollouts.remember(thread.id, event.path);
       return;
     case 'userItem': {
       // A large input comes back only encoded: the mirror keeps the input this thread sent.
       const item = event.contentJson === undefined ? event.item : { ...event.item, content: largeInputOf(ctx, thread, event.turnId, event.contentJson) };
-      thread.findTurn(event.turnId)?.items.push(item);
-      thread.notePosition(event.turnId, event.ordinal, item.id);
+      thread.userItemRecorded(event.turnId, item, event.ordinal);
       const base = { threadId: thread.id, turnId: event.turnId };
       // The echoes carry the input's encoding when the worker made one.
       const echoed = event.contentJson === undefined ? item : { ...item, content: EncodedJson.of(event.contentJson) };
@@ -47,23 +43,15 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       return;
     }
     case 'agentItemStarted':
-      thread.findTurn(event.turnId)?.items.push(event.item);
+      thread.agentItemStarted(event.turnId, event.item);
       toSubscribers('item/started', { item: event.item, threadId: thread.id, turnId: event.turnId, startedAtMs: event.item.startedAtMs });
       return;
-    case 'agentDelta': {
-      const item = thread.findTurn(event.turnId)?.items.find((candidate) => candidate.type === 'agentMessage');
-      if (item?.type === 'agentMessage') item.text += event.delta;
+    case 'agentDelta':
+      thread.agentDeltaAppended(event.turnId, event.delta);
       toSubscribers('item/agentMessage/delta', { threadId: thread.id, turnId: event.turnId, itemId: event.itemId, delta: event.delta });
       return;
-    }
     case 'agentItemCompleted': {
-      const turn = thread.findTurn(event.turnId);
-      if (turn) {
-        const index = turn.items.findIndex((item) => item.type === 'agentMessage');
-        if (index >= 0) turn.items[index] = event.item;
-        else turn.items.push(event.item);
-      }
-      thread.notePosition(event.turnId, event.ordinal, event.item.id);
+      thread.agentItemCompleted(event.turnId, event.item, event.ordinal);
       toSubscribers('item/completed', {
         item: event.item,
         threadId: thread.id,
@@ -74,7 +62,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       return;
     }
     case 'tokenUsage':
-      thread.lastTokenUsage = event.usage;
+      thread.tokenUsageUpdated(event.usage);
       toSubscribers('thread/tokenUsage/updated', {
         threadId: thread.id,
         turnId: event.turnId,
@@ -96,7 +84,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         durationMs: event.durationMs,
         ...(event.error ? { error: event.error.message } : {}),
       });
-      endTurn(ctx, thread, event.turnId, event.status, event.error, event.completedAtMs, event.durationMs);
+      endTurn(ctx, thread, event.turnId, { status: event.status, error: event.error, completedAtMs: event.completedAtMs, durationMs: event.durationMs });
       if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
       return;
   }
@@ -124,32 +112,15 @@ export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: 
   ctx.log('warn', 'turn ended', { threadId: thread.id, turnId, status: 'failed', error: message });
   const now = ctx.clock.now();
   const startedMs = (turn.startedAt ?? Math.floor(now / 1000)) * 1000;
-  endTurn(ctx, thread, turnId, 'failed', { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null }, now, now - startedMs);
+  const error = { message, codexErrorInfo: 'other', additionalDetails: null, misalignment: null } as const;
+  endTurn(ctx, thread, turnId, { status: 'failed', error, completedAtMs: now, durationMs: now - startedMs });
 }
 
-function endTurn(
-  ctx: HostContext,
-  thread: LoadedThread,
-  turnId: string,
-  status: 'completed' | 'interrupted' | 'failed',
-  error: TurnError | null,
-  completedAtMs: number,
-  durationMs: number,
-): void {
-  // A turn that ended before its input came back (it failed to start) keeps nothing.
-  thread.takeLargeInput(turnId);
-  const turn = thread.findTurn(turnId);
-  if (!turn || turn.status !== 'inProgress') return;
-  turn.status = status;
-  turn.error = error;
-  turn.completedAt = Math.floor(completedAtMs / 1000);
-  turn.startedAt ??= turn.completedAt;
-  turn.durationMs = durationMs;
-  ctx.recorder.turnEnded(status, durationMs);
-  thread.pendingTurns = Math.max(0, thread.pendingTurns - 1);
-  if (thread.runningTurnId === turnId) thread.runningTurnId = null;
-  thread.inactiveSince = ctx.clock.now();
-  thread.status = status === 'failed' ? { type: 'systemError' } : thread.pendingTurns > 0 ? thread.status : { type: 'idle' };
+function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: TurnEnd): void {
+  const turn = thread.turnEnded(turnId, end, ctx.clock.now());
+  if (turn === null) return;
+  ctx.recorder.turnEnded(end.status, end.durationMs);
+  const { error } = end;
   const out = ctx.outgoing;
   out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });

@@ -93,7 +93,7 @@ export class Unloader {
     if (thread.lifecycle.kind === 'unloaded') return Promise.resolve('complete');
     // Only a thread that clients saw loaded is announced; a failed load was never listed.
     const announce = thread.lifecycle.kind === 'loaded';
-    thread.moveTo({ kind: 'unloading', reason, since: this.#deps.clock.now() });
+    thread.unloadStarted(reason, this.#deps.clock.now());
     const outcome = this.#run(thread, reason, announce);
     this.#running.set(thread, outcome);
     void outcome.finally(() => this.#running.delete(thread));
@@ -191,8 +191,7 @@ export class Unloader {
   // Step 2. The release itself is synchronous and never waits. What it returns is the lock's
   // leftover being cleared, for a backend whose leftovers keep other hosts out; null otherwise.
   #releaseWriterLock(thread: LoadedThread): Promise<void> | null {
-    const lock = thread.writerLock;
-    thread.writerLock = null;
+    const lock = thread.writerLockReleased();
     if (lock === null) return null;
     try {
       const result = this.#deps.locks.release(lock);
@@ -207,7 +206,7 @@ export class Unloader {
   #forget(thread: LoadedThread, reason: UnloadReason): void {
     this.#deps.directory.remove(thread);
     this.#deps.actors.forget(thread.id);
-    thread.moveTo({ kind: 'unloaded', reason });
+    thread.unloaded(reason);
   }
 
   // Step 4.

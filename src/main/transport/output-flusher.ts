@@ -6,13 +6,14 @@
 //
 // So the first message an output gets in an event-loop iteration is written at once (a lone
 // reply is never held back: with everything corked, an unsubscribe's reply waited for the
-// unload that followed it in the same iteration, 0.43 ms instead of 0.14), and from its second
-// message on the output is corked until the end of the iteration, when one setImmediate
-// uncorks every corked output: a burst leaves in two writes however long it is. Holding output
-// longer than the iteration was measured too (a 1 ms and a 4 ms minimum between writes):
-// under fanout it saved no CPU worth its added delivery latency, so output never waits for a
-// timer.
+// unload that followed it in the same iteration; bench case `idle-unload`), and from its
+// second message on the output is corked until the end of the iteration, when the flush
+// (scheduled with atIterationEnd, scheduling.ts) uncorks every corked output: a burst leaves in
+// two writes however long it is. Holding output longer than the iteration was tried too (a
+// minimum time between writes): under fanout it saved no CPU worth its added delivery
+// latency, so output never waits for a timer.
 import type { Writable } from 'node:stream';
+import { atIterationEnd } from '../scheduling.js';
 
 /** What the flusher needs of an output: Node's cork/uncork (net.Socket, process.stdout). */
 export type CorkableOutput = Pick<Writable, 'cork' | 'uncork'>;
@@ -25,7 +26,7 @@ export class OutputFlusher {
   beforeWrite(output: CorkableOutput): void {
     const corked = this.#written.get(output);
     if (corked === undefined) {
-      if (this.#written.size === 0) setImmediate(this.flushNow);
+      if (this.#written.size === 0) atIterationEnd(this.flushNow);
       this.#written.set(output, false);
     } else if (!corked) {
       output.cork();

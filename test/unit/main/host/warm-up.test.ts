@@ -1,4 +1,4 @@
-// The host's warm-up: its steps run in order, one per turn of the event loop, so a request that
+// The host's warm-up: its steps run in order, one per iteration of the event loop, so a request that
 // arrives between them is answered between them.
 import { expect, test, vi } from 'vitest';
 
@@ -11,15 +11,15 @@ const { warmUpHost } = await import('../../../../src/main/host/warm-up.js');
 vi.spyOn(Date.prototype, 'getHours').mockImplementation(() => (done.push('time'), 0));
 
 type Ctx = Parameters<typeof warmUpHost>[0];
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** What had run right after the call, then after each of five turns of the event loop. */
+/** What had run right after the call, then after each of five iterations of the event loop. */
 async function stepsSeen(ctx: Ctx): Promise<string[][]> {
   done.length = 0;
   warmUpHost(ctx);
   const seen = [[...done]];
-  for (let turn = 0; turn < 5; turn += 1) {
-    await nextTurn();
+  for (let iteration = 0; iteration < 5; iteration += 1) {
+    await nextIteration();
     seen.push([...done]);
   }
   return seen;
@@ -31,7 +31,7 @@ function host(prepare?: () => void): Ctx & { logs: unknown[][] } {
   return { pool: { warmUp: () => void done.push('pool') }, locks: prepare ? { prepare } : {}, log: (...entry: unknown[]) => void logs.push(entry), logs } as unknown as Ctx & { logs: unknown[][] };
 }
 
-test('starts the pool at once, then prepares ids, the writer locks, fs/promises and the time zone, each in a turn of its own, once per host', async () => {
+test('starts the pool at once, then prepares ids, the writer locks, fs/promises and the time zone, each in an iteration of its own, once per host', async () => {
   const ctx = host(() => void done.push('locks'));
   expect(await stepsSeen(ctx)).toEqual([
     ['pool'],

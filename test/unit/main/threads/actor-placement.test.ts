@@ -42,9 +42,9 @@ function harness() {
       noteChanged: () => undefined,
       unload: async (thread: LoadedThread, reason: UnloadReason) => {
         calls.push(`unload ${thread.id} ${reason}`);
-        thread.moveTo({ kind: 'unloading', reason, since: 0 });
+        thread.unloadStarted(reason, 0);
         ctx.directory.remove(thread);
-        thread.moveTo({ kind: 'unloaded', reason });
+        thread.unloaded(reason);
         return 'complete';
       },
     },

@@ -7,6 +7,7 @@ import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../.
 import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
 import { fullHistory } from '../../../../src/main/threads/full-history.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import { acceptTurn, describeThread, resumeWithHistoryJson } from '../../../helpers/loaded-thread-events.js';
 
 const turnId = (k: number) => `01a23766-0000-7000-8000-0000000000${String(k).padStart(2, '0')}` as TurnId;
 function user(k: number): UserMessageItem {
@@ -22,24 +23,24 @@ function turn(k: number, status: Turn['status'] = 'completed'): Turn {
 }
 
 /** What the pool worker sends: the resumed turns as fullTurns shows them, in UTF-8. */
-const serialized = (mode: HistoryMode, turns: Turn[]): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(fullTurns(mode, turns))));
+const serialized = (mode: HistoryMode, turns: readonly Turn[]): Uint8Array => new Uint8Array(Buffer.from(JSON.stringify(fullTurns(mode, turns))));
 
 const text = (history: Turn[] | EncodedJson): string => (history instanceof EncodedJson ? history.bytes.toString('utf8') : JSON.stringify(history));
 
 describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
   test.each([0, 1, 4])('after a cold resume of %i turns and turns run since, the bytes are the whole history serialized here', (resumed) => {
     const thread = new LoadedThread('t', 0);
-    thread.historyMode = mode;
-    thread.turns = Array.from({ length: resumed }, (_, i) => turn(i + 1));
+    describeThread(thread, { historyMode: mode });
+    thread.resumedTurnsDecoded(Array.from({ length: resumed }, (_, i) => turn(i + 1)), []);
     const kept = EncodedJson.of(serialized(mode, thread.turns));
-    thread.resumedHistoryJson = { count: resumed, json: kept };
+    resumeWithHistoryJson(thread, { count: resumed, json: kept });
     const whole = () => JSON.stringify(fullTurns(mode, thread.turns));
     // Nothing run since: the worker's bytes themselves, not a copy.
     const first = fullHistory(thread);
     expect(first).toBe(kept);
     expect(text(first)).toBe(whole());
     for (let k = resumed + 1; k <= resumed + 3; k += 1) {
-      thread.turns.push(turn(k));
+      acceptTurn(thread, turn(k));
       const history = fullHistory(thread);
       expect(text(history)).toBe(whole());
       // The kept bytes are sent in place, not copied into a new buffer with the turns since.
@@ -50,18 +51,18 @@ describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
 
 test('while the mirror is still being filled the kept bytes are the whole history; without them it is serialized here', () => {
   const thread = new LoadedThread('t', 0);
-  thread.historyMode = 'legacy';
+  describeThread(thread, { historyMode: 'legacy' });
   const resumed = [turn(1), turn(2), turn(3)];
   const kept = EncodedJson.of(serialized('legacy', resumed));
-  thread.resumedHistoryJson = { count: resumed.length, json: kept };
+  resumeWithHistoryJson(thread, { count: resumed.length, json: kept });
   // No turn mirrored yet, then some: a turn never runs before the fill ends.
   expect(fullHistory(thread)).toBe(kept);
-  thread.turns = resumed.slice(0, 2);
+  thread.resumedTurnsDecoded(resumed.slice(0, 2), []);
   expect(fullHistory(thread)).toBe(kept);
 
   const plain = new LoadedThread('u', 0);
-  plain.historyMode = 'legacy';
-  plain.turns = [turn(1), turn(2, 'inProgress')];
+  describeThread(plain, { historyMode: 'legacy' });
+  plain.resumedTurnsDecoded([turn(1), turn(2, 'inProgress')], []);
   expect(fullHistory(plain)).toEqual(fullTurns('legacy', plain.turns));
   expect(fullHistory(new LoadedThread('v', 0))).toEqual([]);
 });

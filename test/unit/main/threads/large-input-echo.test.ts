@@ -10,6 +10,7 @@ import type { UserInput } from '../../../../src/common/wire-types.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { handleActorEvent } from '../../../../src/main/threads/turn-events.js';
 import { stubHostContext } from '../../../helpers/stub-host-context.js';
+import { acceptTurn, newTurn } from '../../../helpers/loaded-thread-events.js';
 
 const home = mkdtempSync(join(tmpdir(), 'thread-host-large-input-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -18,13 +19,14 @@ const THREAD = '01a23644-4410-7392-9ce9-3a08921e3af1';
 const TURN = '01a23644-4410-7392-9ce9-3a08921e3af2';
 const INPUT: UserInput[] = [{ type: 'text', text: 'pasted "file" ✓\n'.repeat(5_000), text_elements: [] }];
 
-function setup() {
+/** A loaded thread with one turn accepted; `kept` says whether turn/start kept its large input. */
+function setup(kept: boolean) {
   const logged: Array<[string, string]> = [];
   const ctx = stubHostContext(home, { log: (level: string, message: string) => logged.push([level, message]) });
   const thread = new LoadedThread(THREAD, 0);
-  thread.moveTo({ kind: 'loaded', since: 0 });
+  thread.published(0);
   ctx.directory.register(thread);
-  thread.turns.push({ id: TURN, rootTurnId: TURN, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null } as never);
+  acceptTurn(thread, newTurn(TURN), 0, kept ? INPUT : null);
   return { ctx, thread, logged };
 }
 
@@ -39,8 +41,7 @@ const userItem = (): ActorEvent => ({
 });
 
 test('the mirror takes the kept input, which is then forgotten', () => {
-  const { ctx, thread, logged } = setup();
-  thread.keepLargeInput(TURN, INPUT);
+  const { ctx, thread, logged } = setup(true);
   handleActorEvent(ctx, userItem());
   expect([thread.turns[0]!.items, thread.takeLargeInput(TURN), logged]).toEqual([
     [{ type: 'userMessage', id: 'item-1', clientId: null, content: INPUT, startedAtMs: 1, completedAtMs: 1 }],
@@ -50,7 +51,7 @@ test('the mirror takes the kept input, which is then forgotten', () => {
 });
 
 test('an input this host did not keep is decoded from the encoding, with a warning', () => {
-  const { ctx, thread, logged } = setup();
+  const { ctx, thread, logged } = setup(false);
   handleActorEvent(ctx, userItem());
   expect([thread.turns[0]!.items[0], logged]).toEqual([
     { type: 'userMessage', id: 'item-1', clientId: null, content: INPUT, startedAtMs: 1, completedAtMs: 1 },
@@ -59,8 +60,7 @@ test('an input this host did not keep is decoded from the encoding, with a warni
 });
 
 test('a turn that ends before its input came back keeps nothing', () => {
-  const { ctx, thread } = setup();
-  thread.keepLargeInput(TURN, INPUT);
+  const { ctx, thread } = setup(true);
   handleActorEvent(ctx, { type: 'turnEnded', threadId: THREAD, turnId: TURN, status: 'failed', error: null, completedAtMs: 2, durationMs: 1, persisted: true });
   expect([thread.turns[0]!.status, thread.takeLargeInput(TURN)]).toEqual(['failed', undefined]);
 });

@@ -3,6 +3,7 @@ import type { Clock } from '../../../../src/common/clock.js';
 import { ThreadDirectory } from '../../../../src/main/threads/directory.js';
 import type { ConnectionId } from '../../../../src/main/connections.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import { acceptTurn, completeTurn, describeThread } from '../../../helpers/loaded-thread-events.js';
 import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
 import { Unloader, withDeadline } from '../../../../src/main/threads/unloader.js';
 import { WriteFence } from '../../../../src/common/write-fence.js';
@@ -178,13 +179,13 @@ function setup(options: Partial<FakeSteps> = {}) {
   /** A registered, listed thread in `loaded`, created at the current fake time. */
   function load(n: number, options: { delaySecs?: number | null; subscribers?: number[] } = {}): LoadedThread {
     const thread = new LoadedThread(id(n), clock.now());
-    thread.writerLock = { threadId: thread.id, released: false };
+    thread.writerLockTaken({ threadId: thread.id, released: false });
     unloading.set(thread.id, thread);
-    thread.unloadDelaySecs = options.delaySecs === undefined ? 60 : options.delaySecs;
+    describeThread(thread, { unloadDelaySecs: options.delaySecs === undefined ? 60 : options.delaySecs });
     for (const s of options.subscribers ?? []) thread.subscribe(conn(s));
     directory.register(thread);
     directory.list(thread);
-    thread.moveTo({ kind: 'loaded', since: clock.now() });
+    thread.published(clock.now());
     supervisor.noteChanged(thread);
     return thread;
   }
@@ -273,12 +274,11 @@ describe('idle unload scheduling', () => {
   test('a running turn holds the thread; the countdown starts when the turn ends', async () => {
     const { clock, effects, supervisor, load } = setup();
     const thread = load(1, { delaySecs: 60 });
-    thread.pendingTurns = 1;
+    acceptTurn(thread, 'turn-1', clock.now());
     supervisor.noteChanged(thread);
     expect(supervisor.scheduledCount).toEqual(0);
     await clock.advanceTo(100_000);
-    thread.pendingTurns = 0;
-    thread.inactiveSince = clock.now();
+    completeTurn(thread, 'turn-1', clock.now());
     supervisor.noteChanged(thread);
     await clock.advanceTo(159_999);
     expect(effects).toEqual([]);
@@ -290,7 +290,7 @@ describe('idle unload scheduling', () => {
     const { clock, effects, load } = setup();
     const thread = load(1, { delaySecs: 60 });
     // Activity the supervisor was not told about: the sweep must re-read the thread.
-    thread.pendingTurns = 1;
+    acceptTurn(thread, 'turn-1', clock.now());
     await clock.advanceTo(120_000);
     expect({ effects, kind: thread.lifecycle.kind }).toEqual({ effects: [], kind: 'loaded' });
   });
@@ -302,7 +302,7 @@ describe('idle unload scheduling', () => {
     thread.unsubscribe(conn(1), clock.now());
     supervisor.noteChanged(thread);
     expect({ effects, kind: thread.lifecycle.kind }).toEqual({ effects: [], kind: 'loaded' });
-    // No fake time passes: the due work starts within this turn of the event loop.
+    // No fake time passes: the due work starts within this iteration of the event loop.
     await flush();
     expect({ effects, kind: thread.lifecycle.kind, now: clock.now(), sweepTimers: clock.sweepTimersArmed() }).toEqual({
       effects: cleanUnload(thread.id),
@@ -361,7 +361,7 @@ describe('idle unload scheduling', () => {
   test('a thread still loading is not scheduled', () => {
     const { clock, supervisor } = setup();
     const thread = new LoadedThread(id(1), 0);
-    thread.unloadDelaySecs = 0;
+    describeThread(thread, { unloadDelaySecs: 0 });
     supervisor.noteChanged(thread);
     expect({ scheduled: supervisor.scheduledCount, pending: clock.pending() }).toEqual({ scheduled: 0, pending: [] });
   });
@@ -734,7 +734,7 @@ describe('fenced unload of a quiet actor', () => {
     const { clock, effects, supervisor, load, state } = setup({ closeActor: () => close.promise });
     const thread = load(1);
     const buffer = WriteFence.allocate();
-    thread.fence = new WriteFence(buffer);
+    thread.fenceShared(new WriteFence(buffer));
     const worker = new WriteFence(buffer);
     const outcome = track(supervisor.unload(thread, 'idle'), clock);
     await flush();
@@ -757,7 +757,7 @@ describe('fenced unload of a quiet actor', () => {
       const close = deferred();
       const { clock, effects, supervisor, load, logs } = setup({ closeActor: () => close.promise });
       const thread = load(1);
-      thread.fence = new WriteFence(WriteFence.allocate());
+      thread.fenceShared(new WriteFence(WriteFence.allocate()));
       await supervisor.unload(thread, 'idle');
       const shutdown = track(supervisor.unloadAll('shutdown'), clock);
       await flush();
@@ -779,12 +779,12 @@ describe('fenced unload of a quiet actor', () => {
       const { clock, effects, supervisor, load } = setup({ closeActor: () => close.promise });
       const thread = load(1);
       const buffer = WriteFence.allocate();
-      thread.fence = new WriteFence(buffer);
+      thread.fenceShared(new WriteFence(buffer));
       if (busy === 'command') new WriteFence(buffer).enter();
-      if (busy === 'pendingTurn') thread.pendingTurns = 1;
+      if (busy === 'pendingTurn') acceptTurn(thread, 'turn-1');
       const outcome = track(supervisor.unload(thread, busy === 'shutdown' ? 'shutdown' : 'idle'), clock);
       await flush();
-      expect({ busy, effects, outcome, fenced: thread.fence.fenced }).toEqual({ busy, effects: [], outcome: {}, fenced: false });
+      expect({ busy, effects, outcome, fenced: thread.fence!.fenced }).toEqual({ busy, effects: [], outcome: {}, fenced: false });
       close.resolve();
       await flush();
       expect({ busy, effects }).toEqual({

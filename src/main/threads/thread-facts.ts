@@ -1,0 +1,50 @@
+// What a loaded thread is told by the events that shape it: who it is, how it runs, what a
+// resume read, how a turn ended, and the status clients see (loaded-thread.ts keeps them).
+import type { ThreadSettings } from '../../common/actor-messages.js';
+import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { SessionSource } from '../../common/history/session-source.js';
+import type { TokenUsageSnapshot } from '../../common/token-usage.js';
+import type { TurnError } from '../../common/wire-types.js';
+import type { EncodedJson } from '../protocol/encoded-json.js';
+
+/** The loaded status shown on the wire (`notLoaded` is never stored; absence means it). */
+export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: string[] } | { type: 'systemError' };
+
+/** Static facts about a thread, fixed when it is created or resumed. */
+export interface ThreadIdentity {
+  readonly createdAtMs: number;
+  readonly path: string | null;
+  readonly ephemeral: boolean;
+  readonly originator: string;
+  readonly cliVersion: string;
+  readonly source: SessionSource;
+}
+
+/** What the host keeps of a thread's origin and settings once its load has its lock. */
+export interface ThreadDescription {
+  identity: ThreadIdentity;
+  settings: ThreadSettings;
+  historyMode: HistoryMode;
+  unloadDelaySecs: number | null;
+}
+
+/** What a cold resume read from the rollout, for the mirror. */
+export interface ResumedFacts {
+  identity: ThreadIdentity;
+  settings: ThreadSettings;
+  preview: string;
+  updatedAtMs: number;
+  lastTokenUsage: TokenUsageSnapshot | null;
+  resumedHistoryJson: { count: number; json: EncodedJson } | null;
+}
+
+/** The status every idle thread shares: statuses are replaced, never changed in place. */
+export const IDLE: LoadedStatus = Object.freeze({ type: 'idle' });
+
+/** How a turn ended. */
+export interface TurnEnd {
+  status: 'completed' | 'interrupted' | 'failed';
+  error: TurnError | null;
+  completedAtMs: number;
+  durationMs: number;
+}

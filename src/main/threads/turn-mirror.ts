@@ -1,0 +1,110 @@
+// The host's copy of a loaded thread's turns and their items, with where each sits in the
+// rollout: what thread/read, thread/turns/list and a resume's answer are made from without
+// asking the worker. It changes only through methods named for the actor's events; the
+// turn-level ones that also move the thread's status (accepted, started, ended) are
+// LoadedThread's, which extends this.
+import type { TurnPosition } from '../../common/history/rollout-reader.js';
+import type { ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
+
+export class TurnMirror {
+  readonly #turns: Turn[] = [];
+  /**
+   * Where each turn and its items sit in a paginated rollout, by index, aligned with `turns`
+   * (the paged reads' cursors); created with the first position known, and shorter than
+   * `turns` where the last turns have none (legacy and ephemeral threads have none at all).
+   */
+  #positions: Array<TurnPosition | undefined> | null = null;
+  /**
+   * Large turn inputs sent to the actor and not yet echoed back (encoded-content.ts), by turn
+   * id; created on first use.
+   */
+  #largeInputs: Map<string, readonly UserInput[]> | null = null;
+
+  /** The mirror of the thread's turns, oldest first. */
+  get turns(): readonly Turn[] {
+    return this.#turns;
+  }
+
+  /** Where turn `i`'s record sits in the rollout; null where not known. Allocates nothing. */
+  turnOrdinal(i: number): number | null {
+    return this.#positions?.[i]?.ordinal ?? null;
+  }
+
+  /** Where item `j` of turn `i` sits in the rollout; null where not known. */
+  itemOrdinal(i: number, j: number): number | null {
+    return this.#positions?.[i]?.items[j] ?? null;
+  }
+
+  findTurn(turnId: string): Turn | undefined {
+    return this.#turns[this.#indexOf(turnId)];
+  }
+
+  /** Turns read from the rollout were decoded: appended, with where each sits (one position per turn). */
+  resumedTurnsDecoded(turns: readonly Turn[], positions: readonly TurnPosition[]): void {
+    const at = this.#turns.length;
+    for (const turn of turns) this.#turns.push(turn);
+    const known = (this.#positions ??= []);
+    positions.forEach((position, i) => (known[at + i] = position));
+  }
+
+  /** The user's input was recorded as `item`. */
+  userItemRecorded(turnId: string, item: ThreadItem, ordinal: number | null): void {
+    this.findTurn(turnId)?.items.push(item);
+    this.notePosition(turnId, ordinal, item.id);
+  }
+
+  agentItemStarted(turnId: string, item: ThreadItem): void {
+    this.findTurn(turnId)?.items.push(item);
+  }
+
+  agentDeltaAppended(turnId: string, delta: string): void {
+    const item = this.findTurn(turnId)?.items.find((candidate) => candidate.type === 'agentMessage');
+    if (item?.type === 'agentMessage') item.text += delta;
+  }
+
+  /** The agent's message is whole: it replaces the streamed one. */
+  agentItemCompleted(turnId: string, item: ThreadItem, ordinal: number | null): void {
+    const turn = this.findTurn(turnId);
+    if (turn) {
+      const index = turn.items.findIndex((candidate) => candidate.type === 'agentMessage');
+      if (index >= 0) turn.items[index] = item;
+      else turn.items.push(item);
+    }
+    this.notePosition(turnId, ordinal, item.id);
+  }
+
+  /** The large input kept for `turnId`, forgotten here (also when the turn ended without it). */
+  takeLargeInput(turnId: string): readonly UserInput[] | undefined {
+    const input = this.#largeInputs?.get(turnId);
+    this.#largeInputs?.delete(turnId);
+    return input;
+  }
+
+  /** A turn accepted by turn/start joins the mirror; a large input is kept until its echo. */
+  protected appendAccepted(turn: Turn, largeInput: readonly UserInput[] | null): void {
+    this.#turns.push(turn);
+    if (largeInput !== null) (this.#largeInputs ??= new Map()).set(turn.id, largeInput);
+  }
+
+  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
+  protected notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
+    if (ordinal === null) return;
+    const i = this.#indexOf(turnId);
+    if (i < 0) return;
+    const known = (this.#positions ??= []);
+    const position = (known[i] ??= { ordinal: null, items: [] });
+    if (itemId === undefined) {
+      position.ordinal = ordinal;
+      return;
+    }
+    const j = this.#turns[i]!.items.findIndex((item) => item.id === itemId);
+    if (j >= 0) position.items[j] = ordinal;
+  }
+
+  /** Where `turnId` is in the mirror, searched from the newest (the turn a live event is about); -1 if absent. */
+  #indexOf(turnId: string): number {
+    let i = this.#turns.length - 1;
+    while (i >= 0 && this.#turns[i]!.id !== turnId) i -= 1;
+    return i;
+  }
+}
