@@ -9,6 +9,7 @@ import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
 import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';
+import type { ConfigLayers } from './config/config-layers.js';
 import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
@@ -18,6 +19,8 @@ export interface HostContext {
   home: string;
   /** config.toml with the command line's `-c` overrides applied (validated per thread). */
   configDocument: ConfigDocument;
+  /** config.toml and the `-c` overrides apart, read at start, for config/read. */
+  configLayers: ConfigLayers;
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;

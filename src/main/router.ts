@@ -102,10 +102,10 @@ export class Router {
         if (REFERENCE_CLIENT_METHODS.includes(method)) throw new RpcError(-32601, `method not supported by thread-host: ${method}`);
         throw deserializeError(unknownVariant(method, REFERENCE_CLIENT_METHODS).detail);
       }
-      if (params === undefined) throw deserializeError('missing field `params`');
+      if (params === undefined && !spec.paramsOptional) throw deserializeError('missing field `params`');
       let decoded: unknown;
       try {
-        rejectWideIntegers(params);
+        if (params !== undefined) rejectWideIntegers(params);
         decoded = spec.decode(params);
       } catch (error) {
         if (error instanceof DecodeError) throw deserializeError(error.detail);

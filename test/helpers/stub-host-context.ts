@@ -19,6 +19,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
   return {
     home,
     configDocument: {},
+    configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null },
     cwd: home,
     env: {},
     clock: systemClock,

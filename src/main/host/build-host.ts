@@ -92,6 +92,7 @@ export function buildHost(
   ctx = {
     home: options.home,
     configDocument: startup.document,
+    configLayers: startup.layers,
     cwd: process.cwd(),
     env: options.env,
     clock: systemClock,
