@@ -11,7 +11,7 @@ import { threadItemsList } from './handlers/thread-items-list.js';
 import { threadLoadedList } from './handlers/thread-loaded-list.js';
 import { threadUnsubscribe } from './handlers/thread-unsubscribe.js';
 import { turnInterrupt, turnStart } from './handlers/turn.js';
-import { accountRateLimitsRead, accountRead, bedrockCheckGovCloudRequirements } from './handlers/account.js';
+import { accountRead, bedrockCheckGovCloudRequirements } from './handlers/account.js';
 import { configRead, configRequirementsRead } from './handlers/config-read.js';
 import { modelList } from './handlers/model-list.js';
 import {
@@ -46,7 +46,7 @@ export interface MethodSpec<T = unknown> {
 }
 
 const spec = <T>(decode: Decoder<T>, handle: Handler<T>, kind: MethodKind = 'served'): MethodSpec =>
-  ({ decode, handle, kind, paramsOptional: decode === D.noParams || decode === D.ignoredParams }) as MethodSpec;
+  ({ decode, handle, kind, paramsOptional: decode === D.noParams }) as MethodSpec;
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
@@ -61,7 +61,6 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['turn/start', spec(P.turnStartParams, turnStart)],
   ['turn/interrupt', spec(P.turnInterruptParams, turnInterrupt)],
   ['account/read', spec(D.getAccountParams, accountRead)],
-  ['account/rateLimits/read', spec(D.ignoredParams, accountRateLimitsRead)],
   ['account/bedrock/checkGovCloudRequirements', spec(D.bedrockGovCloudParams, bedrockCheckGovCloudRequirements)],
   ['model/list', spec(D.modelListParams, modelList)],
   ['config/read', spec(D.configReadParams, configRead)],

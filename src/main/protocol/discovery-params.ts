@@ -19,12 +19,6 @@ export const noParams: Decoder<null> = (value) => {
   throw invalidType(value, 'unit');
 };
 
-/**
- * The params of `account/rateLimits/read`, which the reference never decodes: it answers
- * before looking at them, so `{"x": 1}` gets the same answer as `{}`.
- */
-export const ignoredParams: Decoder<null> = () => null;
-
 /** A struct with no fields: any map is taken (serde ignores unknown keys). */
 const emptyStruct = (name: string) => struct(name, {});
 
