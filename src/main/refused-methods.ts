@@ -37,7 +37,7 @@ const CHATGPT_ONLY: Record<string, string> = {
 
 const REASONS: Record<string, readonly string[]> = {
   [NO_TOOLS]: [
-    'thread/shellCommand', 'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/list', 'thread/backgroundTerminals/terminate',
+    'thread/shellCommand', 'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
     'thread/approveGuardianDeniedAction', 'thread/guardianReview', 'thread/increment_elicitation', 'thread/decrement_elicitation',
     'fs/readFile', 'fs/writeFile', 'fs/createDirectory', 'fs/getMetadata', 'fs/readDirectory', 'fs/remove', 'fs/copy', 'fs/watch', 'fs/unwatch',
     'command/exec', 'command/exec/write', 'command/exec/terminate', 'command/exec/resize',
@@ -78,7 +78,7 @@ const REASONS: Record<string, readonly string[]> = {
     'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [
-    'thread/goal/set', 'thread/goal/get', 'thread/goal/clear', 'thread/queue/add', 'thread/queue/list', 'thread/queue/update',
+    'thread/goal/set', 'thread/goal/clear', 'thread/queue/add', 'thread/queue/list', 'thread/queue/update',
     'thread/queue/delete', 'thread/queue/reorder', 'thread/queue/start', 'thread/memoryMode/set', 'thread/memory/read',
     'memory/status', 'memory/reset', 'thread/prepareApprovedPlan',
   ],

@@ -36,6 +36,8 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'plugin/installed': 'PluginInstalledResponse',
   'app/list': 'AppsListResponse',
   'mcpServerStatus/list': 'ListMcpServerStatusResponse',
+  'thread/goal/get': 'ThreadGoalGetResponse',
+  'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
 };
 const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));
 
@@ -51,6 +53,8 @@ const INTEGER_FORMATS: Record<string, [number, number]> = {
 
 function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });
+  // The experimental bundle names some numbers `double` (server/diagnostics): any number.
+  ajv.addFormat('double', { type: 'number', validate: () => true });
   for (const [name, [min, max]] of Object.entries(INTEGER_FORMATS)) {
     ajv.addFormat(name, { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= min && n <= max });
   }

@@ -67,3 +67,11 @@ export const mcpServerStatusListParams = struct('ListMcpServerStatusParams', {
   serverName: checked(optionalString),
   threadId: checked(optionalString),
 });
+
+export const threadGoalGetParams = struct('ThreadGoalGetParams', { threadId: string });
+
+export const backgroundTerminalsListParams = struct('ThreadBackgroundTerminalsListParams', {
+  threadId: string,
+  cursor: checked(optionalString),
+  limit: checked(optional(u32)),
+});
