@@ -4,6 +4,7 @@ import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './history/rollout-index.js';
 import type { StoredHistory } from './history/stored-history.js';
+import type { ThreadNames } from './history/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -35,6 +36,8 @@ export interface HostContext {
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
+  /** Thread names (session_index.jsonl), read at start and kept in memory. */
+  threadNames: ThreadNames;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
   /** Deadlines for waiting on a worker. */

@@ -24,6 +24,7 @@ import {
   skillsList,
 } from './handlers/extension-catalogs.js';
 import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
+import { threadNameSet } from './handlers/thread-name.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -73,6 +74,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['plugin/installed', spec(D.pluginInstalledParams, pluginInstalled, 'empty')],
   ['app/list', spec(D.appsListParams, appList, 'empty')],
   ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList, 'empty')],
+  ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
 ]);

@@ -19,6 +19,7 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/unsubscribe': 'ThreadUnsubscribeResponse',
   'turn/start': 'TurnStartResponse',
   'turn/interrupt': 'TurnInterruptResponse',
+  'thread/name/set': 'ThreadSetNameResponse',
 };
 
 // Methods whose response schema is checked against the experimental bundle

@@ -75,3 +75,5 @@ export const backgroundTerminalsListParams = struct('ThreadBackgroundTerminalsLi
   cursor: checked(optionalString),
   limit: checked(optional(u32)),
 });
+
+export const threadSetNameParams = struct('ThreadSetNameParams', { threadId: string, name: string });
