@@ -1,6 +1,7 @@
-// The params of the discovery and configuration methods (account, models, config, the
-// catalogs of extensions thread-host does not have), decoded with the reference's wording
-// (codex 0.171.0 structs, fields in declaration order). Fields the host does not use are
+// The params of the methods the reference's interactive client calls besides the thread
+// lifecycle: discovery and configuration (account, models, config, the catalogs of extensions
+// thread-host does not have) and a thread's name, goal and terminals, decoded with the
+// reference's wording (codex 0.171.0 structs, fields in declaration order). Fields the host does not use are
 // `checked`: a wrong type still gets the reference's error.
 import { arrayOf, boolean, invalidType, isJsonObject, optional, pathString, string, u32, unitEnum, withDefault, type Decoder } from './decode.js';
 import { checked, struct } from './decode-struct.js';
