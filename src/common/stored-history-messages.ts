@@ -64,7 +64,7 @@ export interface ThreadPage {
 
 /** A request's answer read from one thread's rollout, found at `path` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null }
+  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null }
   | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
 

@@ -4,11 +4,13 @@ import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './history/rollout-index.js';
 import type { StoredHistory } from './history/stored-history.js';
+import type { ThreadNames } from './history/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
 import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';
+import type { ConfigLayers } from './config/config-layers.js';
 import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
@@ -18,6 +20,8 @@ export interface HostContext {
   home: string;
   /** config.toml with the command line's `-c` overrides applied (validated per thread). */
   configDocument: ConfigDocument;
+  /** config.toml and the `-c` overrides apart, read at start, for config/read. */
+  configLayers: ConfigLayers;
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;
@@ -32,6 +36,8 @@ export interface HostContext {
   locks: WriterLockBackend;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
+  /** Thread names (session_index.jsonl), read at start and kept in memory. */
+  threadNames: ThreadNames;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
   /** Deadlines for waiting on a worker. */

@@ -11,19 +11,44 @@ import { threadItemsList } from './handlers/thread-items-list.js';
 import { threadLoadedList } from './handlers/thread-loaded-list.js';
 import { threadUnsubscribe } from './handlers/thread-unsubscribe.js';
 import { turnInterrupt, turnStart } from './handlers/turn.js';
+import { accountRead, bedrockCheckGovCloudRequirements } from './handlers/account.js';
+import { configRead, configRequirementsRead } from './handlers/config-read.js';
+import { modelList } from './handlers/model-list.js';
+import {
+  appList,
+  collaborationModeList,
+  experimentalFeatureList,
+  hooksList,
+  mcpServerStatusList,
+  pluginInstalled,
+  skillsList,
+} from './handlers/extension-catalogs.js';
+import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
+import { threadNameSet } from './handlers/thread-name.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
+import * as D from './protocol/discovery-params.js';
 
 export type AfterReply = (effect: () => void) => void;
 export type Handler<T> = (ctx: HostContext, connection: Connection, params: T, afterReply: AfterReply) => unknown;
 
+/**
+ * `served`: thread-host does what the method asks. `empty`: the method lists things thread-host
+ * has none of (skills, MCP servers, …), and answers the reference's empty list.
+ */
+export type MethodKind = 'served' | 'empty';
+
 export interface MethodSpec<T = unknown> {
   decode: Decoder<T>;
   handle: Handler<T>;
+  kind: MethodKind;
+  /** The params type is the unit `()`: absent params are taken, not "missing field `params`". */
+  paramsOptional: boolean;
 }
 
-const spec = <T>(decode: Decoder<T>, handle: Handler<T>): MethodSpec => ({ decode, handle }) as MethodSpec;
+const spec = <T>(decode: Decoder<T>, handle: Handler<T>, kind: MethodKind = 'served'): MethodSpec =>
+  ({ decode, handle, kind, paramsOptional: decode === D.noParams }) as MethodSpec;
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
@@ -37,4 +62,19 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/items/list', spec(P.threadItemsListParams, threadItemsList)],
   ['turn/start', spec(P.turnStartParams, turnStart)],
   ['turn/interrupt', spec(P.turnInterruptParams, turnInterrupt)],
+  ['account/read', spec(D.getAccountParams, accountRead)],
+  ['account/bedrock/checkGovCloudRequirements', spec(D.bedrockGovCloudParams, bedrockCheckGovCloudRequirements)],
+  ['model/list', spec(D.modelListParams, modelList)],
+  ['config/read', spec(D.configReadParams, configRead)],
+  ['configRequirements/read', spec(D.noParams, configRequirementsRead)],
+  ['collaborationMode/list', spec(D.collaborationModeListParams, collaborationModeList, 'empty')],
+  ['experimentalFeature/list', spec(D.experimentalFeatureListParams, experimentalFeatureList, 'empty')],
+  ['skills/list', spec(D.skillsListParams, skillsList, 'empty')],
+  ['hooks/list', spec(D.hooksListParams, hooksList, 'empty')],
+  ['plugin/installed', spec(D.pluginInstalledParams, pluginInstalled, 'empty')],
+  ['app/list', spec(D.appsListParams, appList, 'empty')],
+  ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList, 'empty')],
+  ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
+  ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
+  ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
 ]);

@@ -9,6 +9,7 @@ import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, ser
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
+import { REFUSED_METHODS } from './refused-methods.js';
 import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
 import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
 import { parseLine, type LineOutcome } from '../common/line-outcome.js';
@@ -99,13 +100,14 @@ export class Router {
       // The reference sheds load before looking at the request (a full ingress queue).
       if (connection.inFlight >= this.maxInFlight) throw overloaded();
       if (!spec) {
-        if (REFERENCE_CLIENT_METHODS.includes(method)) throw new RpcError(-32601, `method not supported by thread-host: ${method}`);
-        throw deserializeError(unknownVariant(method, REFERENCE_CLIENT_METHODS).detail);
+        const refusal = REFUSED_METHODS.get(method);
+        if (refusal === undefined) throw deserializeError(unknownVariant(method, REFERENCE_CLIENT_METHODS).detail);
+        throw connection.initialized ? refusal : notInitialized();
       }
-      if (params === undefined) throw deserializeError('missing field `params`');
+      if (params === undefined && !spec.paramsOptional) throw deserializeError('missing field `params`');
       let decoded: unknown;
       try {
-        rejectWideIntegers(params);
+        if (params !== undefined) rejectWideIntegers(params);
         decoded = spec.decode(params);
       } catch (error) {
         if (error instanceof DecodeError) throw deserializeError(error.detail);

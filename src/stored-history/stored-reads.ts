@@ -32,5 +32,8 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
-  return { thread: storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider) };
+  const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
+  // The name is the host's to know (session_index.jsonl, read at its start); it sends it along.
+  if (request.threadName !== null) thread.name = request.threadName;
+  return { thread };
 }

@@ -21,6 +21,9 @@ function writeThreads(home: string): void {
   });
 }
 
+/** The id of the section the reference's interactive client lists at start ("Pinned"). */
+const PINNED_SECTION = '01984de2-8f74-7c91-a3b2-5c5e937cf318';
+
 const names = (page: Message) => page.data.map((t: Message) => `T${Number(t.id.slice(-1))}`);
 const summary = (page: Message) => [names(page), page.nextCursor, page.backwardsCursor];
 
@@ -210,6 +213,13 @@ describe('thread/list', () => {
       );
       expect(await refused({ originators: ['t'] })).toEqual(new RpcReplyError(-32602, 'originator filtering is not supported by the local app-server'));
       expect(await refused({ sortKey: 'section_position' })).toEqual(new RpcReplyError(-32600, 'section-position sorting requires a section filter'));
+      // thread-host keeps no sections: a section's page is empty even with threads on disk
+      // (the interactive client asks for its "Pinned" section at start).
+      writeThreads(server.home);
+      expect(names(await server.request('thread/list', {}))).toEqual(['T5', 'T4', 'T3', 'T2', 'T1']);
+      const empty = { data: [], nextCursor: null, backwardsCursor: null };
+      expect(await server.request('thread/list', { sortKey: 'section_position', sectionId: PINNED_SECTION })).toEqual(empty);
+      expect(await server.request('thread/list', { sectionId: PINNED_SECTION })).toEqual(empty);
       for (const cursor of ['abc', '', '|', '2026-01-01T00:00:00Z|nope']) {
         expect(await refused({ cursor })).toEqual(new RpcReplyError(-32600, `invalid cursor: ${cursor}`));
       }

@@ -19,7 +19,28 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/unsubscribe': 'ThreadUnsubscribeResponse',
   'turn/start': 'TurnStartResponse',
   'turn/interrupt': 'TurnInterruptResponse',
+  'thread/name/set': 'ThreadSetNameResponse',
 };
+
+// Methods whose response schema is checked against the experimental bundle
+// (test/fixtures/schema-experimental), a superset of the stable one: some are experimental.
+const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
+  'account/read': 'GetAccountResponse',
+  'account/bedrock/checkGovCloudRequirements': 'BedrockCheckGovCloudRequirementsResponse',
+  'model/list': 'ModelListResponse',
+  'config/read': 'ConfigReadResponse',
+  'configRequirements/read': 'ConfigRequirementsReadResponse',
+  'collaborationMode/list': 'CollaborationModeListResponse',
+  'experimentalFeature/list': 'ExperimentalFeatureListResponse',
+  'skills/list': 'SkillsListResponse',
+  'hooks/list': 'HooksListResponse',
+  'plugin/installed': 'PluginInstalledResponse',
+  'app/list': 'AppsListResponse',
+  'mcpServerStatus/list': 'ListMcpServerStatusResponse',
+  'thread/goal/get': 'ThreadGoalGetResponse',
+  'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
+};
+const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));
 
 const INTEGER_FORMATS: Record<string, [number, number]> = {
   uint8: [0, 255],
@@ -33,6 +54,8 @@ const INTEGER_FORMATS: Record<string, [number, number]> = {
 
 function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });
+  // The experimental bundle names some numbers `double` (server/diagnostics): any number.
+  ajv.addFormat('double', { type: 'number', validate: () => true });
   for (const [name, [min, max]] of Object.entries(INTEGER_FORMATS)) {
     ajv.addFormat(name, { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= min && n <= max });
   }
@@ -52,6 +75,7 @@ export class SchemaValidator {
     this.#error = this.#ajv.compile(load('JSONRPCError.json'));
     this.#initialize = this.#ajv.compile(load('InitializeResponse.json'));
     this.#ajv.addSchema(this.#bundle, 'v2');
+    this.#ajv.addSchema(JSON.parse(readFileSync(EXPERIMENTAL_BUNDLE, 'utf8')), 'v2x');
   }
 
   /** Returns problems with one server message, given the method of the request it answers (if any). */
@@ -59,12 +83,14 @@ export class SchemaValidator {
     if ('method' in message) return this.#run(this.#notification, message, `notification ${String(message.method)}`);
     if ('error' in message) return this.#run(this.#error, message, 'error response');
     if (requestMethod === 'initialize') return this.#run(this.#initialize, message.result, 'initialize response');
-    const definition = requestMethod ? RESPONSE_DEFINITIONS[requestMethod] : undefined;
-    if (!definition) return [`no response schema for method ${requestMethod ?? '(unknown request)'}`];
-    let validate = this.#responses.get(definition);
+    const stable = requestMethod ? RESPONSE_DEFINITIONS[requestMethod] : undefined;
+    const experimental = requestMethod ? EXPERIMENTAL_RESPONSE_DEFINITIONS[requestMethod] : undefined;
+    const ref = stable ? `v2#/definitions/${stable}` : experimental ? `v2x#/definitions/${experimental}` : undefined;
+    if (!ref) return [`no response schema for method ${requestMethod ?? '(unknown request)'}`];
+    let validate = this.#responses.get(ref);
     if (!validate) {
-      validate = this.#ajv.getSchema(`v2#/definitions/${definition}`)!;
-      this.#responses.set(definition, validate);
+      validate = this.#ajv.getSchema(ref)!;
+      this.#responses.set(ref, validate);
     }
     return this.#run(validate, message.result, `${requestMethod} response`);
   }

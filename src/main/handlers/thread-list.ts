@@ -10,6 +10,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadListParams } from '../protocol/method-params.js';
 import { storedThreadView } from '../../common/thread-object.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
+import { withThreadName } from './thread-name.js';
 import { parseUuid } from '../protocol/uuid.js';
 import { pageSize } from '../../common/history/history-pages.js';
 import { INTERACTIVE_SOURCE_KINDS } from '../../common/history/session-source.js';
@@ -22,11 +23,12 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   const includedIds = idFilter(params.includedThreadIds, 'included');
   const excludedIds = idFilter(params.excludedThreadIds, 'excluded');
   if (params.originators !== null && params.originators.length > 0) throw invalidParams('originator filtering is not supported by the local app-server');
-  if (params.sortKey === 'section_position') throw invalidRequest('section-position sorting requires a section filter');
+  if (params.sortKey === 'section_position' && params.sectionId === null) throw invalidRequest('section-position sorting requires a section filter');
   const after = params.cursor === null ? null : parseCursor(params.cursor);
   // Pages known to be empty are answered here, not by walking every rollout: thread-host
-  // archives nothing, and an empty id list includes nothing.
-  if (params.archived === true || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
+  // archives nothing, keeps no sections (the interactive client asks for its "Pinned" one at
+  // start), and an empty id list includes nothing.
+  if (params.archived === true || params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
     filter: {
@@ -61,9 +63,9 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   if (loaded?.readsFromMirror) {
-    return loadedThreadView(loaded, null);
+    return withThreadName(ctx, loadedThreadView(loaded, null));
   }
-  return storedThreadView(summary, [], namedProvider);
+  return withThreadName(ctx, storedThreadView(summary, [], namedProvider));
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */

@@ -10,6 +10,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
+import { withThreadName } from './thread-name.js';
 import { fullHistory } from '../threads/full-history.js';
 import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
 
@@ -31,13 +32,13 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
       throw invalidRequest(`thread ${id} is not materialized yet; includeTurns is unavailable before first user message`);
     }
     const turns = params.includeTurns ? fullHistory(thread) : null;
-    return { thread: loadedThreadView(thread, turns) };
+    return { thread: withThreadName(ctx, loadedThreadView(thread, turns)) };
   }
   const path = await ctx.rollouts.find(id);
   if (path === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns, namedModelProvider: namedModelProvider(ctx.configDocument) }, 'thread/read');
+  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns, namedModelProvider: namedModelProvider(ctx.configDocument), threadName: ctx.threadNames.get(id) }, 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;

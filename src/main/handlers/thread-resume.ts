@@ -17,6 +17,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
+import { withThreadName } from './thread-name.js';
 import { fullHistory } from '../threads/full-history.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
@@ -79,7 +80,7 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
   ctx.supervisor.noteChanged(thread);
   const last = lastOrdinals(thread.historySource());
-  const response = resumeResponse(thread, params.excludeTurns ? [] : fullHistory(thread), last);
+  const response = resumeResponse(ctx, thread, params.excludeTurns ? [] : fullHistory(thread), last);
   const lastTurnId = thread.turns.at(-1)?.id ?? null;
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
   return response;
@@ -129,7 +130,7 @@ async function coldResume(
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread, history?.lastTurnId ?? null));
   // Null exactly when the resume excludes its turns (serializeHistory above).
-  return resumeResponse(thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
+  return resumeResponse(ctx, thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
 }
 
 // As the reference does, a resumed thread is who its rollout says it is (creation, originator,
@@ -158,11 +159,11 @@ function resumedFacts(thread: LoadedThread, state: PostedResumeState, params: Pa
   };
 }
 
-function resumeResponse(thread: LoadedThread, turns: Turn[] | EncodedJson, last: LastOrdinals): unknown {
+function resumeResponse(ctx: HostContext, thread: LoadedThread, turns: Turn[] | EncodedJson, last: LastOrdinals): unknown {
   const settings = thread.settings!;
   return {
     // What a cold resume read goes as the pool worker serialized it (full-history.ts).
-    thread: loadedThreadView(thread, turns),
+    thread: withThreadName(ctx, loadedThreadView(thread, turns)),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',

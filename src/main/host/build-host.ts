@@ -7,6 +7,7 @@ import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
+import { ThreadNames } from '../history/thread-names.js';
 import { StoredHistory } from '../history/stored-history.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
@@ -92,6 +93,7 @@ export function buildHost(
   ctx = {
     home: options.home,
     configDocument: startup.document,
+    configLayers: startup.layers,
     cwd: process.cwd(),
     env: options.env,
     clock: systemClock,
@@ -104,6 +106,7 @@ export function buildHost(
     pool,
     locks,
     rollouts: new RolloutIndex(options.home),
+    threadNames: new ThreadNames(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,

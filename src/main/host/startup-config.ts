@@ -1,7 +1,9 @@
 // What the process reads once at start: config.toml with the command line's `-c` overrides,
 // and the host-wide settings taken from it. Like the reference, a bad `-c` value stops the
 // process at once, while a bad value in config.toml lets it start and surfaces on thread/start.
+import { join } from 'node:path';
 import type { LogFn } from '../../common/log.js';
+import type { ConfigLayers } from '../config/config-layers.js';
 import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
 import {
   DEFAULT_CONNECTION_LIMITS,
@@ -20,6 +22,8 @@ const DEFAULT_ACTOR_CLOSE_TIMEOUT_MS = 2_000;
 export interface StartupConfig {
   /** config.toml with `-c` overrides applied; validated again per thread. */
   document: ConfigDocument;
+  /** What `document` was layered from, as config/read reports it. */
+  layers: ConfigLayers;
   /** `writer_lock_timeout_ms`, when the configuration is valid. */
   lockTimeoutMs: number | undefined;
   /** Per-connection limits; the defaults when the configuration is invalid. */
@@ -33,17 +37,25 @@ export interface StartupConfig {
 
 /** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
 export function loadConfigDocument(home: string, overrides: string[]): ConfigDocument {
-  let document = readConfigFile(home);
+  return loadConfigLayers(home, overrides).document;
+}
+
+/** config.toml and the `-c` overrides, each on its own and layered into one document. */
+function loadConfigLayers(home: string, overrides: string[]): ConfigLayers & { document: ConfigDocument } {
+  const user = readConfigFile(home);
+  let document = user;
+  let flags: ConfigDocument | null = overrides.length > 0 ? {} : null;
   for (const text of overrides) {
     const { path, value } = parseOverride(text);
     document = withValueAt(document, path, value);
+    flags = withValueAt(flags!, path, value);
   }
-  return document;
+  return { userFile: join(home, 'config.toml'), user, flags, document };
 }
 
 /** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */
 export function readStartupConfig(home: string, overrides: string[], env: NodeJS.ProcessEnv, log: LogFn): StartupConfig {
-  const document = loadConfigDocument(home, overrides);
+  const { document, ...layers } = loadConfigLayers(home, overrides);
   // Fatal wherever the bad value comes from: the backend cannot be guessed safely.
   const lockBackend = resolveLockBackendConfig(document);
   let lockTimeoutMs: number | undefined;
@@ -59,7 +71,7 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend };
+  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend };
 }
 
 function fileIsValid(home: string): boolean {

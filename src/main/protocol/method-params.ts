@@ -199,7 +199,7 @@ export const threadListParams = struct('ThreadListParams', {
   sourceKinds: optional(arrayOf(unitEnum(SOURCE_KINDS) as Decoder<string>)),
   originators: optional(arrayOf(string)),
   archived: optional(boolean),
-  sectionId: checked(optionalString),
+  sectionId: optionalString,
   projectId: checked(optionalString),
   cwd: optional(cwdFilter),
   useStateDbOnly: checked(flag()),

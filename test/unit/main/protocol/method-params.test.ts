@@ -200,6 +200,7 @@ describe('the other method params', () => {
       sourceKinds: null,
       originators: null,
       archived: null,
+      sectionId: null,
       searchTerm: null,
     };
     expect([outcome(threadListParams, { cwd: '/a' }), outcome(threadListParams, { cwd: ['/a', '/b'] }), outcome(threadListParams, { cwd: 1 })]).toEqual([
