@@ -10,13 +10,14 @@
 //   delivery        turn/item event emitted (the server's `emittedAtMs`) → read by a subscriber
 //   probe           thread/loaded/list round trip, over every client
 //   RSS per connection   (VmRSS with C clients − VmRSS before them) / C
+//   server CPU per delivered event   all of the server's threads, and its main thread alone
 //   non-subscriber events   turn/item events that reached a client not subscribed: must be 0
 // Needs a WebSocket command (`--listen ws://127.0.0.1:{port}`); this host's default is switched.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OVERLOADED, RpcReplyError } from '../lib/app-server-client.js';
 import { LatencyHistogram } from '../lib/histogram.js';
-import { cpuMs } from '../lib/proc-cpu.js';
+import { cpuMs, mainThreadCpuMs } from '../lib/proc-cpu.js';
 import { rssKb } from '../lib/proc-rss.js';
 import { createHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
@@ -136,6 +137,7 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     };
   });
   const cpuBeforeMs = cpuMs(endpoint.pid);
+  const mainCpuBeforeMs = mainThreadCpuMs(endpoint.pid);
   const phaseStart = performance.now();
   const phaseEnd = phaseStart + params.fanoutSeconds * 1000;
   const started = (threadId: string) => turnsOn.set(threadId, (turnsOn.get(threadId) ?? 0) + 1);
@@ -186,10 +188,15 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   const deadline = Date.now() + TURN_DEADLINE_MS;
   while (completedSeen.some((n, i) => n < expected[i]!) && Date.now() < deadline) await delay(20);
   const serverCpuMs = cpuMs(endpoint.pid) - cpuBeforeMs;
+  const serverMainCpuMs = mainThreadCpuMs(endpoint.pid) - mainCpuBeforeMs;
   rec.latency('delivery', delivery);
   rec.latency('probe', probe);
   // Everything the server did in the phase (turns, writes, probes) per event delivered.
   rec.figure('server CPU per delivered event', (serverCpuMs * 1000) / Math.max(1, delivery.count), 'µs');
+  // The main thread's part alone: every request and notification goes through it, so this is
+  // the share that shows in delivery and probe latency (for thread-host; a single-threaded
+  // server's whole CPU).
+  rec.figure('server main-thread CPU per delivered event', (serverMainCpuMs * 1000) / Math.max(1, delivery.count), 'µs');
   rec.figure('events to non-subscribers', nonSubscriber, 'count');
   rec.figure('probe errors', probeErrors, 'count');
   rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');
