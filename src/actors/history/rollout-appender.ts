@@ -55,6 +55,8 @@ export interface RolloutAppenderOptions {
   fence?: WriteFence | null;
   /** The writer lock's lease: past its expiry nothing more is written (see writer-lease.ts). */
   lease?: WriterLease | null;
+  /** Told of each write that landed whole: its bytes and the file offset they start at. */
+  onLanded?: ((offset: number, bytes: Buffer) => void) | null;
 }
 
 type AppenderState =
@@ -79,6 +81,7 @@ export class RolloutAppender {
   readonly #lease: WriterLease | null;
   readonly #ordinals: OrdinalStamp | null;
   readonly #fence: WriteFence | null;
+  readonly #onLanded: ((offset: number, bytes: Buffer) => void) | null;
   /** Lines handed to `append` whose write has not settled yet. */
   #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
@@ -92,6 +95,7 @@ export class RolloutAppender {
     this.#onNotice = options.onNotice ?? (() => undefined);
     this.#fence = options.fence ?? null;
     this.#lease = options.lease ?? null;
+    this.#onLanded = options.onLanded ?? null;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
   }
@@ -186,6 +190,7 @@ export class RolloutAppender {
     state.size += data.length;
     state.tornTail = false;
     if (ordinals !== null) ordinals.next += lines.length;
+    this.#onLanded?.(state.size - data.length, data);
   }
 
   async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {
