@@ -59,6 +59,9 @@ export class HistoryDatabase {
     if (opened.kind === 'refused') return { kind: 'unusable', reason: opened.reason };
     const s = opened.statements;
     const write = opened.db.transaction((): ApplyOutcome => {
+      // Again under the write lock: a newer reference may have migrated it since it was opened.
+      const migrated = migrationsRefusal(opened.db);
+      if (migrated !== null) return { kind: 'unusable', reason: migrated };
       const found = readCheckpoint(s, threadId);
       const expected = found ?? { offset: 0, ordinal: 0 };
       if (expected.offset !== from.offset || expected.ordinal !== from.ordinal) return { kind: 'moved', found };
@@ -94,13 +97,20 @@ export class HistoryDatabase {
     if (!existsSync(this.path)) return { kind: 'refused', reason: 'the database does not exist (the reference creates it)' };
     let db: Database.Database | null = null;
     try {
-      db = new Database(this.path, { fileMustExist: true, timeout: this.#deadlineMs });
-      const refusal = schemaRefusal(db);
+      // Checked through a read-only connection: closing it never checkpoints, so a database
+      // refused here is left byte for byte as it was.
+      const probe = new Database(this.path, { readonly: true, fileMustExist: true, timeout: this.#deadlineMs });
+      let refusal: string | null;
+      try {
+        refusal = schemaRefusal(probe);
+      } finally {
+        probe.close();
+      }
       if (refusal !== null) {
-        db.close();
         this.#opened = { kind: 'refused', reason: refusal };
         return this.#opened;
       }
+      db = new Database(this.path, { fileMustExist: true, timeout: this.#deadlineMs });
       db.pragma('wal_autocheckpoint = 0');
       db.pragma('synchronous = NORMAL');
       const statements = Object.fromEntries(Object.entries(APPLY_SQL).map(([name, sql]) => [name, db!.prepare(sql)])) as Statements;
@@ -117,6 +127,10 @@ export class HistoryDatabase {
 function schemaRefusal(db: Database.Database): string | null {
   const mode = String(db.pragma('journal_mode', { simple: true }));
   if (mode.toLowerCase() !== 'wal') return `its journal mode is ${mode}, not wal`;
+  return migrationsRefusal(db);
+}
+
+function migrationsRefusal(db: Database.Database): string | null {
   const rows = db.prepare('SELECT version, hex(checksum) AS checksum, success FROM _sqlx_migrations ORDER BY version').all() as Array<{
     version: number;
     checksum: string;

@@ -75,6 +75,24 @@ describe('a database thread-host does not write into', () => {
   });
 });
 
+describe('a database migrated further while thread-host has it open', () => {
+  test('is written no more', () => {
+    createReferenceHistoryDb(dbPath);
+    const database = open();
+    const first = projectTail(ROLLOUT.subarray(0, 4000), START);
+    if (first.kind !== 'tail') throw new Error(first.reason);
+    expect(database.apply(THREAD, START, first.lines, first.next)).toEqual({ kind: 'applied' });
+    const projected = threadRows(dbPath, THREAD);
+    const newer = new Database(dbPath);
+    newer.exec("INSERT INTO _sqlx_migrations VALUES (10, 'later', CURRENT_TIMESTAMP, 1, x'AB', 1)");
+    newer.close();
+    const rest = projectTail(ROLLOUT.subarray(first.next.offset), first.next);
+    if (rest.kind !== 'tail') throw new Error(rest.reason);
+    expect(database.apply(THREAD, first.next, rest.lines, rest.next)).toEqual({ kind: 'unusable', reason: "its migrations are not codex 0.171.0's (versions 1,2,3,4,5,6,7,8,9,10)" });
+    expect(threadRows(dbPath, THREAD)).toEqual(projected);
+  });
+});
+
 describe('a tail thread-host does not project', () => {
   test('one holding a record thread-host does not write is refused whole', async () => {
     createReferenceHistoryDb(dbPath);
