@@ -12,7 +12,8 @@
 // connection's deadline, and a projection that loses that wait leaves the database as it was
 // (the reference catches up from the rollout at its next resume) and stops trying until the
 // next turn, so one turn waits for at most one deadline. Runs one at a time, coalesced: batches
-// that land while one runs are projected together by the next.
+// that land while one runs are projected together by the next; a batch that makes no row
+// (session_meta, token_count) waits for the next one or for `flush()`.
 import { open } from 'node:fs/promises';
 import type { LogFn } from '../../../common/log.js';
 import type { HistoryDatabase } from './history-database.js';
@@ -39,6 +40,8 @@ export class ThreadHistoryProjector {
   /** The end of the file as this host last wrote it. */
   #landedEnd = 0;
   #queued = false;
+  /** The queued projection must take everything (a flush), even lines that make no row. */
+  #complete = false;
   #chain: Promise<void> = Promise.resolve();
   /** A wait for the database's lock ran out this turn: no more tries until the next one. */
   #deferred = false;
@@ -56,14 +59,20 @@ export class ThreadHistoryProjector {
     if (kept !== null && kept.offset + kept.bytes.length === offset) kept.bytes = Buffer.concat([kept.bytes, bytes]);
     else this.#unprojected = { offset, bytes: Buffer.from(bytes) };
     this.#landedEnd = offset + bytes.length;
-    if (this.#queued) return;
-    this.#queued = true;
-    this.#chain = this.#chain.then(() => this.#project()).catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`));
+    this.#queue();
   }
 
   /** Settles once every landed batch has been projected or given up on. */
   flush(): Promise<void> {
+    if (this.#unprojected !== null && !this.#done) this.#queue(true);
     return this.#chain;
+  }
+
+  #queue(complete = false): void {
+    this.#complete ||= complete;
+    if (this.#queued) return;
+    this.#queued = true;
+    this.#chain = this.#chain.then(() => this.#project()).catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`));
   }
 
   /** A new turn: try again after a lost wait for the database's lock. */
@@ -79,6 +88,8 @@ export class ThreadHistoryProjector {
 
   async #project(): Promise<void> {
     this.#queued = false;
+    const complete = this.#complete;
+    this.#complete = false;
     const { database, threadId } = this.#options;
     if (this.#done || this.#deferred || !this.#options.holdsWriterLock()) return this.#forget();
     const read = database.checkpoint(threadId);
@@ -90,6 +101,10 @@ export class ThreadHistoryProjector {
     const bytes = await this.#bytesBetween(from.offset, end);
     const tail = projectTail(bytes, from);
     if (tail.kind === 'refused') return this.#stop(`the rollout from byte ${from.offset} holds ${tail.reason}`);
+    // Lines that only move the checkpoint (session_meta, token_count) change no read: they
+    // wait for the next lines that do, or for the flush before the lock can be released,
+    // which saves a transaction each.
+    if (!complete && tail.lines.every((line) => line.turns.length === 0 && line.items.length === 0)) return;
     // Checked again after the read: the lock may have gone while it ran.
     if (!this.#options.holdsWriterLock()) return this.#forget();
     const outcome = database.apply(threadId, from, tail.lines, tail.next);
