@@ -19,6 +19,11 @@ import type { LogFn } from '../../../common/log.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
 
+// A catch-up that must read the rollout (a thread the reference never projected, or one whose
+// projection fell behind) reads at most this much: a long history the reference wrote itself
+// would be refused at its first record anyway, and the reference catches it up at its resume.
+const MAX_CATCH_UP_BYTES = 16 * 1024 * 1024;
+
 /** Bytes that landed in the rollout at `offset`, kept until they are projected. */
 interface Unprojected {
   offset: number;
@@ -98,6 +103,10 @@ export class ThreadHistoryProjector {
     const end = this.#landedEnd;
     if (from.offset === end) return this.#forget();
     if (from.offset > end) return this.#stop(`its checkpoint (byte ${from.offset}) is past the end of the rollout (byte ${end})`);
+    const kept = this.#unprojected;
+    if ((kept === null || kept.offset > from.offset) && end - from.offset > MAX_CATCH_UP_BYTES) {
+      return this.#stop(`the rollout from its checkpoint (byte ${from.offset}) on is longer than this host reads back to catch up`);
+    }
     const bytes = await this.#bytesBetween(from.offset, end);
     const tail = projectTail(bytes, from);
     if (tail.kind === 'refused') return this.#stop(`the rollout from byte ${from.offset} holds ${tail.reason}`);
