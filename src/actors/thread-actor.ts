@@ -12,6 +12,8 @@ import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
 import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../common/wire-types.js';
+import { configuredHistoryDatabase } from './history/codex-history/history-databases.js';
+import { ThreadHistoryProjector } from './history/codex-history/thread-history-projector.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './history/legacy-format.js';
 import { RolloutAppender } from './history/rollout-appender.js';
@@ -41,6 +43,8 @@ export class ThreadActor {
   readonly #fence: WriteFence;
   readonly #model: ModelClient;
   #appender: RolloutAppender | null = null;
+  /** Keeps the reference's history database current for a paginated rollout; null when off. */
+  #projector: ThreadHistoryProjector | null = null;
   /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
   #revoked: string | null = null;
   /** What the model sees as history: every completed exchange so far. */
@@ -131,6 +135,8 @@ export class ThreadActor {
     const { rolloutPath, threadId } = this.#init;
     if (rolloutPath === null) return null;
     const stamp = this.#format.stampOrdinal;
+    this.#projector = stamp === null ? null : this.#openProjector(rolloutPath);
+    const projector = this.#projector;
     const appender = new RolloutAppender(rolloutPath, {
       faults: this.#faults.disk,
       ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
@@ -140,9 +146,22 @@ export class ThreadActor {
       syncEachBatch: this.#init.writerLease !== null,
       onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
       fence: this.#fence,
+      onLanded: projector === null ? null : (offset, bytes) => projector.landed(offset, bytes),
     });
     if (this.#revoked !== null) appender.revoke(this.#revoked);
     return appender;
+  }
+
+  #openProjector(rolloutPath: string): ThreadHistoryProjector | null {
+    const database = configuredHistoryDatabase();
+    if (database === null) return null;
+    return new ThreadHistoryProjector({
+      threadId: this.#init.threadId,
+      rolloutPath,
+      database,
+      holdsWriterLock: () => this.#revoked === null && !this.#fence.fenced,
+      log: workerLog,
+    });
   }
 
   /** Queues a turn; it starts once every earlier command has finished. */
@@ -171,6 +190,8 @@ export class ThreadActor {
     try {
       return await work();
     } finally {
+      // Projected before the host may release the writer lock.
+      await this.#projector?.flush();
       if (this.#owed.length === 0) this.#fence.leave();
     }
   }
@@ -185,6 +206,7 @@ export class ThreadActor {
     this.#revoked = reason;
     this.#appender?.revoke(reason);
     this.#owed = [];
+    this.#projector?.stop();
     this.#running?.abort.abort();
   }
 
@@ -195,6 +217,7 @@ export class ThreadActor {
       if (this.#appender && this.#owed.length > 0 && this.#appender.reset() === 'ready') {
         // Last chance to close a turn the disk failed, before a later resume reads it as interrupted.
         await this.#appender.append(this.#owed.splice(0)).catch(() => undefined);
+        await this.#projector?.flush();
       }
       await this.#appender?.close();
     });
@@ -225,6 +248,7 @@ export class ThreadActor {
     // A failed append stops the appender; between turns a gap is harmless (the owed line
     // closes the failed turn), so the disk gets another chance with this turn.
     this.#appender?.reset();
+    this.#projector?.nextTurn();
     // Appends are chained inside the appender, so the turn does not wait for the disk
     // between lines; it waits once, before reporting the turn's end.
     const writes = new TurnWrites(this.#appender);
@@ -310,6 +334,8 @@ export class ThreadActor {
     this.#history = [...this.#history, { role: 'user', text: turn.userText }];
     if (reply.agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: reply.agentItem.text });
     const { failure, landed } = await writes.settle();
+    // The turn's lines are projected before its end is reported and the actor goes quiet.
+    await this.#projector?.flush();
     if (failure !== null) {
       if (outcome.status === 'completed') {
         const message = `failed to record the turn in the thread history: ${failure.message}`;

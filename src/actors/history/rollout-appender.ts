@@ -61,6 +61,8 @@ export interface RolloutAppenderOptions {
   lease?: WriterLease | null;
   /** fdatasync each batch before its append resolves (see Durability above). */
   syncEachBatch?: boolean;
+  /** Told of each write that landed whole: its bytes and the file offset they start at. */
+  onLanded?: ((offset: number, bytes: Buffer) => void) | null;
 }
 
 type AppenderState =
@@ -86,6 +88,7 @@ export class RolloutAppender {
   readonly #ordinals: OrdinalStamp | null;
   readonly #fence: WriteFence | null;
   readonly #syncEachBatch: boolean;
+  readonly #onLanded: ((offset: number, bytes: Buffer) => void) | null;
   /** Lines handed to `append` whose write has not settled yet. */
   #queuedLines = 0;
   #state: AppenderState = { kind: 'unopened' };
@@ -100,6 +103,7 @@ export class RolloutAppender {
     this.#fence = options.fence ?? null;
     this.#lease = options.lease ?? null;
     this.#syncEachBatch = options.syncEachBatch ?? false;
+    this.#onLanded = options.onLanded ?? null;
     // Its own copy: `next` advances as lines land.
     this.#ordinals = options.ordinals ? { ...options.ordinals } : null;
   }
@@ -197,6 +201,7 @@ export class RolloutAppender {
     state.size += data.length;
     state.tornTail = false;
     if (ordinals !== null) ordinals.next += lines.length;
+    this.#onLanded?.(state.size - data.length, data);
   }
 
   async #writeSome(handle: FileHandle, data: Buffer, offset: number): Promise<number> {

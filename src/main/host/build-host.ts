@@ -3,6 +3,7 @@
 // supervisor with its one unload sequence. Nothing here starts reading input.
 import { HeapTrimmer, loadHeapTrimAddon, majorCollections } from './heap-trimmer.js';
 import { systemClock } from '../../common/clock.js';
+import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
@@ -73,6 +74,7 @@ export function buildHost(
     onWorkerLost: (threadIds) => unloadThreadsOfLostWorker(ctx, threadIds),
     log,
     stringExtractor: stringExtractorFor(options.env),
+    env: workerEnv(options.env, startup.codexHistoryDatabase),
     // A worker whose heap outgrows this is terminated (its threads fail and can be resumed)
     // instead of taking the whole process down; unset, V8's default heap limit applies.
     maxOldGenerationSizeMb: Number(options.env.THREAD_HOST_WORKER_MAX_OLD_GENERATION_MB) || undefined,
@@ -114,6 +116,13 @@ export function buildHost(
     recorder,
   };
   return ctx;
+}
+
+/** The pool workers' environment: the host's, and where the history database is (or not). */
+function workerEnv(env: NodeJS.ProcessEnv, codexHistoryDatabase: string | null): Record<string, string> {
+  const copy = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  delete copy[CODEX_HISTORY_DB_ENV];
+  return codexHistoryDatabase === null ? copy : { ...copy, [CODEX_HISTORY_DB_ENV]: codexHistoryDatabase };
 }
 
 function buildLocks(

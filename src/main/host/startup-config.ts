@@ -12,6 +12,7 @@ import {
   resolveMaxLoadedThreads,
   type ConnectionLimits,
 } from '../config/host-config.js';
+import { resolveCodexHistoryDatabase } from '../config/codex-history-config.js';
 import { resolveLockBackendConfig, type WriterLockBackendConfig } from '../config/lock-backend-config.js';
 
 // How long an unload waits for the actor to flush and close its rollout before finishing
@@ -33,6 +34,8 @@ export interface StartupConfig {
   maxLoadedThreads: number | null;
   /** The writer-lock backend; always valid (a bad value stops the host at startup). */
   lockBackend: WriterLockBackendConfig;
+  /** The reference's history database the pool workers keep current; null when that is off. */
+  codexHistoryDatabase: string | null;
 }
 
 /** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
@@ -58,6 +61,7 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
   const { document, ...layers } = loadConfigLayers(home, overrides);
   // Fatal wherever the bad value comes from: the backend cannot be guessed safely.
   const lockBackend = resolveLockBackendConfig(document);
+  const codexHistoryDatabase = resolveCodexHistoryDatabase(document, home, env, lockBackend);
   let lockTimeoutMs: number | undefined;
   let limits = DEFAULT_CONNECTION_LIMITS;
   let maxLoadedThreads: number | null = null;
@@ -71,7 +75,7 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend };
+  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend, codexHistoryDatabase };
 }
 
 function fileIsValid(home: string): boolean {

@@ -1,0 +1,120 @@
+// thread-host keeping the reference's paginated history database current, end to end: the real
+// CLI in a home holding a thread_history_1.sqlite as codex 0.171.0 creates it (the rows the
+// reference writes for the same rollout are tested in test/unit/actors/history/codex-history).
+// Each turn's rows are there when turn/completed arrives; a foreign write lock held for
+// seconds costs a turn at most the deadline and is caught up by the next turn; the key and a
+// lockfile home turn it off.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { HistoryDatabase } from '../../src/actors/history/codex-history/history-database.js';
+import { projectTail } from '../../src/actors/history/codex-history/rollout-tail.js';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
+import { TestServer } from '../helpers/test-server.js';
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel();
+});
+afterAll(() => mock.close());
+
+let home: string;
+let dbPath: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'history-projection-'));
+  dbPath = join(home, 'thread_history_1.sqlite');
+  createReferenceHistoryDb(dbPath);
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+async function turn(server: TestServer, threadId: string, text: string): Promise<number> {
+  const started = performance.now();
+  const { turn: begun } = await server.request('turn/start', { threadId, input: [{ type: 'text', text }] });
+  const done = await server.waitForNotification('turn/completed', (p) => p.turn.id === begun.id, 20_000);
+  expect(done.turn.status).toEqual('completed');
+  return performance.now() - started;
+}
+
+/** The rows one catch-up of the whole rollout writes into a fresh database. */
+function rowsOfWholeRollout(threadId: string, rolloutPath: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'history-projection-whole-'));
+  try {
+    const path = join(dir, 'thread_history_1.sqlite');
+    createReferenceHistoryDb(path);
+    const database = new HistoryDatabase(path, 1000);
+    const tail = projectTail(readFileSync(rolloutPath), { offset: 0, ordinal: 0 });
+    if (tail.kind !== 'tail') throw new Error(tail.reason);
+    expect(database.apply(threadId, { offset: 0, ordinal: 0 }, tail.lines, tail.next)).toEqual({ kind: 'applied' });
+    database.close();
+    return threadRows(path, threadId);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const statuses = (rows: { turns: unknown[] }) => rows.turns.map((t) => (t as { status: string }).status);
+
+describe('a paginated thread thread-host writes', () => {
+  test('has each turn in the database, exactly as one catch-up of its rollout would write it, when turn/completed arrives', async () => {
+    const server = await TestServer.start({ home, modelUrl: mock.url });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      for (const [n, text] of ['one', 'two'].entries()) {
+        await turn(server, thread.id, text);
+        const rows = threadRows(dbPath, thread.id);
+        expect(statuses(rows)).toEqual(Array(n + 1).fill('completed'));
+        expect(rows).toEqual(rowsOfWholeRollout(thread.id, thread.path));
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test('goes on with its turns while another process holds the write lock for seconds, and catches up after', async () => {
+    const server = await TestServer.start({ home, modelUrl: mock.url });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      await turn(server, thread.id, 'one');
+      const projectedOne = threadRows(dbPath, thread.id);
+      const holder = new Database(dbPath);
+      holder.exec('BEGIN IMMEDIATE');
+      const heldSince = performance.now();
+      let took: number;
+      try {
+        took = await turn(server, thread.id, 'two');
+        // Held for seconds: the turn ended long before it was let go.
+        while (performance.now() - heldSince < 3_000) await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        holder.exec('ROLLBACK');
+        holder.close();
+      }
+      // The deadline (250 ms) plus a turn on the mock, on a loaded machine.
+      expect(took).toBeLessThan(1_500);
+      expect(threadRows(dbPath, thread.id)).toEqual(projectedOne);
+      await turn(server, thread.id, 'three');
+      const rows = threadRows(dbPath, thread.id);
+      expect(statuses(rows)).toEqual(['completed', 'completed', 'completed']);
+      expect(rows).toEqual(rowsOfWholeRollout(thread.id, thread.path));
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test.each([
+    ['codex_history_projection = false', 'codex_history_projection = false'],
+    ['a lockfile home', 'writer_lock_backend = "lockfile"'],
+  ])('leaves the database alone with %s', async (_case, rootConfig) => {
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      await turn(server, thread.id, 'one');
+      expect(threadRows(dbPath, thread.id)).toEqual({ turns: [], items: [], checkpoint: null });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
