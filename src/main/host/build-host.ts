@@ -1,7 +1,6 @@
 // Builds the host's main-thread services and wires them together: the connection table and
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
-import { HeapTrimmer, loadHeapTrimAddon, majorCollections } from './heap-trimmer.js';
 import { systemClock } from '../../common/clock.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
@@ -85,7 +84,6 @@ export function buildHost(
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
     recorder,
-    heapTrimmer: new HeapTrimmer({ clock: systemClock, load: loadHeapTrimAddon, majorCollections, log }),
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
