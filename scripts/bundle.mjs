@@ -15,19 +15,21 @@
 // What loads lazily stays lazy: esbuild wraps each module in a function run on first import,
 // and an external package's require() runs there, so the socket listener (ws), metrics
 // (prom-client), the lockfile backend (proper-lockfile) and the pool (piscina, msgpackr) load
-// only when used (piscina from its own bundle, below). Three packages are inlined instead:
-// smol-toml (every config.toml is parsed before the first reply), and jose and comlink, which
-// ship ES modules that Node 20 cannot require(); and one module of a fourth, msgpackr's unpack
-// (below). The bench (dist/bench/) runs tsc's output.
+// only when used (piscina from its own bundle, below). Four packages are inlined instead:
+// smol-toml (every config.toml is parsed before the first reply), jose and comlink, which ship
+// ES modules that Node 20 cannot require(), and msgpackr where it is imported as an ES module:
+// the main thread's decoder (src/common/snapshot-decoder.ts) imports `msgpackr/unpack`, which
+// the package's exports resolve to its JavaScript module; the pool workers require() the whole
+// package at run time, as it is installed. The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const INLINED = new Set(['smol-toml', 'jose', 'comlink']);
+const INLINED = new Set(['smol-toml', 'jose', 'comlink', 'msgpackr']);
 const OUT = 'dist/bundle';
 const BUNDLE = `${OUT}/thread-host.cjs`;
 
@@ -70,43 +72,6 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
-// msgpackr's unpack half is inlined into the main bundle (src/common/snapshot-decoder.ts says
-// why): its ES module, which needs nothing else of the package. Node's own resolution of
-// `msgpackr/unpack` gives the whole package, native extractor included, so the build points
-// at the file itself, found beside the package's \`require\` entry (dist/node.cjs).
-const MSGPACKR_UNPACK = join(dirname(createRequire(import.meta.url).resolve('msgpackr')), '..', 'unpack.js');
-const msgpackrUnpackInlined = {
-  name: 'msgpackr-unpack-inlined',
-  setup(build) {
-    build.onResolve({ filter: /^msgpackr\/unpack$/ }, () => ({ path: MSGPACKR_UNPACK }));
-  },
-};
-
-// The main thread's decoder takes msgpackr's native string extractor without msgpackr's loader
-// (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks is
-// written into the bundle twice: as a path from dist/, which the host loads directly, and as a
-// package path (what follows its last node_modules/), which the host resolves from
-// msgpackr-extract's folder only when the first is not there (an install laid out otherwise than
-// the one that built it; resolving costs ~3 ms of the main thread). None where there is no
-// extractor (no prebuilt one for this platform, or the optional package was not installed).
-async function stringExtractorDefine() {
-  const { msgpackrExtractRequire } = await import('../dist/src/main/pool/string-extractor.js');
-  let file;
-  try {
-    const require = msgpackrExtractRequire();
-    file = require('node-gyp-build-optional-packages').path(dirname(require.resolve('./package.json')));
-  } catch {
-    return {};
-  }
-  const slashed = (path) => path.split(sep).join('/');
-  const at = slashed(file).lastIndexOf('/node_modules/');
-  if (at < 0) return {};
-  return {
-    THREAD_HOST_STRING_EXTRACTOR_FILE: JSON.stringify(slashed(relative(resolve('dist'), file))),
-    THREAD_HOST_STRING_EXTRACTOR_PACKAGE_PATH: JSON.stringify(slashed(file).slice(at + '/node_modules/'.length)),
-  };
-}
-
 // Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
 // compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).
 const piscinaFromBundle = {
@@ -120,11 +85,11 @@ rmSync(OUT, { recursive: true, force: true });
 await build({
   ...commonJs,
   external: commonJs.external.filter((name) => name !== 'piscina'),
-  plugins: [piscinaFromBundle, msgpackrUnpackInlined],
+  plugins: [piscinaFromBundle],
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
-  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true', ...(await stringExtractorDefine()) },
+  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
 });
 assertAscii(BUNDLE);
 // The command itself, CommonJS too: Node reaches an ES module entry ~6 ms later than a CommonJS

@@ -12,7 +12,6 @@ import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
 import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
 import type { LockLoss, WriterLockBackend } from '../locks/writer-lock-backend.js';
 import { Outgoing } from '../outgoing.js';
-import { stringExtractorFor } from '../pool/string-extractor-file.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
 import { LoadCapacity } from '../threads/load-capacity.js';
@@ -70,7 +69,6 @@ export function buildHost(
     onEvent: (event) => handleActorEvent(ctx, event),
     onWorkerLost: (threadIds) => unloadThreadsOfLostWorker(ctx, threadIds),
     log,
-    stringExtractor: stringExtractorFor(options.env),
     // A worker whose heap outgrows this is terminated (its threads fail and can be resumed)
     // instead of taking the whole process down; unset, V8's default heap limit applies.
     maxOldGenerationSizeMb: Number(options.env.THREAD_HOST_WORKER_MAX_OLD_GENERATION_MB) || undefined,

@@ -28,7 +28,6 @@ import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-
 import { builtin } from '../lazy-builtin.js';
 import { actorHostCalls, type ActorHostCalls } from './actor-host-calls.js';
 import { inOwnTurn, ownTurn } from '../own-turns.js';
-import type { StringExtractorFile } from './string-extractor-file.js';
 
 type PoolRuntime = typeof import('./pool-runtime.js');
 
@@ -73,8 +72,6 @@ export interface ActorPoolOptions {
   retireAfterActors?: number;
   /** How long a worker stays empty before it is retired (RETIRE_IDLE_MS). */
   retireIdleMs?: number;
-  /** msgpackr's native string extractor for the main thread's decoding, loaded after the workers start (string-extractor.ts). */
-  stringExtractor?: StringExtractorFile | null;
 }
 
 /** The time a worker gets to come up and attach its actor host. */
@@ -124,19 +121,13 @@ export class ActorPool {
   // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
   // then starting its workers), with a turn of the event loop between them: a request that
   // arrived meanwhile (the turn a client sends right after its first thread/start) is answered
-  // between the two instead of after both. The string extractor's load is a third, in a turn
-  // of its own.
+  // between the two instead of after both.
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
       await ownTurn();
       if (this.#closing) return;
       this.#pool = this.#createPool(runtime);
-      // Behind the workers' attaches, which the first thread/start waits for: Piscina tells of
-      // its first workers in microtasks its constructor queued, and each attach queues its turn
-      // there, so this microtask, queued after them, queues the extractor's turn after both.
-      const extractor = this.#options.stringExtractor ?? null;
-      if (extractor !== null) queueMicrotask(() => inOwnTurn(() => void runtime.loadStringExtractor(extractor, this.#options.log)));
     });
     return this.#starting;
   }
