@@ -22,9 +22,8 @@
 // the package's exports resolve to its JavaScript module; the pool workers require() the whole
 // package at run time, as it is installed. The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -126,29 +125,12 @@ await build({
 });
 writeFileSync(`${PISCINA_OUT}/package.json`, '{ "type": "commonjs" }\n');
 assertAscii(`${PISCINA_OUT}/index.js`);
-const warmPiscina = spawnSync(process.execPath, ['scripts/warm-piscina-cache.mjs', `${PISCINA_OUT}/index.js`], { encoding: 'utf8', timeout: 60_000 });
-if (warmPiscina.status !== 0) throw new Error(`the warm-up of piscina's bundle failed (exit ${warmPiscina.status}):\n${warmPiscina.stdout}${warmPiscina.stderr}`);
 
-// The cache is only good for this Node (V8 checks its version and flags and rejects a
-// mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run
-// build`: one session in a throw-away home with a config.toml (scripts/warm-session.mjs), so
-// that the TOML parser and every request's path are in it. A machine where the session cannot
-// run (no loopback for its mock model, no flock binding) gets the cache of a start alone, and
-// is told so: the cache makes the host faster, not correct. THREAD_HOST_BUILD_WARM_SESSION=required
-// (set by .ci/run) makes that a failure instead, so that a broken session cannot go unnoticed.
-const { runWarmSession, runWarmStart } = await import('./warm-session.mjs');
-const inHome = async (warmUp) => {
-  const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
-  try {
-    await warmUp(home);
-  } finally {
-    rmSync(home, { recursive: true, force: true, maxRetries: 3 });
-  }
-};
-try {
-  await inHome((home) => runWarmSession(BUNDLE, home));
-} catch (error) {
-  if (process.env.THREAD_HOST_BUILD_WARM_SESSION === 'required') throw new Error(`the warm-up session of ${BUNDLE} failed: ${error.message}`);
-  process.stderr.write(`warning: the warm-up session of ${BUNDLE} failed, so its code cache holds the start alone: ${error.message}\n`);
-  await inHome((home) => runWarmStart(BUNDLE, home));
+// The code caches of the two bundles a host compiles itself (src/main/code-cache.ts): each is
+// only good for this Node (V8 checks its version and flags and rejects a mismatch), so it is
+// made where the package is built, by `npm ci` (prepare) or `npm run build`, in a process of
+// its own (scripts/write-code-cache.mjs), so that this one's flags stay out of it.
+for (const bundle of [BUNDLE, `${PISCINA_OUT}/index.js`]) {
+  const written = spawnSync(process.execPath, ['scripts/write-code-cache.mjs', bundle], { encoding: 'utf8', timeout: 60_000 });
+  if (written.status !== 0) throw new Error(`the code cache of ${bundle} was not written (exit ${written.status}):\n${written.stdout}${written.stderr}`);
 }
