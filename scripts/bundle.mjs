@@ -15,19 +15,20 @@
 // What loads lazily stays lazy: esbuild wraps each module in a function run on first import,
 // and an external package's require() runs there, so the socket listener (ws), metrics
 // (prom-client), the lockfile backend (proper-lockfile) and the pool (piscina, msgpackr) load
-// only when used (piscina from its own bundle, below). Three packages are inlined instead:
-// smol-toml (every config.toml is parsed before the first reply), and jose and comlink, which
-// ship ES modules that Node 20 cannot require(); and one module of a fourth, msgpackr's unpack
-// (below). The bench (dist/bench/) runs tsc's output.
+// only when used (piscina from its own bundle, below). Four packages are inlined instead:
+// smol-toml (every config.toml is parsed before the first reply), jose and comlink, which ship
+// ES modules that Node 20 cannot require(), and msgpackr where it is imported as an ES module:
+// the main thread's decoder (src/common/snapshot-decoder.ts) imports `msgpackr/unpack`, which
+// the package's exports resolve to its JavaScript module; the pool workers require() the whole
+// package at run time, as it is installed. The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const INLINED = new Set(['smol-toml', 'jose', 'comlink']);
+const INLINED = new Set(['smol-toml', 'jose', 'comlink', 'msgpackr']);
 const OUT = 'dist/bundle';
 const BUNDLE = `${OUT}/thread-host.cjs`;
 
@@ -70,43 +71,6 @@ const commonJs = {
   banner: { js: '"use strict";\nvar importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
 
-// msgpackr's unpack half is inlined into the main bundle (src/common/snapshot-decoder.ts says
-// why): its ES module, which needs nothing else of the package. Node's own resolution of
-// `msgpackr/unpack` gives the whole package, native extractor included, so the build points
-// at the file itself, found beside the package's \`require\` entry (dist/node.cjs).
-const MSGPACKR_UNPACK = join(dirname(createRequire(import.meta.url).resolve('msgpackr')), '..', 'unpack.js');
-const msgpackrUnpackInlined = {
-  name: 'msgpackr-unpack-inlined',
-  setup(build) {
-    build.onResolve({ filter: /^msgpackr\/unpack$/ }, () => ({ path: MSGPACKR_UNPACK }));
-  },
-};
-
-// The main thread's decoder takes msgpackr's native string extractor without msgpackr's loader
-// (src/main/pool/string-extractor.ts): the loader runs here, once, and the file it picks is
-// written into the bundle twice: as a path from dist/, which the host loads directly, and as a
-// package path (what follows its last node_modules/), which the host resolves from
-// msgpackr-extract's folder only when the first is not there (an install laid out otherwise than
-// the one that built it; resolving costs ~3 ms of the main thread). None where there is no
-// extractor (no prebuilt one for this platform, or the optional package was not installed).
-async function stringExtractorDefine() {
-  const { msgpackrExtractRequire } = await import('../dist/src/main/pool/string-extractor.js');
-  let file;
-  try {
-    const require = msgpackrExtractRequire();
-    file = require('node-gyp-build-optional-packages').path(dirname(require.resolve('./package.json')));
-  } catch {
-    return {};
-  }
-  const slashed = (path) => path.split(sep).join('/');
-  const at = slashed(file).lastIndexOf('/node_modules/');
-  if (at < 0) return {};
-  return {
-    THREAD_HOST_STRING_EXTRACTOR_FILE: JSON.stringify(slashed(relative(resolve('dist'), file))),
-    THREAD_HOST_STRING_EXTRACTOR_PACKAGE_PATH: JSON.stringify(slashed(file).slice(at + '/node_modules/'.length)),
-  };
-}
-
 // Piscina, bundled on its own (below), is loaded from its bundle folder beside this one and
 // compiled with the code cache the build writes for it (src/main/pool/bundled-piscina.ts).
 const piscinaFromBundle = {
@@ -120,11 +84,11 @@ rmSync(OUT, { recursive: true, force: true });
 await build({
   ...commonJs,
   external: commonJs.external.filter((name) => name !== 'piscina'),
-  plugins: [piscinaFromBundle, msgpackrUnpackInlined],
+  plugins: [piscinaFromBundle],
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
-  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true', ...(await stringExtractorDefine()) },
+  define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
 });
 assertAscii(BUNDLE);
 // The command itself, CommonJS too: Node reaches an ES module entry ~6 ms later than a CommonJS
@@ -161,29 +125,12 @@ await build({
 });
 writeFileSync(`${PISCINA_OUT}/package.json`, '{ "type": "commonjs" }\n');
 assertAscii(`${PISCINA_OUT}/index.js`);
-const warmPiscina = spawnSync(process.execPath, ['scripts/warm-piscina-cache.mjs', `${PISCINA_OUT}/index.js`], { encoding: 'utf8', timeout: 60_000 });
-if (warmPiscina.status !== 0) throw new Error(`the warm-up of piscina's bundle failed (exit ${warmPiscina.status}):\n${warmPiscina.stdout}${warmPiscina.stderr}`);
 
-// The cache is only good for this Node (V8 checks its version and flags and rejects a
-// mismatch), so it is made where the package is built, by `npm ci` (prepare) or `npm run
-// build`: one session in a throw-away home with a config.toml (scripts/warm-session.mjs), so
-// that the TOML parser and every request's path are in it. A machine where the session cannot
-// run (no loopback for its mock model, no flock binding) gets the cache of a start alone, and
-// is told so: the cache makes the host faster, not correct. THREAD_HOST_BUILD_WARM_SESSION=required
-// (set by .ci/run) makes that a failure instead, so that a broken session cannot go unnoticed.
-const { runWarmSession, runWarmStart } = await import('./warm-session.mjs');
-const inHome = async (warmUp) => {
-  const home = mkdtempSync(join(tmpdir(), 'thread-host-build-'));
-  try {
-    await warmUp(home);
-  } finally {
-    rmSync(home, { recursive: true, force: true, maxRetries: 3 });
-  }
-};
-try {
-  await inHome((home) => runWarmSession(BUNDLE, home));
-} catch (error) {
-  if (process.env.THREAD_HOST_BUILD_WARM_SESSION === 'required') throw new Error(`the warm-up session of ${BUNDLE} failed: ${error.message}`);
-  process.stderr.write(`warning: the warm-up session of ${BUNDLE} failed, so its code cache holds the start alone: ${error.message}\n`);
-  await inHome((home) => runWarmStart(BUNDLE, home));
+// The code caches of the two bundles a host compiles itself (src/main/code-cache.ts): each is
+// only good for this Node (V8 checks its version and flags and rejects a mismatch), so it is
+// made where the package is built, by `npm ci` (prepare) or `npm run build`, in a process of
+// its own (scripts/write-code-cache.mjs), so that this one's flags stay out of it.
+for (const bundle of [BUNDLE, `${PISCINA_OUT}/index.js`]) {
+  const written = spawnSync(process.execPath, ['scripts/write-code-cache.mjs', bundle], { encoding: 'utf8', timeout: 60_000 });
+  if (written.status !== 0) throw new Error(`the code cache of ${bundle} was not written (exit ${written.status}):\n${written.stdout}${written.stderr}`);
 }

@@ -14,15 +14,6 @@ export function distPath(relative: string): string {
   return fileURLToPath(new URL(relative, DIST_URL));
 }
 
-// The package's root: above dist/bundle/ (the bundle), dist/src/main/ (tsc's output) or
-// src/main/ (the sources, as the tests run them).
-const PACKAGE_URL = new URL(typeof THREAD_HOST_BUNDLE === 'boolean' || import.meta.url.endsWith('.ts') ? '../../' : '../../../', import.meta.url);
-
-/** Absolute path of a file of the package, given relative to its root (`build/Release/x.node`). */
-export function packagePath(relative: string): string {
-  return fileURLToPath(new URL(relative, PACKAGE_URL));
-}
-
 /**
  * A worker's entry: the bundled one (dist/bundle/workers/<name>.cjs) when running from the
  * bundle, so a worker loads one file instead of each module, and tsc's output otherwise.

@@ -1,12 +1,9 @@
 // Runs the CLI bundle (dist/bundle/thread-host.cjs) from V8's code cache. Compiling the bundle
-// is most of what a start costs once its modules are one file (~4 ms of ~15 ms, measured), and
-// Node 20 caches no compiled code of its own (`module.enableCompileCache` is Node 22). V8 takes
-// a cache for a classic script only, hence a CommonJS bundle compiled with `vm.Script`, whose
-// cache the build writes beside it (`<bundle>.cache`) after a session of the bundle
-// (scripts/warm-session.mjs), so that it holds the functions requests run, not only the top
-// level: measured 1.29× bare Node with a top-level-only cache, 1.22× with one of a start; one
-// of a whole session costs a start no more and spares a process's first unload, resume and
-// turn compiling their functions on the main thread.
+// is most of what a start costs once its modules are one file, and Node 20 caches no compiled
+// code of its own (`module.enableCompileCache` is Node 22). V8 takes a cache for a classic
+// script only, hence a CommonJS bundle compiled with `vm.Script`, whose cache the build writes
+// beside it (`<bundle>.cache`) from compiling it eagerly, without running any of it
+// (scripts/write-code-cache.mjs): every function a start or a first request runs is in it.
 //
 // V8 checks a cache against the source, its own version and its flags; one that does not match
 // (another Node, `--inspect`, …) is rejected and the bundle compiles as if there were none.

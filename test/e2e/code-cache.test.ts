@@ -1,6 +1,6 @@
 // The build's code caches are of use only if a later start accepts them. V8 stamps a cache with
-// the flags of the process that made it, and the pool's start sets one on the main thread, so
-// a cache made after it would be rejected by every start (scripts/warm-code-cache.mjs).
+// the flags in force when it was made and rejects it under others, and the build compiles
+// eagerly (--no-lazy) before it sets the flag back and makes them (scripts/write-code-cache.mjs).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';

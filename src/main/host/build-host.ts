@@ -1,7 +1,6 @@
 // Builds the host's main-thread services and wires them together: the connection table and
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
-import { HeapTrimmer, loadHeapTrimAddon, majorCollections } from './heap-trimmer.js';
 import { systemClock } from '../../common/clock.js';
 import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
@@ -15,7 +14,6 @@ import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
 import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
 import type { LockLoss, WriterLockBackend } from '../locks/writer-lock-backend.js';
 import { Outgoing } from '../outgoing.js';
-import { stringExtractorFor } from '../pool/string-extractor-file.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
 import { LoadCapacity } from '../threads/load-capacity.js';
@@ -73,7 +71,6 @@ export function buildHost(
     onEvent: (event) => handleActorEvent(ctx, event),
     onWorkerLost: (threadIds) => unloadThreadsOfLostWorker(ctx, threadIds),
     log,
-    stringExtractor: stringExtractorFor(options.env),
     env: workerEnv(options.env, startup.codexHistoryDatabase),
     // A worker whose heap outgrows this is terminated (its threads fail and can be resumed)
     // instead of taking the whole process down; unset, V8's default heap limit applies.
@@ -88,7 +85,6 @@ export function buildHost(
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
     recorder,
-    heapTrimmer: new HeapTrimmer({ clock: systemClock, load: loadHeapTrimAddon, majorCollections, log }),
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);

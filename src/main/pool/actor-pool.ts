@@ -21,7 +21,6 @@ import type { ActorEvent, ActorInit, PostedResumeState } from '../../common/acto
 import type { HistorySlice } from '../../common/packed-history.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
 import { inOwnIteration, ownIteration } from '../scheduling.js';
-import type { StringExtractorFile } from './string-extractor-file.js';
 import { ActorPlacement } from './actor-placement.js';
 import { CloseBatcher } from './close-batcher.js';
 import { raceDeadline } from './race-deadline.js';
@@ -44,8 +43,6 @@ export interface ActorPoolOptions {
   retireAfterActors?: number;
   /** How long a worker stays empty before it is retired (RETIRE_IDLE_MS). */
   retireIdleMs?: number;
-  /** msgpackr's native string extractor for the main thread's decoding, loaded after the workers start (string-extractor.ts). */
-  stringExtractor?: StringExtractorFile | null;
 }
 
 export class ActorPool {
@@ -92,19 +89,13 @@ export class ActorPool {
   // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
   // then starting its workers), with an event-loop iteration between them: a request that
   // arrived meanwhile (the turn/start a client sends right after its first thread/start) is answered
-  // between the two instead of after both. The string extractor's load is a third, in an
-  // iteration of its own.
+  // between the two instead of after both.
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;
       await ownIteration();
       if (this.#closing) return;
       this.#pool = this.#createPool(runtime);
-      // Behind the workers' attaches, which the first thread/start waits for: Piscina tells of
-      // its first workers in microtasks its constructor queued, and each attach queues its step
-      // there, so this microtask, queued after them, queues the extractor's step after both.
-      const extractor = this.#options.stringExtractor ?? null;
-      if (extractor !== null) queueMicrotask(() => inOwnIteration(() => void runtime.loadStringExtractor(extractor, this.#options.log)));
     });
     return this.#starting;
   }

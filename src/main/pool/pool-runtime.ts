@@ -5,4 +5,3 @@ export { Piscina } from 'piscina';
 export * as Comlink from 'comlink';
 export { default as nodeEndpoint } from 'comlink/dist/esm/node-adapter.mjs';
 export { unpackSlice } from '../../common/snapshot-decoder.js';
-export { loadStringExtractor } from './string-extractor.js';

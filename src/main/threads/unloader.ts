@@ -14,7 +14,6 @@
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
 //   unloaded
-import type { HeapTrimmer } from '../host/heap-trimmer.js';
 import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
@@ -60,8 +59,6 @@ export interface UnloaderDeps {
   log: LogFn;
   /** Told each unload's reason, outcome and duration (metrics). */
   recorder?: Pick<HostRecorder, 'unloaded'>;
-  /** Told of each unload, to give the C heap's freed pages back after a burst (heap-trimmer.ts). */
-  heapTrimmer?: Pick<HeapTrimmer, 'noteUnloaded'>;
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
@@ -139,7 +136,6 @@ export class Unloader {
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
     this.#deps.recorder?.unloaded(reason, outcome, this.#deps.clock.now() - startedAt);
-    this.#deps.heapTrimmer?.noteUnloaded();
     return outcome;
   }
 
