@@ -19,6 +19,7 @@ import type { Clock } from '../common/clock.js';
 import type { LogFn } from '../common/log.js';
 import type { JobMessage, JobRequest } from '../common/worker-jobs.js';
 import { builtin } from './lazy-builtin.js';
+import { ensureFileThreadsStarted } from './file-threads.js';
 import { holdMainYoungGeneration } from './pool/heap-limits.js';
 
 /** Why a job got no reply. */
@@ -124,6 +125,7 @@ export class DedicatedWorker<Request, Reply> {
   #start(): Worker {
     // worker_threads is loaded with the first job, not before a start's first reply.
     const { Worker } = builtin<typeof import('node:worker_threads')>('node:worker_threads');
+    ensureFileThreadsStarted();
     const worker = new Worker(this.options.filename);
     // Idle, it must not keep the process alive (its caller's connection or listener does).
     worker.unref();

@@ -20,6 +20,7 @@ import type { Piscina } from 'piscina';
 import type { ActorEvent, ActorInit, PostedResumeState } from '../../common/actor-messages.js';
 import type { HistorySlice } from '../../common/packed-history.js';
 import { holdMainYoungGeneration, WORKER_MAX_YOUNG_GENERATION_MB } from './heap-limits.js';
+import { ensureFileThreadsStarted } from '../file-threads.js';
 import { inOwnIteration, ownIteration } from '../scheduling.js';
 import { ActorPlacement } from './actor-placement.js';
 import { CloseBatcher } from './close-batcher.js';
@@ -95,6 +96,7 @@ export class ActorPool {
       this.#runtime = runtime;
       await ownIteration();
       if (this.#closing) return;
+      ensureFileThreadsStarted();
       this.#pool = this.#createPool(runtime);
     });
     return this.#starting;
