@@ -2,7 +2,7 @@
 // starts with the first request that needs history from disk: a `thread/list` page, or
 // `thread/read`, `thread/turns/list` or `thread/items/list` of a thread not loaded here. It
 // keeps what it read of every rollout's head between listings
-// (src/stored-history/rollout-heads.ts), so the main thread never reads, parses or serializes
+// (src/stored-reads/rollout-heads.ts), so the main thread never reads, parses or serializes
 // stored history: on a home of thousands of rollouts, or for a thread of tens of megabytes,
 // that was hundreds of milliseconds of its time a request.
 import { parentPort } from 'node:worker_threads';
@@ -10,8 +10,8 @@ import type { StoredHistoryReply, StoredHistoryRequest } from '../src/common/sto
 import { PROGRESS_INTERVAL_MS, type JobProgress, type JobReply, type JobRequest } from '../src/common/worker-jobs.js';
 import { mapStackTraces } from '../src/common/stack-source-maps.js';
 import { lowerThisThreadsPriority } from '../src/common/thread-priority.js';
-import { ListingMemory } from '../src/stored-history/listing-memory.js';
-import { answerStoredHistory } from '../src/stored-history/stored-history-jobs.js';
+import { ListingMemory } from '../src/stored-reads/listing-memory.js';
+import { answerStoredHistory } from '../src/stored-reads/stored-history-jobs.js';
 
 // Stacks logged from this worker name the .ts sources, as the main thread's do.
 mapStackTraces(new URL('../', import.meta.url));

@@ -4,7 +4,7 @@
 // machine's (two processes waking each other through a pipe).
 //
 // A `thread/unsubscribe` is answered as a server that unloads the thread at once would, with
-// nothing of its work: the reply, then on the next turn of the event loop (a second write, as
+// nothing of its work: the reply, then in the next iteration of the event loop (a second write, as
 // a server announcing after its reply makes) `thread/status/changed` and `thread/closed` for
 // the id it named. That is the floor of unsubscribe → closed.
 //

@@ -2,7 +2,7 @@
 // and an agent reply of a few hundred characters, ids and timestamps varying per turn so no
 // codec gets identical strings for free. Deterministic, so the worker that sends it and the
 // main thread that checks it build the same value.
-import { fullTurns } from '../../src/common/history/history-view.js';
+import { fullTurns } from '../../src/common/rollout/history-view.js';
 import type { ActorResumeState } from '../../src/common/actor-messages.js';
 import type { Turn, TurnId } from '../../src/common/wire-types.js';
 

@@ -4,7 +4,7 @@
 // host has been quiet for a while (`after 300 ms idle`), when its threads and workers are parked
 // and caches are cold, as a client that closes a tab finds it. The unsubscribe's own reply is
 // timed too, and the same unsubscribe, after the same wait, sent to a bare Node echo that
-// replies and announces the close on its next turn and does nothing else: the floor of both
+// replies and announces the close in its next iteration and does nothing else: the floor of both
 // figures on this machine, which the idle case raises well above a warm round trip
 // (issue 13, item 2).
 import { performance } from 'node:perf_hooks';

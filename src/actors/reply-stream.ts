@@ -3,7 +3,7 @@
 // observes each step (to tell the host and to record it); failures are thrown as the model
 // client throws them.
 import type { Clock } from '../common/clock.js';
-import { agentItem } from '../common/history/rollout-items.js';
+import { agentItem } from '../common/rollout/rollout-items.js';
 import type { AgentMessageItem, ModelUsage } from '../common/wire-types.js';
 import type { ModelClient, ModelRequest } from './model/model-client.js';
 

@@ -5,7 +5,7 @@
 //
 //   [session_meta]  [owed end of a turn]  task_started+context+user  agent…  token_count  end line
 //       meta              owed                     start               item      item      end
-import type { RolloutAppender } from './history/rollout-appender.js';
+import type { RolloutAppender } from './rollout-writer/rollout-appender.js';
 
 type Label = 'meta' | 'owed' | 'start' | 'item' | 'end';
 

@@ -3,9 +3,9 @@
 // worker -> main on a separate port as plain objects; a cold resume's state returns packed
 // with msgpackr, in slices (see snapshot-codec.ts for the measurements behind that split, and
 // packed-history.ts for the slices).
-import type { SessionSource } from './history/session-source.js';
+import type { SessionSource } from './rollout/session-source.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { HistoryMode, TurnPosition } from './history/rollout-reader.js';
+import type { HistoryMode, TurnPosition } from './rollout/rollout-reader.js';
 import type { PackedHistory } from './packed-history.js';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';

@@ -1,14 +1,14 @@
 // A cold resume's turns as they cross from the pool worker to the main thread's mirror: packed
 // with msgpackr (snapshot-codec.ts) in slices of about SLICE_BYTES, which the main thread
-// decodes (snapshot-decoder.ts) one per event-loop turn after the resume is answered (src/main/threads/mirror-fill.ts).
+// decodes (snapshot-decoder.ts) one per event-loop iteration after the resume is answered (src/main/threads/mirror-fill.ts).
 // Decoded in one piece, a 20 MB thread's history held every other request up for 85-100 ms of
 // decoding, position bookkeeping and the garbage they leave; a 64 KB slice takes ~0.7 ms (p50).
 //
 // What the resume's answer needs of the history travels beside the slices: the turn count, the
 // last turn's id and the ordinals the backwards cursors start from.
-import { lastOrdinals, positionedTurns } from './history/history-pages.js';
-import type { HistoryMode } from './history/rollout-reader.js';
-import type { TurnPosition } from './history/turn-history-builder.js';
+import { lastOrdinals, positionedTurns } from './rollout/history-pages.js';
+import type { HistoryMode } from './rollout/rollout-reader.js';
+import type { TurnPosition } from './rollout/turn-history-builder.js';
 import { encodeSnapshot } from './snapshot-codec.js';
 import type { Turn } from './wire-types.js';
 

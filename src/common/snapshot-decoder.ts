@@ -5,7 +5,7 @@
 // The whole package, required as the pool workers require it to pack, also looks for its
 // optional native string extractor (msgpackr-extract), which would be a stretch of the main
 // thread's time at the first cold resume, while every other request waited, to decode faster a
-// history that is already decoded one slice per event-loop turn after the resume is answered.
+// history that is already decoded one slice per event-loop iteration after the resume is answered.
 import { Unpackr } from 'msgpackr/unpack';
 import type { HistorySlice } from './packed-history.js';
 import { SNAPSHOT_OPTIONS } from './snapshot-codec.js';

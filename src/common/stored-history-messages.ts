@@ -3,9 +3,9 @@
 // thread that need history read from disk (a `thread/list` page; `thread/read`,
 // `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
 // the worker read for them.
-import type { HistoryMode } from './history/rollout-reader.js';
-import type { SessionSource } from './history/session-source.js';
-import type { ItemsPageRequest, TurnsPageRequest } from './history/history-pages.js';
+import type { HistoryMode } from './rollout/rollout-reader.js';
+import type { SessionSource } from './rollout/session-source.js';
+import type { ItemsPageRequest, TurnsPageRequest } from './rollout/history-pages.js';
 
 /** What `thread/list` shows of one rollout, read without replaying its turns. */
 export interface RolloutSummary {

@@ -1,8 +1,8 @@
 // The wire `Thread` object, field by field in the order codex 0.171.0 writes them, with its
 // explicit nulls: built on the main thread for loaded threads (src/main/protocol/thread-view.ts)
 // and in the stored-history worker for threads known only from their rollouts.
-import type { HistoryMode } from './history/rollout-reader.js';
-import { spawnedAgent, type SessionSource } from './history/session-source.js';
+import type { HistoryMode } from './rollout/rollout-reader.js';
+import { spawnedAgent, type SessionSource } from './rollout/session-source.js';
 import type { RolloutSummary } from './stored-history-messages.js';
 import type { Turn } from './wire-types.js';
 

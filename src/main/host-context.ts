@@ -2,9 +2,9 @@
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
-import type { RolloutIndex } from './history/rollout-index.js';
-import type { StoredHistory } from './history/stored-history.js';
-import type { ThreadNames } from './history/thread-names.js';
+import type { RolloutIndex } from './stored-threads/rollout-index.js';
+import type { StoredHistory } from './stored-threads/stored-history.js';
+import type { ThreadNames } from './stored-threads/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { parseRollout } from '../../src/common/history/rollout-reader.js';
+import { parseRollout } from '../../src/common/rollout/rollout-reader.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 // Permission bits do not bind root, and CI may run as root; so "cannot write" is made the

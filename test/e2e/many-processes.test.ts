@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { LOCK_BACKENDS, withBackend } from '../helpers/lock-backends.js';
-import { parseRollout } from '../../src/common/history/rollout-reader.js';
+import { parseRollout } from '../../src/common/rollout/rollout-reader.js';
 import { holdFlock } from '../../bench/lib/flock-holder.js';
 import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';

@@ -38,7 +38,7 @@ test('every file of the bundle, the workers\' entries and piscina included, has 
   expect(files.sort()).toEqual(['cli.js', 'piscina/index.js', 'piscina/worker.js', 'thread-host.cjs', 'workers/line-parser.cjs', 'workers/stored-history.cjs', 'workers/thread-host.cjs']);
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'thread-host.cjs.map'), 'utf8')).sources).toContain('../../src/main/cli.ts');
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/thread-host.cjs.map'), 'utf8')).sources).toContain('../../../workers/thread-host.ts');
-  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/stored-history.cjs.map'), 'utf8')).sources).toContain('../../../src/stored-history/head-reads.ts');
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/stored-history.cjs.map'), 'utf8')).sources).toContain('../../../src/stored-reads/head-reads.ts');
   for (const file of files) {
     const map = JSON.parse(readFileSync(join(BUNDLE_DIR, `${file}.map`), 'utf8')) as { sources: string[] };
     const sources = map.sources.map((source) => resolve(dirname(join(BUNDLE_DIR, file)), source));

@@ -4,7 +4,7 @@
 // valid ids. The threads are rollouts written into the home with chosen times.
 import { appendFileSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
+import { rolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 import { fixedThreadId as id } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';

@@ -2,9 +2,9 @@
 // it (listedHead over every file of the walk, newest name first), and the summaries the history
 // tests check (each file stat'ed, newest first, ties by thread id).
 import type { RolloutSummary } from '../../src/common/stored-history-messages.js';
-import { listedHead, type HeadUse, type ListedRollout } from '../../src/stored-history/head-reads.js';
-import { ListingMemory } from '../../src/stored-history/listing-memory.js';
-import { RolloutHeads } from '../../src/stored-history/rollout-heads.js';
+import { listedHead, type HeadUse, type ListedRollout } from '../../src/stored-reads/head-reads.js';
+import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
+import { RolloutHeads } from '../../src/stored-reads/rollout-heads.js';
 
 export function listRolloutHeads(home: string, heads: RolloutHeads, use: HeadUse): ListedRollout[] {
   return new ListingMemory(heads).rolloutFiles(home).flatMap((file) => listedHead(file, null, heads, use) ?? []);

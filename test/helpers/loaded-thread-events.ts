@@ -1,7 +1,7 @@
 // Unit tests bring a LoadedThread into a state through the same event-named methods the host
 // calls (loaded-thread.ts has no public fields to set), with facts that do not matter to them.
 import type { ThreadSettings } from '../../src/common/actor-messages.js';
-import type { HistoryMode } from '../../src/common/history/rollout-reader.js';
+import type { HistoryMode } from '../../src/common/rollout/rollout-reader.js';
 import type { Turn, TurnId } from '../../src/common/wire-types.js';
 import type { EncodedJson } from '../../src/main/protocol/encoded-json.js';
 import type { LoadedThread } from '../../src/main/threads/loaded-thread.js';

@@ -2,7 +2,7 @@
 // where the host files a rollout created at `created`. Tests of listings write many of these.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { rolloutPathFor } from '../../src/common/history/rollout-path.js';
+import { rolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 
 export interface MinimalRollout {
   threadId: string;

@@ -6,12 +6,12 @@
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
-import { ListingMemory } from '../../src/stored-history/listing-memory.js';
-import { answerStoredHistory } from '../../src/stored-history/stored-history-jobs.js';
-import { StoredHistory } from '../../src/main/history/stored-history.js';
+import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
+import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.js';
+import { StoredHistory } from '../../src/main/stored-threads/stored-history.js';
 import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
-import { RolloutIndex } from '../../src/main/history/rollout-index.js';
-import { ThreadNames } from '../../src/main/history/thread-names.js';
+import { RolloutIndex } from '../../src/main/stored-threads/rollout-index.js';
+import { ThreadNames } from '../../src/main/stored-threads/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
 

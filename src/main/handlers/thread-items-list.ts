@@ -6,7 +6,7 @@ import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import type { threadItemsListParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { checkItemsRequest, itemsPage, type ItemsPageRequest } from '../../common/history/history-pages.js';
+import { checkItemsRequest, itemsPage, type ItemsPageRequest } from '../../common/rollout/history-pages.js';
 import { historyOf } from '../threads/thread-history.js';
 
 export async function threadItemsList(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadItemsListParams>): Promise<unknown> {

@@ -1,5 +1,5 @@
 // `thread/list`: materialized threads from the rollouts under sessions/, newest first by
-// default, paged as the reference pages them (src/stored-history/thread-page.ts, in the
+// default, paged as the reference pages them (src/stored-reads/thread-page.ts, in the
 // stored-history worker). Here the request is checked, with the reference's errors, and the
 // page is shown: loaded threads with their live status.
 import { namedModelProvider } from '../config/host-config.js';
@@ -12,8 +12,8 @@ import { storedThreadView } from '../../common/thread-object.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { withThreadName } from './thread-name.js';
 import { parseUuid } from '../protocol/uuid.js';
-import { pageSize } from '../../common/history/history-pages.js';
-import { INTERACTIVE_SOURCE_KINDS } from '../../common/history/session-source.js';
+import { pageSize } from '../../common/rollout/history-pages.js';
+import { INTERACTIVE_SOURCE_KINDS } from '../../common/rollout/session-source.js';
 
 type Params = ReturnType<typeof threadListParams>;
 

@@ -3,7 +3,7 @@
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
 import { namedModelProvider } from '../config/host-config.js';
-import type { HistoryMode } from '../../common/history/rollout-reader.js';
+import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';

@@ -3,7 +3,7 @@
 // commands for it wait for that (actor-link.ts). `thread/started` is broadcast after
 // the response. Nothing is written to disk until the first turn (lazy materialization).
 import { LoadedThread } from '../threads/loaded-thread.js';
-import { rolloutPathFor } from '../../common/history/rollout-path.js';
+import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';

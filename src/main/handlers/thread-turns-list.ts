@@ -5,7 +5,7 @@ import { invalidRequest, threadNotLoaded } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadTurnsListParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { turnsPage, type TurnsPageRequest } from '../../common/history/history-pages.js';
+import { turnsPage, type TurnsPageRequest } from '../../common/rollout/history-pages.js';
 import { historyOf } from '../threads/thread-history.js';
 
 export async function threadTurnsList(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadTurnsListParams>): Promise<unknown> {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
 import { builtin } from '../lazy-builtin.js';
-import { STORED_HISTORY_WORKERS } from '../history/stored-history.js';
+import { STORED_HISTORY_WORKERS } from '../stored-threads/stored-history.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
 export interface OpenFileLimit {

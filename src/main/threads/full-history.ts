@@ -4,7 +4,7 @@
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
 // and reused, also while the mirror is still being filled after the resume; only the turns run
 // since are serialized here.
-import { fullTurns } from '../../common/history/history-view.js';
+import { fullTurns } from '../../common/rollout/history-view.js';
 import type { Turn } from '../../common/wire-types.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { LoadedThread } from './loaded-thread.js';

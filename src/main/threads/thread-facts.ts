@@ -1,8 +1,8 @@
 // What a loaded thread is told by the events that shape it: who it is, how it runs, what a
 // resume read, how a turn ended, and the status clients see (loaded-thread.ts keeps them).
 import type { ThreadSettings } from '../../common/actor-messages.js';
-import type { HistoryMode } from '../../common/history/rollout-reader.js';
-import type { SessionSource } from '../../common/history/session-source.js';
+import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
+import type { SessionSource } from '../../common/rollout/session-source.js';
 import type { TokenUsageSnapshot } from '../../common/token-usage.js';
 import type { TurnError } from '../../common/wire-types.js';
 import type { EncodedJson } from '../protocol/encoded-json.js';

@@ -2,7 +2,7 @@
 // is loaded here (never asking its worker), else where its rollout is, for the stored-history
 // worker to read.
 import type { HostContext } from '../host-context.js';
-import type { HistorySource } from '../../common/history/history-pages.js';
+import type { HistorySource } from '../../common/rollout/history-pages.js';
 import { afterHistoryLoaded } from './pending-load.js';
 
 /**

@@ -3,7 +3,7 @@
 // asking the worker. It changes only through methods named for the actor's events; the
 // turn-level ones that also move the thread's status (accepted, started, ended) are
 // LoadedThread's, which extends this.
-import type { TurnPosition } from '../../common/history/rollout-reader.js';
+import type { TurnPosition } from '../../common/rollout/rollout-reader.js';
 import type { ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
 
 export class TurnMirror {

@@ -29,7 +29,7 @@ test('a host with an actor refuses to retire; once every actor closed it retires
   // No actor entry outlives its close.
   expect(await host.ping()).toBe(0);
   expect(await host.retire()).toBe('retiring');
-  // The answer goes out first; the worker exits on the next turn of the event loop.
+  // The answer goes out first; the worker exits in the next iteration of the event loop.
   expect(exits).toEqual([]);
   await new Promise((resolve) => setImmediate(resolve));
   expect(exits).toEqual(['exit']);

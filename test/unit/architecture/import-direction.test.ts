@@ -1,7 +1,7 @@
 // Where code runs is part of the design: src/main/ only on the host's main thread, src/actors/
 // and workers/thread-host.ts only inside pool workers, workers/line-parser.ts only inside the
 // main thread's line-parser worker (it parses huge input lines off the main thread),
-// src/stored-history/ and workers/stored-history.ts only inside the stored-history worker (it
+// src/stored-reads/ and workers/stored-history.ts only inside the stored-history worker (it
 // reads rollouts for thread/list and for reads of threads not loaded, synchronously: never on
 // the main thread), and
 // src/common/ on more than one of them, and src/client/ (a JSON-RPC client of the app server:
@@ -19,7 +19,7 @@ function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
   // Its own zone, not 'worker': it must load neither the host nor the actors, only the parser.
   if (path === 'workers/line-parser.ts') return 'lineParser';
-  if (path.startsWith('src/stored-history/') || path === 'workers/stored-history.ts') return 'storedHistory';
+  if (path.startsWith('src/stored-reads/') || path === 'workers/stored-history.ts') return 'storedHistory';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
   if (path.startsWith('src/common/')) return 'common';
   if (path.startsWith('src/client/')) return 'client';
@@ -79,7 +79,7 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'workers/line-parser.ts', "import { requestOf } from '../src/main/protocol/envelope.js';"),
       importsOf(ROOT, 'workers/line-parser.ts', "import { ActorHost } from '../src/actors/actor-host.js';"),
       importsOf(ROOT, 'workers/thread-host.ts', "import '../workers/line-parser.js';"),
-      importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../stored-history/thread-page.js';"),
+      importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../stored-reads/thread-page.js';"),
       importsOf(ROOT, 'workers/stored-history.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
       importsOf(ROOT, 'src/client/rpc-connection.ts', "import { Router } from '../main/router.js';"),
       importsOf(ROOT, 'src/actors/thread-actor.ts', "import { RpcConnection } from '../client/rpc-connection.js';"),
@@ -93,7 +93,7 @@ describe('the checker itself', () => {
       'workers/line-parser.ts -> src/main/protocol/envelope.ts',
       'workers/line-parser.ts -> src/actors/actor-host.ts',
       'workers/thread-host.ts -> workers/line-parser.ts',
-      'src/main/handlers/thread-list.ts -> src/stored-history/thread-page.ts',
+      'src/main/handlers/thread-list.ts -> src/stored-reads/thread-page.ts',
       'workers/stored-history.ts -> src/main/threads/directory.ts',
       'src/client/rpc-connection.ts -> src/main/router.ts',
       'src/actors/thread-actor.ts -> src/client/rpc-connection.ts',

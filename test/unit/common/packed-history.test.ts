@@ -2,8 +2,8 @@
 // order they give back every turn and position as they were, each slice near SLICE_BYTES
 // unless one turn alone is larger, and the figures beside them match the turns.
 import { expect, test } from 'vitest';
-import { lastOrdinals, sourceWithPositions } from '../../../src/common/history/history-pages.js';
-import type { TurnPosition } from '../../../src/common/history/turn-history-builder.js';
+import { lastOrdinals, sourceWithPositions } from '../../../src/common/rollout/history-pages.js';
+import type { TurnPosition } from '../../../src/common/rollout/turn-history-builder.js';
 import { packHistory, SLICE_BYTES } from '../../../src/common/packed-history.js';
 import { unpackSlice } from '../../../src/common/snapshot-decoder.js';
 import type { Turn, TurnId, UserMessageItem } from '../../../src/common/wire-types.js';

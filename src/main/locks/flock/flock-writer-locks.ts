@@ -4,7 +4,7 @@
 // under EXCLUSIVE coordination (see coordination-lock.ts for why).
 //
 // Every critical section below is synchronous: flock with LOCK_NB never blocks, and keeping
-// open+lock (or close+unlink) inside one turn of the event loop means nothing else in this
+// open+lock (or close+unlink) inside one iteration of the event loop means nothing else in this
 // process can interleave while we hold coordination. Only *waiting* is asynchronous, and that
 // is the poller's timer.
 import { closeSync, openSync, unlinkSync } from 'node:fs';

@@ -79,7 +79,7 @@ export class LockJanitor {
   add(path: string): void {
     if (this.#state.kind === 'stopped' || this.#entries.has(path)) return;
     this.#entries.set(path, { attempts: 0, dueAt: this.#clock.now() + this.#baseDelayMs });
-    // The timer is armed on the next turn of the event loop, not here: add() runs inside an
+    // The timer is armed in the next iteration of the event loop, not here: add() runs inside an
     // unload, before its thread/closed is written, and a process's first timer of this length
     // cost ~0.1 ms there. A burst of releases arms it once.
     if (this.#armQueued) return;

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { rolloutPathFor } from '../../../../src/common/history/rollout-path.js';
+import { rolloutPathFor } from '../../../../src/common/rollout/rollout-path.js';
 import type { Connection } from '../../../../src/main/connections.js';
 import { threadList } from '../../../../src/main/handlers/thread-list.js';
 import { threadListParams } from '../../../../src/main/protocol/method-params.js';

@@ -1,8 +1,8 @@
 // A loaded thread's full history reuses what a cold resume serialized, and serializes only the
 // turns run since: the bytes are exactly what serializing the whole history here would give.
 import { describe, expect, test } from 'vitest';
-import { fullTurns } from '../../../../src/common/history/history-view.js';
-import type { HistoryMode } from '../../../../src/common/history/rollout-reader.js';
+import { fullTurns } from '../../../../src/common/rollout/history-view.js';
+import type { HistoryMode } from '../../../../src/common/rollout/rollout-reader.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
 import { fullHistory } from '../../../../src/main/threads/full-history.js';

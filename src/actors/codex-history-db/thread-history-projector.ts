@@ -1,0 +1,180 @@
+// Keeps the reference's paginated history database current for one thread this actor writes:
+// after each batch of lines lands in the rollout, the new tail is projected into the database
+// as the reference would project it (projected-line.ts, projection-sql.ts), in one short
+// transaction, while this host still holds the thread's writer lock (the actor waits for
+// `flush()` before it reports a turn's end and goes quiet, which is what lets the host
+// release the lock).
+//
+//   batch lands ──► bytes kept ──► checkpoint read ──► tail cut and checked ──► BEGIN IMMEDIATE
+//                  (from memory; the file is read only when the checkpoint is behind them)
+//
+// It never holds anything up for long: the database's write lock is waited for up to the
+// connection's deadline, and a projection that loses that wait leaves the database as it was
+// (the reference catches up from the rollout at its next resume) and stops trying until the
+// next turn, so one turn waits for at most one deadline. Runs one at a time, coalesced: batches
+// that land while one runs are projected together by the next; a batch that makes no row
+// (session_meta, token_count) waits for the next one or for `flush()`.
+import { open } from 'node:fs/promises';
+import type { LogFn } from '../../common/log.js';
+import type { HistoryDatabase } from './history-database.js';
+import { projectTail, type Checkpoint } from './rollout-tail.js';
+
+// A catch-up that must read the rollout (a thread the reference never projected, or one whose
+// projection fell behind) reads at most this much: a long history the reference wrote itself
+// would be refused at its first record anyway, and the reference catches it up at its resume.
+const MAX_CATCH_UP_BYTES = 16 * 1024 * 1024;
+
+/** Bytes that landed in the rollout at `offset`, kept until they are projected. */
+interface Unprojected {
+  offset: number;
+  bytes: Buffer;
+}
+
+export interface ThreadHistoryProjectorOptions {
+  threadId: string;
+  rolloutPath: string;
+  database: HistoryDatabase;
+  /** False once the writer lock is gone (fenced, revoked): nothing more is written. */
+  holdsWriterLock: () => boolean;
+  log: LogFn;
+}
+
+export class ThreadHistoryProjector {
+  readonly #options: ThreadHistoryProjectorOptions;
+  #unprojected: Unprojected | null = null;
+  /** The end of the file as this host last wrote it. */
+  #landedEnd = 0;
+  #queued = false;
+  /** The queued projection must take everything (a flush), even lines that make no row. */
+  #complete = false;
+  #chain: Promise<void> = Promise.resolve();
+  /** A wait for the database's lock ran out this turn: no more tries until the next one. */
+  #deferred = false;
+  /** This thread's tail cannot be projected exactly (or the lock is gone): never again. */
+  #done = false;
+
+  constructor(options: ThreadHistoryProjectorOptions) {
+    this.#options = options;
+  }
+
+  /** The appender's hook: `bytes` reached the rollout at `offset`. */
+  landed(offset: number, bytes: Buffer): void {
+    if (this.#done) return;
+    const kept = this.#unprojected;
+    if (kept !== null && kept.offset + kept.bytes.length === offset) kept.bytes = Buffer.concat([kept.bytes, bytes]);
+    else this.#unprojected = { offset, bytes: Buffer.from(bytes) };
+    this.#landedEnd = offset + bytes.length;
+    this.#queue();
+  }
+
+  /** Settles once every landed batch has been projected or given up on. */
+  flush(): Promise<void> {
+    if (this.#unprojected !== null && !this.#done) this.#queue(true);
+    return this.#chain;
+  }
+
+  #queue(complete = false): void {
+    this.#complete ||= complete;
+    if (this.#queued) return;
+    this.#queued = true;
+    this.#chain = this.#chain.then(() => this.#project()).catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`));
+  }
+
+  /** A new turn: try again after a lost wait for the database's lock. */
+  nextTurn(): void {
+    this.#deferred = false;
+  }
+
+  /** The writer lock is gone: nothing more is projected. */
+  stop(): void {
+    this.#done = true;
+    this.#unprojected = null;
+  }
+
+  async #project(): Promise<void> {
+    this.#queued = false;
+    const complete = this.#complete;
+    this.#complete = false;
+    const { database, threadId } = this.#options;
+    if (this.#done || this.#deferred || !this.#options.holdsWriterLock()) return this.#forget();
+    const read = database.checkpoint(threadId);
+    if (read.kind === 'unusable') return this.#skip('database', read.reason);
+    const from: Checkpoint = read.at ?? { offset: 0, ordinal: 0 };
+    const end = this.#landedEnd;
+    if (from.offset === end) return this.#forget();
+    if (from.offset > end) return this.#stop(`its checkpoint (byte ${from.offset}) is past the end of the rollout (byte ${end})`);
+    const kept = this.#unprojected;
+    if ((kept === null || kept.offset > from.offset) && end - from.offset > MAX_CATCH_UP_BYTES) {
+      return this.#stop(`the rollout from its checkpoint (byte ${from.offset}) on is longer than this host reads back to catch up`);
+    }
+    const bytes = await this.#bytesBetween(from.offset, end);
+    const tail = projectTail(bytes, from);
+    if (tail.kind === 'refused') return this.#stop(`the rollout from byte ${from.offset} holds ${tail.reason}`);
+    // Lines that only move the checkpoint (session_meta, token_count) change no read: they
+    // wait for the next lines that do, or for the flush before the lock can be released,
+    // which saves a transaction each.
+    if (!complete && tail.lines.every((line) => line.turns.length === 0 && line.items.length === 0)) return;
+    // Checked again after the read: the lock may have gone while it ran.
+    if (!this.#options.holdsWriterLock()) return this.#forget();
+    const outcome = database.apply(threadId, from, tail.lines, tail.next);
+    switch (outcome.kind) {
+      case 'applied':
+        return this.#dropThrough(tail.next.offset);
+      case 'busy':
+        this.#deferred = true;
+        return this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');
+      case 'moved':
+        return this.#stop(`its checkpoint moved while this host held the writer lock (now ${JSON.stringify(outcome.found)})`);
+      case 'unusable':
+        return this.#skip('database', outcome.reason);
+    }
+  }
+
+  // The landed bytes from `start` on: from memory when they are all there, else from the file
+  // (a thread's first projection, or one after a skipped one).
+  async #bytesBetween(start: number, end: number): Promise<Buffer> {
+    const kept = this.#unprojected;
+    if (kept !== null && kept.offset <= start) return kept.bytes.subarray(start - kept.offset, end - kept.offset);
+    const file = await open(this.#options.rolloutPath, 'r');
+    try {
+      const bytes = Buffer.alloc(end - start);
+      for (let read = 0; read < bytes.length; ) {
+        const { bytesRead } = await file.read(bytes, read, bytes.length - read, start + read);
+        if (bytesRead === 0) throw new Error(`the rollout ends before byte ${end}`);
+        read += bytesRead;
+      }
+      return bytes;
+    } finally {
+      await file.close();
+    }
+  }
+
+  #dropThrough(offset: number): void {
+    const kept = this.#unprojected;
+    if (kept === null) return;
+    const end = kept.offset + kept.bytes.length;
+    this.#unprojected = offset >= end ? null : { offset, bytes: kept.bytes.subarray(offset - kept.offset) };
+  }
+
+  // What is not projected now is read back from the file next time.
+  #forget(): void {
+    this.#unprojected = null;
+  }
+
+  #skip(category: string, reason: string): void {
+    this.#forget();
+    this.#note(category, reason);
+  }
+
+  #stop(reason: string): void {
+    this.#done = true;
+    this.#forget();
+    this.#note('thread', reason);
+  }
+
+  #note(category: string, reason: string): void {
+    const { database, threadId, log } = this.#options;
+    if (!database.firstNotice(category)) return;
+    log('info', 'not projecting into the reference history database', { database: database.path, threadId, reason });
+  }
+}

@@ -1,0 +1,65 @@
+// The seam between a thread's turns and the lines that record them. A rollout is written in
+// one history format for its whole life (the reference's `session_meta.history_mode`); the
+// actor asks its format for the lines of each step of a turn and hands them to the appender.
+// The reference's two formats are the implementations: legacy-format.ts and
+// paginated-format.ts.
+import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
+import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
+import type { SessionMetaInput, TokenCountInput, TurnContextInput } from './rollout-lines.js';
+
+export type { SessionMetaInput, TokenCountInput, TurnContextInput };
+
+export type { HistoryMode };
+
+/** When a turn ran; seconds as the rollout stores them, plus the exact duration. */
+export interface TurnTiming {
+  turnId: string;
+  startedAtSec: number;
+  completedAtSec: number;
+  durationMs: number;
+}
+
+/** How a turn ended, as its client was told. */
+export type TurnEnd =
+  | { status: 'completed'; lastAgentMessage: string | null; timeToFirstTokenMs: number | null }
+  | { status: 'interrupted' }
+  /** `codexErrorInfo` in the rollout's snake_case spelling. */
+  | { status: 'failed'; message: string; codexErrorInfo: string | null };
+
+/** What opens a turn in the rollout. */
+export interface TurnStart {
+  threadId: string;
+  turnId: string;
+  startedAtMs: number;
+  context: TurnContextInput;
+  userItem: UserMessageItem;
+}
+
+/** Lines for one step of a turn, and which of them anchor a paged-history cursor. */
+export interface FormattedLines {
+  lines: string[];
+  /** Index in `lines` of the record a cursor points at for the turn (paginated: task_started). */
+  turnLine?: number;
+  /** Index in `lines` of the record a cursor points at for the item (paginated: item_completed). */
+  itemLine?: number;
+}
+
+/** Writes one thread's records in one history format. Each method returns whole JSONL lines. */
+export interface RolloutFormat {
+  readonly historyMode: HistoryMode;
+  /**
+   * Stamps a line with its ordinal as it is written; null for a format without ordinals. The
+   * appender calls it, because only the appender knows which lines really reached the file.
+   */
+  readonly stampOrdinal: ((line: string, ordinal: number) => string) | null;
+  /** The file's first record, written with the first turn. */
+  sessionMeta(meta: SessionMetaInput, nowMs: number): string[];
+  /** Opens a turn: its start, the settings it runs with, the user's message (the item). */
+  turnStart(start: TurnStart): FormattedLines;
+  /** The assistant's completed message (the item). */
+  agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
+  /** Token usage after a sampling. */
+  tokenCount(usage: TokenCountInput, turnId: string, nowMs: number): string[];
+  /** Closes a turn. */
+  turnEnd(timing: TurnTiming, end: TurnEnd, nowMs: number): string[];
+}

@@ -1,0 +1,39 @@
+// `thread/read`, `thread/turns/list` and `thread/items/list` of a thread that is not loaded:
+// its whole rollout read and replayed here, in the stored-history worker, and the result
+// serialized here too. A long thread's rollout is tens of megabytes; read, parsed and
+// stringified on the main thread that was half a second of every other client's wait per
+// request (`thread-host bench stored-read`). The main thread splices the bytes into its reply.
+import { readFileSync } from 'node:fs';
+import { ownedUtf8 } from '../common/encoded-content.js';
+import { RpcError } from '../common/errors.js';
+import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/rollout/history-pages.js';
+import { fullTurns } from '../common/rollout/history-view.js';
+import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
+import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
+import { storedThreadView } from '../common/thread-object.js';
+import { rolloutHead } from './head-reads.js';
+
+export function answerStoredRead(request: StoredRead): StoredHistoryReply {
+  const parsed = parseRollout(readFileSync(request.path, 'utf8'));
+  if (parsed.meta === null) return { kind: 'noRollout' };
+  const historyMode = historyModeOf(parsed.meta);
+  const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);
+  let result: unknown;
+  try {
+    result = resultOf(request, parsed, source);
+  } catch (error) {
+    if (error instanceof RpcError) return { kind: 'rpcError', ...error.toJSON() };
+    throw error;
+  }
+  return { kind: 'answer', json: ownedUtf8(JSON.stringify(result)), historyMode };
+}
+
+function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySource): unknown {
+  if (request.kind === 'turns') return turnsPage(source, request.page);
+  if (request.kind === 'items') return itemsPage(source, request.page);
+  const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
+  const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
+  // The name is the host's to know (session_index.jsonl, read at its start); it sends it along.
+  if (request.threadName !== null) thread.name = request.threadName;
+  return { thread };
+}

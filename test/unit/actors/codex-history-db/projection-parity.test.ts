@@ -1,0 +1,104 @@
+// thread-host's projection of a rollout it wrote, against the rows codex-cli 0.171.0 wrote for
+// the same rollout (test/fixtures/codex-history-db): every column of every row, and the
+// checkpoint, whether the tail arrives at once, line by line, or in the batches a turn writes.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { HistoryDatabase } from '../../../../src/actors/codex-history-db/history-database.js';
+import { projectTail } from '../../../../src/actors/codex-history-db/rollout-tail.js';
+import { ThreadHistoryProjector } from '../../../../src/actors/codex-history-db/thread-history-projector.js';
+import { createReferenceHistoryDb, fixtureBytes, fixtureText, threadRows } from '../../../helpers/reference-history-db.js';
+
+const ROLLOUT = fixtureBytes('thread-host-turns.jsonl');
+const REFERENCE = JSON.parse(fixtureText('thread-host-turns.rows.json')) as { threadId: string; turns: unknown[]; items: unknown[]; checkpoint: unknown };
+const THREAD = REFERENCE.threadId;
+
+let dir: string;
+let dbPath: string;
+let database: HistoryDatabase;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'history-db-'));
+  dbPath = join(dir, 'thread_history_1.sqlite');
+  createReferenceHistoryDb(dbPath);
+  database = new HistoryDatabase(dbPath, 250);
+});
+afterEach(() => {
+  database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Line boundaries of the fixture rollout, as byte offsets (0 first, the file's length last). */
+function lineEnds(): number[] {
+  const ends = [0];
+  for (let i = ROLLOUT.indexOf(0x0a); i !== -1; i = ROLLOUT.indexOf(0x0a, i + 1)) ends.push(i + 1);
+  return ends;
+}
+
+/** Projects the rollout in pieces ending at `cuts` (byte offsets), each in its own transaction. */
+function projectInPieces(cuts: number[]): void {
+  let from = { offset: 0, ordinal: 0 };
+  for (const end of cuts) {
+    const tail = projectTail(ROLLOUT.subarray(from.offset, end), from);
+    if (tail.kind !== 'tail') throw new Error(tail.reason);
+    expect(database.apply(THREAD, from, tail.lines, tail.next)).toEqual({ kind: 'applied' });
+    from = tail.next;
+  }
+}
+
+const expected = { turns: REFERENCE.turns, items: REFERENCE.items, checkpoint: REFERENCE.checkpoint };
+
+describe('the projection of a rollout thread-host wrote', () => {
+  test('in one transaction is the reference\'s rows', () => {
+    projectInPieces([ROLLOUT.length]);
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('one line per transaction is the same rows', () => {
+    projectInPieces(lineEnds().slice(1));
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('a piece ending mid-line leaves that line for the next one', () => {
+    const ends = lineEnds();
+    projectInPieces([ends[5]! + 17, ends[20]! - 3, ROLLOUT.length]);
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('through the actor\'s projector, batch by batch from memory, is the same rows', async () => {
+    const projector = projectorFor(join(dir, 'absent.jsonl'));
+    const ends = lineEnds();
+    // The batches a turn writes are a few lines each; one line each is the finest split.
+    for (let i = 1; i < ends.length; i += 1) {
+      projector.landed(ends[i - 1]!, ROLLOUT.subarray(ends[i - 1]!, ends[i]!));
+      await projector.flush();
+    }
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('the first projection of a thread reads the rollout from byte 0; later ones use what landed', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    writeFileSync(path, ROLLOUT);
+    const projector = projectorFor(path);
+    const ends = lineEnds();
+    const last = ends[ends.length - 2]!;
+    projector.landed(last, ROLLOUT.subarray(last));
+    await projector.flush();
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('a checkpoint behind what landed is caught up from the file', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    writeFileSync(path, ROLLOUT);
+    const ends = lineEnds();
+    projectInPieces([ends[10]!]);
+    const projector = projectorFor(path);
+    projector.landed(ends[30]!, ROLLOUT.subarray(ends[30]!));
+    await projector.flush();
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+});
+
+function projectorFor(rolloutPath: string): ThreadHistoryProjector {
+  return new ThreadHistoryProjector({ threadId: THREAD, rolloutPath, database, holdsWriterLock: () => true, log: () => undefined });
+}
