@@ -6,8 +6,7 @@
 import type { ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from '../common/errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
-import { stringifyWithEncoded } from './protocol/encoded-json.js';
-import { RawJson } from './protocol/raw-json.js';
+import { EncodedJson, stringifyWithEncoded } from './protocol/encoded-json.js';
 import type { WireMessage } from './transport/transport.js';
 
 export type { RequestId };
@@ -24,8 +23,8 @@ export class Outgoing {
     const target = this.connections.get(connection);
     if (target === undefined) return;
     const head = `{"id":${requestIdJson(id)},"result":`;
-    if (result instanceof RawJson) {
-      target.send(`${head}${result.json}}`);
+    if (result instanceof EncodedJson && result.text !== null) {
+      target.send(`${head}${result.text}}`);
       return;
     }
     // A handler that returns nothing still answers with a JSON value, never a bare `{"id"}`. A

@@ -4,7 +4,7 @@ import type { Connection } from '../connections.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { threadLoadedListParams } from '../protocol/method-params.js';
-import { RawJson } from '../protocol/raw-json.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
 import { parseUuid } from '../protocol/uuid.js';
 import type { LoadedPage } from '../threads/directory.js';
 
@@ -12,11 +12,11 @@ export function threadLoadedList(
   ctx: HostContext,
   _connection: Connection,
   params: ReturnType<typeof threadLoadedListParams>,
-): LoadedPage | RawJson {
+): LoadedPage | EncodedJson {
   // The reference answers an empty list before it looks at the cursor.
   if (ctx.directory.loadedCount === 0) return { data: [], nextCursor: null };
   if (params.cursor !== null && !parseUuid(params.cursor).ok) throw invalidRequest(`invalid cursor: ${params.cursor}`);
   // The whole list, the common poll, is answered from its cached serialization.
-  if (params.cursor === null && (params.limit === null || params.limit >= ctx.directory.loadedCount)) return new RawJson(ctx.directory.fullPageJson());
+  if (params.cursor === null && (params.limit === null || params.limit >= ctx.directory.loadedCount)) return ctx.directory.fullPage();
   return ctx.directory.page(params.cursor, params.limit);
 }

@@ -1,6 +1,7 @@
-// JSON that arrives already serialized and UTF-8 encoded (a large turn input, encoded in its
-// pool worker: src/common/encoded-content.ts) and is spliced into an outgoing message as bytes,
-// so the main thread neither escapes nor encodes it.
+// JSON that is already serialized, spliced into an outgoing message as it is, so the main
+// thread neither serializes, escapes nor encodes it again: UTF-8 bytes that arrive encoded (a
+// large turn input, encoded in its pool worker: src/common/encoded-content.ts), or text the
+// host keeps serialized (the unpaged thread/loaded/list, which Outgoing sends as a string).
 //
 // JSON.stringify cannot emit raw text, so an EncodedJson serializes as a marker string, then
 // replaced by the bytes. Markers are counted: a client string that happened to equal one would
@@ -16,20 +17,27 @@ const MARKER = `\u0000encoded-json:${Math.random().toString(36).slice(2)}${Date.
 const SERIALIZED_MARKER = JSON.stringify(MARKER);
 
 export class EncodedJson {
-  /** The JSON's bytes in order, sent as they are: one value may be kept in several pieces. */
-  readonly parts: readonly Buffer[];
+  #parts: readonly Buffer[] | null;
+  /** Set when the JSON was made as text (a reply the host keeps serialized): sent as that text. */
+  readonly text: string | null;
 
   /**
-   * `bytes` must be valid JSON in UTF-8, or pieces that are once joined: the creator vouches
-   * for it. Pieces are never joined to be sent.
+   * `json` must be valid JSON (text, UTF-8 bytes, or pieces that are once joined): the creator
+   * vouches for it. Pieces are never joined to be sent.
    */
-  constructor(bytes: Buffer | readonly Buffer[]) {
-    this.parts = Buffer.isBuffer(bytes) ? [bytes] : bytes.filter((part) => part.length > 0);
+  constructor(json: string | Buffer | readonly Buffer[]) {
+    this.text = typeof json === 'string' ? json : null;
+    this.#parts = typeof json === 'string' ? null : Buffer.isBuffer(json) ? [json] : json.filter((part) => part.length > 0);
   }
 
   /** JSON bytes that crossed from a worker (a plain Uint8Array, without Buffer's methods), not copied. */
   static of(bytes: Uint8Array): EncodedJson {
     return new EncodedJson(bufferView(bytes));
+  }
+
+  /** The JSON's bytes in order, sent as they are: one value may be kept in several pieces. */
+  get parts(): readonly Buffer[] {
+    return (this.#parts ??= [Buffer.from(this.text!)]);
   }
 
   /** The bytes in one buffer (joined, when in pieces: for the rare reader that needs them whole). */

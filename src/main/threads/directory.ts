@@ -3,6 +3,7 @@
 // each connection subscribes to. Everything here is synchronous and in memory.
 import type { ConnectionId } from '../connections.js';
 import type { LoadedThread } from './loaded-thread.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
 
 /** A page of loaded thread ids, as `thread/loaded/list` returns it. */
 export interface LoadedPage {
@@ -15,7 +16,7 @@ export class ThreadDirectory {
   /** Ids of threads in `loaded` or `unloading`, kept sorted as strings. */
   readonly #listed: string[] = [];
   /** The whole list as `thread/loaded/list` answers it unpaged, serialized once per change of the list. */
-  #fullPageJson: string | null = null;
+  #fullPage: EncodedJson | null = null;
 
   get(id: string): LoadedThread | undefined {
     return this.#threads.get(id);
@@ -32,7 +33,7 @@ export class ThreadDirectory {
     const index = lowerBound(this.#listed, thread.id);
     if (this.#listed[index] !== thread.id) {
       this.#listed.splice(index, 0, thread.id);
-      this.#fullPageJson = null;
+      this.#fullPage = null;
     }
   }
 
@@ -43,7 +44,7 @@ export class ThreadDirectory {
     const index = lowerBound(this.#listed, thread.id);
     if (this.#listed[index] === thread.id) {
       this.#listed.splice(index, 1);
-      this.#fullPageJson = null;
+      this.#fullPage = null;
     }
     return true;
   }
@@ -71,11 +72,12 @@ export class ThreadDirectory {
 
   /**
    * Every loaded id, serialized as the unpaged page (`{"data":[…],"nextCursor":null}`). Kept
-   * until the list changes: at 10,000 threads serializing it costs ~0.6 ms and 390 KB of
-   * garbage per request, and clients that poll the whole list ask again and again.
+   * until the list changes: clients that poll the whole list ask again and again, and at
+   * thousands of threads serializing it per request was the list's largest cost (bench case
+   * `scale`, the full list).
    */
-  fullPageJson(): string {
-    return (this.#fullPageJson ??= JSON.stringify(this.page(null, null)));
+  fullPage(): EncodedJson {
+    return (this.#fullPage ??= new EncodedJson(JSON.stringify(this.page(null, null))));
   }
 
   /**

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ConnectionTable, type Connection } from '../../../src/main/connections.js';
 import { Outgoing } from '../../../src/main/outgoing.js';
 import { EncodedJson } from '../../../src/main/protocol/encoded-json.js';
-import { RawJson } from '../../../src/main/protocol/raw-json.js';
 import type { WireMessage } from '../../../src/main/transport/transport.js';
 
 function table(count: number): { connections: ConnectionTable; received: WireMessage[][]; opened: Connection[] } {
@@ -50,14 +49,14 @@ describe('Outgoing', () => {
     expect(stamped).toBe(0);
   });
 
-  it('replies with a result serialized, an absent one as null, a RawJson verbatim, and an EncodedJson (whole or within) as its bytes', () => {
+  it('replies with a result serialized, an absent one as null, an EncodedJson made as text verbatim, and an EncodedJson (whole or within) as its bytes', () => {
     const { connections, received, opened } = table(1);
     const outgoing = new Outgoing(connections, () => 42);
     const id = opened[0]!.id;
     const bytes = Buffer.from('{"thread":{"turns":["é"]}}');
     outgoing.reply(id, 1, { data: [], nextCursor: null });
     outgoing.reply(id, 'two', undefined);
-    outgoing.reply(id, 3, new RawJson('{"data":["x"],"nextCursor":null}'));
+    outgoing.reply(id, 3, new EncodedJson('{"data":["x"],"nextCursor":null}'));
     outgoing.reply(id, 4, new EncodedJson(bytes));
     outgoing.reply(id, 5, { page: new EncodedJson(bytes), more: true });
     const lines = received[0]!.map((message) => (typeof message === 'string' ? message : Buffer.concat(Array.isArray(message) ? message : [message as Buffer]).toString('utf8')));

@@ -187,20 +187,20 @@ describe('ThreadDirectory.subscribedBy', () => {
   });
 });
 
-describe('ThreadDirectory.fullPageJson', () => {
+describe('ThreadDirectory.fullPage', () => {
   test('is the unpaged page serialized, and follows every change of the list', () => {
     const { directory, threads } = directoryWith(B, A);
-    expect(directory.fullPageJson()).toBe(JSON.stringify({ data: [A, B], nextCursor: null }));
+    expect(directory.fullPage().text).toBe(JSON.stringify({ data: [A, B], nextCursor: null }));
     // The same text while nothing changed (served from the cache).
-    expect(directory.fullPageJson()).toBe(directory.fullPageJson());
+    expect(directory.fullPage()).toBe(directory.fullPage());
     const c = new LoadedThread(C, 0);
     directory.register(c);
     directory.list(c);
-    expect(directory.fullPageJson()).toBe(JSON.stringify({ data: [A, B, C], nextCursor: null }));
+    expect(directory.fullPage().text).toBe(JSON.stringify({ data: [A, B, C], nextCursor: null }));
     directory.remove(threads.get(A)!);
-    expect(directory.fullPageJson()).toBe(JSON.stringify({ data: [B, C], nextCursor: null }));
+    expect(directory.fullPage().text).toBe(JSON.stringify({ data: [B, C], nextCursor: null }));
     // Listing a listed thread again changes nothing.
     directory.list(c);
-    expect(directory.fullPageJson()).toBe(JSON.stringify({ data: [B, C], nextCursor: null }));
+    expect(directory.fullPage().text).toBe(JSON.stringify({ data: [B, C], nextCursor: null }));
   });
 });
