@@ -42,6 +42,8 @@ export interface ThreadFilter {
 /** Main → worker: one page of `thread/list`. */
 export interface ThreadPageQuery {
   home: string;
+  /** List <home>/archived_sessions instead of <home>/sessions. */
+  archived: boolean;
   filter: ThreadFilter;
   /** config.toml's `model_provider`, or null when it names none (see threadProviderOf). */
   namedModelProvider: string | null;

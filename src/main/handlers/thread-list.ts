@@ -26,11 +26,12 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   if (params.sortKey === 'section_position' && params.sectionId === null) throw invalidRequest('section-position sorting requires a section filter');
   const after = params.cursor === null ? null : parseCursor(params.cursor);
   // Pages known to be empty are answered here, not by walking every rollout: thread-host
-  // archives nothing, keeps no sections (the interactive client asks for its "Pinned" one at
-  // start), and an empty id list includes nothing.
-  if (params.archived === true || params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
+  // keeps no sections (the interactive client asks for its "Pinned" one at start), and an
+  // empty id list includes nothing.
+  if (params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
+    archived: params.archived === true,
     filter: {
       includedIds,
       excludedIds,

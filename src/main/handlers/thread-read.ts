@@ -11,6 +11,7 @@ import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { withThreadName } from './thread-name.js';
+import { findArchivedRollout } from '../history/archived-rollouts.js';
 import { fullHistory } from '../threads/full-history.js';
 import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
 
@@ -34,7 +35,8 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
     const turns = params.includeTurns ? fullHistory(thread) : null;
     return { thread: withThreadName(ctx, loadedThreadView(thread, turns)) };
   }
-  const path = await ctx.rollouts.find(id);
+  // An archived thread is read where the archive keeps it, as the reference reads it.
+  const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
   if (path === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.

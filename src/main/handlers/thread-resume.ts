@@ -7,7 +7,8 @@ import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
-import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
+import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
+import { findArchivedRollout } from '../history/archived-rollouts.js';
 import { startsWithSessionMeta } from '../history/rollout-locator.js';
 import { paginatedCursor } from '../../common/history/history-cursors.js';
 import { lastOrdinals, type LastOrdinals } from '../../common/history/history-pages.js';
@@ -99,6 +100,7 @@ async function coldResume(
   const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
   if (path === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
+    if (found === null && (await findArchivedRollout(ctx.home, thread.id)) !== null) throw threadArchived(thread.id);
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();

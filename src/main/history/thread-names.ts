@@ -7,12 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogFn } from '../../common/log.js';
-import { internalError } from '../../common/errors.js';
 import { fsPromises } from '../lazy-builtin.js';
+import { withFsDeadline } from './fs-deadline.js';
 
 const FILE = 'session_index.jsonl';
-// An append to a local file takes far less; past this the rename is reported as failed.
-const APPEND_DEADLINE_MS = 10_000;
 
 export class ThreadNames {
   readonly #names = new Map<string, string>();
@@ -37,17 +35,7 @@ export class ThreadNames {
   /** Appends the rename to the index, then remembers it; rejects when the append fails. */
   async set(threadId: string, name: string, nowMs: number): Promise<void> {
     const line = JSON.stringify({ id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(internalError(`writing ${this.#path} took longer than ${APPEND_DEADLINE_MS} ms`)), APPEND_DEADLINE_MS);
-    });
-    try {
-      await Promise.race([fsPromises().appendFile(this.#path, `${line}\n`, { flag: 'a' }), deadline]);
-    } catch (error) {
-      throw error instanceof Error && error.name === 'RpcError' ? error : internalError(`failed to write ${this.#path}: ${String(error)}`);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withFsDeadline(fsPromises().appendFile(this.#path, `${line}\n`, { flag: 'a' }), `writing ${this.#path}`);
     this.#names.set(threadId.toLowerCase(), name);
   }
 

@@ -3,9 +3,10 @@
 
 /**
  * Why a thread left memory. The first reason given wins. 'lockLost': the writer lock was
- * compromised (its heartbeat failed, or another host took it over).
+ * compromised (its heartbeat failed, or another host took it over). 'archived': a client
+ * archived it (thread/archive unloads a loaded thread before it moves the rollout).
  */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost';
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =

@@ -64,6 +64,7 @@ function legacyRollout(): string {
 
 const query = (at: string, size = 2): ThreadPageQuery => ({
   home: at,
+  archived: false,
   filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
   namedModelProvider: null,
   byCreation: true,
