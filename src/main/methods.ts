@@ -26,6 +26,7 @@ import {
 import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
 import { threadNameSet } from './handlers/thread-name.js';
 import { threadArchive, threadUnarchive } from './handlers/thread-archive.js';
+import { threadDelete } from './handlers/thread-delete.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -78,6 +79,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
   ['thread/archive', spec(P.threadIdParams, threadArchive)],
   ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],
+  ['thread/delete', spec(P.threadIdParams, threadDelete)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
 ]);

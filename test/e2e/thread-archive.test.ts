@@ -2,21 +2,17 @@
 // (test/fixtures/reference-answers/thread-archive.jsonl, replayed step by step on thread-host
 // with the same normalization), the archive's layout on disk, and its durability: an archived
 // thread stays archived through a restart, and one the reference archived is seen archived.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { fixedThreadId } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
+import { readRecording, replay } from '../helpers/reference-replay.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
-const FIXTURES = new URL('../fixtures/reference-answers/', import.meta.url);
-type Step = { method?: string; params?: Message | string; projected?: boolean; answer?: Message; notifications?: Message[] };
-const steps: Step[] = readFileSync(new URL('thread-archive.jsonl', FIXTURES), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Step);
+const steps = readRecording('thread-archive.jsonl');
 
 // The recording's projections (README there).
 const threadOf = (r: Message) => ({ id: r.thread.id, path: r.thread.path, status: r.thread.status, preview: r.thread.preview, forkedFromId: r.thread.forkedFromId, name: r.thread.name, turns: r.thread.turns });
@@ -42,36 +38,8 @@ test('archive and unarchive answer as the reference does, step by step', async (
     await turn(server, thread.id, 'hello');
     const { thread: held } = await other.request('thread/start', {});
     await turn(other, held.id, 'held by another process');
-    const ids: Record<string, string> = { '<thread>': thread.id, '<other>': held.id };
-    const normalized = (value: unknown): unknown => {
-      let text = JSON.stringify(value)
-        .replaceAll(home, '$CODEX_HOME')
-        .replace(/sessions\/\d{4}\/\d\d\/\d\d\//g, 'sessions/<date>/')
-        .replace(/rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-/g, 'rollout-<time>-');
-      for (const [label, id] of Object.entries(ids)) text = text.replaceAll(id, label);
-      return JSON.parse(text);
-    };
-    const concrete = (value: unknown): Message => {
-      let text = JSON.stringify(value);
-      for (const [label, id] of Object.entries(ids)) text = text.replaceAll(label, id);
-      return JSON.parse(text);
-    };
-    let seen = server.notifications().length;
-    for (const step of steps) {
-      if (step.notifications !== undefined) {
-        // Notifications follow the reply in the same burst: wait for the last one expected.
-        const last = step.notifications.at(-1)!;
-        await server.waitForNotification(last.method, (p: Message) => p.threadId === concrete(last.params).threadId);
-        const got = server.notifications().slice(seen).filter((n) => String(n.method).startsWith('thread/'));
-        expect(normalized(got.map((n) => ({ method: n.method, params: n.params })))).toEqual(step.notifications);
-        continue;
-      }
-      seen = server.notifications().length;
-      const reply = await server.requestRaw(step.method!, step.params === '<absent>' ? undefined : concrete(step.params));
-      const project = step.method === 'thread/list' ? listed : threadOf;
-      const answer = reply.error ? { error: reply.error } : { result: step.projected ? project(reply.result) : reply.result };
-      expect(normalized(answer), `${step.method} ${JSON.stringify(step.params)}`).toEqual(step.answer);
-    }
+    const ids = { '<thread>': thread.id, '<other>': held.id };
+    await replay(steps, { server, home, ids, project: (method, result) => (method === 'thread/list' ? listed(result) : threadOf(result)) });
     expect(await other.close()).toBe(0);
     expect(await server.close()).toBe(0);
   } finally {

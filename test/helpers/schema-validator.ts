@@ -22,6 +22,7 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/name/set': 'ThreadSetNameResponse',
   'thread/archive': 'ThreadArchiveResponse',
   'thread/unarchive': 'ThreadUnarchiveResponse',
+  'thread/delete': 'ThreadDeleteResponse',
 };
 
 // Methods whose response schema is checked against the experimental bundle

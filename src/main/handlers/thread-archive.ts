@@ -10,20 +10,18 @@
 //     everyone hears `thread/unarchived`. "no archived rollout found" when there is none.
 // The archive is the directory itself, so it survives unloads and restarts, and the reference
 // reading the same home sees the same threads archived.
-import { namedModelProvider, resolveHostConfig } from '../config/host-config.js';
+import { namedModelProvider } from '../config/host-config.js';
 import type { Connection } from '../connections.js';
-import { activeWriter, internalError, invalidRequest, noRolloutFound } from '../../common/errors.js';
+import { invalidRequest, noRolloutFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { AfterReply } from '../methods.js';
 import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { archiveRollout, findArchivedRollout, unarchiveRollout } from '../history/archived-rollouts.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
+import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 
 type Params = ReturnType<typeof threadIdParams>;
-
-// The lock is taken only to move a file; a thread whose lock is busy is refused at once.
-const FALLBACK_LOCK_TIMEOUT_MS = 30_000;
 
 export async function threadArchive(ctx: HostContext, _connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
@@ -36,14 +34,7 @@ export async function threadArchive(ctx: HostContext, _connection: Connection, p
   }
   const path = await ctx.rollouts.find(id);
   if (path === null) throw noRolloutFound(id);
-  const acquired = await ctx.locks.acquire(id, { timeoutMs: lockTimeoutMs(ctx) });
-  if (acquired.kind === 'activeWriter') throw activeWriter(id);
-  if (acquired.kind === 'timedOut') throw internalError(`timed out waiting for the writer lock of thread ${id}${acquired.cause ? ` (${acquired.cause})` : ''}`);
-  try {
-    await archiveRollout(ctx.home, path);
-  } finally {
-    ctx.locks.release(acquired.lock);
-  }
+  await withBriefWriterLock(ctx, id, () => archiveRollout(ctx.home, path));
   afterReply(() => ctx.outgoing.broadcast('thread/archived', { threadId: id }));
   return {};
 }
@@ -61,12 +52,4 @@ export async function threadUnarchive(ctx: HostContext, _connection: Connection,
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   afterReply(() => ctx.outgoing.broadcast('thread/unarchived', { threadId: id }));
   return answer.result;
-}
-
-function lockTimeoutMs(ctx: HostContext): number {
-  try {
-    return resolveHostConfig(ctx.configDocument).writerLockTimeoutMs;
-  } catch {
-    return FALLBACK_LOCK_TIMEOUT_MS; // an invalid configuration is thread/start's to report
-  }
 }

@@ -39,6 +39,30 @@ export class ThreadNames {
     this.#names.set(threadId.toLowerCase(), name);
   }
 
+  /**
+   * Forgets the thread's name, as the reference does when it deletes a thread: the index is
+   * written again without the thread's lines (to a temporary file renamed over it, so a reader
+   * never sees half of it). Lines of other threads, and lines this host cannot parse, stay.
+   */
+  async forget(threadId: string): Promise<void> {
+    const id = threadId.toLowerCase();
+    let text: string;
+    try {
+      text = await withFsDeadline(fsPromises().readFile(this.#path, 'utf8'), `reading ${this.#path}`);
+    } catch (error) {
+      if (this.#names.has(id)) throw error;
+      return; // no index, and no name here: nothing to forget
+    }
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const kept = lines.filter((line) => idOf(line) !== id);
+    if (kept.length !== lines.length) {
+      const temporary = `${this.#path}.${process.pid}.tmp`;
+      await withFsDeadline(fsPromises().writeFile(temporary, kept.map((line) => `${line}\n`).join('')), `writing ${temporary}`);
+      await withFsDeadline(fsPromises().rename(temporary, this.#path), `replacing ${this.#path}`);
+    }
+    this.#names.delete(id);
+  }
+
   // Lines that are not a rename (blank, torn by a crash, another shape) are skipped.
   #learn(line: string): void {
     if (line.trim() === '') return;
@@ -48,6 +72,16 @@ export class ThreadNames {
     } catch {
       // skipped
     }
+  }
+}
+
+/** The lower-case thread id a line of the index names, or null for a line that names none. */
+function idOf(line: string): string | null {
+  try {
+    const entry = JSON.parse(line) as { id?: unknown };
+    return typeof entry.id === 'string' ? entry.id.toLowerCase() : null;
+  } catch {
+    return null;
   }
 }
 
