@@ -27,6 +27,7 @@ import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-
 import { threadNameSet } from './handlers/thread-name.js';
 import { threadArchive, threadUnarchive } from './handlers/thread-archive.js';
 import { threadDelete } from './handlers/thread-delete.js';
+import { threadMetadataUpdate } from './handlers/thread-metadata-update.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -80,6 +81,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/archive', spec(P.threadIdParams, threadArchive)],
   ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],
   ['thread/delete', spec(P.threadIdParams, threadDelete)],
+  ['thread/metadata/update', spec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
 ]);

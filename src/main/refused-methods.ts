@@ -73,7 +73,7 @@ const REASONS: Record<string, readonly string[]> = {
     'thread/realtime/stop', 'thread/realtime/list', 'thread/realtime/listVoices',
   ],
   [NO_THREAD_EDITS]: [
-    'thread/fork', 'thread/metadata/update', 'thread/attachment/add',
+    'thread/fork', 'thread/attachment/add',
     'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove', 'thread/compact/start',
     'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],

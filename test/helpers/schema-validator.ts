@@ -23,6 +23,7 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/archive': 'ThreadArchiveResponse',
   'thread/unarchive': 'ThreadUnarchiveResponse',
   'thread/delete': 'ThreadDeleteResponse',
+  'thread/metadata/update': 'ThreadMetadataUpdateResponse',
 };
 
 // Methods whose response schema is checked against the experimental bundle

@@ -10,7 +10,6 @@
 //     everyone hears `thread/unarchived`. "no archived rollout found" when there is none.
 // The archive is the directory itself, so it survives unloads and restarts, and the reference
 // reading the same home sees the same threads archived.
-import { namedModelProvider } from '../config/host-config.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, noRolloutFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -20,6 +19,7 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import { archiveRollout, findArchivedRollout, unarchiveRollout } from '../history/archived-rollouts.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
+import { storedThreadRead } from './shown-thread.js';
 
 type Params = ReturnType<typeof threadIdParams>;
 
@@ -45,10 +45,7 @@ export async function threadUnarchive(ctx: HostContext, _connection: Connection,
   if (archived === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
   const path = await unarchiveRollout(ctx.home, archived, ctx.clock.now());
   ctx.rollouts.remember(id, path);
-  const answer = await ctx.storedHistory.read(
-    { kind: 'read', threadId: id, path, includeTurns: false, namedModelProvider: namedModelProvider(ctx.configDocument), threadName: ctx.threadNames.get(id) },
-    'thread/unarchive',
-  );
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, path, false), 'thread/unarchive');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   afterReply(() => ctx.outgoing.broadcast('thread/unarchived', { threadId: id }));
   return answer.result;

@@ -27,6 +27,7 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
   await withBriefWriterLock(ctx, id, async () => {
     if (path !== null) await withFsDeadline(fsPromises().unlink(path), `removing ${path}`);
     await ctx.threadNames.forget(id);
+    await ctx.threadMetadata.forget(id, ctx.clock.now());
   });
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
   return {};

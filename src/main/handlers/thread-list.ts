@@ -10,7 +10,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadListParams } from '../protocol/method-params.js';
 import { storedThreadView } from '../../common/thread-object.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
-import { withThreadName } from './thread-name.js';
+import { withThreadFacts } from './shown-thread.js';
 import { parseUuid } from '../protocol/uuid.js';
 import { pageSize } from '../../common/history/history-pages.js';
 import { INTERACTIVE_SOURCE_KINDS } from '../../common/history/session-source.js';
@@ -64,9 +64,9 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   if (loaded?.readsFromMirror) {
-    return withThreadName(ctx, loadedThreadView(loaded, null));
+    return withThreadFacts(ctx, loadedThreadView(loaded, null));
   }
-  return withThreadName(ctx, storedThreadView(summary, [], namedProvider));
+  return withThreadFacts(ctx, storedThreadView(summary, [], namedProvider));
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */

@@ -18,7 +18,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
-import { withThreadName } from './thread-name.js';
+import { withThreadFacts } from './shown-thread.js';
 import { fullHistory } from '../threads/full-history.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
@@ -165,7 +165,7 @@ function resumeResponse(ctx: HostContext, thread: LoadedThread, turns: Turn[] | 
   const settings = thread.settings!;
   return {
     // What a cold resume read goes as the pool worker serialized it (full-history.ts).
-    thread: withThreadName(ctx, loadedThreadView(thread, turns)),
+    thread: withThreadFacts(ctx, loadedThreadView(thread, turns)),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',

@@ -4,11 +4,11 @@
 // the last line of an id naming it. The file is read once at start; after that names are
 // answered from memory, and a rename is an append (a line this short is written in one
 // write(2) with O_APPEND, so it never interleaves with another process's appends).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogFn } from '../../common/log.js';
 import { fsPromises } from '../lazy-builtin.js';
 import { withFsDeadline } from './fs-deadline.js';
+import { appendLine, readLinesAtStart } from './home-lines.js';
 
 const FILE = 'session_index.jsonl';
 
@@ -18,13 +18,7 @@ export class ThreadNames {
 
   constructor(home: string, log: LogFn) {
     this.#path = join(home, FILE);
-    let text = '';
-    try {
-      text = readFileSync(this.#path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log('warn', 'cannot read thread names', { path: this.#path, error: String(error) });
-    }
-    for (const line of text.split('\n')) this.#learn(line);
+    for (const line of readLinesAtStart(this.#path, log, 'thread names')) this.#learn(line);
   }
 
   /** The thread's name, or null when it has none. */
@@ -34,8 +28,7 @@ export class ThreadNames {
 
   /** Appends the rename to the index, then remembers it; rejects when the append fails. */
   async set(threadId: string, name: string, nowMs: number): Promise<void> {
-    const line = JSON.stringify({ id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
-    await withFsDeadline(fsPromises().appendFile(this.#path, `${line}\n`, { flag: 'a' }), `writing ${this.#path}`);
+    await appendLine(this.#path, { id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
     this.#names.set(threadId.toLowerCase(), name);
   }
 

@@ -7,6 +7,7 @@ import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../history/rollout-index.js';
+import { ThreadMetadata } from '../history/thread-metadata.js';
 import { ThreadNames } from '../history/thread-names.js';
 import { StoredHistory } from '../history/stored-history.js';
 import type { HostContext } from '../host-context.js';
@@ -107,6 +108,7 @@ export function buildHost(
     locks,
     rollouts: new RolloutIndex(options.home),
     threadNames: new ThreadNames(options.home, log),
+    threadMetadata: new ThreadMetadata(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
