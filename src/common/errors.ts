@@ -47,6 +47,8 @@ export const overloaded = (): RpcError => new RpcError(ErrorCode.Overloaded, 'Se
 export const threadNotLoaded = (id: string): RpcError => invalidRequest(`thread not loaded: ${id}`);
 export const threadNotFound = (id: string): RpcError => invalidRequest(`thread not found: ${id}`);
 export const noRolloutFound = (id: string): RpcError => invalidRequest(`no rollout found for thread id ${id}`);
+export const threadArchived = (id: string): RpcError =>
+  invalidRequest(`session ${id} is archived. Run \`codex unarchive ${id}\` to unarchive it first.`);
 export const activeWriter = (id: string): RpcError => invalidRequest(`thread ${id} already has an active writer`);
 export const threadClosing = (id: string): RpcError =>
   invalidRequest(`thread ${id} is closing; retry thread/resume after the thread is closed`);

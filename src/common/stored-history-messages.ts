@@ -42,6 +42,8 @@ export interface ThreadFilter {
 /** Main → worker: one page of `thread/list`. */
 export interface ThreadPageQuery {
   home: string;
+  /** List <home>/archived_sessions instead of <home>/sessions. */
+  archived: boolean;
   filter: ThreadFilter;
   /** config.toml's `model_provider`, or null when it names none (see threadProviderOf). */
   namedModelProvider: string | null;
@@ -62,9 +64,15 @@ export interface ThreadPage {
   backwardsCursor: string | null;
 }
 
+/** What a client set with `thread/metadata/update` (thread-host's copy, src/main/stored-threads/thread-metadata.ts). */
+export interface ThreadMetadataView {
+  gitInfo: { sha: string | null; branch: string | null; originUrl: string | null } | null;
+  daybreakEnabled: boolean | null;
+}
+
 /** A request's answer read from one thread's rollout, found at `path` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null }
+  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null; metadata: ThreadMetadataView | null }
   | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
 

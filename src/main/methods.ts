@@ -25,6 +25,9 @@ import {
 } from './handlers/extension-catalogs.js';
 import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
 import { threadNameSet } from './handlers/thread-name.js';
+import { threadArchive, threadUnarchive } from './handlers/thread-archive.js';
+import { threadDelete } from './handlers/thread-delete.js';
+import { threadMetadataUpdate } from './handlers/thread-metadata-update.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -75,6 +78,10 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['app/list', spec(D.appsListParams, appList, 'empty')],
   ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList, 'empty')],
   ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
+  ['thread/archive', spec(P.threadIdParams, threadArchive)],
+  ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],
+  ['thread/delete', spec(P.threadIdParams, threadDelete)],
+  ['thread/metadata/update', spec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
 ]);

@@ -33,7 +33,8 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
-  // The name is the host's to know (session_index.jsonl, read at its start); it sends it along.
+  // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
+  if (request.metadata !== null) Object.assign(thread, request.metadata);
   return { thread };
 }

@@ -50,8 +50,8 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
     // then read in that order only until the page and one more row are found, so a page of 25
     // in a home of thousands reads ~26 heads, not thousands.
     const ordered = byCreation
-      ? inDirection(memory.rolloutFilesByNameTime(query.home), direction)
-      : statted(memory.rolloutFiles(query.home).filter((file) => idWanted(file.threadId)), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
+      ? inDirection(memory.rolloutFilesByNameTime(query.home, query.archived), direction)
+      : statted(memory.rolloutFiles(query.home, query.archived).filter((file) => idWanted(file.threadId)), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
     const rows: Row[] = [];
     for (const candidate of ordered) {
       if (!isAfter(candidate, cursor, direction) || !idWanted(candidate.file.threadId)) continue;

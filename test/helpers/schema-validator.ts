@@ -20,6 +20,10 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'turn/start': 'TurnStartResponse',
   'turn/interrupt': 'TurnInterruptResponse',
   'thread/name/set': 'ThreadSetNameResponse',
+  'thread/archive': 'ThreadArchiveResponse',
+  'thread/unarchive': 'ThreadUnarchiveResponse',
+  'thread/delete': 'ThreadDeleteResponse',
+  'thread/metadata/update': 'ThreadMetadataUpdateResponse',
 };
 
 // Methods whose response schema is checked against the experimental bundle

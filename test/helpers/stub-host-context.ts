@@ -11,6 +11,7 @@ import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.
 import { StoredHistory } from '../../src/main/stored-threads/stored-history.js';
 import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
 import { RolloutIndex } from '../../src/main/stored-threads/rollout-index.js';
+import { ThreadMetadata } from '../../src/main/stored-threads/thread-metadata.js';
 import { ThreadNames } from '../../src/main/stored-threads/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -33,6 +34,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
     rollouts: new RolloutIndex(home),
     threadNames: new ThreadNames(home, () => undefined),
+    threadMetadata: new ThreadMetadata(home, () => undefined),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },

@@ -10,7 +10,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadListParams } from '../protocol/method-params.js';
 import { storedThreadView } from '../../common/thread-object.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
-import { withThreadName } from './thread-name.js';
+import { withThreadFacts } from './shown-thread.js';
 import { parseUuid } from '../protocol/uuid.js';
 import { pageSize } from '../../common/rollout/history-pages.js';
 import { INTERACTIVE_SOURCE_KINDS } from '../../common/rollout/session-source.js';
@@ -26,11 +26,12 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   if (params.sortKey === 'section_position' && params.sectionId === null) throw invalidRequest('section-position sorting requires a section filter');
   const after = params.cursor === null ? null : parseCursor(params.cursor);
   // Pages known to be empty are answered here, not by walking every rollout: thread-host
-  // archives nothing, keeps no sections (the interactive client asks for its "Pinned" one at
-  // start), and an empty id list includes nothing.
-  if (params.archived === true || params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
+  // keeps no sections (the interactive client asks for its "Pinned" one at start), and an
+  // empty id list includes nothing.
+  if (params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
+    archived: params.archived === true,
     filter: {
       includedIds,
       excludedIds,
@@ -63,9 +64,9 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   if (loaded?.readsFromMirror) {
-    return withThreadName(ctx, loadedThreadView(loaded, null));
+    return withThreadFacts(ctx, loadedThreadView(loaded, null));
   }
-  return withThreadName(ctx, storedThreadView(summary, [], namedProvider));
+  return withThreadFacts(ctx, storedThreadView(summary, [], namedProvider));
 }
 
 /** "<time>" or "<time>|<thread id>"; anything else is `invalid cursor: <cursor>`. */

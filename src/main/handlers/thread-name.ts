@@ -27,10 +27,3 @@ export async function threadNameSet(
   });
   return {};
 }
-
-/** A thread object with the name it has here (objects are built with `name: null`). */
-export function withThreadName(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
-  const name = ctx.threadNames.get(String(thread.id));
-  if (name !== null) thread.name = name;
-  return thread;
-}

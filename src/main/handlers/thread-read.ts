@@ -2,7 +2,6 @@
 // from its rollout on disk, by the stored-history worker. It never loads or subscribes the
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
-import { namedModelProvider } from '../config/host-config.js';
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
@@ -10,7 +9,8 @@ import type { HostContext } from '../host-context.js';
 import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
-import { withThreadName } from './thread-name.js';
+import { storedThreadRead, withThreadFacts } from './shown-thread.js';
+import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { fullHistory } from '../threads/full-history.js';
 import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
 
@@ -32,13 +32,14 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
       throw invalidRequest(`thread ${id} is not materialized yet; includeTurns is unavailable before first user message`);
     }
     const turns = params.includeTurns ? fullHistory(thread) : null;
-    return { thread: withThreadName(ctx, loadedThreadView(thread, turns)) };
+    return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)) };
   }
-  const path = await ctx.rollouts.find(id);
+  // An archived thread is read where the archive keeps it, as the reference reads it.
+  const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
   if (path === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read({ kind: 'read', threadId: id, path, includeTurns: params.includeTurns, namedModelProvider: namedModelProvider(ctx.configDocument), threadName: ctx.threadNames.get(id) }, 'thread/read');
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, path, params.includeTurns), 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;

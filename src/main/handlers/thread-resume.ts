@@ -7,7 +7,8 @@ import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
-import { noRolloutFound, notSupportedYet, threadClosing } from '../../common/errors.js';
+import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
+import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { startsWithSessionMeta } from '../stored-threads/rollout-locator.js';
 import { paginatedCursor } from '../../common/rollout/history-cursors.js';
 import { lastOrdinals, type LastOrdinals } from '../../common/rollout/history-pages.js';
@@ -17,7 +18,7 @@ import type { HostContext } from '../host-context.js';
 import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
-import { withThreadName } from './thread-name.js';
+import { withThreadFacts } from './shown-thread.js';
 import { fullHistory } from '../threads/full-history.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
@@ -99,6 +100,7 @@ async function coldResume(
   const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
   if (path === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
+    if (found === null && (await findArchivedRollout(ctx.home, thread.id)) !== null) throw threadArchived(thread.id);
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();
@@ -163,7 +165,7 @@ function resumeResponse(ctx: HostContext, thread: LoadedThread, turns: Turn[] | 
   const settings = thread.settings!;
   return {
     // What a cold resume read goes as the pool worker serialized it (full-history.ts).
-    thread: withThreadName(ctx, loadedThreadView(thread, turns)),
+    thread: withThreadFacts(ctx, loadedThreadView(thread, turns)),
     ...sessionSettingsView(settings),
     collaborationMode: {
       mode: 'default',

@@ -78,3 +78,13 @@ export const backgroundTerminalsListParams = struct('ThreadBackgroundTerminalsLi
 });
 
 export const threadSetNameParams = struct('ThreadSetNameParams', { threadId: string, name: string });
+
+/** A field of a patch: absent leaves it (undefined), null clears it, a string replaces it. */
+const patchString: Decoder<string | null | undefined> = (value) => (value === undefined ? undefined : value === null ? null : string(value));
+
+export const threadMetadataUpdateParams = struct('ThreadMetadataUpdateParams', {
+  threadId: string,
+  gitInfo: optional(struct('ThreadMetadataGitInfoUpdateParams', { sha: patchString, branch: patchString, originUrl: patchString })),
+  projectId: optionalString,
+  daybreakEnabled: optional(boolean),
+});

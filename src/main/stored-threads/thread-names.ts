@@ -4,15 +4,13 @@
 // the last line of an id naming it. The file is read once at start; after that names are
 // answered from memory, and a rename is an append (a line this short is written in one
 // write(2) with O_APPEND, so it never interleaves with another process's appends).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogFn } from '../../common/log.js';
-import { internalError } from '../../common/errors.js';
 import { fsPromises } from '../lazy-builtin.js';
+import { withFsDeadline } from './fs-deadline.js';
+import { appendLine, readLinesAtStart } from './home-lines.js';
 
 const FILE = 'session_index.jsonl';
-// An append to a local file takes far less; past this the rename is reported as failed.
-const APPEND_DEADLINE_MS = 10_000;
 
 export class ThreadNames {
   readonly #names = new Map<string, string>();
@@ -20,13 +18,7 @@ export class ThreadNames {
 
   constructor(home: string, log: LogFn) {
     this.#path = join(home, FILE);
-    let text = '';
-    try {
-      text = readFileSync(this.#path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log('warn', 'cannot read thread names', { path: this.#path, error: String(error) });
-    }
-    for (const line of text.split('\n')) this.#learn(line);
+    for (const line of readLinesAtStart(this.#path, log, 'thread names')) this.#learn(line);
   }
 
   /** The thread's name, or null when it has none. */
@@ -36,19 +28,32 @@ export class ThreadNames {
 
   /** Appends the rename to the index, then remembers it; rejects when the append fails. */
   async set(threadId: string, name: string, nowMs: number): Promise<void> {
-    const line = JSON.stringify({ id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(internalError(`writing ${this.#path} took longer than ${APPEND_DEADLINE_MS} ms`)), APPEND_DEADLINE_MS);
-    });
-    try {
-      await Promise.race([fsPromises().appendFile(this.#path, `${line}\n`, { flag: 'a' }), deadline]);
-    } catch (error) {
-      throw error instanceof Error && error.name === 'RpcError' ? error : internalError(`failed to write ${this.#path}: ${String(error)}`);
-    } finally {
-      clearTimeout(timer);
-    }
+    await appendLine(this.#path, { id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
     this.#names.set(threadId.toLowerCase(), name);
+  }
+
+  /**
+   * Forgets the thread's name, as the reference does when it deletes a thread: the index is
+   * written again without the thread's lines (to a temporary file renamed over it, so a reader
+   * never sees half of it). Lines of other threads, and lines this host cannot parse, stay.
+   */
+  async forget(threadId: string): Promise<void> {
+    const id = threadId.toLowerCase();
+    let text: string;
+    try {
+      text = await withFsDeadline(fsPromises().readFile(this.#path, 'utf8'), `reading ${this.#path}`);
+    } catch (error) {
+      if (this.#names.has(id)) throw error;
+      return; // no index, and no name here: nothing to forget
+    }
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const kept = lines.filter((line) => idOf(line) !== id);
+    if (kept.length !== lines.length) {
+      const temporary = `${this.#path}.${process.pid}.tmp`;
+      await withFsDeadline(fsPromises().writeFile(temporary, kept.map((line) => `${line}\n`).join('')), `writing ${temporary}`);
+      await withFsDeadline(fsPromises().rename(temporary, this.#path), `replacing ${this.#path}`);
+    }
+    this.#names.delete(id);
   }
 
   // Lines that are not a rename (blank, torn by a crash, another shape) are skipped.
@@ -60,6 +65,16 @@ export class ThreadNames {
     } catch {
       // skipped
     }
+  }
+}
+
+/** The lower-case thread id a line of the index names, or null for a line that names none. */
+function idOf(line: string): string | null {
+  try {
+    const entry = JSON.parse(line) as { id?: unknown };
+    return typeof entry.id === 'string' ? entry.id.toLowerCase() : null;
+  } catch {
+    return null;
   }
 }
 

@@ -3,9 +3,10 @@
 
 /**
  * Why a thread left memory. The first reason given wins. 'lockLost': the writer lock was
- * compromised (its heartbeat failed, or another host took it over).
+ * compromised (its heartbeat failed, or another host took it over). 'archived', 'deleted': a
+ * client archived or deleted it (the thread is unloaded before its rollout moves or goes).
  */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost';
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =

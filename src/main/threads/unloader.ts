@@ -12,7 +12,8 @@
 //     2. release the writer lock (one non-blocking try; a leftover file goes to the janitor;
 //        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
-//     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded)
+//     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded;
+//        not for an archived or deleted one)
 //   unloaded
 import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
@@ -131,7 +132,7 @@ export class Unloader {
     const clearing = this.#releaseWriterLock(thread);
     if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
-    if (announce) this.#announce(thread);
+    if (announce) this.#announce(thread, reason);
     closeFenced?.();
     const outcome: UnloadOutcome = closed === 'timedOut' ? 'actorTimedOut' : closed === 'failed' ? 'actorFailed' : 'complete';
     this.#deps.log('info', 'thread unloaded', { threadId: thread.id, reason, outcome });
@@ -205,11 +206,12 @@ export class Unloader {
     thread.unloaded(reason);
   }
 
-  // Step 4.
-  #announce(thread: LoadedThread): void {
+  // Step 4. An archived or deleted thread is announced as the reference announces it:
+  // `notLoaded`, then `thread/archived` or `thread/deleted` (sent by the handler), no `thread/closed`.
+  #announce(thread: LoadedThread, reason: UnloadReason): void {
     try {
       this.#deps.announcer.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'notLoaded' } });
-      this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
+      if (reason !== 'archived' && reason !== 'deleted') this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
     } catch (error) {
       this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
     }

@@ -64,6 +64,7 @@ function legacyRollout(): string {
 
 const query = (at: string, size = 2): ThreadPageQuery => ({
   home: at,
+  archived: false,
   filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
   namedModelProvider: null,
   byCreation: true,
@@ -72,7 +73,7 @@ const query = (at: string, size = 2): ThreadPageQuery => ({
   size,
 });
 
-const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns, namedModelProvider: null, threadName: null });
+const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns, namedModelProvider: null, threadName: null, metadata: null });
 
 /** What the same request gives in-process, as the JSON its bytes hold. */
 function inProcess(request: StoredRead): unknown {

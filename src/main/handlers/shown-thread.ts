@@ -1,0 +1,30 @@
+// What thread objects show that the rollout does not hold: the thread's name
+// (session_index.jsonl, history/thread-names.ts) and its metadata (thread/metadata/update,
+// history/thread-metadata.ts), both answered from memory. Objects built here get them added;
+// objects the stored-history worker builds get them sent along with the request.
+import { namedModelProvider } from '../config/host-config.js';
+import type { StoredRead } from '../../common/stored-history-messages.js';
+import type { HostContext } from '../host-context.js';
+
+/** A thread object with the name and metadata it has here (objects are built without them). */
+export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
+  const id = String(thread.id);
+  const name = ctx.threadNames.get(id);
+  if (name !== null) thread.name = name;
+  const metadata = ctx.threadMetadata.get(id);
+  if (metadata !== null) Object.assign(thread, metadata);
+  return thread;
+}
+
+/** The stored-history worker's `read` of a thread that is not loaded here, with what it shows. */
+export function storedThreadRead(ctx: HostContext, threadId: string, path: string, includeTurns: boolean): StoredRead {
+  return {
+    kind: 'read',
+    threadId,
+    path,
+    includeTurns,
+    namedModelProvider: namedModelProvider(ctx.configDocument),
+    threadName: ctx.threadNames.get(threadId),
+    metadata: ctx.threadMetadata.get(threadId),
+  };
+}

@@ -1,0 +1,34 @@
+// `thread/delete`, as codex 0.171.0 answers it (test/fixtures/reference-answers/thread-delete.jsonl)
+// and what it removes: a thread loaded here is unloaded first (`notLoaded`, no `thread/closed`);
+// then, holding the thread's writer lock, its rollout is removed, live or archived, and its
+// lines leave session_index.jsonl. A thread another process has loaded gets "already has an
+// active writer"; an id with no rollout "no rollout found", unless it was loaded here (a thread
+// never written has nothing on disk to remove). Everyone hears `thread/deleted` after the reply.
+// The reference also removes the thread from its state database, which thread-host does not keep.
+import type { Connection } from '../connections.js';
+import { noRolloutFound } from '../../common/errors.js';
+import type { HostContext } from '../host-context.js';
+import type { AfterReply } from '../methods.js';
+import type { threadIdParams } from '../protocol/method-params.js';
+import { requireThreadId } from '../protocol/thread-id.js';
+import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
+import { withFsDeadline } from '../stored-threads/fs-deadline.js';
+import { fsPromises } from '../lazy-builtin.js';
+import { afterPendingLoad } from '../threads/pending-load.js';
+import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
+
+export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = requireThreadId(params.threadId);
+  await afterPendingLoad(ctx, id, () => undefined);
+  const loaded = ctx.directory.get(id);
+  if (loaded !== undefined) await ctx.supervisor.unload(loaded, 'deleted');
+  const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
+  if (path === null && loaded === undefined) throw noRolloutFound(id);
+  await withBriefWriterLock(ctx, id, async () => {
+    if (path !== null) await withFsDeadline(fsPromises().unlink(path), `removing ${path}`);
+    await ctx.threadNames.forget(id);
+    await ctx.threadMetadata.forget(id, ctx.clock.now());
+  });
+  afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
+  return {};
+}

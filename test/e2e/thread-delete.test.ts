@@ -1,0 +1,81 @@
+// thread/delete as codex-cli 0.171.0 answers it and what it removes
+// (test/fixtures/reference-answers/thread-delete.jsonl, replayed on thread-host with the same
+// setup): a loaded, a stored, an archived and a never-written thread, one another process
+// holds, ids that are no thread; the rollouts and session_index.jsonl lines removed. Then a
+// deletion lasts through a restart, and a thread the reference wrote is deleted here.
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { fixedThreadId } from '../helpers/fixed-ids.js';
+import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
+import { readRecording, replay } from '../helpers/reference-replay.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel();
+});
+afterAll(() => mock.close());
+
+async function started(server: TestServer, text: string | null): Promise<string> {
+  const { thread } = await server.request('thread/start', {});
+  if (text !== null) {
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text }] });
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+  }
+  return thread.id;
+}
+
+test('delete answers and removes what the reference does, step by step', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-delete-'));
+  try {
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    const other = await TestServer.start({ home, keepConfig: true });
+    // The recording's setup, in its order.
+    const ids = {
+      '<loaded>': await started(server, 'loaded here'),
+      '<stored>': await started(server, 'stored'),
+      '<archived>': await started(server, 'archived'),
+      '<fresh>': await started(server, null),
+      '<other>': await started(other, 'held by another process'),
+    };
+    await server.request('thread/name/set', { threadId: ids['<loaded>'], name: 'first' });
+    await server.request('thread/name/set', { threadId: ids['<stored>'], name: 'kept' });
+    await server.request('thread/name/set', { threadId: ids['<loaded>'], name: 'second' });
+    await server.request('thread/unsubscribe', { threadId: ids['<stored>'] });
+    await server.waitForNotification('thread/closed', (p: Message) => p.threadId === ids['<stored>']);
+    await server.request('thread/archive', { threadId: ids['<archived>'] });
+    await replay(readRecording('thread-delete.jsonl'), { server, home, ids });
+    expect(await other.close()).toBe(0);
+    expect(await server.close()).toBe(0);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('a deleted thread stays deleted through a restart; one the reference wrote is deleted with its name', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-delete-'));
+  try {
+    const written = fixedThreadId(5);
+    const writtenPath = writeMinimalRollout(home, { threadId: written, created: '2026-12-02T10:00:01.250Z', message: 'hello' });
+    copyFileSync(new URL('../fixtures/reference-answers/session_index.jsonl', import.meta.url), join(home, 'session_index.jsonl'));
+    writeFileSync(join(home, 'session_index.jsonl'), readFileSync(join(home, 'session_index.jsonl'), 'utf8').replaceAll('<thread>', written));
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    const mine = await started(server, 'mine');
+    expect(await server.request('thread/delete', { threadId: mine })).toEqual({});
+    expect(await server.request('thread/delete', { threadId: written })).toEqual({});
+    expect([existsSync(writtenPath), readFileSync(join(home, 'session_index.jsonl'), 'utf8')]).toEqual([false, '']);
+    expect(await server.close()).toBe(0);
+
+    const restarted = await TestServer.start({ home, keepConfig: true });
+    expect((await restarted.request('thread/list', {})).data).toEqual([]);
+    for (const threadId of [mine, written]) {
+      expect((await restarted.requestRaw('thread/resume', { threadId })).error).toEqual({ code: -32600, message: `no rollout found for thread id ${threadId}` });
+    }
+    expect(await restarted.close()).toBe(0);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
