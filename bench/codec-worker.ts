@@ -32,7 +32,7 @@ function pump(): void {
   while (r.sent < r.count && r.sent - r.acked < r.window) sendOne();
 }
 
-/** As the host does it: src/actors/worker/actor-host.ts transfers the packed bytes. */
+/** As the host does it: src/actors/actor-host.ts transfers the packed bytes. */
 function sendSnapshot(): void {
   const r = snapshotRun!;
   stamps[r.sent] = crossThreadNowMs();

@@ -1,5 +1,5 @@
 // How actor data crosses worker → main, measured through a real Worker and MessagePort, for the
-// two decisions recorded in src/actors/snapshot-codec.ts:
+// two decisions recorded in src/common/snapshot-codec.ts:
 //   events:    each per-turn ActorEvent kind through each event codec (lib/event-codecs.ts)
 //              burst: EVENTS events within a credit window → throughput and per-event latency
 //              paced: PACED events one at a time → unloaded one-way latency

@@ -1,4 +1,4 @@
-// Bundles the CLI after `tsc` has built dist/, into dist/bundle/ (README, "The build"):
+// Bundles the CLI after `tsc` has built dist/, into dist/bundle/:
 //
 //   cli.js             the installed command (CommonJS, as package.json here says): compiles
 //                      thread-host.cjs with its code cache
@@ -8,7 +8,7 @@
 //   piscina/           piscina's main side and its worker bootstrap, one file each
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
-// unbundled start loaded 85 of ours before its first reply, half of its cold start. One file
+// unbundled start loaded 85 of ours before its first reply (bench case `cold-start`). One file
 // leaves its compilation as the largest cost, and V8 caches compiled code for classic scripts
 // only (Node 20 has no compile cache for ES modules), hence CommonJS (src/main/code-cache.ts).
 //
@@ -43,13 +43,12 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   // Minified in whitespace and syntax, not in names: every start reads, decodes and hands V8
-  // the whole main bundle before its cache is checked, at a cost in proportion to its size (430
-  // KB with comments and indentation, ~300 KB without: ~5 ms less of each cold start,
-  // measured), and a worker parses its entry at every pool start. Names stay, so a stack reads
-  // as the code does even before its frames are mapped to the sources. ASCII only (esbuild
-  // escapes the rest) and license comments in a file beside each bundle, so that a bundle run
-  // from its code cache can be read as latin1, a plain copy, instead of being decoded as UTF-8
-  // (src/main/code-cache.ts; checked below).
+  // the whole main bundle before its cache is checked, at a cost in proportion to its size
+  // (bench case `cold-start`), and a worker parses its entry at every pool start. Names stay,
+  // so a stack reads as the code does even before its frames are mapped to the sources. ASCII
+  // only (esbuild escapes the rest) and license comments in a file beside each bundle, so that
+  // a bundle run from its code cache can be read as latin1, a plain copy, instead of being
+  // decoded as UTF-8 (src/main/code-cache.ts; checked below).
   minifyWhitespace: true,
   minifySyntax: true,
   charset: 'ascii',
@@ -91,15 +90,15 @@ await build({
   define: { 'import.meta.url': 'importMetaUrl', THREAD_HOST_BUNDLE: 'true' },
 });
 assertAscii(BUNDLE);
-// The command itself, CommonJS too: Node reaches an ES module entry ~6 ms later than a CommonJS
-// one (its ESM loader's own modules load first, measured with process.uptime() at the entry),
+// The command itself, CommonJS too: Node reaches an ES module entry later than a CommonJS one
+// (its ESM loader's own modules load first, as process.uptime() at the entry shows),
 // and this file is only a few lines. The folder's package.json says so, as the repository's
 // says ES modules.
 await build({ ...commonJs, outExtension: {}, entryPoints: { cli: 'src/main/bin.ts' }, outdir: OUT, define: { 'import.meta.url': 'importMetaUrl' } });
 writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
 // The worker entries too, for the same reason: a pool worker loaded ~60 of our ES modules one
-// by one before it could host an actor (~35 ms of a process's first thread/start). Piscina
-// require()s a CommonJS entry directly; comlink is inlined as above.
+// by one before it could host an actor, on a process's first thread/start's path (bench case
+// `cold-start`). Piscina require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
   entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'stored-history': 'workers/stored-history.ts' },
@@ -107,8 +106,8 @@ await build({
   define: { 'import.meta.url': 'importMetaUrl' },
 });
 
-// Piscina itself: from node_modules it loaded 15 modules one by one, ~10 ms of the main thread
-// at a process's first thread/start while that client's next request waited, and each pool
+// Piscina itself: from node_modules it loaded 15 modules one by one on the main thread at a
+// process's first thread/start while that client's next request waited, and each pool
 // worker loaded its bootstrap's share again before it could host an actor. Piscina starts its
 // workers on the bootstrap beside its main file (`worker.js` in its `__dirname`), so both are
 // bundled into one folder, which a package.json marks CommonJS (the repository's is ESM).

@@ -4,7 +4,7 @@
 // keeps what it read of every rollout's head between listings
 // (src/stored-reads/rollout-heads.ts), so the main thread never reads, parses or serializes
 // stored history: on a home of thousands of rollouts, or for a thread of tens of megabytes,
-// that was hundreds of milliseconds of its time a request.
+// that stalled it for every request (bench cases `thread-list`, `stored-read`).
 import { parentPort } from 'node:worker_threads';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../src/common/stored-history-messages.js';
 import { PROGRESS_INTERVAL_MS, type JobProgress, type JobReply, type JobRequest } from '../src/common/worker-jobs.js';

@@ -34,7 +34,8 @@ export function spawnServer(argv: readonly string[], command: ServerCommand, hom
       CODEX_HOME: home,
       THREAD_HOST_HOME: home, // the host prefers this name; an inherited one must not win
       // A login shell the server spawns (codex's per-thread shell snapshot) must not run the
-      // user's dotfiles: on this machine ~/.bashrc starts pyenv, and 32 of them at once stall.
+      // user's dotfiles: a ~/.bashrc may start a version manager such as pyenv, and 32 of them
+      // at once stall.
       HOME: home,
       CODEX_APP_SERVER_MANAGED_CONFIG_PATH: `${home}/managed_config.toml`,
       ...command.env,

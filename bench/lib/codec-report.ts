@@ -1,7 +1,8 @@
 // The codec bench's closing output: medians over runs, each codec against structured clone.
 //   events:    one `codec-ratio` JSON line (throughput and latency ratios by kind) and a table
 //   snapshots: one `codec-snapshot` JSON line per size and codec (p50/p99, main-thread decode,
-//              ratio to structured clone) and a table; the README cites these lines
+//              ratio to structured clone) and a table; docs/BENCHMARKS.md ("Codecs")
+//              reports these ratios
 import type { EventKind } from './actor-event-samples.js';
 import type { SnapshotCodecName } from './codec-protocol.js';
 import { EVENT_KINDS } from './actor-event-samples.js';

@@ -10,7 +10,7 @@ import { Packr } from 'msgpackr';
 import type { ActorEvent } from '../../src/common/actor-messages.js';
 
 // The packing the host used for events before these measurements moved events to
-// structured clone (src/actors/snapshot-codec.ts keeps msgpackr for resume snapshots).
+// structured clone (src/common/snapshot-codec.ts keeps msgpackr for resume snapshots).
 const plainPackr = new Packr({ useRecords: false, moreTypes: false });
 const encodeEvent = (event: ActorEvent): Uint8Array => plainPackr.pack(event);
 const decodeEvent = (bytes: Uint8Array): ActorEvent => plainPackr.unpack(bytes) as ActorEvent;

@@ -1,8 +1,8 @@
 // A `thread/loaded/list` probe (list-probe.ts) on its own WebSocket connection, run in a worker
 // thread of the bench: the scenario's other client may parse multi-megabyte replies on the main
-// thread (50 ms and more for 20 MB), and a probe timed there would count that as the server's
-// stall. Times cross threads as absolute milliseconds (timeOrigin + now), converted back to the
-// main thread's `performance.now()` by `ProbeInWorker`.
+// thread (the 20 MB history of `stored-read`), and a probe timed there would count that as the
+// server's stall. Times cross threads as absolute milliseconds (timeOrigin + now), converted
+// back to the main thread's `performance.now()` by `ProbeInWorker`.
 //
 //   main                              this worker
 //   ─── workerData { url, intervalMs } ▶ connect, start probing

@@ -8,7 +8,10 @@ import { performance } from 'node:perf_hooks';
 import type { LockSample } from './handoff-verdict.js';
 import { heldFlocks } from './proc-locks.js';
 
-/** The issue's "every ~10 ms": finer than a handoff on thread-host (~20 ms), cheap on /proc. */
+/**
+ * The issue's "every ~10 ms": finer than a handoff on thread-host (bench case `handoff`), cheap
+ * on /proc.
+ */
 export const SAMPLE_INTERVAL_MS = 10;
 
 const COORDINATION_LOCK = '.coordination.lock';

@@ -1,8 +1,8 @@
 // A turn's user input, serialized and encoded where it arrives in the pool worker, so the main
 // thread never escapes or encodes a multi-megabyte text: it echoes the input twice
-// (item/started and item/completed of the user message), which cost the main thread ~120 ms
-// for a 10 MB turn (two JSON.stringify, two UTF-8 encodings and their garbage) and stalled
-// every other connection for that long.
+// (item/started and item/completed of the user message), which for a 10 MB turn cost the main
+// thread two JSON.stringify, two UTF-8 encodings and their garbage, and stalled every other
+// connection for that long (bench case `huge-line`).
 import type { PostedText } from './actor-messages.js';
 import type { UserInput } from './wire-types.js';
 
@@ -12,7 +12,8 @@ export const ENCODE_IN_WORKER_CHARS = 64 * 1024;
 /**
  * Whether a turn's input is large: then the worker encodes it, and its user-message event
  * carries that encoding in place of the input, which the main thread keeps from the turn/start
- * it sent (a structured clone of 10 MB of text back to the main thread cost it ~10 ms).
+ * it sent (a structured clone of 10 MB of text back would cost the main thread its decoding;
+ * bench case `huge-line`).
  */
 export function isLargeInput(content: readonly UserInput[]): boolean {
   let chars = 0;

@@ -7,7 +7,7 @@
 //     keeps the parser's own stack bounded: 100k `[` cannot overflow it;
 //   - a lone surrogate escape (`"\ud800"`) is an error; only ' ', \t, \n, \r are whitespace;
 //   - a line of more than MAX_JSON_VALUES values is refused (`JsonTooLargeError`): a 32 MiB
-//     line of `{}` would otherwise become 11 million objects (~750 MB);
+//     line of `{}` would otherwise become 11 million objects, hundreds of megabytes of heap;
 //   - duplicate keys are kept last-wins (as serde_json::Value does) but reported, because the
 //     reference's derived structs reject a duplicated `id`, `method`, `params` or trace field.
 

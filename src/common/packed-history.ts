@@ -1,8 +1,9 @@
 // A cold resume's turns as they cross from the pool worker to the main thread's mirror: packed
 // with msgpackr (snapshot-codec.ts) in slices of about SLICE_BYTES, which the main thread
 // decodes (snapshot-decoder.ts) one per event-loop iteration after the resume is answered (src/main/threads/mirror-fill.ts).
-// Decoded in one piece, a 20 MB thread's history held every other request up for 85-100 ms of
-// decoding, position bookkeeping and the garbage they leave; a 64 KB slice takes ~0.7 ms (p50).
+// Decoded in one piece, a 20 MB thread's history held every other request up for all of its
+// decoding, position bookkeeping and the garbage they leave; a slice holds them up for a small
+// fraction of that (bench case `stored-read`).
 //
 // What the resume's answer needs of the history travels beside the slices: the turn count, the
 // last turn's id and the ordinals the backwards cursors start from.

@@ -12,7 +12,7 @@
 //
 // A large string (a pasted file in a turn's text) also travels as its UTF-8 bytes, encoded in
 // the worker and transferred (not copied), so that the main thread can hand the bytes on to
-// the turn's pool worker instead of cloning the text a second time (10–18 ms for 10 MB):
+// the turn's pool worker instead of cloning the text a second time (bench case `huge-line`):
 // `utf8Of(container, key)` gives them once, to whoever decodes that place of the value.
 //
 //   worker                                     main thread

@@ -2,8 +2,9 @@
 // thread's CPU priority. On a host with fewer cores than busy threads (two pool workers,
 // libuv's file threads, the model's and the clients' processes), the kernel otherwise shares
 // the CPU evenly, and a request that the main thread answers from memory in microseconds
-// waits out a worker's time slice: measured as loaded/list p99 of several ms while turns or
-// lock waits keep the workers busy. A worker that runs at a lower priority still gets every
+// waits out a worker's time slice: the loaded/list p99 rises while turns or lock waits keep the
+// workers busy (bench cases `turn-concurrent`, `resume-under-lock`). A worker that runs at a
+// lower priority still gets every
 // idle cycle; it only yields when the main thread has work, which is the promise of this
 // host: request handling never stalls behind other work.
 //

@@ -34,8 +34,9 @@ export interface AppServerOptions {
 // When the host warms up (host/warm-up.ts) if no request has come yet.
 const POOL_WARM_UP_DELAY_MS = 100;
 // How long the line-parser worker may take over one line before it is replaced and the line
-// answered like one past a limit. The slowest line measured (32 MiB, or a million values)
-// parses in under a second on this 2-core machine: five is for a machine under heavy load.
+// answered like one past a limit. The slowest line allowed (32 MiB, or a million values)
+// parses well within it on an idle machine (`node dist/bench/line-parse-cost.js --sizes 32`):
+// the margin is for a machine under heavy load.
 const LINE_PARSE_DEADLINE_MS = 5_000;
 
 /** What both transports' serving needs. */

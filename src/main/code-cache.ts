@@ -32,7 +32,8 @@ export function compileBundle(bundle: string): { script: Script; cache: CodeCach
     cachedData = undefined;
   }
   // latin1: the build writes its bundles in ASCII (scripts/bundle.mjs checks), which latin1
-  // copies as it is, while a UTF-8 decode of the same ~300 KB took twice as long.
+  // copies as it is, where a UTF-8 decode of the whole bundle is slower (bench case
+  // `cold-start`).
   const script = new Script(wrap(readFileSync(bundle, 'latin1')), { filename: bundle, ...(cachedData ? { cachedData } : {}) });
   return { script, cache: cachedData === undefined ? 'absent' : script.cachedDataRejected ? 'rejected' : 'accepted' };
 }

@@ -2,7 +2,7 @@
 // and the lines up to the first user message, parsed without replaying any turn. This runs in
 // the stored-history worker only (the import-direction test keeps it off the main thread), so
 // it reads synchronously: one file open at a time, no libuv thread pool shared with the
-// host's other I/O, and ~5× less CPU a file than fs/promises.
+// host's other I/O, and far less CPU a file than fs/promises (bench case `thread-list`).
 //
 // No symbolic link is ever followed (rollout-directories.ts walks without them, and a file
 // replaced by a link since is taken for gone), so nothing outside <home>/sessions is ever
@@ -176,7 +176,8 @@ function readHead(path: string): { parsed: ParsedRollout; whole: boolean } {
 
 // The session_meta's base instructions: ~20 KB of text in the reference's rollouts, the larger
 // part of every head, and nothing a listing shows (the model comes from their `provenance`,
-// which stays). Leaving that string out of the decoding and parsing halves a head's cost.
+// which stays). Leaving that string out of the decoding and parsing spares most of a head's
+// cost (bench case `thread-list`).
 const BASE_TEXT_KEYS = [Buffer.from('"base_instructions":{"text":"'), Buffer.from('"base_instructions":"')];
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,7 +1,7 @@
 // The rollout files under <home>/sessions as the last walk found them, kept per directory. A
 // listing reads the heads of a page only (thread-page.ts), so what is left of its cost is the
 // walk: on a home of 5,000 rollouts, ~5,000 directory entries, names and paths made again at
-// each call, and the garbage they leave (~25 ms of a repeated listing, most of it collection).
+// each call, and the garbage they leave (most of a repeated listing, bench case `thread-list`).
 // A directory's entries change only when its mtime does, so a walk now stats each directory and
 // reads again only the ones that changed.
 //

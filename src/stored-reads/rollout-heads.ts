@@ -1,7 +1,7 @@
 // What `thread/list` learned from each rollout's head, kept between calls. Reading the heads
 // was the whole cost of a listing: the reference's session_meta alone is ~22 KB, so a home of
-// 5,000 rollouts meant ~100 MB read and parsed per call (~700 ms, and the other requests'
-// p99 rose to ~7 ms beside it). A head is the session_meta line and the lines up to the first
+// 5,000 rollouts meant ~100 MB read and parsed per call, and the other requests waited beside
+// it (bench case `thread-list`). A head is the session_meta line and the lines up to the first
 // user message; once that message is on disk the head never changes, since a rollout only
 // grows by appends. So a listing reads only the heads it has not seen whole: a new file, one
 // replaced (another inode or birth time) or cut shorter, and one whose first user message had

@@ -1,8 +1,8 @@
 // `thread/read`, `thread/turns/list` and `thread/items/list` of a thread that is not loaded:
 // its whole rollout read and replayed here, in the stored-history worker, and the result
 // serialized here too. A long thread's rollout is tens of megabytes; read, parsed and
-// stringified on the main thread that was half a second of every other client's wait per
-// request (`thread-host bench stored-read`). The main thread splices the bytes into its reply.
+// stringified on the main thread, every other client waited for all of it, request by request
+// (bench case `stored-read`). The main thread splices the bytes into its reply.
 import { readFileSync } from 'node:fs';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';

@@ -39,10 +39,9 @@ const MAX_KILL_DELAY_MS = 100;
 // Model answers stall this long; a quarter stall for good, so some kills surely land mid-turn.
 const MAX_SHORT_STALL_MS = 30;
 const LONG_STALL_MS = 10_000;
-// The run takes ~25 s alone on 2 cores and ~40 s beside the rest of the suite; the margin is
-// for a busy CI machine.
-// On a CI machine shared with other jobs (load average 20 on 2 cores was seen) the flock run
-// took 99 s; the lockfile run adds up to 10 stale waits of 3 s.
+// The margin over the run's time alone is for a busy CI machine: one shared with other jobs
+// (load average 20 on 2 cores was seen) stretches the flock run several times over, and the
+// lockfile run adds up to 10 stale waits of 3 s.
 const TEST_TIMEOUT_MS = 180_000;
 const SEED = Number(process.env.THREAD_HOST_CRASH_SEED ?? Date.now() % 2 ** 31);
 

@@ -18,7 +18,8 @@ import { TestServer, type Message } from '../helpers/test-server.js';
 const HOSTS = 4;
 const THREADS = 20;
 // Each lockfile acquisition is a few mkdir/stat/utimes/rmdir calls under one coordination
-// hold, about ten times flock's cost, so it races fewer rounds in the same time.
+// hold, far more than flock's (docs/BENCHMARKS.md, "Lock backends side by side"), so it races
+// fewer rounds in the same time.
 const ROUNDS: Record<WriterLockBackendKind, number> = { flock: 200, lockfile: 40 };
 // Every this many rounds each winner also runs a turn, so rollouts grow from all four processes.
 const TURN_EVERY_ROUNDS = 10;

@@ -3,7 +3,8 @@
 // behind the resume, in the same burst, must still see the whole history in order: paged and
 // full reads answer it all, a turn started at once comes after every resumed turn, and a thread
 // unloaded mid-fill reads whole from disk. The thread's turns carry 100 KB inputs, so its
-// history crosses in several slices (packed-history.ts: about 256 KB each).
+// packed history is over a megabyte; it crosses as one slice, as src/common/packed-history.ts
+// cuts the first slice at FIRST_SLICE_TURNS turns, more than TURNS.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -44,8 +44,8 @@ test('1,000 connections opened and closed leave fds flat and RSS within bounds',
     while ((await server.metric('thread_host_connections')) !== 1) await probe.request('thread/loaded/list', {});
   };
   // Warm-up: V8 grows its heap in steps over the first ~3,000 connections, then RSS stays
-  // flat. Measured on the bundled CLI (dist/bundle/cli.js) after each 1,000: 111, 129, 141,
-  // 139, 140, 139, 139 MB; the unbundled build reached its plateau about 1,000 sooner.
+  // flat (the bundled CLI's RSS read after each 1,000 shows the plateau; the unbundled build
+  // reaches it sooner).
   await cycle(3_000);
   const [fdsBefore, rssBefore] = [server.openFds(), server.rssBytes()];
   await cycle(1_000);

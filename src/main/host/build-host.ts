@@ -30,7 +30,8 @@ import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 // How long a read of stored history may go without progress (a listing reports it file by file)
 // before it fails and the stored-history worker is replaced: a hung network home. A read of a
-// 200 MB rollout takes a few seconds.
+// rollout of hundreds of megabytes must fit well within it (bench case `stored-read` times a
+// 20 MB one).
 const STORED_HISTORY_DEADLINE_MS = 60_000;
 
 export interface HostOptions {

@@ -19,11 +19,11 @@ export interface OpenFileLimit {
 // rollout (opened at the first turn, held until unload) and its model stream's socket.
 export const DESCRIPTORS_PER_THREAD = 3;
 // What the host needs whatever its load: stdio, the event loops' epoll and eventfds, worker
-// message pipes (28 for a host with 2 workers, measured), plus transient opens that must not
-// fail under load: the coordination lock, a cold resume reading its rollout, sessions/ scans,
-// the lock janitor.
+// message pipes (28 for a host with 2 workers, counted in /proc), plus transient opens that
+// must not fail under load: the coordination lock, a cold resume reading its rollout, sessions/
+// scans, the lock janitor (bench case `full-host` runs a host at this budget).
 export const FIXED_RESERVE = 64;
-// Each worker thread's event loop and message ports (4 descriptors, measured): the pool's, and
+// Each worker thread's event loop and message ports (4 descriptors, counted): the pool's, and
 // the three dedicated workers (the line parser, and stored history's listing and reading),
 // which start on first use.
 export const RESERVE_PER_WORKER = 4;

@@ -106,8 +106,9 @@ export class CoordinationPoller {
       // Serve the batch under this one hold, synchronously, then let go at once: shared
       // coordination is what keeps unlinkers out while each thread file is opened and locked.
       // A batch is served for at most SERVE_BUDGET_MS of this thread's time (at least one item):
-      // creating a lock file costs ~0.25 ms on an ext4 VM disk, and 32 resumes released at
-      // once would otherwise hold every other request for ~8 ms. The rest go in the next tick,
+      // creating a lock file is a disk operation, and 32 resumes released at once would
+      // otherwise hold every other request for all of them (bench case `resume-under-lock`,
+      // K=32). The rest go in the next tick,
       // at once, each chunk under its own hold.
       const startedAt = this.#clock.now();
       const batch = this.#takeAll();

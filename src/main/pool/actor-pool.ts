@@ -87,10 +87,10 @@ export class ActorPool {
     void this.#start().catch((error: unknown) => this.#options.log('error', 'starting the pool failed', { error: String(error) }));
   }
 
-  // Two steps of the main thread's time, each a few milliseconds (loading the pool's packages,
-  // then starting its workers), with an event-loop iteration between them: a request that
-  // arrived meanwhile (the turn/start a client sends right after its first thread/start) is answered
-  // between the two instead of after both.
+  // Two steps of the main thread's time (loading the pool's packages, then starting its
+  // workers; bench case `start-under-lock`), with an event-loop iteration between them: a
+  // request that arrived meanwhile (the turn/start a client sends right after its first
+  // thread/start) is answered between the two instead of after both.
   #start(): Promise<void> {
     this.#starting ??= import('./pool-runtime.js').then(async (runtime) => {
       this.#runtime = runtime;

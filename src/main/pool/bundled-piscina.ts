@@ -2,7 +2,8 @@
 // file there; tsc's output imports the package itself). Piscina is bundled on its own, in
 // dist/bundle/piscina/, beside the worker bootstrap it starts each worker on, and compiled here
 // with the code cache the build wrote for it, as the host's own bundle is: from node_modules
-// it loaded 15 modules, ~10 ms of the main thread at a process's first thread/start.
+// it loaded 15 modules on the main thread at a process's first thread/start (bench case
+// `cold-start`).
 import type * as PiscinaPackage from 'piscina';
 import { compileBundle, runBundle } from '../code-cache.js';
 import { distPath } from '../build-layout.js';

@@ -1,10 +1,10 @@
 // How big each isolate's young generation may grow. It, not the threads' own objects, was most
 // of what 10,000 loaded threads cost: loading them makes enough objects survive scavenges that
-// V8 doubles every isolate's semi-spaces up to 16 MB (a new space of 33.6 MB, ~30 MB resident)
-// in the main thread and in each worker, ~90 MB of the 93 MB the host grew by, while the
-// threads' live objects were ~41 MB. V8 shrinks them again only when its memory reducer decides
-// the isolate is idle, which the main thread never was within 30 s of unloading them all.
-// (Measured with heap statistics of all three isolates, issue 13 notes.)
+// V8 doubles every isolate's semi-spaces up to 16 MB in the main thread and in each worker,
+// which was most of what the host grew by, more than the threads' live objects. V8 shrinks
+// them again only when its memory reducer decides the isolate is idle, which the main thread
+// never was within 30 s of unloading them all. (Bench case `scale`, read with the heap
+// statistics of all three isolates.)
 //
 // A small young generation costs more frequent scavenges, each proportional to what survives,
 // not to what was allocated; the host's allocation is many small short-lived objects (messages,

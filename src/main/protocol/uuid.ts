@@ -27,8 +27,8 @@ export function parseUuid(input: string): UuidParse {
 
 // Every request about a thread checks its id here. A character loop, not a regular
 // expression: V8 interprets a regex at its first use and compiles it to machine code at its
-// second, ~0.15 ms on this machine that a process's first unsubscribe or read paid on its
-// request path (and the loop is no slower warm).
+// second, which a process's first unsubscribe or read paid on its request path (bench case
+// `idle-unload`), and the loop is no slower warm.
 function isHyphenated(text: string): boolean {
   if (text.length !== 36) return false;
   for (let i = 0; i < 36; i += 1) {
@@ -102,7 +102,7 @@ let lastMs = 0;
 let sequence = 0;
 const randomBytes = Buffer.alloc(16);
 // Random bytes are drawn 4 KiB (256 ids) at a time: one getrandom call per id cost a system
-// call on every thread/start and turn/start (~25 µs of the main thread under churn).
+// call on every thread/start and turn/start, on the main thread (bench case `churn`).
 const RANDOM_POOL_BYTES = 4096;
 const randomPool = Buffer.alloc(RANDOM_POOL_BYTES);
 let randomPoolOffset = RANDOM_POOL_BYTES;
@@ -114,8 +114,9 @@ function refillRandomPool(): void {
 
 /**
  * Fills the random pool now, if it is spent, so that the next id needs no system call; the
- * first call loads crypto (~5 ms, ~20 internal modules). The host calls it in the background
- * after its first request (host/warm-up.ts), not on the request path of its first thread/start.
+ * first call loads crypto (~20 internal modules; bench case `cold-start`). The host calls it
+ * in the background after its first request (host/warm-up.ts), not on the request path of its
+ * first thread/start.
  */
 export function prepareUuids(): void {
   if (randomPoolOffset + randomBytes.length > RANDOM_POOL_BYTES) refillRandomPool();

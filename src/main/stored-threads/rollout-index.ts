@@ -1,6 +1,7 @@
 // Where each thread's rollout lives, remembered so a cold resume or a read does not walk all of
-// sessions/ on the main thread every time (a walk of a large home is tens of milliseconds of
-// sorting and name parsing, and 32 resumes at once would do it 32 times). A path is learned
+// sessions/ on the main thread every time (a walk of a large home is a stall of sorting and
+// name parsing, and 32 resumes at once would do it 32 times; bench case `resume-under-lock`).
+// A path is learned
 // when this host materializes a thread, and from every walk; one walk serves every caller
 // waiting on it. A remembered path is checked before use, so files moved or deleted by other
 // processes are found again by a fresh walk.

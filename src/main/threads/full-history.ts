@@ -1,5 +1,6 @@
 // A loaded thread's whole history as `thread/read` and `thread/resume` show it (fullTurns). A
-// long thread's is megabytes of JSON, ~30 ms of the main thread to serialize for 20 MB. A cold
+// long thread's is megabytes of JSON, a stall of the main thread to serialize (bench case
+// `stored-read`). A cold
 // resume brings it already serialized by the pool worker that read it (`fullTurnsJson`), and
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
 // and reused, also while the mirror is still being filled after the resume; only the turns run

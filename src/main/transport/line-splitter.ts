@@ -85,8 +85,9 @@ export class LineSplitter {
     }
   }
 
-  // Copies into blocks of LARGE_BLOCK_BYTES: transferring an ArrayBuffer has a fixed cost
-  // (measured: ~30 µs each), so a 6 MB line sent as its 64 KiB reads cost ~3 ms to post.
+  // Copies into blocks of LARGE_BLOCK_BYTES: transferring an ArrayBuffer has a fixed cost each,
+  // which a multi-megabyte line sent as its 64 KiB reads paid once per read (bench case
+  // `huge-line`).
   #copy(piece: Uint8Array): void {
     for (let at = 0; at < piece.length; ) {
       let block = this.#parts[this.#parts.length - 1];

@@ -1,8 +1,8 @@
 // Batches writes. Every message is one write(2) unless something batches them: ws writes each
 // frame with its own writev, and stdout (a pipe or socketpair) tries each write at once. A
 // turn streams many small notifications and every status change goes to every client, and
-// measured under fanout (200 clients) and churn (stdio) those syscalls, and the wake-ups of
-// the reader each one causes, were the main thread's largest cost.
+// under bench cases `fanout` (200 clients) and `churn` (stdio) those syscalls, and the
+// wake-ups of the reader each one causes, were the main thread's largest cost.
 //
 // So the first message an output gets in an event-loop iteration is written at once (a lone
 // reply is never held back: with everything corked, an unsubscribe's reply waited for the

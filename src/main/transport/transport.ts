@@ -11,10 +11,10 @@ export type DroppedLine = Exclude<LineEvent, { kind: 'line' | 'largeLine' }>;
 export type LargeLine = Omit<Extract<LineEvent, { kind: 'largeLine' }>, 'kind'>;
 
 // From this size on, a message is decoded and parsed off the main thread. Measured with
-// bench/line-parse-cost.ts (docs/BENCHMARKS.md, item 5): text with escapes and non-ASCII costs
-// the main thread ~5–8 ns per byte to decode and parse (0.36 ms for 68 KB, ~2 ms for 280 KB),
-// against ~0.15 ms in all to hand a 68 KB line to the worker and take its value back; below
-// this the worker's round trip adds more latency than the stall it saves.
+// `node dist/bench/line-parse-cost.js` (docs/BENCHMARKS.md, `huge-line`): decoding and parsing
+// text with escapes and non-ASCII costs the main thread in proportion to its bytes, while
+// handing a line to the worker and taking its value back costs about the same at any size;
+// below this the worker's round trip adds more latency than the stall it saves.
 export const LARGE_LINE_BYTES = 64 * 1024;
 
 /**
@@ -28,7 +28,7 @@ export type CloseReason = 'eof' | 'outputClosed' | 'outboundOverflow';
  * One serialized message, without its line end. A message bound for many connections is
  * encoded to UTF-8 once and passed as bytes, so each connection does not encode it again. A
  * message with a large input spliced into it (encoded-json.ts) stays in its pieces, written one
- * after another: joining them copied the whole input once per echo (~5 ms per 10 MB).
+ * after another: joining them copied the whole input once per echo (bench case `huge-line`).
  */
 export type WireMessage = string | Buffer | WireParts;
 

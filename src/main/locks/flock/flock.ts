@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import type fsExtModule from 'fs-ext';
 
 // Loaded at the first lock or the host's warm-up (host/warm-up.ts), not at process start:
-// loading the native addon is a noticeable part of a cold start (~4 ms), and a server that
-// only answers `initialize` never needs it.
+// loading the native addon is a noticeable part of a cold start (bench case `cold-start`), and
+// a server that only answers `initialize` never needs it.
 let fsExt: typeof fsExtModule | null = null;
 const loadFsExt = (): typeof fsExtModule => (fsExt ??= createRequire(import.meta.url)('fs-ext') as typeof fsExtModule);
 

@@ -81,7 +81,7 @@ export class LockJanitor {
     this.#entries.set(path, { attempts: 0, dueAt: this.#clock.now() + this.#baseDelayMs });
     // The timer is armed in the next iteration of the event loop, not here: add() runs inside an
     // unload, before its thread/closed is written, and a process's first timer of this length
-    // cost ~0.1 ms there. A burst of releases arms it once.
+    // delayed that announcement (bench case `locked-unload`). A burst of releases arms it once.
     if (this.#armQueued) return;
     this.#armQueued = true;
     this.#clock.setTimeout(() => {
@@ -143,7 +143,7 @@ export class LockJanitor {
     // Outside any lock: files already gone are finished without touching coordination. One
     // stat each, from the dentry cache of the local file system this backend serves, in this
     // turn: K asynchronous access(2) calls, each answered in a callback of its own, held the
-    // main thread ~1-4 ms at every retry of 32 leftovers (bench locked-unload K=32).
+    // main thread at every retry of 32 leftovers (bench case `locked-unload`, K=32).
     const candidates: string[] = [];
     for (const path of due) {
       if (existsSync(path)) candidates.push(path);
