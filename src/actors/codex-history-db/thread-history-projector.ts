@@ -5,7 +5,9 @@
 // turn's end and goes quiet, which is what lets the host release the lock).
 //
 //   batch lands ──► bytes kept ──► checkpoint read ──► tail cut and checked ──► BEGIN IMMEDIATE
-//                  (from memory; the file is read only when the checkpoint is behind them)
+//                  (from memory; the file is read only when the checkpoint is behind them;
+//                   the checkpoint is read only when this projector has not committed one,
+//                   since the transaction checks it again under the write lock anyway)
 //
 // A turn waits for one transaction, at its end. The batches that land before it are projected
 // by the flush at the turn's end or, in a turn that lasts, a little after they land
@@ -33,9 +35,11 @@ const MAX_CATCH_UP_BYTES = 16 * 1024 * 1024;
 /**
  * How long landed lines may wait for their projection before a flush: the staleness of an
  * in-progress turn in the reference's reads, and the time a turn must last before any of its
- * lines are projected apart from its end (bench turn-sequential: one transaction per turn).
+ * lines are projected apart from its end. Longer than a turn on a busy worker takes on the
+ * mock model (bench turn-sequential and turn-concurrent: one transaction per turn); short
+ * next to a turn on a real model.
  */
-export const IN_TURN_DELAY_MS = 100;
+export const IN_TURN_DELAY_MS = 1_000;
 
 /** Pauses between tries for a write lock another connection holds (SQLite's own busy handler's). */
 const RETRY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
@@ -72,6 +76,8 @@ export class ThreadHistoryProjector {
   #deferred = false;
   /** This thread's tail cannot be projected exactly (or the lock is gone): never again. */
   #done = false;
+  /** The checkpoint this projector committed last: where the next projection starts, unless another connection moved it. */
+  #committed: Checkpoint | null = null;
 
   constructor(options: ThreadHistoryProjectorOptions) {
     this.#options = options;
@@ -152,7 +158,8 @@ export class ThreadHistoryProjector {
   async #tryProject(complete: boolean): Promise<'busy' | void> {
     const { database, threadId } = this.#options;
     if (this.#done || this.#deferred || !this.#options.holdsWriterLock()) return this.#forget();
-    const read = database.checkpoint(threadId);
+    const known = this.#committed;
+    const read = known === null ? database.checkpoint(threadId) : { kind: 'checkpoint' as const, at: known };
     if (read.kind === 'busy') return 'busy';
     if (read.kind === 'unusable') return this.#skip('database', read.reason);
     const from: Checkpoint = read.at ?? { offset: 0, ordinal: 0 };
@@ -175,10 +182,15 @@ export class ThreadHistoryProjector {
     const outcome = database.apply(threadId, from, tail.lines, tail.next);
     switch (outcome.kind) {
       case 'applied':
+        this.#committed = tail.next;
         return this.#dropThrough(tail.next.offset);
       case 'busy':
         return 'busy';
       case 'moved':
+        // Moved since this projector's last commit (rows deleted for the reference to rebuild
+        // them, say): start again from the one the database holds, as a first projection would.
+        this.#committed = null;
+        if (known !== null) return this.#tryProject(complete);
         return this.#stop(`its checkpoint moved while this host held the writer lock (now ${JSON.stringify(outcome.found)})`);
       case 'unusable':
         return this.#skip('database', outcome.reason);

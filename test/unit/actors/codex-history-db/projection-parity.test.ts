@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { HistoryDatabase } from '../../../../src/actors/codex-history-db/history-database.js';
 import { projectTail } from '../../../../src/actors/codex-history-db/rollout-tail.js';
@@ -84,6 +85,21 @@ describe('the projection of a rollout thread-host wrote', () => {
     const ends = lineEnds();
     const last = ends[ends.length - 2]!;
     projector.landed(last, ROLLOUT.subarray(last));
+    await projector.flush();
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
+  test('a thread whose rows were deleted after a projection is caught up from the file by the next', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    writeFileSync(path, ROLLOUT);
+    const projector = projectorFor(path);
+    const cut = lineEnds()[20]!;
+    projector.landed(0, ROLLOUT.subarray(0, cut));
+    await projector.flush();
+    const other = new Database(dbPath);
+    for (const table of ['thread_turns', 'thread_items', 'thread_history_projection_state']) other.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(THREAD);
+    other.close();
+    projector.landed(cut, ROLLOUT.subarray(cut));
     await projector.flush();
     expect(threadRows(dbPath, THREAD)).toEqual(expected);
   });
