@@ -44,10 +44,19 @@ export const IN_TURN_DELAY_MS = 1_000;
 /** Pauses between tries for a write lock another connection holds (SQLite's own busy handler's). */
 const RETRY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
-/** Bytes that landed in the rollout at `offset`, kept until they are projected. */
+/**
+ * Bytes that landed in the rollout at `offset`, kept until they are projected: the appender's
+ * own buffers (it never reuses one), joined only when a projection reads them.
+ */
 interface Unprojected {
   offset: number;
-  bytes: Buffer;
+  length: number;
+  chunks: Buffer[];
+}
+
+function joined(kept: Unprojected): Buffer {
+  if (kept.chunks.length > 1) kept.chunks = [Buffer.concat(kept.chunks, kept.length)];
+  return kept.chunks[0]!;
 }
 
 export interface ThreadHistoryProjectorOptions {
@@ -87,8 +96,12 @@ export class ThreadHistoryProjector {
   landed(offset: number, bytes: Buffer): void {
     if (this.#done) return;
     const kept = this.#unprojected;
-    if (kept !== null && kept.offset + kept.bytes.length === offset) kept.bytes = Buffer.concat([kept.bytes, bytes]);
-    else this.#unprojected = { offset, bytes: Buffer.from(bytes) };
+    if (kept !== null && kept.offset + kept.length === offset) {
+      kept.chunks.push(bytes);
+      kept.length += bytes.length;
+    } else {
+      this.#unprojected = { offset, length: bytes.length, chunks: [bytes] };
+    }
     this.#landedEnd = offset + bytes.length;
     if (this.#delayed === null && !this.#queued) {
       this.#delayed = setTimeout(() => {
@@ -201,7 +214,7 @@ export class ThreadHistoryProjector {
   // (a thread's first projection, or one after a skipped one).
   async #bytesBetween(start: number, end: number): Promise<Buffer> {
     const kept = this.#unprojected;
-    if (kept !== null && kept.offset <= start) return kept.bytes.subarray(start - kept.offset, end - kept.offset);
+    if (kept !== null && kept.offset <= start) return joined(kept).subarray(start - kept.offset, end - kept.offset);
     const file = await open(this.#options.rolloutPath, 'r');
     try {
       const bytes = Buffer.alloc(end - start);
@@ -219,8 +232,8 @@ export class ThreadHistoryProjector {
   #dropThrough(offset: number): void {
     const kept = this.#unprojected;
     if (kept === null) return;
-    const end = kept.offset + kept.bytes.length;
-    this.#unprojected = offset >= end ? null : { offset, bytes: kept.bytes.subarray(offset - kept.offset) };
+    const end = kept.offset + kept.length;
+    this.#unprojected = offset >= end ? null : { offset, length: end - offset, chunks: [joined(kept).subarray(offset - kept.offset)] };
   }
 
   // What is not projected now is read back from the file next time.
