@@ -61,7 +61,7 @@ export interface RolloutAppenderOptions {
   lease?: WriterLease | null;
   /** fdatasync each batch before its append resolves (see Durability above). */
   syncEachBatch?: boolean;
-  /** Told of each write that landed whole: its bytes and the file offset they start at. */
+  /** Told of each write that landed whole: its bytes (the write's own buffer, never reused) and the file offset they start at. */
   onLanded?: ((offset: number, bytes: Buffer) => void) | null;
 }
 

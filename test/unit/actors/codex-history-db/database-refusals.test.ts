@@ -1,7 +1,8 @@
 // When thread-host leaves the reference's history database alone: a database that does not
 // exist (never created), one not in WAL mode, one whose migrations are not codex 0.171.0's
 // (an extra or a changed one: another release's schema), a tail holding a record thread-host
-// does not write, and another connection holding the write lock past the deadline.
+// does not write, and another connection holding the write lock past the deadline (waited for
+// without blocking the worker).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,5 +141,31 @@ describe('another connection holding the write lock', () => {
     expect(notes).toEqual([
       ['info', 'not projecting into the reference history database', { database: dbPath, threadId: THREAD, reason: 'another connection held its write lock past the deadline; the reference catches up at its next resume' }],
     ]);
+  });
+});
+
+describe('another connection holding the write lock for less than the deadline', () => {
+  test('is waited for without blocking the worker, and the projection lands once it is let go', async () => {
+    createReferenceHistoryDb(dbPath);
+    const holder = new Database(dbPath);
+    holder.exec('BEGIN IMMEDIATE');
+    const notes: unknown[] = [];
+    const projector = new ThreadHistoryProjector({ threadId: THREAD, rolloutPath: join(dir, 'absent'), database: open(2_000), holdsWriterLock: () => true, log: (...args) => notes.push(args) });
+    // Only a wait that lets the event loop run can see the lock let go: these timers run during it.
+    let ticks = 0;
+    const ticking = setInterval(() => (ticks += 1), 5);
+    setTimeout(() => {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }, 50);
+    try {
+      projector.landed(0, ROLLOUT);
+      await projector.flush();
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(ticks).toBeGreaterThan(2);
+    expect(threadRows(dbPath, THREAD)).toEqual((({ turns, items, checkpoint }) => ({ turns, items, checkpoint }))(JSON.parse(fixtureText('thread-host-turns.rows.json'))));
+    expect(notes).toEqual([]);
   });
 });

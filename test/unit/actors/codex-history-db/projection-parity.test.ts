@@ -1,13 +1,15 @@
 // thread-host's projection of a rollout it wrote, against the rows codex-cli 0.171.0 wrote for
 // the same rollout (test/fixtures/codex-history-db): every column of every row, and the
-// checkpoint, whether the tail arrives at once, line by line, or in the batches a turn writes.
+// checkpoint, whether the tail arrives at once, line by line, or in the batches a turn writes,
+// and whether a flush or the in-turn delay projects it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { HistoryDatabase } from '../../../../src/actors/codex-history-db/history-database.js';
 import { projectTail } from '../../../../src/actors/codex-history-db/rollout-tail.js';
-import { ThreadHistoryProjector } from '../../../../src/actors/codex-history-db/thread-history-projector.js';
+import { IN_TURN_DELAY_MS, ThreadHistoryProjector } from '../../../../src/actors/codex-history-db/thread-history-projector.js';
 import { createReferenceHistoryDb, fixtureBytes, fixtureText, threadRows } from '../../../helpers/reference-history-db.js';
 
 const ROLLOUT = fixtureBytes('thread-host-turns.jsonl');
@@ -87,6 +89,21 @@ describe('the projection of a rollout thread-host wrote', () => {
     expect(threadRows(dbPath, THREAD)).toEqual(expected);
   });
 
+  test('a thread whose rows were deleted after a projection is caught up from the file by the next', async () => {
+    const path = join(dir, 'rollout.jsonl');
+    writeFileSync(path, ROLLOUT);
+    const projector = projectorFor(path);
+    const cut = lineEnds()[20]!;
+    projector.landed(0, ROLLOUT.subarray(0, cut));
+    await projector.flush();
+    const other = new Database(dbPath);
+    for (const table of ['thread_turns', 'thread_items', 'thread_history_projection_state']) other.prepare(`DELETE FROM ${table} WHERE thread_id = ?`).run(THREAD);
+    other.close();
+    projector.landed(cut, ROLLOUT.subarray(cut));
+    await projector.flush();
+    expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+
   test('a checkpoint behind what landed is caught up from the file', async () => {
     const path = join(dir, 'rollout.jsonl');
     writeFileSync(path, ROLLOUT);
@@ -96,6 +113,28 @@ describe('the projection of a rollout thread-host wrote', () => {
     projector.landed(ends[30]!, ROLLOUT.subarray(ends[30]!));
     await projector.flush();
     expect(threadRows(dbPath, THREAD)).toEqual(expected);
+  });
+});
+
+describe('lines that land during a turn', () => {
+  test('are left to the flush at first, then projected after the in-turn delay without one', async () => {
+    const projector = projectorFor(join(dir, 'absent.jsonl'));
+    const ends = lineEnds();
+    // The fixture's first turn up to its agent message: an in-progress turn.
+    const cut = ends[6]!;
+    projector.landed(0, ROLLOUT.subarray(0, cut));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(threadRows(dbPath, THREAD)).toEqual({ turns: [], items: [], checkpoint: null });
+    await new Promise((resolve) => setTimeout(resolve, IN_TURN_DELAY_MS + 50));
+    const inProgress = threadRows(dbPath, THREAD);
+    // What one transaction of the same lines writes into a fresh database.
+    database.close();
+    rmSync(dbPath);
+    createReferenceHistoryDb(dbPath);
+    database = new HistoryDatabase(dbPath, 250);
+    projectInPieces([cut]);
+    expect(inProgress).toEqual(threadRows(dbPath, THREAD));
+    expect((inProgress.turns as Array<{ status: string }>).map((turn) => turn.status)).toEqual(['inProgress']);
   });
 });
 
