@@ -2,7 +2,10 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
-import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/history/compaction.js';
+import { compactionLines } from './history/compaction-lines.js';
+import { taskStarted } from './history/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/history/history-view.js';
@@ -10,7 +13,7 @@ import { readRollout } from '../common/history/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
 import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
-import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../common/wire-types.js';
+import type { ContextCompactionItem, ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../common/wire-types.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './history/legacy-format.js';
@@ -211,13 +214,71 @@ export class ThreadActor {
       injectTurnFault(fault);
     }
     const reply: Reply = { agentItem: null, firstTokenMs: null };
-    const outcome = await this.#sample(command, turn, reply);
-    await this.#endTurn(turn, reply, outcome);
+    const outcome = await this.#sample(command.settings, command.outputSchema ?? null, turn, reply, true);
+    // The model's next view is what a resume would rebuild from the rollout: the user message
+    // of every turn, and the assistant message whenever one was completed, whatever the outcome.
+    this.#history = [...this.#history, { role: 'user', text: turn.userText }];
+    if (reply.agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: reply.agentItem.text });
+    await this.#endTurn(turn, endOf(outcome, reply.agentItem?.text ?? null, reply.firstTokenMs), outcome);
+  }
+
+  /** Queues a compaction; it runs, like a turn, once every earlier command has finished. */
+  startCompaction(command: CompactCommand): void {
+    void this.#mailbox.post(() =>
+      this.#fenced(() => this.#runCompaction(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error))),
+    );
+  }
+
+  // A compaction, as the reference runs thread/compact/start: a turn with no user message whose
+  // one item is the compaction; the model is asked for a summary (COMPACTION_PROMPT), and its
+  // answer replaces the conversation (compaction.ts). One that fails or is interrupted leaves
+  // the conversation as it was.
+  async #runCompaction(command: CompactCommand): Promise<void> {
+    const { threadId } = this.#init;
+    const { turnId, settings } = command;
+    const turn = this.#openTurn(turnId, settings, COMPACTION_PROMPT);
+    const start = { lines: [taskStarted(turnId, Math.floor(turn.startedAtMs / 1000), turn.startedAtMs)], turnLine: 0 };
+    this.#announceStart(turn, this.#queueAnchored(turn.writes, 'start', start).turn);
+    const item: ContextCompactionItem = { type: 'contextCompaction', id: command.itemId, startedAtMs: this.#clock.now(), completedAtMs: null };
+    this.#emit({ type: 'compactionStarted', threadId, turnId, item: { ...item } });
+    const reply: Reply = { agentItem: null, firstTokenMs: null };
+    const outcome = await this.#sample(settings, null, turn, reply, false);
+    if (outcome.status === 'completed') {
+      const summaryText = reply.agentItem?.text ?? '';
+      const conversation = compactedConversation(this.#history, summaryMessage(summaryText));
+      item.completedAtMs = this.#clock.now();
+      const summaryItemId = reply.agentItem?.id ?? command.itemId;
+      const lines = compactionLines({ threadId, turnId, summaryItemId, summaryText, conversation, item }, item.completedAtMs);
+      const at = this.#queueAnchored(turn.writes, 'item', lines);
+      this.#history = conversation;
+      this.#emit({ type: 'compactionCompleted', threadId, turnId, item, ordinal: at.item });
+    }
+    await this.#endTurn(turn, endOf(outcome, null, null), outcome);
   }
 
   #beginTurn(command: TurnCommand): RunningTurn {
     const { threadId } = this.#init;
     const { turnId, settings } = command;
+    const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    const turn = this.#openTurn(turnId, settings, userText);
+    const userItem: UserMessageItem = {
+      type: 'userMessage',
+      id: command.userItemId,
+      clientId: command.clientId,
+      content: command.input,
+      startedAtMs: turn.startedAtMs,
+      completedAtMs: turn.startedAtMs,
+    };
+    const start = this.#format.turnStart({ threadId, turnId, startedAtMs: turn.startedAtMs, context: this.#turnContext(turnId, settings), userItem });
+    const at = this.#queueAnchored(turn.writes, 'start', start);
+    this.#announceStart(turn, at.turn);
+    this.#emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
+    return turn;
+  }
+
+  // What every turn does first, before its own start lines: it becomes the running one, and
+  // the thread's first turn queues the file's session_meta, then any lines owed from before.
+  #openTurn(turnId: string, settings: ThreadSettings, userText: string): RunningTurn {
     const abort = new AbortController();
     if (this.#interruptedEarly.delete(turnId)) abort.abort();
     this.#running = { turnId, abort };
@@ -229,35 +290,28 @@ export class ThreadActor {
     // between lines; it waits once, before reporting the turn's end.
     const writes = new TurnWrites(this.#appender);
     this.#current = { turnId, startedAtMs, writes, reported: false };
-    const userItem: UserMessageItem = {
-      type: 'userMessage',
-      id: command.userItemId,
-      clientId: command.clientId,
-      content: command.input,
-      startedAtMs,
-      completedAtMs: startedAtMs,
-    };
     const wroteMeta = !this.#materialized && this.#appender !== null;
     if (wroteMeta) writes.add('meta', this.#format.sessionMeta(this.#sessionMeta(settings), startedAtMs));
     const owed = this.#owed.splice(0);
     writes.add('owed', owed);
-    const start = this.#format.turnStart({ threadId, turnId, startedAtMs, context: this.#turnContext(turnId, settings), userItem });
-    const at = this.#queueAnchored(writes, 'start', start);
-    this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs, ordinal: at.turn });
-    if (wroteMeta) {
-      this.#materialized = true;
-      this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
-    }
-    this.#emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
-    const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
     return { turnId, startedAtMs, abort, writes, wroteMeta, owed, userText };
   }
 
+  #announceStart(turn: RunningTurn, ordinal: number | null): void {
+    const { threadId } = this.#init;
+    this.#emit({ type: 'turnStarted', threadId, turnId: turn.turnId, startedAtMs: turn.startedAtMs, ordinal });
+    if (turn.wroteMeta) {
+      this.#materialized = true;
+      this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
+    }
+  }
+
   // Streams the reply, telling the host each step and queueing what the rollout keeps.
-  async #sample(command: TurnCommand, turn: RunningTurn, reply: Reply): Promise<TurnOutcome> {
+  // A compaction's sampling (`agentItems` false) keeps its reply to itself: the summary is no
+  // agent message.
+  async #sample(settings: ThreadSettings, outputSchema: unknown, turn: RunningTurn, reply: Reply, agentItems: boolean): Promise<TurnOutcome> {
     const { threadId } = this.#init;
     const { turnId, writes, abort } = turn;
-    const { settings } = command;
     const request = {
       model: settings.model,
       baseInstructions: settings.baseInstructions,
@@ -265,7 +319,7 @@ export class ThreadActor {
       history: this.#history,
       userText: turn.userText,
       effort: settings.effort,
-      outputSchema: command.outputSchema ?? null,
+      outputSchema,
       threadId,
       turnId,
       signal: abort.signal,
@@ -274,9 +328,10 @@ export class ThreadActor {
     };
     try {
       await streamReply(this.#model, request, turn.startedAtMs, this.#clock, reply, {
-        itemStarted: (item) => this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
-        delta: (itemId, delta) => this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
+        itemStarted: (item) => agentItems && this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
+        delta: (itemId, delta) => agentItems && this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
         itemCompleted: (item) => {
+          if (!agentItems) return;
           const at = this.#queueAnchored(writes, 'item', this.#format.agentMessage(item, turnId, item.completedAtMs!));
           this.#emit({ type: 'agentItemCompleted', threadId, turnId, item, ordinal: at.item });
         },
@@ -297,18 +352,14 @@ export class ThreadActor {
   }
 
   // Records the turn's end, waits for every line of it to reach the kernel, then reports it.
-  async #endTurn(turn: RunningTurn, reply: Reply, sampled: TurnOutcome): Promise<void> {
+  // `end` is how the rollout closes the turn when its lines land.
+  async #endTurn(turn: RunningTurn, end: TurnEnd, sampled: TurnOutcome): Promise<void> {
     const { threadId } = this.#init;
     const { turnId, writes } = turn;
     let outcome = sampled;
     const completedAtMs = this.#clock.now();
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
-    const lastAgentMessage = reply.agentItem?.text ?? null;
-    writes.add('end', this.#format.turnEnd(timing, endOf(outcome, lastAgentMessage, reply.firstTokenMs), completedAtMs));
-    // The model's next view is what a resume would rebuild from the rollout: the user message
-    // of every turn, and the assistant message whenever one was completed, whatever the outcome.
-    this.#history = [...this.#history, { role: 'user', text: turn.userText }];
-    if (reply.agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: reply.agentItem.text });
+    writes.add('end', this.#format.turnEnd(timing, end, completedAtMs));
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
       if (outcome.status === 'completed') {

@@ -25,6 +25,8 @@ import {
 } from './handlers/extension-catalogs.js';
 import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
 import { threadNameSet } from './handlers/thread-name.js';
+import { threadCompactStart } from './handlers/thread-compact.js';
+import * as T from './protocol/turn-control-params.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -77,4 +79,5 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
+  ['thread/compact/start', spec(T.threadCompactStartParams, threadCompactStart)],
 ]);

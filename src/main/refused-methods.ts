@@ -74,7 +74,7 @@ const REASONS: Record<string, readonly string[]> = {
   ],
   [NO_THREAD_EDITS]: [
     'thread/fork', 'thread/archive', 'thread/delete', 'thread/metadata/update', 'thread/attachment/add',
-    'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove', 'thread/unarchive', 'thread/compact/start',
+    'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove', 'thread/unarchive',
     'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [

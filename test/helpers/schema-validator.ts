@@ -38,6 +38,7 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'app/list': 'AppsListResponse',
   'mcpServerStatus/list': 'ListMcpServerStatusResponse',
   'thread/goal/get': 'ThreadGoalGetResponse',
+  'thread/compact/start': 'ThreadCompactStartResponse',
   'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
 };
 const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));

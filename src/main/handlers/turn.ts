@@ -38,17 +38,7 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
     ...(params.approvalsReviewer !== null ? { approvalsReviewer: params.approvalsReviewer } : {}),
   };
   const turnId = uuidv7(now) as TurnId;
-  const turn: Turn = {
-    id: turnId,
-    rootTurnId: turnId,
-    items: [],
-    itemsView: 'notLoaded',
-    status: 'inProgress',
-    error: null,
-    startedAt: null,
-    completedAt: null,
-    durationMs: null,
-  };
+  const turn = acceptedTurn(turnId);
   // Like the reference, an ephemeral thread keeps an empty preview.
   thread.turnAccepted({ ...turn, items: [] }, settings, now, () => previewOf(params.input), isLargeInput(params.input) ? params.input : null);
   ctx.supervisor.noteChanged(thread);
@@ -91,7 +81,13 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   return {};
 }
 
-function requireLoaded(ctx: HostContext, id: string): LoadedThread {
+/** A turn as its start is answered: in progress, nothing known about it yet. */
+export function acceptedTurn(turnId: TurnId): Turn {
+  return { id: turnId, rootTurnId: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
+}
+
+/** The loaded thread `id`; "thread not found" for any other. */
+export function requireLoaded(ctx: HostContext, id: string): LoadedThread {
   const thread = ctx.directory.get(id);
   if (!thread || thread.lifecycle.kind !== 'loaded') throw threadNotFound(id);
   return thread;
