@@ -96,6 +96,14 @@ export interface TurnCommand {
   outputSchema: unknown;
 }
 
+/** Input joining a turn (turn/steer, or turn/start while the turn runs), as posted to the actor. */
+export interface SteerCommand {
+  turnId: string;
+  userItemId: string;
+  clientId: string | null;
+  input: UserInput[];
+}
+
 /** One `thread/compact/start`, as the actor runs it: a turn whose one item is the compaction. */
 export interface CompactCommand {
   turnId: string;
@@ -160,6 +168,8 @@ export interface ActorHostApi {
   /** Creates the actor; for a cold resume, returns what it read (its history packed, packed-history.ts). */
   spawn(init: ActorInit): Promise<PostedResumeState | null>;
   startTurn(threadId: string, command: PostedTurnCommand): Promise<void>;
+  /** Adds input to a running or queued turn, at once (outside the actor's mailbox). */
+  steerTurn(threadId: string, command: SteerCommand): Promise<void>;
   /** Queues a compaction of the thread's conversation, run like a turn after the ones ahead of it. */
   startCompaction(threadId: string, command: CompactCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;

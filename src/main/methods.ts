@@ -26,6 +26,7 @@ import {
 import { threadBackgroundTerminalsList, threadGoalGet } from './handlers/thread-empty-state.js';
 import { threadNameSet } from './handlers/thread-name.js';
 import { threadCompactStart } from './handlers/thread-compact.js';
+import { turnSteer } from './handlers/turn-steer.js';
 import * as T from './protocol/turn-control-params.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
@@ -80,4 +81,5 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
   ['thread/compact/start', spec(T.threadCompactStartParams, threadCompactStart)],
+  ['turn/steer', spec(T.turnSteerParams, turnSteer)],
 ]);

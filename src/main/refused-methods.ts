@@ -85,7 +85,7 @@ const REASONS: Record<string, readonly string[]> = {
   [NO_SEARCH]: ['thread/search', 'thread/search/stream', 'thread/search/cancel', 'thread/search/stream/cancel', 'thread/searchOccurrences'],
   [NO_STEERING]: [
     'thread/sample', 'thread/sample/cancel', 'thread/prediction/request', 'thread/settings/update', 'turn/settings/update',
-    'turn/steer', 'review/start',
+    'review/start',
   ],
   [NO_ENVIRONMENTS]: [
     'permissionProfile/list', 'environment/add', 'environment/info', 'environment/status', 'windowsSandbox/setupStart',

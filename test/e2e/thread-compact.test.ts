@@ -9,26 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { conversationOf, normalizedLines } from '../helpers/reference-lines.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const FIXTURES = new URL('../fixtures/reference-answers/', import.meta.url);
 const reference = readFileSync(new URL('compaction.jsonl', FIXTURES), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
 const referenceRollout = readFileSync(new URL('compaction-rollout.jsonl', FIXTURES), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
 const SUMMARY = 'SUMMARY OF THE THREAD';
-const UUID_V7 = /[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-const TIME_KEYS = new Set(['startedAt', 'completedAt', 'durationMs', 'startedAtMs', 'completedAtMs']);
 const NOISE = new Set(['thread/tokenUsage/updated', 'account/rateLimits/updated']);
-
-/** The recorder's normalization: the thread's id, then every other id by first appearance. */
-function normalized(lines: Message[], threadId: string): Message[] {
-  let text = lines.map((line) => JSON.stringify(line)).join('\n').replaceAll(threadId, '<thread>');
-  [...new Set(text.match(UUID_V7) ?? [])].forEach((id, i) => (text = text.replaceAll(id, `<id-${i + 1}>`)));
-  return text.split('\n').map((line) => JSON.parse(line, (key, value) => (TIME_KEYS.has(key) && value !== null ? typeof value : value)) as Message);
-}
-
-/** What the model was asked, as the recorder kept it: the conversation without instructions. */
-const conversation = (input: Message[]) =>
-  input.filter((m) => m.type === 'message' && m.role !== 'developer' && !m.content[0].text.startsWith('<environment_context>')).map((m) => [m.role, m.content[0].text]);
 
 let mock: MockModel;
 beforeAll(async () => {
@@ -71,11 +59,11 @@ test('a compaction answers, notifies, reads and reaches the model as the referen
     await compact({ threadId: thread.id, extra: 1 });
     const read = await server.request('thread/read', { threadId: thread.id, includeTurns: true });
     lines.push({ read: 'thread/read includeTurns', turns: read.thread.turns });
-    lines.push({ modelRequests: mock.requests.slice(firstRequest).map((request) => conversation((request.body as Message).input)) });
+    lines.push({ modelRequests: mock.requests.slice(firstRequest).map((request) => conversationOf((request.body as Message).input)) });
 
     const expected = reference.filter((line) => !NOISE.has(line.notification?.method));
     // The reference answered the malformed-id request before the second compaction's: same lines, same order.
-    expect(normalized(lines, thread.id)).toEqual(normalized(expected, '<thread>'));
+    expect(normalizedLines(lines, thread.id)).toEqual(normalizedLines(expected, '<thread>'));
 
     // The rollout: the compaction's records in the reference's order and content (the ones
     // this host writes: it keeps no world_state, settings or per-response usage records).
@@ -91,7 +79,7 @@ test('a compaction answers, notifies, reads and reaches the model as the referen
     const again = await restarted.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'resumed' }] });
     await restarted.waitForNotification('turn/completed', (p: Message) => p.turn.id === again.turn.id);
     const summary = expected.find((line) => line.modelRequests)!.modelRequests[2][1];
-    expect(conversation((mock.requests[before]!.body as Message).input)).toEqual([['user', 'hello'], ['user', 'after'], summary, ['user', 'resumed']]);
+    expect(conversationOf((mock.requests[before]!.body as Message).input)).toEqual([['user', 'hello'], ['user', 'after'], summary, ['user', 'resumed']]);
     expect(await restarted.close()).toBe(0);
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -39,6 +39,7 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'mcpServerStatus/list': 'ListMcpServerStatusResponse',
   'thread/goal/get': 'ThreadGoalGetResponse',
   'thread/compact/start': 'ThreadCompactStartResponse',
+  'turn/steer': 'TurnSteerResponse',
   'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
 };
 const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));

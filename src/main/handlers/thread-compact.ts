@@ -34,10 +34,9 @@ function compactNow(ctx: HostContext, id: string): Record<string, never> {
   const now = ctx.clock.now();
   const turnId = uuidv7(now) as TurnId;
   const turn = acceptedTurn(turnId);
-  const settings = thread.settings!;
-  thread.turnAccepted(turn, settings, now, () => '', null);
+  thread.compactionAccepted(turn, now);
   ctx.supervisor.noteChanged(thread);
-  const command = { turnId, itemId: uuidv7(now), settings };
+  const command = { turnId, itemId: uuidv7(now), settings: thread.settings! };
   withPlacedActor(
     ctx,
     thread,

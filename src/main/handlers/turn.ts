@@ -16,6 +16,7 @@ import { uuidv7 } from '../protocol/uuid.js';
 import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
+import { joinableTurn, joinTurn } from './turn-steer.js';
 
 type TurnStartParams = ReturnType<typeof turnStartParams>;
 
@@ -27,6 +28,13 @@ export function turnStart(ctx: HostContext, _connection: Connection, params: Tur
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
   if (!hasActor(ctx, thread)) throw threadNotFound(id);
+  // As in the reference, input sent while a turn is in progress joins it (turn-steer.ts); after
+  // a compaction, which takes none, it waits its turn.
+  const running = joinableTurn(thread);
+  if (running !== null) {
+    joinTurn(ctx, thread, running, params.input, params.clientUserMessageId);
+    return { turn: acceptedTurn(running.id as TurnId) };
+  }
   const now = ctx.clock.now();
   // Per-turn overrides stick for later turns, as the reference documents them.
   const settings = {
