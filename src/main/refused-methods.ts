@@ -78,8 +78,7 @@ const REASONS: Record<string, readonly string[]> = {
     'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [
-    'thread/goal/set', 'thread/goal/clear', 'thread/queue/add', 'thread/queue/list', 'thread/queue/update',
-    'thread/queue/delete', 'thread/queue/reorder', 'thread/queue/start', 'thread/memoryMode/set', 'thread/memory/read',
+    'thread/goal/set', 'thread/goal/clear', 'thread/memoryMode/set', 'thread/memory/read',
     'memory/status', 'memory/reset', 'thread/prepareApprovedPlan',
   ],
   [NO_SEARCH]: ['thread/search', 'thread/search/stream', 'thread/search/cancel', 'thread/search/stream/cancel', 'thread/searchOccurrences'],
