@@ -13,7 +13,7 @@ import { uuidv7 } from '../protocol/uuid.js';
 import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
-import { acceptedTurn, requireLoaded } from './turn.js';
+import { acceptedTurn, requireLoaded } from './loaded-turn-lookup.js';
 
 export function threadCompactStart(
   ctx: HostContext,

@@ -14,6 +14,7 @@ import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { queueStoreOf, type QueuedSubmission } from '../threads/thread-queue-store.js';
+import { afterEachTurnEnd } from '../threads/turn-events.js';
 import { turnStart } from './turn.js';
 
 type ParamsOf<D extends (value: unknown) => unknown> = ReturnType<D>;
@@ -108,6 +109,9 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
     })
     .catch((error: unknown) => ctx.log('warn', 'could not run queued input', { threadId, error: String(error) }));
 }
+
+// Queued input runs once the thread's turn in progress ends.
+afterEachTurnEnd(drainQueue);
 
 // The submission leaves the queue and becomes a turn, as if sent by turn/start.
 async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {

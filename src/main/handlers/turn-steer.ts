@@ -13,7 +13,7 @@ import { uuidv7 } from '../protocol/uuid.js';
 import { withPlacedActor } from '../threads/actor-link.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
-import { requireLoaded } from './turn.js';
+import { requireLoaded } from './loaded-turn-lookup.js';
 
 export function turnSteer(ctx: HostContext, _connection: Connection, params: ReturnType<typeof turnSteerParams>): { turnId: string } | Promise<{ turnId: string }> {
   const id = requireThreadId(params.threadId);

@@ -4,7 +4,6 @@
 // the placement, actor-link.ts) and a failure to deliver one ends the turn with an error.
 import type { PostedTurnCommand } from '../../common/actor-messages.js';
 import { isLargeInput, postedInput } from '../../common/encoded-content.js';
-import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
@@ -17,6 +16,7 @@ import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
 import { joinableTurn, joinTurn } from './turn-steer.js';
+import { acceptedTurn, requireLoaded } from './loaded-turn-lookup.js';
 
 type TurnStartParams = ReturnType<typeof turnStartParams>;
 
@@ -89,17 +89,6 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   return {};
 }
 
-/** A turn as its start is answered: in progress, nothing known about it yet. */
-export function acceptedTurn(turnId: TurnId): Turn {
-  return { id: turnId, rootTurnId: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
-}
-
-/** The loaded thread `id`; "thread not found" for any other. */
-export function requireLoaded(ctx: HostContext, id: string): LoadedThread {
-  const thread = ctx.directory.get(id);
-  if (!thread || thread.lifecycle.kind !== 'loaded') throw threadNotFound(id);
-  return thread;
-}
 
 /** The first text of the input, trimmed (the reference shows `"  hi  "` as `"hi"`). */
 function previewOf(input: TurnStartParams['input']): string {

@@ -4,10 +4,10 @@
 // The reference keeps its queue in its own database (queue_1.sqlite); thread-host neither
 // reads nor writes that file. Requests are answered from memory once the change is on disk;
 // a thread's file is read once, the first time its queue is asked for, and its writes are
-// chained so they land in order. fs.promises runs them on libuv's pool, off the main thread.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+// chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
 import { internalError } from '../../common/errors.js';
+import { fsPromises } from '../lazy-builtin.js';
 import type { UserInput } from '../../common/wire-types.js';
 
 /** One queued input, as the wire shows it (`QueuedSubmission`). */
@@ -69,7 +69,7 @@ export class ThreadQueueStore {
 
   async #read(key: string): Promise<QueuedSubmission[]> {
     try {
-      const parsed = JSON.parse(await readFile(this.#file(key), 'utf8')) as { queue?: unknown };
+      const parsed = JSON.parse(await fsPromises().readFile(this.#file(key), 'utf8')) as { queue?: unknown };
       return Array.isArray(parsed.queue) ? (parsed.queue as QueuedSubmission[]) : [];
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -78,10 +78,12 @@ export class ThreadQueueStore {
   }
 
   async #write(key: string, text: string): Promise<void> {
-    await mkdir(this.#dir, { recursive: true });
+    // Loaded on first use: a start that never touches a queue never loads it (start-path test).
+    const fs = fsPromises();
+    await fs.mkdir(this.#dir, { recursive: true });
     const temporary = `${this.#file(key)}.${process.pid}.${++this.#writeCount}.tmp`;
-    await writeFile(temporary, text);
-    await rename(temporary, this.#file(key));
+    await fs.writeFile(temporary, text);
+    await fs.rename(temporary, this.#file(key));
   }
 
   #file(key: string): string {

@@ -13,7 +13,18 @@ import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
-import { drainQueue } from '../handlers/thread-queue.js';
+
+/**
+ * Called after every turn's end, with the thread's id: how queued input (handlers/thread-queue.ts,
+ * which registers itself when loaded) runs once a thread has no turn in progress, without this
+ * module importing the handlers that start turns.
+ */
+type IdleHook = (ctx: HostContext, threadId: string) => void;
+const idleHooks: IdleHook[] = [];
+
+export function afterEachTurnEnd(hook: IdleHook): void {
+  idleHooks.push(hook);
+}
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -139,8 +150,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
   out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
   ctx.supervisor.noteChanged(thread);
-  // Queued input (thread/queue/add) runs once the thread has no turn in progress.
-  drainQueue(ctx, thread.id);
+  for (const hook of idleHooks) hook(ctx, thread.id);
 }
 
 // Kept by turn/start for every large input; decoding the worker's encoding (slow, but the same
