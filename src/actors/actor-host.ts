@@ -2,7 +2,7 @@
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
 // on their own port as plain objects; a cold resume's history comes back packed (packed-history.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, ActorInit, PostedResumeState, PostedTurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
 import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
 import { packHistory } from '../common/packed-history.js';
@@ -45,6 +45,14 @@ export class ActorHost implements ActorHostApi {
 
   async startTurn(threadId: string, command: PostedTurnCommand): Promise<void> {
     this.#require(threadId).startTurn({ ...command, input: receivedInput(command.input) });
+  }
+
+  async steerTurn(threadId: string, command: SteerCommand): Promise<void> {
+    this.#require(threadId).steer(command);
+  }
+
+  async startCompaction(threadId: string, command: CompactCommand): Promise<void> {
+    this.#require(threadId).startCompaction(command);
   }
 
   async interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'> {

@@ -2,7 +2,10 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
-import type { ActorEvent, ActorInit, ActorResumeState, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
+import { compactionLines } from './rollout-writer/compaction-lines.js';
+import { taskStarted } from './rollout-writer/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
@@ -10,7 +13,7 @@ import { readRollout } from '../common/rollout/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
 import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
-import type { ConversationMessage, ModelUsage, TurnError, UserMessageItem } from '../common/wire-types.js';
+import type { ContextCompactionItem, ConversationMessage, ModelUsage, TurnError, UserInput, UserMessageItem } from '../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../common/wire-types.js';
 import { configuredHistoryDatabase } from './codex-history-db/history-databases.js';
 import { ThreadHistoryProjector } from './codex-history-db/thread-history-projector.js';
@@ -54,6 +57,10 @@ export class ThreadActor {
   #running: { turnId: string; abort: AbortController } | null = null;
   /** Queued turns interrupted before they started. */
   readonly #interruptedEarly = new Set<string>();
+  /** Turns posted and not yet begun, with the input steered into each before it began. */
+  readonly #queued = new Map<string, SteerCommand[]>();
+  /** The turn between its start and its reported end; steered input joins it. */
+  #live: RunningTurn | null = null;
   /**
    * The terminal line of a turn whose start reached the rollout but whose end did not (the
    * disk failed): written ahead of the next turn's lines, so the file tells what the client
@@ -166,6 +173,7 @@ export class ThreadActor {
 
   /** Queues a turn; it starts once every earlier command has finished. */
   startTurn(command: TurnCommand): void {
+    this.#queued.set(command.turnId, []);
     // A throw the turn did not handle (a bug) must end that turn, not kill the worker and
     // every other thread on it through an unhandled rejection.
     void this.#mailbox.post(() =>
@@ -175,12 +183,44 @@ export class ThreadActor {
 
   /** Aborts the running turn, or marks a queued one so it ends as soon as it starts. */
   interrupt(turnId: string): 'interrupting' | 'notRunning' {
+    if (this.#live?.turnId === turnId) this.#live.interrupted = true;
     if (this.#running?.turnId === turnId) {
       this.#running.abort.abort();
       return 'interrupting';
     }
     this.#interruptedEarly.add(turnId);
     return 'notRunning';
+  }
+
+  /**
+   * Input joining a turn, at once: one that has not begun takes it after its own input; the
+   * running one records it and, while the model is answering, restarts the sampling with it,
+   * as the reference does. Input for a turn already closing is not sent to the model, and the
+   * client hears so (a warning): its end is being written.
+   */
+  steer(command: SteerCommand): void {
+    const queued = this.#queued.get(command.turnId);
+    const live = this.#live;
+    if (queued !== undefined) queued.push(command);
+    else if (live?.turnId === command.turnId && !live.closing) {
+      this.#recordSteer(live, command);
+      if (this.#running?.turnId === command.turnId) {
+        live.restart = true;
+        this.#running.abort.abort();
+      }
+    } else {
+      const message = `input sent to turn ${command.turnId} arrived as it ended and was not sent to the model`;
+      this.#emit({ type: 'warning', threadId: this.#init.threadId, message });
+    }
+  }
+
+  #recordSteer(turn: RunningTurn, command: SteerCommand): void {
+    const { threadId } = this.#init;
+    const now = this.#clock.now();
+    const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
+    const at = this.#queueAnchored(turn.writes, 'item', this.#format.userInput(item, turn.turnId, now));
+    turn.exchange.push({ role: 'user', text: textOf(command.input) });
+    this.#emit({ type: 'userItem', threadId, turnId: turn.turnId, item, ordinal: at.item });
   }
 
   // Marks the actor active for the host while `work` runs, and quiet after it only when no
@@ -233,17 +273,91 @@ export class ThreadActor {
       await turn.writes.settle();
       injectTurnFault(fault);
     }
+    let reply: Reply;
+    let outcome: TurnOutcome;
+    // Sampled again while input steered in is unanswered: cut short by it (the partial reply
+    // is dropped), or come after the model answered.
+    do {
+      reply = { agentItem: null, firstTokenMs: null };
+      const asked = turn.exchange.length;
+      outcome = await this.#sample(command.settings, command.outputSchema ?? null, turn, reply, true);
+      if (turn.restart && !turn.interrupted) {
+        turn.restart = false;
+        turn.abort = new AbortController();
+        continue;
+      }
+      // The model's next view is what a resume would rebuild from the rollout: the user messages
+      // of every turn, and the assistant message whenever one was completed, whatever the outcome.
+      if (reply.agentItem?.completedAtMs != null) turn.exchange.splice(asked, 0, { role: 'assistant', text: reply.agentItem.text });
+      if (outcome.status !== 'completed' || turn.exchange.at(-1)!.role !== 'user') break;
+      turn.abort = new AbortController();
+    } while (true);
+    turn.closing = true;
+    this.#history = [...this.#history, ...turn.exchange];
+    await this.#endTurn(turn, endOf(outcome, reply.agentItem?.text ?? null, reply.firstTokenMs), outcome);
+  }
+
+  /** Queues a compaction; it runs, like a turn, once every earlier command has finished. */
+  startCompaction(command: CompactCommand): void {
+    void this.#mailbox.post(() =>
+      this.#fenced(() => this.#runCompaction(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error))),
+    );
+  }
+
+  // A compaction, as the reference runs thread/compact/start: a turn with no user message whose
+  // one item is the compaction; the model is asked for a summary (COMPACTION_PROMPT), and its
+  // answer replaces the conversation (compaction.ts). One that fails or is interrupted leaves
+  // the conversation as it was.
+  async #runCompaction(command: CompactCommand): Promise<void> {
+    const { threadId } = this.#init;
+    const { turnId, settings } = command;
+    const turn = this.#openTurn(turnId, settings, COMPACTION_PROMPT);
+    const start = { lines: [taskStarted(turnId, Math.floor(turn.startedAtMs / 1000), turn.startedAtMs)], turnLine: 0 };
+    this.#announceStart(turn, this.#queueAnchored(turn.writes, 'start', start).turn);
+    const item: ContextCompactionItem = { type: 'contextCompaction', id: command.itemId, startedAtMs: this.#clock.now(), completedAtMs: null };
+    this.#emit({ type: 'compactionStarted', threadId, turnId, item: { ...item } });
     const reply: Reply = { agentItem: null, firstTokenMs: null };
-    const outcome = await this.#sample(command, turn, reply);
-    await this.#endTurn(turn, reply, outcome);
+    const outcome = await this.#sample(settings, null, turn, reply, false);
+    if (outcome.status === 'completed') {
+      const summaryText = reply.agentItem?.text ?? '';
+      const conversation = compactedConversation(this.#history, summaryMessage(summaryText));
+      item.completedAtMs = this.#clock.now();
+      const summaryItemId = reply.agentItem?.id ?? command.itemId;
+      const lines = compactionLines({ threadId, turnId, summaryItemId, summaryText, conversation, item }, item.completedAtMs);
+      const at = this.#queueAnchored(turn.writes, 'item', lines);
+      this.#history = conversation;
+      this.#emit({ type: 'compactionCompleted', threadId, turnId, item, ordinal: at.item });
+    }
+    await this.#endTurn(turn, endOf(outcome, null, null), outcome);
   }
 
   #beginTurn(command: TurnCommand): RunningTurn {
     const { threadId } = this.#init;
     const { turnId, settings } = command;
+    const turn = this.#openTurn(turnId, settings, textOf(command.input));
+    const userItem: UserMessageItem = {
+      type: 'userMessage',
+      id: command.userItemId,
+      clientId: command.clientId,
+      content: command.input,
+      startedAtMs: turn.startedAtMs,
+      completedAtMs: turn.startedAtMs,
+    };
+    const start = this.#format.turnStart({ threadId, turnId, startedAtMs: turn.startedAtMs, context: this.#turnContext(turnId, settings), userItem });
+    const at = this.#queueAnchored(turn.writes, 'start', start);
+    this.#announceStart(turn, at.turn);
+    this.#emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
+    for (const steered of this.#queued.get(turnId) ?? []) this.#recordSteer(turn, steered);
+    this.#queued.delete(turnId);
+    return turn;
+  }
+
+  // What every turn does first, before its own start lines: it becomes the running one, and
+  // the thread's first turn queues the file's session_meta, then any lines owed from before.
+  #openTurn(turnId: string, settings: ThreadSettings, userText: string): RunningTurn {
     const abort = new AbortController();
-    if (this.#interruptedEarly.delete(turnId)) abort.abort();
-    this.#running = { turnId, abort };
+    const interrupted = this.#interruptedEarly.delete(turnId);
+    if (interrupted) abort.abort();
     const startedAtMs = this.#clock.now();
     // A failed append stops the appender; between turns a gap is harmless (the owed line
     // closes the failed turn), so the disk gets another chance with this turn.
@@ -253,43 +367,42 @@ export class ThreadActor {
     // between lines; it waits once, before reporting the turn's end.
     const writes = new TurnWrites(this.#appender);
     this.#current = { turnId, startedAtMs, writes, reported: false };
-    const userItem: UserMessageItem = {
-      type: 'userMessage',
-      id: command.userItemId,
-      clientId: command.clientId,
-      content: command.input,
-      startedAtMs,
-      completedAtMs: startedAtMs,
-    };
     const wroteMeta = !this.#materialized && this.#appender !== null;
     if (wroteMeta) writes.add('meta', this.#format.sessionMeta(this.#sessionMeta(settings), startedAtMs));
     const owed = this.#owed.splice(0);
     writes.add('owed', owed);
-    const start = this.#format.turnStart({ threadId, turnId, startedAtMs, context: this.#turnContext(turnId, settings), userItem });
-    const at = this.#queueAnchored(writes, 'start', start);
-    this.#emit({ type: 'turnStarted', threadId, turnId, startedAtMs, ordinal: at.turn });
-    if (wroteMeta) {
+    const turn: RunningTurn = { turnId, startedAtMs, abort, writes, wroteMeta, owed, userText, exchange: [{ role: 'user', text: userText }], restart: false, interrupted, closing: false };
+    this.#live = turn;
+    return turn;
+  }
+
+  #announceStart(turn: RunningTurn, ordinal: number | null): void {
+    const { threadId } = this.#init;
+    this.#emit({ type: 'turnStarted', threadId, turnId: turn.turnId, startedAtMs: turn.startedAtMs, ordinal });
+    if (turn.wroteMeta) {
       this.#materialized = true;
       this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
     }
-    this.#emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
-    const userText = command.input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-    return { turnId, startedAtMs, abort, writes, wroteMeta, owed, userText };
   }
 
   // Streams the reply, telling the host each step and queueing what the rollout keeps.
-  async #sample(command: TurnCommand, turn: RunningTurn, reply: Reply): Promise<TurnOutcome> {
+  // A compaction's sampling (`agentItems` false) keeps its reply to itself: the summary is no
+  // agent message.
+  async #sample(settings: ThreadSettings, outputSchema: unknown, turn: RunningTurn, reply: Reply, agentItems: boolean): Promise<TurnOutcome> {
     const { threadId } = this.#init;
     const { turnId, writes, abort } = turn;
-    const { settings } = command;
+    this.#running = { turnId, abort };
+    // The turn's own messages so far follow the thread's; the last is the user's, answered now.
+    const history = [...this.#history, ...turn.exchange];
+    const userText = history.pop()!.text;
     const request = {
       model: settings.model,
       baseInstructions: settings.baseInstructions,
       developerInstructions: settings.developerInstructions,
-      history: this.#history,
-      userText: turn.userText,
+      history,
+      userText,
       effort: settings.effort,
-      outputSchema: command.outputSchema ?? null,
+      outputSchema,
       threadId,
       turnId,
       signal: abort.signal,
@@ -298,9 +411,10 @@ export class ThreadActor {
     };
     try {
       await streamReply(this.#model, request, turn.startedAtMs, this.#clock, reply, {
-        itemStarted: (item) => this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
-        delta: (itemId, delta) => this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
+        itemStarted: (item) => agentItems && this.#emit({ type: 'agentItemStarted', threadId, turnId, item }),
+        delta: (itemId, delta) => agentItems && this.#emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
         itemCompleted: (item) => {
+          if (!agentItems) return;
           const at = this.#queueAnchored(writes, 'item', this.#format.agentMessage(item, turnId, item.completedAtMs!));
           this.#emit({ type: 'agentItemCompleted', threadId, turnId, item, ordinal: at.item });
         },
@@ -321,18 +435,14 @@ export class ThreadActor {
   }
 
   // Records the turn's end, waits for every line of it to reach the kernel, then reports it.
-  async #endTurn(turn: RunningTurn, reply: Reply, sampled: TurnOutcome): Promise<void> {
+  // `end` is how the rollout closes the turn when its lines land.
+  async #endTurn(turn: RunningTurn, end: TurnEnd, sampled: TurnOutcome): Promise<void> {
     const { threadId } = this.#init;
     const { turnId, writes } = turn;
     let outcome = sampled;
     const completedAtMs = this.#clock.now();
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
-    const lastAgentMessage = reply.agentItem?.text ?? null;
-    writes.add('end', this.#format.turnEnd(timing, endOf(outcome, lastAgentMessage, reply.firstTokenMs), completedAtMs));
-    // The model's next view is what a resume would rebuild from the rollout: the user message
-    // of every turn, and the assistant message whenever one was completed, whatever the outcome.
-    this.#history = [...this.#history, { role: 'user', text: turn.userText }];
-    if (reply.agentItem?.completedAtMs != null) this.#history.push({ role: 'assistant', text: reply.agentItem.text });
+    writes.add('end', this.#format.turnEnd(timing, end, completedAtMs));
     const { failure, landed } = await writes.settle();
     // The turn's lines are projected before its end is reported and the actor goes quiet.
     await this.#projector?.flush();
@@ -349,6 +459,7 @@ export class ThreadActor {
       else if (landed.has('start')) this.#owed = this.#format.turnEnd(timing, endOf(outcome, null, null), completedAtMs);
     }
     this.#current!.reported = true;
+    this.#live = null;
     // Every line of the turn is with the kernel: quiet before the host hears of the end, so an
     // unload that follows at once can be fenced. Nothing below writes.
     if (this.#owed.length === 0) this.#fence.leave();
@@ -368,6 +479,7 @@ export class ThreadActor {
   // not left waiting, and close it in the rollout the same way if its start is there.
   async #abandonTurn(turnId: string, error: unknown): Promise<void> {
     this.#running = null;
+    this.#live = null;
     const current = this.#current;
     if (current === null || current.turnId !== turnId || current.reported) return;
     current.reported = true;
@@ -429,6 +541,18 @@ interface RunningTurn {
   /** Lines owed by an earlier turn, queued ahead of this one's. */
   owed: string[];
   userText: string;
+  /** The turn's messages in order: its input, input steered in, the model's answers. */
+  exchange: ConversationMessage[];
+  /** Input was steered in while the model answered: sample again with it. */
+  restart: boolean;
+  interrupted: boolean;
+  /** Its end is being written: input for it comes too late. */
+  closing: boolean;
+}
+
+/** The text parts of an input, as the model's conversation keeps them. */
+function textOf(input: readonly UserInput[]): string {
+  return input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 function timingOf(turnId: string, startedAtMs: number, completedAtMs: number): TurnTiming {

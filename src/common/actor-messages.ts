@@ -12,7 +12,7 @@ import type { TokenUsageSnapshot } from './token-usage.js';
 import type { WriterLease } from './writer-lease.js';
 
 export type { TokenUsageSnapshot };
-import type { AgentMessageItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
+import type { AgentMessageItem, ContextCompactionItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
 
 /** Settings a turn runs with: the thread's, with per-turn overrides applied. */
 export interface ThreadSettings {
@@ -96,6 +96,21 @@ export interface TurnCommand {
   outputSchema: unknown;
 }
 
+/** Input joining a turn (turn/steer, or turn/start while the turn runs), as posted to the actor. */
+export interface SteerCommand {
+  turnId: string;
+  userItemId: string;
+  clientId: string | null;
+  input: UserInput[];
+}
+
+/** One `thread/compact/start`, as the actor runs it: a turn whose one item is the compaction. */
+export interface CompactCommand {
+  turnId: string;
+  itemId: string;
+  settings: ThreadSettings;
+}
+
 /**
  * A text part as posted to the pool worker when its text arrived as UTF-8 bytes: the bytes
  * are transferred in place of the text, and the worker decodes them (encoded-content.ts).
@@ -130,6 +145,8 @@ export type ActorEvent =
   | { type: 'agentItemStarted'; threadId: string; turnId: string; item: AgentMessageItem }
   | { type: 'agentDelta'; threadId: string; turnId: string; itemId: string; delta: string }
   | { type: 'agentItemCompleted'; threadId: string; turnId: string; item: AgentMessageItem; ordinal: number | null }
+  | { type: 'compactionStarted'; threadId: string; turnId: string; item: ContextCompactionItem }
+  | { type: 'compactionCompleted'; threadId: string; turnId: string; item: ContextCompactionItem; ordinal: number | null }
   | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
   /** Something the client should know that did not fail a turn (e.g. a rollout recreated). */
@@ -151,6 +168,10 @@ export interface ActorHostApi {
   /** Creates the actor; for a cold resume, returns what it read (its history packed, packed-history.ts). */
   spawn(init: ActorInit): Promise<PostedResumeState | null>;
   startTurn(threadId: string, command: PostedTurnCommand): Promise<void>;
+  /** Adds input to a running or queued turn, at once (outside the actor's mailbox). */
+  steerTurn(threadId: string, command: SteerCommand): Promise<void>;
+  /** Queues a compaction of the thread's conversation, run like a turn after the ones ahead of it. */
+  startCompaction(threadId: string, command: CompactCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;

@@ -41,8 +41,16 @@ export interface AgentMessageItem {
   completedAtMs: number | null;
 }
 
+/** The record of a compaction (thread/compact/start): the only item of its turn. */
+export interface ContextCompactionItem {
+  type: 'contextCompaction';
+  id: string;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
 /** The item variants this host produces. */
-export type ThreadItem = UserMessageItem | AgentMessageItem;
+export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem;
 
 export type TurnStatus = 'inProgress' | 'completed' | 'interrupted' | 'failed';
 export type ItemsView = 'notLoaded' | 'summary' | 'full';

@@ -28,6 +28,10 @@ import { threadNameSet } from './handlers/thread-name.js';
 import { threadArchive, threadUnarchive } from './handlers/thread-archive.js';
 import { threadDelete } from './handlers/thread-delete.js';
 import { threadMetadataUpdate } from './handlers/thread-metadata-update.js';
+import { threadCompactStart } from './handlers/thread-compact.js';
+import { turnSteer } from './handlers/turn-steer.js';
+import * as Q from './handlers/thread-queue.js';
+import * as T from './protocol/turn-control-params.js';
 import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
@@ -84,4 +88,12 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/metadata/update', spec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
+  ['thread/compact/start', spec(T.threadCompactStartParams, threadCompactStart)],
+  ['turn/steer', spec(T.turnSteerParams, turnSteer)],
+  ['thread/queue/add', spec(T.threadQueueAddParams, Q.threadQueueAdd)],
+  ['thread/queue/list', spec(T.threadQueueListParams, Q.threadQueueList)],
+  ['thread/queue/update', spec(T.threadQueueUpdateParams, Q.threadQueueUpdate)],
+  ['thread/queue/delete', spec(T.threadQueueDeleteParams, Q.threadQueueDelete)],
+  ['thread/queue/reorder', spec(T.threadQueueReorderParams, Q.threadQueueReorder)],
+  ['thread/queue/start', spec(T.threadQueueStartParams, Q.threadQueueStart)],
 ]);

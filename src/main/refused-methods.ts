@@ -12,10 +12,10 @@ const NO_EXTENSIONS = 'thread-host has no skills, plugins, marketplaces or apps'
 const NO_CONFIG_WRITES = 'thread-host reads its configuration once at start and never writes it';
 const NO_PROJECTS = 'thread-host keeps no projects or thread sections';
 const NO_REALTIME = 'thread-host has no realtime (voice) sessions';
-const NO_THREAD_EDITS = 'thread-host does not fork, compact, revert or edit threads';
-const NO_QUEUES = 'thread-host keeps no queued messages, goals or memories for a thread';
+const NO_THREAD_EDITS = 'thread-host does not fork, revert or edit threads';
+const NO_QUEUES = 'thread-host keeps no goals or memories for a thread';
 const NO_SEARCH = 'thread-host does not search threads';
-const NO_STEERING = 'thread-host does not steer, sample, review or change the settings of a running turn';
+const NO_STEERING = 'thread-host does not sample, review or change the settings of a running turn';
 const NO_ENVIRONMENTS = 'thread-host runs every thread in its own process, with no sandbox, environments or permission profiles';
 const NO_REMOTE_CONTROL = 'thread-host has no remote control';
 const NO_FEEDBACK = 'thread-host sends no feedback, diagnostics or usage reports';
@@ -74,18 +74,17 @@ const REASONS: Record<string, readonly string[]> = {
   ],
   [NO_THREAD_EDITS]: [
     'thread/fork', 'thread/attachment/add',
-    'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove', 'thread/compact/start',
+    'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove',
     'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [
-    'thread/goal/set', 'thread/goal/clear', 'thread/queue/add', 'thread/queue/list', 'thread/queue/update',
-    'thread/queue/delete', 'thread/queue/reorder', 'thread/queue/start', 'thread/memoryMode/set', 'thread/memory/read',
+    'thread/goal/set', 'thread/goal/clear', 'thread/memoryMode/set', 'thread/memory/read',
     'memory/status', 'memory/reset', 'thread/prepareApprovedPlan',
   ],
   [NO_SEARCH]: ['thread/search', 'thread/search/stream', 'thread/search/cancel', 'thread/search/stream/cancel', 'thread/searchOccurrences'],
   [NO_STEERING]: [
     'thread/sample', 'thread/sample/cancel', 'thread/prediction/request', 'thread/settings/update', 'turn/settings/update',
-    'turn/steer', 'review/start',
+    'review/start',
   ],
   [NO_ENVIRONMENTS]: [
     'permissionProfile/list', 'environment/add', 'environment/info', 'environment/status', 'windowsSandbox/setupStart',

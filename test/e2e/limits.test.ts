@@ -84,14 +84,17 @@ test('a client that stops reading is disconnected once max_outbound_bytes is que
     env: { THREAD_HOST_LOG: 'info' },
   });
   server.child.stdin.on('error', () => undefined); // the server may be gone before our last write
-  const { thread } = await server.request('thread/start', {});
+  // One thread per turn: a turn/start on a thread whose turn is in progress joins that turn
+  // (as the reference does), so twenty turns on one thread would be one.
+  const turns = 20;
+  const threads: string[] = [];
+  for (let i = 0; i < turns; i += 1) threads.push((await server.request('thread/start', {})).thread.id);
   const pid = server.child.pid!;
   const baseline = rssOf(pid)!;
   // Each turn streams ~2 000 deltas and its 100 KB text twice: far more than 1 MiB in all.
-  const turns = 20;
   for (let i = 0; i < turns; i += 1) mock.enqueue({ kind: 'reply', text: 'word '.repeat(20_000), deltaChunks: 2_000 });
   server.child.stdout.pause();
-  for (let i = 0; i < turns; i += 1) server.sendText(JSON.stringify({ id: `flood-${i}`, method: 'turn/start', params: { threadId: thread.id, input: [{ type: 'text', text: `flood ${i}` }] } }));
+  for (let i = 0; i < turns; i += 1) server.sendText(JSON.stringify({ id: `flood-${i}`, method: 'turn/start', params: { threadId: threads[i], input: [{ type: 'text', text: `flood ${i}` }] } }));
 
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid) ?? 0)), 20);

@@ -42,6 +42,14 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'app/list': 'AppsListResponse',
   'mcpServerStatus/list': 'ListMcpServerStatusResponse',
   'thread/goal/get': 'ThreadGoalGetResponse',
+  'thread/compact/start': 'ThreadCompactStartResponse',
+  'turn/steer': 'TurnSteerResponse',
+  'thread/queue/add': 'ThreadQueueAddResponse',
+  'thread/queue/list': 'ThreadQueueListResponse',
+  'thread/queue/update': 'ThreadQueueUpdateResponse',
+  'thread/queue/delete': 'ThreadQueueDeleteResponse',
+  'thread/queue/reorder': 'ThreadQueueReorderResponse',
+  'thread/queue/start': 'ThreadQueueStartResponse',
   'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
 };
 const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));

@@ -1,7 +1,9 @@
 // The built-in model used when no provider is configured: it echoes the user, streams the echo
-// like a real model would (start, deltas, done, completed) and counts words as tokens. No
-// network and no randomness, so demos and tests get the same reply every time.
+// like a real model would (start, deltas, done, completed) and counts words as tokens. Asked
+// for a compaction's summary, it lists what the user said. No network and no randomness, so
+// demos and tests get the same reply every time.
 
+import { COMPACTION_PROMPT, isSummaryMessage, SUMMARY_PREFIX } from '../../common/rollout/compaction.js';
 import type { ConversationMessage, ModelUsage } from '../../common/wire-types.js';
 import { ModelAbortedError, type ModelClient, type ModelEvent, type ModelRequest } from './model-client.js';
 
@@ -13,7 +15,10 @@ export class EmbeddedResponder implements ModelClient {
   async *stream(request: ModelRequest): AsyncGenerator<ModelEvent, void, undefined> {
     const { signal } = request;
     const n = countUserMessages(request.history) + 1;
-    const reply = n === 1 ? `You said: ${request.userText}` : `You said: ${request.userText} (message ${n} in this thread)`;
+    const reply =
+      request.userText === COMPACTION_PROMPT ? summaryOf(request.history)
+      : n === 1 ? `You said: ${request.userText}`
+      : `You said: ${request.userText} (message ${n} in this thread)`;
     const itemId = `msg-embedded-${n}`;
 
     const events: ModelEvent[] = [{ type: 'messageStarted', itemId }];
@@ -29,10 +34,22 @@ export class EmbeddedResponder implements ModelClient {
   }
 }
 
+// An earlier summary is not something the user said.
 function countUserMessages(history: ConversationMessage[]): number {
   let users = 0;
-  for (const message of history) if (message.role === 'user') users += 1;
+  for (const message of history) if (message.role === 'user' && !isSummaryMessage(message.text)) users += 1;
   return users;
+}
+
+/** A compaction's summary: the user's messages so far, an earlier summary's included. */
+function summaryOf(history: ConversationMessage[]): string {
+  const said: string[] = [];
+  for (const message of history) {
+    if (message.role !== 'user') continue;
+    if (isSummaryMessage(message.text)) said.push(message.text.slice(SUMMARY_PREFIX.length + 1).replace(/^The user said: /, '').replace(/\.$/, ''));
+    else said.push(JSON.stringify(message.text));
+  }
+  return said.length === 0 ? 'Nothing was said in this thread yet.' : `The user said: ${said.join(', ')}.`;
 }
 
 /** Splits into word-plus-trailing-space pieces, merged evenly into at most 8 chunks. */

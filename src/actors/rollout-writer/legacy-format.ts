@@ -16,6 +16,7 @@ export const legacyFormat: RolloutFormat = {
       ...lines.userMessage(userItem, startedAtMs, turnId),
     ],
   }),
+  userInput: (item, turnId, nowMs) => ({ lines: lines.userMessage(item, nowMs, turnId) }),
   agentMessage: (item, turnId, nowMs) => ({ lines: lines.agentMessage(item, nowMs, turnId) }),
   tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
   turnEnd: (timing, end, nowMs) => turnEndLines(timing, end, nowMs),

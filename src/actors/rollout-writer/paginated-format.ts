@@ -10,7 +10,7 @@
 // failed write never leaves a gap: the next line takes the ordinal the failed one would have.
 import { turnEndLines } from './legacy-format.js';
 import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
-import type { AgentMessageItem } from '../../common/wire-types.js';
+import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
 import * as lines from './rollout-lines.js';
 
 // Every line the builders make starts with its timestamp member; the ordinal goes right after.
@@ -42,6 +42,10 @@ class PaginatedFormat implements RolloutFormat {
       turnLine: 0,
       itemLine: 3,
     };
+  }
+
+  userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines {
+    return { lines: [lines.userResponseItem(item, nowMs, turnId), lines.itemCompleted(this.threadId, turnId, item, nowMs)], itemLine: 1 };
   }
 
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines {

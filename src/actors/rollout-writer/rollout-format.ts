@@ -56,6 +56,8 @@ export interface RolloutFormat {
   sessionMeta(meta: SessionMetaInput, nowMs: number): string[];
   /** Opens a turn: its start, the settings it runs with, the user's message (the item). */
   turnStart(start: TurnStart): FormattedLines;
+  /** More input from the user joining the running turn (turn/steer): the item. */
+  userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** The assistant's completed message (the item). */
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** Token usage after a sampling. */

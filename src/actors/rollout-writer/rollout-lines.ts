@@ -335,7 +335,8 @@ function event(nowMs: number, payload: Record<string, unknown>): string {
   return line('event_msg', nowMs, payload);
 }
 
-function line(type: string, nowMs: number, payload: Record<string, unknown>): string {
+/** One record of `type` (compaction-lines.ts builds its records with it too). */
+export function line(type: string, nowMs: number, payload: Record<string, unknown>): string {
   return JSON.stringify({ timestamp: iso(nowMs), type, payload });
 }
 

@@ -209,6 +209,6 @@ function withItemsView(turn: Turn, view: TurnItemsView): Turn {
   if (view === 'full') return { ...turn, itemsView: 'full' };
   const user = turn.items.find((item) => item.type === 'userMessage');
   const agent = [...turn.items].reverse().find((item) => item.type === 'agentMessage');
-  const items = [user, agent].filter((item): item is ThreadItem => item !== undefined);
+  const items = [user, agent].filter((item) => item !== undefined) as ThreadItem[];
   return { ...turn, items, itemsView: 'summary' };
 }

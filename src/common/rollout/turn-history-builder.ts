@@ -10,6 +10,7 @@
 //   turn_aborted            marks the named turn interrupted
 //   task_complete           closes the named turn: failed if it carries an `error` (0.171.0),
 //                           else completed unless already failed/interrupted
+//   compacted               replaces the conversation to replay (compaction.ts)
 //
 // A turn still inProgress at the end had no terminal event and is reported `interrupted`, as
 // the reference does for a thread that is not running (spec §5.4). An interrupted turn keeps
@@ -20,6 +21,7 @@
 import type { ConversationMessage, ThreadItem, Turn, TurnError, TurnId, TurnStatus, UserMessageItem } from '../wire-types.js';
 import type { Json, RolloutRecord } from './rollout-json.js';
 import { num, obj, str } from './rollout-json.js';
+import { compactedConversation, isSummaryMessage, summaryMessage } from './compaction.js';
 import {
   agentItem,
   coreUserInput,
@@ -74,6 +76,7 @@ export class TurnHistoryBuilder {
   /** Takes one record; `index` is its line number, used to name turns that have no id. */
   handle(record: RolloutRecord, index: number): void {
     if (record.type === 'response_item') this.#responseItem(record.payload);
+    else if (record.type === 'compacted') this.#messages = compactedMessages(record.payload, this.#messages);
     else if (record.type === 'event_msg') this.#event(record.payload, record.ts, index, record.ordinal);
   }
 
@@ -97,6 +100,7 @@ export class TurnHistoryBuilder {
       // The reference names it `msg_<uuid>`; the item id is the bare uuid.
       this.#userResponseId = id?.startsWith('msg_') ? id.slice(4) : id;
     } else if (p.role === 'assistant') {
+      // A compaction's summary is one too, until the `compacted` record after it replaces the lot.
       if (text !== '') this.#messages.push({ role: 'assistant', text });
       const unnamed = this.#current === null ? undefined : [...this.#current.unnamed].reverse();
       const target = unnamed?.find((item) => item.type === 'agentMessage' && item.text === text);
@@ -216,6 +220,8 @@ export class TurnHistoryBuilder {
       item = { type: 'userMessage', id, clientId: str(core.client_id), content, startedAtMs, completedAtMs };
     } else if (core.type === 'AgentMessage') {
       item = agentItem(id, messageText(core.content), startedAtMs, completedAtMs);
+    } else if (core.type === 'ContextCompaction') {
+      item = { type: 'contextCompaction', id, startedAtMs, completedAtMs };
     } else {
       return;
     }
@@ -262,6 +268,27 @@ export class TurnHistoryBuilder {
     // No terminal event and the thread is not running: the turn was interrupted.
     return turn.status === 'inProgress' ? { ...turn, status: 'interrupted' } : { ...turn };
   }
+}
+
+/**
+ * The conversation a `compacted` record leaves: its `replacement_history`'s user and assistant
+ * messages that are the user's words or a summary (the harness's injected context is not
+ * replayed by this host), else, in rollouts without one, the user's messages before it and
+ * the summary.
+ */
+function compactedMessages(p: Json, before: ConversationMessage[]): ConversationMessage[] {
+  const message = str(p.message) ?? '';
+  const summary = isSummaryMessage(message) ? message : summaryMessage(message);
+  if (!Array.isArray(p.replacement_history)) return compactedConversation(before, summary);
+  const kept: ConversationMessage[] = [];
+  for (const raw of p.replacement_history) {
+    const item = obj(raw);
+    if (item === null || item.type !== 'message') continue;
+    const text = messageText(item.content);
+    if (item.role === 'assistant' && text !== '') kept.push({ role: 'assistant', text });
+    else if (item.role === 'user' && (isSummaryMessage(text) || isUserAuthored(item, text))) kept.push({ role: 'user', text });
+  }
+  return kept;
 }
 
 function fail(turn: Turn, error: TurnError): void {

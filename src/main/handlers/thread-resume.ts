@@ -19,6 +19,7 @@ import type { threadResumeParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { withThreadFacts } from './shown-thread.js';
+import { drainQueue } from './thread-queue.js';
 import { fullHistory } from '../threads/full-history.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { loadThread, publishThread } from '../threads/thread-loader.js';
@@ -84,6 +85,8 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   const response = resumeResponse(ctx, thread, params.excludeTurns ? [] : fullHistory(thread), last);
   const lastTurnId = thread.turns.at(-1)?.id ?? null;
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
+  // Input queued for the thread (thread/queue/add) runs once it is loaded and idle.
+  afterReply(() => drainQueue(ctx, thread.id));
   return response;
 }
 
@@ -131,6 +134,7 @@ async function coldResume(
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
   afterReply(() => replayTokenUsage(ctx, connection, thread, history?.lastTurnId ?? null));
+  afterReply(() => drainQueue(ctx, thread.id));
   // Null exactly when the resume excludes its turns (serializeHistory above).
   return resumeResponse(ctx, thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
 }

@@ -4,7 +4,6 @@
 // the placement, actor-link.ts) and a failure to deliver one ends the turn with an error.
 import type { PostedTurnCommand } from '../../common/actor-messages.js';
 import { isLargeInput, postedInput } from '../../common/encoded-content.js';
-import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { Turn, TurnId } from '../../common/wire-types.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
@@ -16,6 +15,8 @@ import { uuidv7 } from '../protocol/uuid.js';
 import { hasActor, withPlacedActor } from '../threads/actor-link.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
 import { failTurnLocally } from '../threads/turn-events.js';
+import { joinableTurn, joinTurn } from './turn-steer.js';
+import { acceptedTurn, requireLoaded } from './loaded-turn-lookup.js';
 
 type TurnStartParams = ReturnType<typeof turnStartParams>;
 
@@ -27,6 +28,13 @@ export function turnStart(ctx: HostContext, _connection: Connection, params: Tur
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
   if (!hasActor(ctx, thread)) throw threadNotFound(id);
+  // As in the reference, input sent while a turn is in progress joins it (turn-steer.ts); after
+  // a compaction, which takes none, it waits its turn.
+  const running = joinableTurn(thread);
+  if (running !== null) {
+    joinTurn(ctx, thread, running, params.input, params.clientUserMessageId);
+    return { turn: acceptedTurn(running.id as TurnId) };
+  }
   const now = ctx.clock.now();
   // Per-turn overrides stick for later turns, as the reference documents them.
   const settings = {
@@ -38,17 +46,7 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
     ...(params.approvalsReviewer !== null ? { approvalsReviewer: params.approvalsReviewer } : {}),
   };
   const turnId = uuidv7(now) as TurnId;
-  const turn: Turn = {
-    id: turnId,
-    rootTurnId: turnId,
-    items: [],
-    itemsView: 'notLoaded',
-    status: 'inProgress',
-    error: null,
-    startedAt: null,
-    completedAt: null,
-    durationMs: null,
-  };
+  const turn = acceptedTurn(turnId);
   // Like the reference, an ephemeral thread keeps an empty preview.
   thread.turnAccepted({ ...turn, items: [] }, settings, now, () => previewOf(params.input), isLargeInput(params.input) ? params.input : null);
   ctx.supervisor.noteChanged(thread);
@@ -91,11 +89,6 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   return {};
 }
 
-function requireLoaded(ctx: HostContext, id: string): LoadedThread {
-  const thread = ctx.directory.get(id);
-  if (!thread || thread.lifecycle.kind !== 'loaded') throw threadNotFound(id);
-  return thread;
-}
 
 /** The first text of the input, trimmed (the reference shows `"  hi  "` as `"hi"`). */
 function previewOf(input: TurnStartParams['input']): string {

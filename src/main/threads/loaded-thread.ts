@@ -50,6 +50,8 @@ export class LoadedThread extends TurnMirror {
   #actorPlacement: Promise<void> | null = null;
   #pendingTurns = 0;
   #runningTurnId: string | null = null;
+  /** Compaction turns (thread/compact/start), which no input can join; created on first use. */
+  #compactionTurnIds: Set<string> | null = null;
   #noSubscribersSince: number;
   #inactiveSince: number;
 
@@ -154,6 +156,16 @@ export class LoadedThread extends TurnMirror {
   }
   get turnRunning(): boolean {
     return this.#pendingTurns > 0;
+  }
+  /** The newest turn still in progress (running, or accepted and not begun): where steered input goes. */
+  get activeTurn(): Turn | null {
+    if (this.#pendingTurns === 0) return null;
+    for (let i = this.turns.length - 1; i >= 0; i -= 1) if (this.turns[i]!.status === 'inProgress') return this.turns[i]!;
+    return null;
+  }
+  /** Whether `turnId` is a compaction's turn. */
+  isCompaction(turnId: string): boolean {
+    return this.#compactionTurnIds?.has(turnId) ?? false;
   }
 
   /** The mirror as a history source, for paged reads and cursors. */
@@ -269,6 +281,12 @@ export class LoadedThread extends TurnMirror {
     this.#pendingTurns += 1;
     this.#updatedAtMs = now;
     if (this.#preview === '' && !this.#identity?.ephemeral) this.#preview = preview();
+  }
+
+  /** thread/compact/start accepted `turn`: a turn like the others, with the thread's settings. */
+  compactionAccepted(turn: Turn, now: number): void {
+    (this.#compactionTurnIds ??= new Set()).add(turn.id);
+    this.turnAccepted(turn, this.#settings!, now, () => '', null);
   }
 
   /** The actor started the turn; returns it, or undefined when the mirror does not have it. */

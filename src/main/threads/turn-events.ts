@@ -3,15 +3,28 @@
 //   status active → turn/started → user item started/completed → agent item started →
 //   deltas → agent item completed → tokenUsage → status idle|systemError → [error] →
 //   turn/completed
+// (a compaction's turn has the compaction's item started/completed instead of the messages)
 // Turn and item events go to the thread's subscribers; status changes to everyone.
 import type { ActorEvent } from '../../common/actor-messages.js';
 import type { LoadedThread } from './loaded-thread.js';
 import type { TurnEnd } from './thread-facts.js';
-import type { Turn, UserInput } from '../../common/wire-types.js';
+import type { ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
+
+/**
+ * Called after every turn's end, with the thread's id: how queued input (handlers/thread-queue.ts,
+ * which registers itself when loaded) runs once a thread has no turn in progress, without this
+ * module importing the handlers that start turns.
+ */
+type IdleHook = (ctx: HostContext, threadId: string) => void;
+const idleHooks: IdleHook[] = [];
+
+export function afterEachTurnEnd(hook: IdleHook): void {
+  idleHooks.push(hook);
+}
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -44,21 +57,22 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
     }
     case 'agentItemStarted':
       thread.agentItemStarted(event.turnId, event.item);
-      toSubscribers('item/started', { item: event.item, threadId: thread.id, turnId: event.turnId, startedAtMs: event.item.startedAtMs });
+      toSubscribers('item/started', startedItem(thread, event.turnId, event.item));
       return;
     case 'agentDelta':
       thread.agentDeltaAppended(event.turnId, event.delta);
       toSubscribers('item/agentMessage/delta', { threadId: thread.id, turnId: event.turnId, itemId: event.itemId, delta: event.delta });
       return;
-    case 'agentItemCompleted': {
+    case 'agentItemCompleted':
       thread.agentItemCompleted(event.turnId, event.item, event.ordinal);
-      toSubscribers('item/completed', {
-        item: event.item,
-        threadId: thread.id,
-        turnId: event.turnId,
-        contentTokenCount: null,
-        completedAtMs: event.item.completedAtMs,
-      });
+      toSubscribers('item/completed', completedItem(thread, event.turnId, event.item));
+      return;
+    case 'compactionStarted':
+    case 'compactionCompleted': {
+      const started = event.type === 'compactionStarted';
+      if (started) thread.compactionItemStarted(event.turnId, event.item);
+      else thread.compactionItemCompleted(event.turnId, event.item, event.ordinal);
+      toSubscribers(started ? 'item/started' : 'item/completed', (started ? startedItem : completedItem)(thread, event.turnId, event.item));
       return;
     }
     case 'tokenUsage':
@@ -88,6 +102,16 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
       return;
   }
+}
+
+/** `item/started`'s params for an item of the actor's. */
+function startedItem(thread: LoadedThread, turnId: string, item: ThreadItem): Record<string, unknown> {
+  return { item, threadId: thread.id, turnId, startedAtMs: item.startedAtMs };
+}
+
+/** `item/completed`'s params for an item of the actor's. */
+function completedItem(thread: LoadedThread, turnId: string, item: ThreadItem): Record<string, unknown> {
+  return { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: item.completedAtMs };
 }
 
 /**
@@ -126,6 +150,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
   out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
   ctx.supervisor.noteChanged(thread);
+  for (const hook of idleHooks) hook(ctx, thread.id);
 }
 
 // Kept by turn/start for every large input; decoding the worker's encoding (slow, but the same
@@ -138,9 +163,9 @@ function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, co
 }
 
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
-// turn carries none.
+// turn carries none, and neither does a compaction's (as the reference sends it).
 function completedView(turn: Turn): Turn {
-  if (turn.status !== 'completed') return { ...turn, items: [], itemsView: 'notLoaded' };
+  if (turn.status !== 'completed' || turn.items.some((item) => item.type === 'contextCompaction')) return { ...turn, items: [], itemsView: 'notLoaded' };
   const agent = turn.items.filter((item) => item.type === 'agentMessage');
   return { ...turn, items: agent.slice(-1), itemsView: 'summary' };
 }

@@ -4,7 +4,7 @@
 // turn-level ones that also move the thread's status (accepted, started, ended) are
 // LoadedThread's, which extends this.
 import type { TurnPosition } from '../../common/rollout/rollout-reader.js';
-import type { ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
+import type { ContextCompactionItem, ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
 
 export class TurnMirror {
   readonly #turns: Turn[] = [];
@@ -70,6 +70,20 @@ export class TurnMirror {
       if (index >= 0) turn.items[index] = item;
       else turn.items.push(item);
     }
+    this.notePosition(turnId, ordinal, item.id);
+  }
+
+  /** A compaction began: its item joins its turn. */
+  compactionItemStarted(turnId: string, item: ContextCompactionItem): void {
+    this.findTurn(turnId)?.items.push(item);
+  }
+
+  /** The compaction is recorded: its finished item replaces the started one. */
+  compactionItemCompleted(turnId: string, item: ContextCompactionItem, ordinal: number | null): void {
+    const items = this.findTurn(turnId)?.items;
+    const index = items?.findIndex((candidate) => candidate.id === item.id) ?? -1;
+    if (index >= 0) items![index] = item;
+    else items?.push(item);
     this.notePosition(turnId, ordinal, item.id);
   }
 

@@ -2,6 +2,7 @@ import { expect, test } from 'vitest';
 import { EmbeddedResponder, deltaChunks } from '../../../../src/actors/model/embedded-responder.js';
 import { EMBEDDED_MODEL, EMBEDDED_PROVIDER_ID } from '../../../../src/common/model-provider.js';
 import { ModelAbortedError, type ModelEvent, type ModelRequest } from '../../../../src/actors/model/model-client.js';
+import { COMPACTION_PROMPT, summaryMessage } from '../../../../src/common/rollout/compaction.js';
 
 function makeRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -99,4 +100,18 @@ test('an already aborted signal yields nothing', async () => {
   const controller = new AbortController();
   controller.abort();
   await expect(collect(makeRequest({ signal: controller.signal }))).rejects.toThrowError(new ModelAbortedError());
+});
+
+test('asked for a compaction summary, it lists what the user said, an earlier summary included', async () => {
+  const history = [
+    { role: 'user' as const, text: 'first' },
+    { role: 'user' as const, text: summaryMessage('The user said: "zero".') },
+    { role: 'assistant' as const, text: 'You said: first' },
+    { role: 'user' as const, text: 'second' },
+  ];
+  const events = await collect(makeRequest({ history, userText: COMPACTION_PROMPT }));
+  const done = events.find((event) => event.type === 'messageDone');
+  expect(done).toEqual({ type: 'messageDone', itemId: 'msg-embedded-3', text: 'The user said: "first", "zero", "second".' });
+  const empty = (await collect(makeRequest({ userText: COMPACTION_PROMPT }))).find((event) => event.type === 'messageDone');
+  expect(empty).toEqual({ type: 'messageDone', itemId: 'msg-embedded-1', text: 'Nothing was said in this thread yet.' });
 });

@@ -4,7 +4,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorHostApi, ActorInit, PostedTurnCommand } from '../../../../src/common/actor-messages.js';
+import type { ActorHostApi, ActorInit, CompactCommand, PostedTurnCommand, SteerCommand } from '../../../../src/common/actor-messages.js';
 import { actorHostCalls } from '../../../../src/main/pool/actor-host-calls.js';
 
 const channels: MessageChannel[] = [];
@@ -21,6 +21,8 @@ function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
   const host: ActorHostApi = {
     spawn: async (init) => (calls.push(['spawn', init.threadId]), null),
     startTurn: async (threadId, command) => void calls.push(['startTurn', threadId, command.turnId]),
+    steerTurn: async (threadId, command) => void calls.push(['steerTurn', threadId, command.turnId]),
+    startCompaction: async (threadId, command) => void calls.push(['startCompaction', threadId, command.turnId]),
     interrupt: async (threadId, turnId) => (calls.push(['interrupt', threadId, turnId]), 'interrupting'),
     revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
     close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
@@ -39,11 +41,13 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
   const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
-  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
   const answers = [
     await api.spawn({ threadId: 't1' } as ActorInit),
     await api.startTurn('t1', { turnId: 'u1' } as PostedTurnCommand),
+    await api.steerTurn('t1', { turnId: 'u1' } as SteerCommand),
+    await api.startCompaction('t1', { turnId: 'c1' } as CompactCommand),
     await api.interrupt('t1', 'u1'),
     await api.revokeWriter('t1', 'lock lost'),
     await api.close('t1'),
@@ -52,10 +56,12 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.ping(),
     await api.retire(),
   ];
-  expect(answers).toEqual([null, undefined, 'interrupting', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
+  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
   expect(calls).toEqual([
     ['spawn', 't1'],
     ['startTurn', 't1', 'u1'],
+    ['steerTurn', 't1', 'u1'],
+    ['startCompaction', 't1', 'c1'],
     ['interrupt', 't1', 'u1'],
     ['revokeWriter', 't1', 'lock lost'],
     ['close', 't1'],
@@ -70,7 +76,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   release();
   await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
   await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
-  expect(calls).toHaveLength(9);
+  expect(calls).toHaveLength(11);
 });
 
 test('a call in flight when the link is released rejects instead of waiting forever', async () => {
@@ -106,5 +112,5 @@ test('the same callable serves every call: no proxy is read from the remote per 
   void api.close('a');
   void api.close('b');
   void api.ping();
-  expect(reads).toEqual(['spawn', 'startTurn', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
 });

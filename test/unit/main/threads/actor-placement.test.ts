@@ -35,6 +35,7 @@ function harness() {
   const placed = new Set<string>();
   const api = {
     startTurn: async (threadId: string, command: { turnId: string }) => void calls.push(`startTurn ${threadId} ${command.turnId}`),
+    steerTurn: async (threadId: string, command: { turnId: string; input: Array<{ text: string }> }) => void calls.push(`steerTurn ${threadId} ${command.turnId} ${command.input[0]!.text}`),
     interrupt: async (threadId: string, turnId: string) => void calls.push(`interrupt ${threadId} ${turnId}`),
   };
   const ctx = stubHostContext(home, {
@@ -69,20 +70,22 @@ function harness() {
   return { router, connection, calls, messages, spawn, reply };
 }
 
-const turnStart = (id: number, threadId: string) => JSON.stringify({ id, method: 'turn/start', params: { threadId, input: [{ type: 'text', text: 'hi' }] } });
+const turnStart = (id: number, threadId: string, text = 'hi') => JSON.stringify({ id, method: 'turn/start', params: { threadId, input: [{ type: 'text', text }] } });
 
-test('turns and an interrupt on a thread whose actor is still being placed are answered at once and reach the actor in order once it is placed', async () => {
+test('a turn, input joining it and an interrupt on a thread whose actor is still being placed are answered at once and reach the actor in order once it is placed', async () => {
   const { router, connection, calls, spawn, reply } = harness();
   router.handleLine(connection, JSON.stringify({ id: 1, method: 'thread/start', params: {} }));
   const threadId = (await reply(1)).result.thread.id as string;
   router.handleLine(connection, turnStart(2, threadId));
-  router.handleLine(connection, turnStart(3, threadId));
+  // A turn is in progress, so this input joins it, as the reference does (turn-steer.ts).
+  router.handleLine(connection, turnStart(3, threadId, 'more'));
   const turns = [(await reply(2)).result.turn, (await reply(3)).result.turn];
   router.handleLine(connection, JSON.stringify({ id: 4, method: 'turn/interrupt', params: { threadId, turnId: turns[0].id } }));
   const interrupted = (await reply(4)).result;
   // All answered while the spawn is still held open: nothing has reached the actor yet.
-  expect({ calls: [...calls], statuses: turns.map((t) => t.status), interrupted }).toEqual({
+  expect({ calls: [...calls], ids: turns.map((t) => t.id), statuses: turns.map((t) => t.status), interrupted }).toEqual({
     calls: [`spawn ${threadId}`],
+    ids: [turns[0].id, turns[0].id],
     statuses: ['inProgress', 'inProgress'],
     interrupted: {},
   });
@@ -91,7 +94,7 @@ test('turns and an interrupt on a thread whose actor is still being placed are a
   expect(calls).toEqual([
     `spawn ${threadId}`,
     `startTurn ${threadId} ${turns[0].id}`,
-    `startTurn ${threadId} ${turns[1].id}`,
+    `steerTurn ${threadId} ${turns[0].id} more`,
     `interrupt ${threadId} ${turns[0].id}`,
   ]);
 });

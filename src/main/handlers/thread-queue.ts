@@ -1,0 +1,154 @@
+// `thread/queue/add|list|update|delete|reorder|start`: input queued for a thread, run in order,
+// one turn each, whenever the thread is loaded and has no turn in progress (after a turn ends,
+// after a resume, or at once when added to an idle loaded thread), as the reference runs its
+// queue. Kept durable by thread-queue-store.ts in thread-host's own home, not in the
+// reference's queue_1.sqlite. Each change is announced to the thread's subscribers with
+// `thread/queue/changed` after the reply. Errors are the reference's.
+import { internalError, invalidRequest, threadNotLoaded } from '../../common/errors.js';
+import type { Connection } from '../connections.js';
+import type { HostContext } from '../host-context.js';
+import type { AfterReply } from '../methods.js';
+import { turnStartParams } from '../protocol/method-params.js';
+import { requireThreadId } from '../protocol/thread-id.js';
+import type * as T from '../protocol/turn-control-params.js';
+import { uuidv7 } from '../protocol/uuid.js';
+import type { LoadedThread } from '../threads/loaded-thread.js';
+import { queueStoreOf, type QueuedSubmission } from '../threads/thread-queue-store.js';
+import { afterEachTurnEnd } from '../threads/turn-events.js';
+import { turnStart } from './turn.js';
+
+type ParamsOf<D extends (value: unknown) => unknown> = ReturnType<D>;
+
+/** The reference's page when `limit` is absent (the thread-list page size). */
+const DEFAULT_PAGE = 25;
+
+export async function threadQueueAdd(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueAddParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  if (params.input.length === 0) throw invalidRequest('only user input can be added to the user-message queue');
+  const submission: QueuedSubmission = {
+    id: uuidv7(ctx.clock.now()),
+    input: params.input,
+    clientUserMessageId: params.clientUserMessageId,
+    responsesapiClientMetadata: params.responsesapiClientMetadata,
+  };
+  await change(ctx, id, [...(await queueStoreOf(ctx).get(id)), submission], afterReply);
+  afterReply(() => drainQueue(ctx, id));
+  return { queuedSubmission: submission };
+}
+
+export async function threadQueueList(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueListParams>): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  const queue = await queueStoreOf(ctx).get(id);
+  const start = params.cursor === null ? 0 : Number.parseInt(params.cursor, 10);
+  if (!Number.isInteger(start) || start < 0 || String(start) !== params.cursor && params.cursor !== null) throw invalidRequest(`invalid cursor: ${params.cursor}`);
+  const end = start + (params.limit ?? DEFAULT_PAGE);
+  return { data: queue.slice(start, end), nextCursor: end < queue.length ? String(end) : null };
+}
+
+export async function threadQueueUpdate(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueUpdateParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  if (params.input.length === 0) throw invalidRequest('only user input can be added to the user-message queue');
+  const queue = await queueStoreOf(ctx).get(id);
+  const at = indexOf(queue, params.queuedSubmissionId);
+  const metadata = params.responsesapiClientMetadata;
+  // Non-empty metadata replaces the submission's; none, or an empty map, keeps it.
+  const updated = { ...queue[at]!, input: params.input, ...(metadata !== null && Object.keys(metadata).length > 0 ? { responsesapiClientMetadata: metadata } : {}) };
+  await change(ctx, id, queue.map((submission, i) => (i === at ? updated : submission)), afterReply);
+  return { queuedSubmission: updated };
+}
+
+export async function threadQueueDelete(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueDeleteParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  const queue = await queueStoreOf(ctx).get(id);
+  const kept = queue.filter((submission) => submission.id !== params.queuedSubmissionId);
+  if (kept.length === queue.length) return { deleted: false };
+  await change(ctx, id, kept, afterReply);
+  return { deleted: true };
+}
+
+export async function threadQueueReorder(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueReorderParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  const queue = await queueStoreOf(ctx).get(id);
+  const byId = new Map(queue.map((submission) => [submission.id, submission]));
+  const order = params.queuedSubmissionIds;
+  if (order.length !== queue.length || new Set(order).size !== order.length || !order.every((sid) => byId.has(sid))) {
+    throw invalidRequest('queue reorder must include every queued submission exactly once');
+  }
+  await change(ctx, id, order.map((sid) => byId.get(sid)!), afterReply);
+  return {};
+}
+
+export async function threadQueueStart(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueStartParams>, afterReply: AfterReply): Promise<unknown> {
+  const id = await requireThread(ctx, params.threadId);
+  const thread = idleLoaded(ctx, id);
+  if (thread === 'busy') throw invalidRequest('thread already has an active or pending turn');
+  if (thread === null) throw threadNotLoaded(id);
+  const queue = await queueStoreOf(ctx).get(id);
+  // A named submission that is not there is "not found", even in an empty queue.
+  const at = params.queuedSubmissionId === null ? 0 : indexOf(queue, params.queuedSubmissionId);
+  if (queue.length === 0) throw invalidRequest('queue is empty');
+  return startQueued(ctx, id, queue, at, afterReply);
+}
+
+/**
+ * Runs the thread's next queued input if it is loaded with no turn in progress. Called after a
+ * turn ends, after a resume and after an add; never waits unless the queue was not read yet.
+ */
+export function drainQueue(ctx: HostContext, threadId: string): void {
+  const state = idleLoaded(ctx, threadId);
+  if (state === null || state === 'busy') return;
+  const store = queueStoreOf(ctx);
+  const known = store.peek(threadId);
+  if (known !== undefined && known.length === 0) return;
+  void store
+    .get(threadId)
+    .then((queue) => {
+      if (queue.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
+      const effects: Array<() => void> = [];
+      return Promise.resolve(startQueued(ctx, threadId, queue, 0, (effect) => effects.push(effect))).then(() => effects.forEach((effect) => effect()));
+    })
+    .catch((error: unknown) => ctx.log('warn', 'could not run queued input', { threadId, error: String(error) }));
+}
+
+// Queued input runs once the thread's turn in progress ends.
+afterEachTurnEnd(drainQueue);
+
+// The submission leaves the queue and becomes a turn, as if sent by turn/start.
+async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {
+  const submission = queue[at]!;
+  const started = turnStart(ctx, undefined as never, turnStartParams({ threadId, input: submission.input, clientUserMessageId: submission.clientUserMessageId }));
+  // The turn is in progress before the queue's write: a second drain cannot take it again.
+  const removal = change(ctx, threadId, queue.filter((_, i) => i !== at), afterReply);
+  const answer = await started;
+  await removal;
+  return answer;
+}
+
+async function change(ctx: HostContext, threadId: string, queue: QueuedSubmission[], afterReply: AfterReply): Promise<void> {
+  await queueStoreOf(ctx).replace(threadId, queue);
+  afterReply(() => {
+    const subscribers = ctx.directory.get(threadId)?.subscribers;
+    if (subscribers) ctx.outgoing.notifyMany(subscribers, 'thread/queue/changed', { threadId });
+  });
+}
+
+/** The thread's id, when it is loaded or stored; the reference's thread-store error otherwise. */
+async function requireThread(ctx: HostContext, raw: string): Promise<string> {
+  const id = requireThreadId(raw);
+  if (ctx.directory.get(id) === undefined && (await ctx.rollouts.find(id)) === null) {
+    throw internalError(`failed to read thread: invalid thread-store request: no rollout found for thread id ${id}`);
+  }
+  return id;
+}
+
+function idleLoaded(ctx: HostContext, threadId: string): LoadedThread | 'busy' | null {
+  const thread = ctx.directory.get(threadId);
+  if (thread === undefined || thread.lifecycle.kind !== 'loaded' || thread.identity === null) return null;
+  return thread.pendingTurns > 0 ? 'busy' : thread;
+}
+
+function indexOf(queue: QueuedSubmission[], submissionId: string): number {
+  const at = queue.findIndex((submission) => submission.id === submissionId);
+  if (at < 0) throw invalidRequest(`queued submission not found: ${submissionId}`);
+  return at;
+}

@@ -1,0 +1,118 @@
+// The input queued for threads (thread/queue/*), kept by thread-host in its own home: one JSON
+// file per thread, `<home>/thread-queues/<thread id>.json`, replaced whole and atomically (a
+// temporary file, then a rename) on every change, so a queue survives an unload and a restart.
+// The reference keeps its queue in its own database (queue_1.sqlite); thread-host neither
+// reads nor writes that file. Requests are answered from memory once the change is on disk;
+// a thread's file is read once, the first time its queue is asked for, and its writes are
+// chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
+import { join } from 'node:path';
+import { internalError } from '../../common/errors.js';
+import { fsPromises } from '../lazy-builtin.js';
+import type { UserInput } from '../../common/wire-types.js';
+
+/** One queued input, as the wire shows it (`QueuedSubmission`). */
+export interface QueuedSubmission {
+  id: string;
+  input: UserInput[];
+  clientUserMessageId: string;
+  responsesapiClientMetadata: Record<string, string> | null;
+}
+
+/** A write that has not landed by then fails the request that made it. */
+const WRITE_DEADLINE_MS = 10_000;
+
+export class ThreadQueueStore {
+  readonly #dir: string;
+  readonly #queues = new Map<string, QueuedSubmission[]>();
+  readonly #reads = new Map<string, Promise<QueuedSubmission[]>>();
+  readonly #writes = new Map<string, Promise<void>>();
+  #writeCount = 0;
+
+  constructor(home: string) {
+    this.#dir = join(home, 'thread-queues');
+  }
+
+  /** The thread's queue, from memory once read (a copy: change it through `replace`). */
+  async get(threadId: string): Promise<QueuedSubmission[]> {
+    const key = threadId.toLowerCase();
+    const known = this.#queues.get(key);
+    if (known !== undefined) return [...known];
+    let reading = this.#reads.get(key);
+    if (reading === undefined) {
+      reading = this.#read(key);
+      this.#reads.set(key, reading);
+    }
+    const queue = await reading;
+    if (!this.#queues.has(key)) this.#queues.set(key, queue);
+    this.#reads.delete(key);
+    return [...this.#queues.get(key)!];
+  }
+
+  /** The queue if it is in memory: what the main thread can tell without the disk. */
+  peek(threadId: string): readonly QueuedSubmission[] | undefined {
+    return this.#queues.get(threadId.toLowerCase());
+  }
+
+  /** Makes `queue` the thread's queue, in memory at once and on disk when this resolves. */
+  replace(threadId: string, queue: QueuedSubmission[]): Promise<void> {
+    const key = threadId.toLowerCase();
+    this.#queues.set(key, queue);
+    const text = JSON.stringify({ threadId, queue });
+    const previous = this.#writes.get(key) ?? Promise.resolve();
+    const write = previous.catch(() => undefined).then(() => this.#write(key, text));
+    this.#writes.set(key, write);
+    void write.finally(() => {
+      if (this.#writes.get(key) === write) this.#writes.delete(key);
+    }).catch(() => undefined);
+    return withDeadline(write, `writing the queue of thread ${threadId}`);
+  }
+
+  async #read(key: string): Promise<QueuedSubmission[]> {
+    try {
+      const parsed = JSON.parse(await fsPromises().readFile(this.#file(key), 'utf8')) as { queue?: unknown };
+      return Array.isArray(parsed.queue) ? (parsed.queue as QueuedSubmission[]) : [];
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw internalError(`failed to read the queue of thread ${key}: ${String(error)}`);
+    }
+  }
+
+  async #write(key: string, text: string): Promise<void> {
+    // Loaded on first use: a start that never touches a queue never loads it (start-path test).
+    const fs = fsPromises();
+    await fs.mkdir(this.#dir, { recursive: true });
+    const temporary = `${this.#file(key)}.${process.pid}.${++this.#writeCount}.tmp`;
+    await fs.writeFile(temporary, text);
+    await fs.rename(temporary, this.#file(key));
+  }
+
+  #file(key: string): string {
+    return join(this.#dir, `${key}.json`);
+  }
+}
+
+async function withDeadline(work: Promise<void>, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(internalError(`${what} took longer than ${WRITE_DEADLINE_MS} ms`)), WRITE_DEADLINE_MS);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } catch (error) {
+    throw error instanceof Error && error.name === 'RpcError' ? error : internalError(`${what} failed: ${String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const stores = new WeakMap<object, ThreadQueueStore>();
+
+/** The store of a host (one per HostContext, created on first use). */
+export function queueStoreOf(ctx: { home: string }): ThreadQueueStore {
+  let store = stores.get(ctx);
+  if (store === undefined) {
+    store = new ThreadQueueStore(ctx.home);
+    stores.set(ctx, store);
+  }
+  return store;
+}
