@@ -79,3 +79,22 @@ test('a deleted thread stays deleted through a restart; one the reference wrote 
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test('a deleted thread takes its queued input with it', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-delete-'));
+  try {
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    const threadId = await started(server, 'queued later');
+    await server.request('thread/unsubscribe', { threadId });
+    await server.waitForNotification('thread/closed', (p: Message) => p.threadId === threadId);
+    // A stored thread's queue waits on disk until the thread is loaded again.
+    await server.request('thread/queue/add', { threadId, input: [{ type: 'text', text: 'later' }], clientUserMessageId: 'client-1' });
+    const queueFile = join(home, 'thread-queues', `${threadId}.json`);
+    expect(existsSync(queueFile)).toBe(true);
+    expect(await server.request('thread/delete', { threadId })).toEqual({});
+    expect(existsSync(queueFile)).toBe(false);
+    expect(await server.close()).toBe(0);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,7 @@
 // `thread/delete`, as codex 0.171.0 answers it (test/fixtures/reference-answers/thread-delete.jsonl)
 // and what it removes: a thread loaded here is unloaded first (`notLoaded`, no `thread/closed`);
 // then, holding the thread's writer lock, its rollout is removed, live or archived, and its
-// lines leave session_index.jsonl. A thread another process has loaded gets "already has an
+// lines leave session_index.jsonl, and its queued input (thread-queues/) goes. A thread another process has loaded gets "already has an
 // active writer"; an id with no rollout "no rollout found", unless it was loaded here (a thread
 // never written has nothing on disk to remove). Everyone hears `thread/deleted` after the reply.
 // The reference also removes the thread from its state database, which thread-host does not keep.
@@ -16,6 +16,7 @@ import { withFsDeadline } from '../stored-threads/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
+import { queueStoreOf } from '../threads/thread-queue-store.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId);
@@ -28,6 +29,7 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
     if (path !== null) await withFsDeadline(fsPromises().unlink(path), `removing ${path}`);
     await ctx.threadNames.forget(id);
     await ctx.threadMetadata.forget(id, ctx.clock.now());
+    await queueStoreOf(ctx).remove(id);
   });
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
   return {};

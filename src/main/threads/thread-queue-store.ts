@@ -7,6 +7,7 @@
 // chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
 import { internalError } from '../../common/errors.js';
+import { withFsDeadline } from '../stored-threads/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
 import type { UserInput } from '../../common/wire-types.js';
 
@@ -17,9 +18,6 @@ export interface QueuedSubmission {
   clientUserMessageId: string;
   responsesapiClientMetadata: Record<string, string> | null;
 }
-
-/** A write that has not landed by then fails the request that made it. */
-const WRITE_DEADLINE_MS = 10_000;
 
 export class ThreadQueueStore {
   readonly #dir: string;
@@ -64,7 +62,20 @@ export class ThreadQueueStore {
     void write.finally(() => {
       if (this.#writes.get(key) === write) this.#writes.delete(key);
     }).catch(() => undefined);
-    return withDeadline(write, `writing the queue of thread ${threadId}`);
+    return withFsDeadline(write, `writing the queue of thread ${threadId}`);
+  }
+
+  /** Forgets the thread's queue (thread/delete): its file is removed after any write in flight. */
+  remove(threadId: string): Promise<void> {
+    const key = threadId.toLowerCase();
+    this.#queues.delete(key);
+    const previous = this.#writes.get(key) ?? Promise.resolve();
+    const removal = previous.catch(() => undefined).then(() => fsPromises().rm(this.#file(key), { force: true }));
+    this.#writes.set(key, removal);
+    void removal.finally(() => {
+      if (this.#writes.get(key) === removal) this.#writes.delete(key);
+    }).catch(() => undefined);
+    return withFsDeadline(removal, `removing the queue of thread ${threadId}`);
   }
 
   async #read(key: string): Promise<QueuedSubmission[]> {
@@ -88,20 +99,6 @@ export class ThreadQueueStore {
 
   #file(key: string): string {
     return join(this.#dir, `${key}.json`);
-  }
-}
-
-async function withDeadline(work: Promise<void>, what: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(internalError(`${what} took longer than ${WRITE_DEADLINE_MS} ms`)), WRITE_DEADLINE_MS);
-  });
-  try {
-    await Promise.race([work, deadline]);
-  } catch (error) {
-    throw error instanceof Error && error.name === 'RpcError' ? error : internalError(`${what} failed: ${String(error)}`);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
