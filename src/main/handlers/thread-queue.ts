@@ -110,8 +110,13 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
     .catch((error: unknown) => ctx.log('warn', 'could not run queued input', { threadId, error: String(error) }));
 }
 
-// Queued input runs once the thread's turn in progress ends.
-afterEachTurnEnd(drainQueue);
+// Queued input runs once the thread's turn in progress ends. Only a queue already in memory can
+// have input here: a resumed thread's was read by the resume's own drain, and a thread started
+// here gets one only through thread/queue/add, which keeps it in memory. So a turn's end never
+// waits on the disk to learn that a thread has no queue (bench case `idle-unload`, at once).
+afterEachTurnEnd((ctx, threadId) => {
+  if (queueStoreOf(ctx).peek(threadId) !== undefined) drainQueue(ctx, threadId);
+});
 
 // The submission leaves the queue and becomes a turn, as if sent by turn/start.
 async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {
