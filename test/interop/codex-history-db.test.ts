@@ -9,28 +9,21 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ensureReference } from '../../bench/lib/reference-install.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { describe, expect, test } from 'vitest';
+import { referenceAndMock } from './reference-and-mock.js';
 import { threadRows } from '../helpers/reference-history-db.js';
 import { mockModelConfig, TestServer, type Message } from '../helpers/test-server.js';
 
-let mock: MockModel;
-let codex: string;
-beforeAll(async () => {
-  codex = ensureReference();
-  mock = await startMockModel();
-});
-afterAll(() => mock.close());
+const reference = referenceAndMock();
 
 function newHome(): string {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-history-db-'));
-  writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
+  writeFileSync(join(home, 'config.toml'), mockModelConfig(reference.mock.url, 'thread_unload_delay_secs = 0'));
   return home;
 }
 
 const start = (side: 'codex' | 'thread-host', home: string) =>
-  TestServer.start({ home, keepConfig: true, ...(side === 'codex' ? { command: [codex, 'app-server', '--listen', 'stdio://'] } : {}) });
+  TestServer.start({ home, keepConfig: true, ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}) });
 
 async function turn(server: TestServer, threadId: string, text: string): Promise<void> {
   const { turn: begun } = await server.request('turn/start', { threadId, input: [{ type: 'text', text }] });
@@ -85,9 +78,9 @@ describe('the reference\'s history database, shared', () => {
       }
       // Every outcome and input kind thread-host writes.
       const { thread: mixed } = await host.request('thread/start', {});
-      mock.enqueue({ kind: 'httpError', status: 500, body: 'down' });
+      reference.mock.enqueue({ kind: 'httpError', status: 500, body: 'down' });
       await turn(host, mixed.id, 'fails');
-      mock.enqueue({ kind: 'stall', ms: 20_000 });
+      reference.mock.enqueue({ kind: 'stall', ms: 20_000 });
       const { turn: stalled } = await host.request('turn/start', { threadId: mixed.id, input: [{ type: 'text', text: 'interrupted' }] });
       await new Promise((resolve) => setTimeout(resolve, 300));
       await host.request('turn/interrupt', { threadId: mixed.id, turnId: stalled.id });

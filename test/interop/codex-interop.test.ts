@@ -7,9 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ensureReference } from '../../bench/lib/reference-install.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { describe, expect, test } from 'vitest';
+import { referenceAndMock } from './reference-and-mock.js';
 import { fixedThreadId as id } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout, type MinimalRollout } from '../helpers/minimal-rollout.js';
 import { mockModelConfig, RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
@@ -17,22 +16,16 @@ import { mockModelConfig, RpcReplyError, TestServer, type Message } from '../hel
 type Side = 'thread-host' | 'codex';
 type Mode = 'paginated' | 'legacy';
 
-let mock: MockModel;
-let codex: string;
-beforeAll(async () => {
-  codex = ensureReference();
-  mock = await startMockModel();
-});
-afterAll(() => mock.close());
+const reference = referenceAndMock();
 
 function newHome(): string {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-interop-'));
-  writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
+  writeFileSync(join(home, 'config.toml'), mockModelConfig(reference.mock.url, 'thread_unload_delay_secs = 0'));
   return home;
 }
 
 function startSide(side: Side, home: string): Promise<TestServer> {
-  const command = side === 'codex' ? [codex, 'app-server', '--listen', 'stdio://'] : undefined;
+  const command = side === 'codex' ? [reference.codex, 'app-server', '--listen', 'stdio://'] : undefined;
   return TestServer.start({ home, keepConfig: true, ...(command ? { command } : {}) });
 }
 
@@ -83,16 +76,16 @@ describe.each<[Mode, Side]>([
       await unload(a, thread.id);
 
       expect(await resumeTexts(b, thread.id)).toEqual([['one', 'Done']]);
-      const sent = mock.requests.length;
+      const sent = reference.mock.requests.length;
       expect((await turn(b, thread.id, 'two')).turn.status).toEqual('completed');
       // The other side's turn is in what the model is sent, not only in what is shown.
-      expect(conversation(mock.requests[sent]!.body)).toEqual(['one', 'Done', 'two']);
+      expect(conversation(reference.mock.requests[sent]!.body)).toEqual(['one', 'Done', 'two']);
       await unload(b, thread.id);
 
       expect(await resumeTexts(a, thread.id)).toEqual([['one', 'Done'], ['two', 'Done']]);
-      const sentAgain = mock.requests.length;
+      const sentAgain = reference.mock.requests.length;
       expect((await turn(a, thread.id, 'three')).turn.status).toEqual('completed');
-      expect(conversation(mock.requests[sentAgain]!.body)).toEqual(['one', 'Done', 'two', 'Done', 'three']);
+      expect(conversation(reference.mock.requests[sentAgain]!.body)).toEqual(['one', 'Done', 'two', 'Done', 'three']);
       await unload(a, thread.id);
 
       expect(await resumeTexts(b, thread.id)).toEqual([['one', 'Done'], ['two', 'Done'], ['three', 'Done']]);

@@ -3,30 +3,23 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ensureReference } from '../../bench/lib/reference-install.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { expect, test } from 'vitest';
+import { referenceAndMock } from './reference-and-mock.js';
 import { mockModelConfig, TestServer, type Message } from '../helpers/test-server.js';
 
 type Side = 'thread-host' | 'codex';
 
-let mock: MockModel;
-let codex: string;
+const reference = referenceAndMock();
 let home: string;
-beforeAll(async () => {
-  codex = ensureReference();
-  mock = await startMockModel();
-});
-afterAll(() => mock.close());
 
 function newHome(): string {
   home = mkdtempSync(join(tmpdir(), 'thread-host-interop-edits-'));
-  writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
+  writeFileSync(join(home, 'config.toml'), mockModelConfig(reference.mock.url, 'thread_unload_delay_secs = 0'));
   return home;
 }
 
 function startSide(side: Side): Promise<TestServer> {
-  return TestServer.start({ home, keepConfig: true, ...(side === 'codex' ? { command: [codex, 'app-server', '--listen', 'stdio://'] } : {}) });
+  return TestServer.start({ home, keepConfig: true, ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}) });
 }
 
 async function threadWithTurn(server: TestServer, text: string): Promise<Message> {
