@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Needs the reference binary: `npm run test:interop` runs it.
     exclude: ['test/interop/**', '**/node_modules/**'],
+    // One throwaway PostgreSQL cluster for the run; each file that needs it makes a database there.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Real processes and real flocks: keep files in separate workers, but bounded for 2 cores.

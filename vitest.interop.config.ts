@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/interop/**/*.test.ts'],
+    // One throwaway PostgreSQL cluster for the run; each file that needs it makes a database there.
+    globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',

@@ -6,6 +6,7 @@
 //   thread-host.cjs.cache   V8's code cache of it, written here with this Node
 //   workers/*.cjs      the pool worker's, the line parser's and the thread listing's entries
 //   piscina/           piscina's main side and its worker bootstrap, one file each
+//   migrations/        the PostgreSQL store's schema migrations (SQL), read at run time
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
 // unbundled start loaded 85 of ours before its first reply (bench case `cold-start`). One file
@@ -22,7 +23,7 @@
 // the package's exports resolve to its JavaScript module; the pool workers require() the whole
 // package at run time, as it is installed. The bench (dist/bench/) runs tsc's output.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -105,6 +106,12 @@ await build({
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },
 });
+
+// The PostgreSQL store's schema migrations are SQL files that node-pg-migrate reads at run time
+// from a folder beside the module that runs them (src/common/postgres/schema-migrations.ts): the
+// main bundle's, and tsc's output of that module for the bench and the unbundled build.
+const MIGRATIONS = 'src/common/postgres/migrations';
+for (const target of [`${OUT}/migrations`, `dist/${MIGRATIONS}`]) cpSync(MIGRATIONS, target, { recursive: true });
 
 // Piscina itself: from node_modules it loaded 15 modules one by one on the main thread at a
 // process's first thread/start while that client's next request waited, and each pool
