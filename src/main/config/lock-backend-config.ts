@@ -43,7 +43,8 @@ function backendKind(value: unknown): WriterLockBackendKind {
   throw new ConfigError(`writer_lock_backend: unknown variant ${shown}, expected \`flock\` or \`lockfile\``);
 }
 
-function milliseconds(document: ConfigDocument, key: string, min: number): number | null {
+/** The integer at `key` (milliseconds, at least `min`), or null when the document has none. */
+export function milliseconds(document: ConfigDocument, key: string, min: number): number | null {
   const value = document[key];
   if (value === undefined) return null;
   const n = typeof value === 'bigint' ? Number(value) : value;
