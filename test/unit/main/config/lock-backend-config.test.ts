@@ -1,25 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, parseOverride, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
+import { ConfigError, type ConfigDocument } from '../../../../src/main/config/config-document.js';
 import { resolveHostConfig } from '../../../../src/main/config/host-config.js';
 import { resolveLockBackendConfig, type WriterLockBackendConfig } from '../../../../src/main/config/lock-backend-config.js';
+import { configOrError, fromOverrides } from '../../../helpers/config-overrides.js';
 
 function resolve(document: ConfigDocument): { config: WriterLockBackendConfig } | { error: string } {
-  try {
-    return { config: resolveLockBackendConfig(document) };
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return { error: error.message };
-  }
-}
-
-/** A document built from `-c` overrides, as the command line builds it. */
-function fromOverrides(...overrides: string[]): ConfigDocument {
-  let document: ConfigDocument = {};
-  for (const text of overrides) {
-    const { path, value } = parseOverride(text);
-    document = withValueAt(document, path, value);
-  }
-  return document;
+  return configOrError(() => resolveLockBackendConfig(document));
 }
 
 describe('writer_lock_backend', () => {

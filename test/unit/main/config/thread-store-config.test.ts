@@ -1,28 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, parseOverride, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
+import type { ConfigDocument } from '../../../../src/main/config/config-document.js';
 import { resolveThreadStoreConfig, type ThreadStoreConfig } from '../../../../src/main/config/thread-store-config.js';
 import type { ListenTarget } from '../../../../src/main/transport/listen-url.js';
+import { configOrError, fromOverrides } from '../../../helpers/config-overrides.js';
 
 const HOME = '/srv/host-a';
 const WS: ListenTarget = { kind: 'ws', host: '127.0.0.1', port: 4500 };
 
 function resolve(document: ConfigDocument, listen: ListenTarget = WS): { config: ThreadStoreConfig } | { error: string } {
-  try {
-    return { config: resolveThreadStoreConfig(document, { home: HOME, listen }) };
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return { error: error.message };
-  }
-}
-
-/** A document built from `-c` overrides, as the command line builds it. */
-function fromOverrides(...overrides: string[]): ConfigDocument {
-  let document: ConfigDocument = {};
-  for (const text of overrides) {
-    const { path, value } = parseOverride(text);
-    document = withValueAt(document, path, value);
-  }
-  return document;
+  return configOrError(() => resolveThreadStoreConfig(document, { home: HOME, listen }));
 }
 
 describe('thread_store', () => {
