@@ -7,6 +7,8 @@
 // not yet expired, so a host woken after its lease lapsed writes nothing even before another
 // host took over.
 //
+// updated_at keeps whole milliseconds, as thread/list compares times (stored-lines.ts).
+//
 // After a failure whose outcome is unknown (a deadline, a connection lost while the statement
 // was in flight), `appendState` tells whether the batch landed: the ordinal moved past it under
 // the same epoch, or it did not move.
@@ -50,7 +52,7 @@ const APPEND = `
     SELECT a.thread_id, $3 + l.n - 1, a.epoch, l.line
     FROM advanced a, unnest($4::text[]) WITH ORDINALITY AS l(line, n)
   ), touched AS (
-    UPDATE threads t SET updated_at = now(), head_end = coalesce(t.head_end, $3 + $6::bigint)
+    UPDATE threads t SET updated_at = date_trunc('milliseconds', now()), head_end = coalesce(t.head_end, $3 + $6::bigint)
     FROM advanced a WHERE t.thread_id = a.thread_id
   )
   SELECT next_ordinal FROM advanced`;

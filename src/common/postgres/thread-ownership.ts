@@ -20,9 +20,13 @@ export interface AcquireRequest {
   hostId: string;
   /** Create the thread if it does not exist; false never creates one. */
   create: boolean;
-  /** A thread created here: its history mode, and its creation time (default: the database's now). */
+  /**
+   * A thread created here: its history mode, its creation time (default: the database's now)
+   * and the reference's file name for its rollout (what an export names the file).
+   */
   historyMode?: HistoryMode | null;
   createdAtMs?: number | null;
+  rolloutName?: string | null;
 }
 
 export interface ThreadOwner {
@@ -39,10 +43,13 @@ export interface ThreadOwner {
 const FREE_TO_TAKE = `(o.owner_host IS NULL OR o.owner_host = $2::uuid OR NOT EXISTS (
   SELECT 1 FROM hosts h WHERE h.host_id = o.owner_host AND h.lease_until > now()))`;
 
+// In whole milliseconds, as thread/list compares times (stored-lines.ts).
+const CREATED_AT = `coalesce(timestamptz 'epoch' + $4::bigint * interval '1 millisecond', date_trunc('milliseconds', now()))`;
+
 const CREATE_OR_TAKE = `
   WITH created AS (
-    INSERT INTO threads (thread_id, history_mode, created_at, updated_at)
-    VALUES ($1, $3, coalesce(to_timestamp($4::float8 / 1000), now()), coalesce(to_timestamp($4::float8 / 1000), now()))
+    INSERT INTO threads (thread_id, history_mode, created_at, updated_at, rollout_name)
+    VALUES ($1, $3, ${CREATED_AT}, ${CREATED_AT}, $5)
     ON CONFLICT (thread_id) DO NOTHING
     RETURNING history_mode
   )
@@ -68,7 +75,7 @@ export async function acquireThread(pool: pg.Pool, request: AcquireRequest, call
   const deadlineMs = deadlineOf(pool, call);
   for (let attempt = 1; ; attempt += 1) {
     const taken = request.create
-      ? await queryWithin<AcquiredRow>(pool, deadlineMs, CREATE_OR_TAKE, [request.threadId, request.hostId, request.historyMode ?? null, request.createdAtMs ?? null])
+      ? await queryWithin<AcquiredRow>(pool, deadlineMs, CREATE_OR_TAKE, [request.threadId, request.hostId, request.historyMode ?? null, request.createdAtMs ?? null, request.rolloutName ?? null])
       : await queryWithin<AcquiredRow>(pool, deadlineMs, TAKE, [request.threadId, request.hostId]);
     const row = taken.rows[0];
     if (row !== undefined) {
