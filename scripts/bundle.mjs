@@ -113,6 +113,10 @@ await build({
 const MIGRATIONS = 'src/common/postgres/migrations';
 for (const target of [`${OUT}/migrations`, `dist/${MIGRATIONS}`]) cpSync(MIGRATIONS, target, { recursive: true });
 
+// The main bundle runs as a vm.Script, which cannot import(); this module, loaded by Node's own
+// loader, imports ES-module-only packages for it (src/common/esm-import.ts).
+await build({ ...commonJs, entryPoints: { 'import-esm': 'src/common/esm-import-trampoline.ts' }, outdir: OUT });
+
 // Piscina itself: from node_modules it loaded 15 modules one by one on the main thread at a
 // process's first thread/start while that client's next request waited, and each pool
 // worker loaded its bootstrap's share again before it could host an actor. Piscina starts its

@@ -33,8 +33,8 @@ function progressOf(job: number): () => void {
   };
 }
 
-parentPort!.on('message', ({ job, request }: JobRequest<StoredHistoryRequest>) => {
-  const reply: JobReply<StoredHistoryReply> = { job, reply: answerStoredHistory(memory, request, progressOf(job)) };
+parentPort!.on('message', async ({ job, request }: JobRequest<StoredHistoryRequest>) => {
+  const reply: JobReply<StoredHistoryReply> = { job, reply: await answerStoredHistory(memory, request, progressOf(job)) };
   // An answer's bytes move to the main thread rather than being copied.
   parentPort!.postMessage(reply, reply.reply.kind === 'answer' ? [reply.reply.json.buffer as ArrayBuffer] : []);
 });

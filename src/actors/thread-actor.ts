@@ -9,8 +9,9 @@ import { taskStarted } from './rollout-writer/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
-import { readRollout } from '../common/rollout/rollout-reader.js';
+import { parseRollout, readRollout } from '../common/rollout/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
+import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
 import type { ContextCompactionItem, ConversationMessage, ModelUsage, TurnError, UserInput, UserMessageItem } from '../common/wire-types.js';
@@ -20,6 +21,9 @@ import { ThreadHistoryProjector } from './codex-history-db/thread-history-projec
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
+import type { HistoryAppender } from './rollout-writer/history-appender.js';
+import { PostgresAppender } from './postgres-history/postgres-appender.js';
+import { readStoredRollout } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
@@ -33,7 +37,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'serializeHistory' | 'writerLease' | 'session'>;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -45,7 +49,7 @@ export class ThreadActor {
   readonly #mailbox = new Mailbox();
   readonly #fence: WriteFence;
   readonly #model: ModelClient;
-  #appender: RolloutAppender | null = null;
+  #appender: HistoryAppender | null = null;
   /** Keeps the reference's history database current for a paginated rollout; null when off. */
   #projector: ThreadHistoryProjector | null = null;
   /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
@@ -73,8 +77,8 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, rolloutPath, resume, serializeHistory, writerLease, session } = init;
-    this.#init = { threadId, rolloutPath, resume, serializeHistory, writerLease, session };
+    const { threadId, history, resume, serializeHistory, writerLease, session } = init;
+    this.#init = { threadId, history, resume, serializeHistory, writerLease, session };
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
@@ -91,9 +95,10 @@ export class ThreadActor {
    * otherwise nothing to read. Refuses a file this host cannot append to, without touching it.
    */
   async load(): Promise<ActorResumeState | null> {
-    if (!this.#init.resume || this.#init.rolloutPath === null) return null;
-    const path = this.#init.rolloutPath;
-    const parsed = await readRollout(path);
+    const history = this.#init.history;
+    if (!this.#init.resume || history === null) return null;
+    const path = describeLocation(history, this.#init.threadId);
+    const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, this.#init.threadId));
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
     if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
@@ -138,15 +143,26 @@ export class ThreadActor {
     return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
   }
 
-  #openAppender(nextOrdinal: number): RolloutAppender | null {
-    const { rolloutPath, threadId } = this.#init;
-    if (rolloutPath === null) return null;
+  #openAppender(nextOrdinal: number): HistoryAppender | null {
+    const { history, threadId } = this.#init;
+    if (history === null) return null;
     const stamp = this.#format.stampOrdinal;
+    const ordinals = stamp === null ? null : { next: nextOrdinal, stamp };
+    if (history.store === 'postgres') {
+      const appender = new PostgresAppender(threadId, history, {
+        ordinals,
+        fence: this.#fence,
+        onFenced: (message) => this.#emit({ type: 'writerFenced', threadId, message }),
+      });
+      if (this.#revoked !== null) appender.revoke(this.#revoked);
+      return appender;
+    }
+    const rolloutPath = history.path;
     this.#projector = stamp === null ? null : this.#openProjector(rolloutPath);
     const projector = this.#projector;
     const appender = new RolloutAppender(rolloutPath, {
       faults: this.#faults.disk,
-      ordinals: stamp === null ? null : { next: nextOrdinal, stamp },
+      ordinals,
       lease: this.#init.writerLease,
       // A lease means a lock another host can take over while this one lives (lockfile homes):
       // nothing may be acknowledged or left behind that is not at the file server yet.
@@ -381,7 +397,7 @@ export class ThreadActor {
     this.#emit({ type: 'turnStarted', threadId, turnId: turn.turnId, startedAtMs: turn.startedAtMs, ordinal });
     if (turn.wroteMeta) {
       this.#materialized = true;
-      this.#emit({ type: 'materialized', threadId, path: this.#init.rolloutPath! });
+      this.#emit({ type: 'materialized', threadId, path: this.#init.history?.store === 'files' ? this.#init.history.path : null });
     }
   }
 

@@ -5,7 +5,7 @@
 //
 //   [session_meta]  [owed end of a turn]  task_started+context+user  agent…  token_count  end line
 //       meta              owed                     start               item      item      end
-import type { RolloutAppender } from './rollout-writer/rollout-appender.js';
+import type { HistoryAppender } from './rollout-writer/history-appender.js';
 
 type Label = 'meta' | 'owed' | 'start' | 'item' | 'end';
 
@@ -19,10 +19,10 @@ export interface TurnWritesOutcome {
 
 /** Queues one turn's batches on the thread's appender; nothing waits until `settle`. */
 export class TurnWrites {
-  readonly #appender: RolloutAppender | null;
+  readonly #appender: HistoryAppender | null;
   readonly #writes: Array<{ label: Label; done: Promise<void> }> = [];
 
-  constructor(appender: RolloutAppender | null) {
+  constructor(appender: HistoryAppender | null) {
     this.#appender = appender;
   }
 

@@ -10,6 +10,7 @@ import type { PackedHistory } from './packed-history.js';
 import type { ResolvedProvider } from './model-provider.js';
 import type { TokenUsageSnapshot } from './token-usage.js';
 import type { WriterLease } from './writer-lease.js';
+import type { HistoryLocation } from './history-location.js';
 
 export type { TokenUsageSnapshot };
 import type { AgentMessageItem, ContextCompactionItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
@@ -27,11 +28,20 @@ export interface ThreadSettings {
   effort: string | null;
 }
 
+/**
+ * Where an actor reads and writes its thread's history: a rollout file in the home, or the
+ * PostgreSQL thread store, where every append is fenced by the epoch this host acquired the
+ * thread with and the next line it expects (src/common/postgres/fenced-append.ts).
+ */
+export type ActorHistory =
+  | Extract<HistoryLocation, { store: 'files' }>
+  | (Extract<HistoryLocation, { store: 'postgres' }> & { epoch: number; nextLine: number });
+
 /** What a worker needs to host one thread's actor. */
 export interface ActorInit {
   threadId: string;
-  /** Where the rollout lives; null for an ephemeral thread (never written). */
-  rolloutPath: string | null;
+  /** Where the thread's history lives and is written; null for an ephemeral thread (never written). */
+  history: ActorHistory | null;
   /** True for a cold resume: replay the existing rollout before taking turns. */
   resume: boolean;
   /** A cold resume that answers with the turns: serialize them too (ActorResumeState.fullTurnsJson). */
@@ -129,7 +139,10 @@ export type PostedTurnCommand = Omit<TurnCommand, 'input'> & { input: Array<User
 export type ActorEvent =
   /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
   | { type: 'turnStarted'; threadId: string; turnId: string; startedAtMs: number; ordinal: number | null }
-  | { type: 'materialized'; threadId: string; path: string }
+  /** The history's first record landed; `path` is the rollout file's (null in the PostgreSQL store). */
+  | { type: 'materialized'; threadId: string; path: string | null }
+  /** The store refused an append because another host took the thread over (PostgreSQL store): the writer is revoked. */
+  | { type: 'writerFenced'; threadId: string; message: string }
   | {
       type: 'userItem';
       threadId: string;

@@ -4,13 +4,16 @@
 // `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
 // the worker read for them.
 import type { HistoryMode } from './rollout/rollout-reader.js';
+import type { HistoryLocation } from './history-location.js';
+import type { PostgresConnection } from './postgres/postgres-connection.js';
 import type { SessionSource } from './rollout/session-source.js';
 import type { ItemsPageRequest, TurnsPageRequest } from './rollout/history-pages.js';
 
 /** What `thread/list` shows of one rollout, read without replaying its turns. */
 export interface RolloutSummary {
   threadId: string;
-  path: string;
+  /** The rollout file; null for a thread of the PostgreSQL thread store. */
+  path: string | null;
   createdAtMs: number;
   /** The file's mtime: the last append. */
   updatedAtMs: number;
@@ -42,6 +45,8 @@ export interface ThreadFilter {
 /** Main → worker: one page of `thread/list`. */
 export interface ThreadPageQuery {
   home: string;
+  /** List the PostgreSQL thread store's threads instead of the home's rollout files (thread_store = "postgres"). */
+  postgres: PostgresConnection | null;
   /** List <home>/archived_sessions instead of <home>/sessions. */
   archived: boolean;
   filter: ThreadFilter;
@@ -70,11 +75,11 @@ export interface ThreadMetadataView {
   daybreakEnabled: boolean | null;
 }
 
-/** A request's answer read from one thread's rollout, found at `path` by the main thread. */
+/** A request's answer read from one thread's history, found at `location` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; path: string; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null; metadata: ThreadMetadataView | null }
-  | { kind: 'turns'; threadId: string; path: string; page: TurnsPageRequest }
-  | { kind: 'items'; threadId: string; path: string; page: ItemsPageRequest };
+  | { kind: 'read'; threadId: string; location: HistoryLocation; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null; metadata: ThreadMetadataView | null }
+  | { kind: 'turns'; threadId: string; location: HistoryLocation; page: TurnsPageRequest }
+  | { kind: 'items'; threadId: string; location: HistoryLocation; page: ItemsPageRequest };
 
 /** Main → worker. */
 export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead;

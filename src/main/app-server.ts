@@ -58,14 +58,16 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const { listen } = options;
   if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
   const auth = await resolveAuth(options.wsAuth);
-  const startup = readStartupConfig(options.home, options.overrides, options.env, log);
+  const startup = readStartupConfig(options.home, options.overrides, options.env, log, listen);
   // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
-  ensureHomeBackend(options.home, startup.lockBackend.kind);
+  if (startup.threadStore.kind === 'files') ensureHomeBackend(options.home, startup.lockBackend.kind);
+  // A fleet's database, before the host is built: a store it cannot use stops the start.
+  const fleet = startup.threadStore.kind === 'postgres' ? await (await import('./fleet/fleet.js')).joinFleet(startup.threadStore, listen, log) : null;
   // /metrics exists only on the socket listeners; over stdio nothing is recorded. Loaded only
   // then: prom-client (and ws, jose below) delayed a stdio start's first reply (bench case
   // `cold-start`).
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
-  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder);
+  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder, fleet);
   const router = new Router(ctx, startup.limits.maxInFlightRequests);
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;

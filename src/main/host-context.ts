@@ -3,11 +3,12 @@
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './stored-threads/rollout-index.js';
+import type { ThreadStore } from './stored-threads/thread-store.js';
 import type { StoredHistory } from './stored-threads/stored-history.js';
 import type { ThreadMetadata } from './stored-threads/thread-metadata.js';
 import type { ThreadNames } from './stored-threads/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
-import type { WriterLockBackend } from './locks/writer-lock-backend.js';
+import type { LockLoss, WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
 import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';
@@ -35,6 +36,8 @@ export interface HostContext {
   capacity: LoadCapacity;
   pool: ActorPool;
   locks: WriterLockBackend;
+  /** Which store holds thread histories (files or PostgreSQL), and where a thread's is. */
+  threadStore: ThreadStore;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
   /** Thread names (session_index.jsonl), read at start and kept in memory. */
@@ -48,6 +51,8 @@ export interface HostContext {
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */
   originator: string | null;
   draining: boolean;
+  /** A writer lock (or a store's ownership) this host held is lost: stop, fail, warn, unload (threads/lock-loss.ts). */
+  lockLost: (loss: LockLoss) => void;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */
   recorder: HostRecorder;
 }

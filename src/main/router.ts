@@ -5,7 +5,7 @@
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
 // handling a line escapes it: a bad line can cost a log line, never the process.
 import type { Connection } from './connections.js';
-import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, serverDraining } from '../common/errors.js';
+import { asRpcError, deserializeError, notInitialized, notOnThisStore, overloaded, RpcError, serverDraining } from '../common/errors.js';
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
@@ -116,6 +116,7 @@ export class Router {
       if (method !== 'initialize' && !connection.initialized) throw notInitialized();
       // During shutdown (SIGTERM with stdin still open) new work is refused, not half-started.
       if (this.ctx.draining) throw serverDraining();
+      if (spec.filesStoreOnly && this.ctx.threadStore.kind !== 'files') throw notOnThisStore(method);
       const effects: Array<() => void> = [];
       const outcome = spec.handle(this.ctx, connection, decoded, (effect) => effects.push(effect));
       if (outcome instanceof Promise) {

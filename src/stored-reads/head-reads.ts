@@ -13,6 +13,7 @@ import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, parseRolloutFileName } from '../comm
 import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } from '../common/rollout/rollout-reader.js';
 import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
+import type { RolloutSummary } from '../common/stored-history-messages.js';
 
 /** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
 export interface ListedRollout {
@@ -121,7 +122,7 @@ function headOf(path: string, head: ParsedRollout): RolloutHead | null {
 }
 
 /** What a listing shows of a parsed rollout (or its head), but its update time. */
-export function rolloutHead(threadId: string, path: string, parsed: ParsedRollout, meta: RolloutMeta): RolloutHead {
+export function rolloutHead<Path extends string | null>(threadId: string, path: Path, parsed: ParsedRollout, meta: RolloutMeta): Omit<RolloutSummary, 'updatedAtMs'> & { path: Path } {
   return {
     threadId,
     path,

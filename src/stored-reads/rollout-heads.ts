@@ -11,7 +11,7 @@
 import type { RolloutSummary } from '../common/stored-history-messages.js';
 
 /** A summary without its updatedAt, which comes from each listing's stat. */
-export type RolloutHead = Omit<RolloutSummary, 'updatedAtMs'>;
+export type RolloutHead = Omit<RolloutSummary, 'updatedAtMs'> & { path: string };
 
 /**
  * What one stat says about a rollout file. The inode and birth time together tell a replaced

@@ -7,9 +7,13 @@ import { answerStoredRead } from './stored-reads.js';
 import { listThreadPage } from './thread-page.js';
 
 /** The answer to `request`; `progress` is called while a long one goes on. */
-export function answerStoredHistory(memory: ListingMemory, request: StoredHistoryRequest, progress?: () => void): StoredHistoryReply {
+export async function answerStoredHistory(memory: ListingMemory, request: StoredHistoryRequest, progress?: () => void): Promise<StoredHistoryReply> {
   try {
-    return request.kind === 'list' ? listThreadPage(memory, request.query, progress) : answerStoredRead(request);
+    if (request.kind !== 'list') return await answerStoredRead(request);
+    const { query } = request;
+    if (query.postgres === null) return listThreadPage(memory, query, progress);
+    const { listPostgresThreadPage } = await import('./postgres-thread-page.js');
+    return await listPostgresThreadPage(query.postgres, query);
   } catch (error) {
     // Each head is kept or forgotten whole, so what is kept stays true after a failed listing.
     return error instanceof Error ? { kind: 'failed', message: error.message, ...(error.stack ? { stack: error.stack } : {}) } : { kind: 'failed', message: String(error) };

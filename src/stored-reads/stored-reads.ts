@@ -12,9 +12,13 @@ import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollo
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
+import { pathOf } from '../common/history-location.js';
+import { storedRolloutText } from './postgres-reads.js';
 
-export function answerStoredRead(request: StoredRead): StoredHistoryReply {
-  const parsed = parseRollout(readFileSync(request.path, 'utf8'));
+export async function answerStoredRead(request: StoredRead): Promise<StoredHistoryReply> {
+  const text = await storedText(request);
+  if (text === null) return { kind: 'noRollout' };
+  const parsed = parseRollout(text);
   if (parsed.meta === null) return { kind: 'noRollout' };
   const historyMode = historyModeOf(parsed.meta);
   const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);
@@ -31,10 +35,16 @@ export function answerStoredRead(request: StoredRead): StoredHistoryReply {
 function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySource): unknown {
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
-  const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
+  const summary = { ...rolloutHead(request.threadId, pathOf(request.location), parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
   // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
   return { thread };
+}
+
+/** The thread's history as rollout text: the file read synchronously (one read at a time here), or the store's rows; null when the store has none. */
+function storedText(request: StoredRead): string | null | Promise<string | null> {
+  const { location } = request;
+  return location.store === 'files' ? readFileSync(location.path, 'utf8') : storedRolloutText(location.connection, request.threadId);
 }

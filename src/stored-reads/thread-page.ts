@@ -11,7 +11,6 @@ import type { RolloutSummary, ThreadFilter, ThreadPage, ThreadPageQuery } from '
 import { freshHead, listedHead, regularFile, type FreshHead, type HeadUse, type ListedRollout } from './head-reads.js';
 import type { ListingMemory } from './listing-memory.js';
 import type { RolloutFile } from './rollout-directories.js';
-import type { RolloutHead } from './rollout-heads.js';
 import { sourceKindWanted } from '../common/rollout/session-source.js';
 import { threadProviderOf } from '../common/thread-object.js';
 
@@ -124,7 +123,7 @@ function isAfter({ key, file }: Candidate, cursor: ThreadPageQuery['after'], dir
 }
 
 /** A filter's two halves: the ids, checked on a file's name before its head is read, and the rest. */
-function filters(filter: ThreadFilter, namedModelProvider: string | null): { idWanted: (threadId: string) => boolean; headWanted: (head: RolloutHead) => boolean } {
+export function filters(filter: ThreadFilter, namedModelProvider: string | null): { idWanted: (threadId: string) => boolean; headWanted: (head: Omit<RolloutSummary, 'updatedAtMs'>) => boolean } {
   const included = filter.includedIds === null ? null : new Set(filter.includedIds);
   const excluded = new Set(filter.excludedIds);
   const sources = new Set(filter.sources);
@@ -151,7 +150,7 @@ function filters(filter: ThreadFilter, namedModelProvider: string | null): { idW
 }
 
 /** RFC 3339 in UTC, as chrono writes it: whole seconds, trimmed milliseconds, or always three digits. */
-function timestamp(ms: number, precision: 'seconds' | 'millis' | 'fixedMillis'): string {
+export function timestamp(ms: number, precision: 'seconds' | 'millis' | 'fixedMillis'): string {
   const iso = new Date(ms).toISOString();
   if (precision === 'fixedMillis') return iso;
   const whole = iso.slice(0, 19);

@@ -4,7 +4,7 @@ import type { ActorInit } from '../../src/common/actor-messages.js';
 
 export const ephemeralActorInit = (threadId: string): ActorInit => ({
   threadId,
-  rolloutPath: null,
+  history: null,
   resume: false,
   serializeHistory: false,
   writerLease: null,

@@ -10,6 +10,7 @@ import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
 import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/stored-threads/stored-history.js';
 import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
+import { FilesThreadStore } from '../../src/main/stored-threads/thread-store.js';
 import { RolloutIndex } from '../../src/main/stored-threads/rollout-index.js';
 import { ThreadMetadata } from '../../src/main/stored-threads/thread-metadata.js';
 import { ThreadNames } from '../../src/main/stored-threads/thread-names.js';
@@ -18,6 +19,7 @@ import { ThreadDirectory } from '../../src/main/threads/directory.js';
 
 export function stubHostContext(home: string, overrides: Record<string, unknown> = {}): HostContext {
   const connections = new ConnectionTable();
+  const rollouts = new RolloutIndex(home);
   return {
     home,
     configDocument: {},
@@ -32,12 +34,14 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     supervisor: { noteChanged: () => undefined, unload: async () => 'complete' },
     capacity: { roomOrWait: () => null },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
-    rollouts: new RolloutIndex(home),
+    rollouts,
+    threadStore: new FilesThreadStore(home, rollouts),
     threadNames: new ThreadNames(home, () => undefined),
     threadMetadata: new ThreadMetadata(home, () => undefined),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },
+    lockLost: () => undefined,
     actorSpawnTimeoutMs: 1_000,
     originator: null,
     draining: false,
@@ -48,6 +52,6 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
 /** The stored-history worker's own code, run in-process (no deadline: nothing here can hang). */
 function inProcessStoredHistory(): StoredHistory {
   const memory = new ListingMemory();
-  const inProcess = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: answerStoredHistory(memory, request) }), close: async () => undefined };
+  const inProcess = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: await answerStoredHistory(memory, request) }), close: async () => undefined };
   return new StoredHistory({ listing: inProcess, reading: inProcess }, 0, () => undefined);
 }

@@ -32,6 +32,8 @@ import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { WriteFence } from '../../common/write-fence.js';
 import { leaseExpiry, type WriterLease } from '../../common/writer-lease.js';
+import type { HistoryAppender } from './history-appender.js';
+import { AppendQueue } from './append-queue.js';
 
 const NEWLINE = 0x0a;
 
@@ -80,7 +82,7 @@ type AppenderState =
 type OpenState = Extract<AppenderState, { kind: 'open' }>;
 
 /** Appends JSONL lines to one rollout file, in order, creating it on first use. */
-export class RolloutAppender {
+export class RolloutAppender implements HistoryAppender {
   readonly path: string;
   readonly #faults: AppendFaults | null;
   readonly #onNotice: (message: string) => void;
@@ -89,11 +91,8 @@ export class RolloutAppender {
   readonly #fence: WriteFence | null;
   readonly #syncEachBatch: boolean;
   readonly #onLanded: ((offset: number, bytes: Buffer) => void) | null;
-  /** Lines handed to `append` whose write has not settled yet. */
-  #queuedLines = 0;
+  readonly #queue = new AppendQueue();
   #state: AppenderState = { kind: 'unopened' };
-  // Settles when every append queued so far has settled; never rejects.
-  #tail: Promise<void> = Promise.resolve();
   #closing: Promise<void> | null = null;
 
   constructor(path: string, options: RolloutAppenderOptions = {}) {
@@ -113,7 +112,7 @@ export class RolloutAppender {
    * file without ordinals. Cursors into the history are built from it.
    */
   peekOrdinal(): number | null {
-    return this.#ordinals === null ? null : this.#ordinals.next + this.#queuedLines;
+    return this.#ordinals === null ? null : this.#ordinals.next + this.#queue.queuedLines;
   }
 
   /** True after a failed append, until `reset()`. */
@@ -130,13 +129,7 @@ export class RolloutAppender {
     if (this.#closing !== null) {
       return Promise.reject(new Error(`rollout ${this.path} is closed; cannot append`));
     }
-    this.#queuedLines += lines.length;
-    const run = this.#tail.then(() => this.#write(lines)).finally(() => (this.#queuedLines -= lines.length));
-    this.#tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+    return this.#queue.push(lines.length, () => this.#write(lines));
   }
 
   /**
@@ -172,7 +165,7 @@ export class RolloutAppender {
 
   /** Waits for queued appends, then closes the file. Idempotent. */
   close(): Promise<void> {
-    this.#closing ??= this.#tail.then(() => this.#release());
+    this.#closing ??= this.#queue.afterAll(() => this.#release());
     return this.#closing;
   }
 

@@ -11,6 +11,7 @@ import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { LogFn } from '../log.js';
+import { importEsm } from '../esm-import.js';
 import { DEFAULT_CONNECT_MS, PostgresDeadlineError, type PostgresConnection } from './postgres-connection.js';
 
 /** The table node-pg-migrate records applied migrations in. */
@@ -65,7 +66,7 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
       const applied = await appliedMigrations(client);
       const unknown = applied.filter((name) => !known.includes(name));
       if (unknown.length > 0) throw new SchemaTooNewError(unknown[unknown.length - 1]!, known[known.length - 1] ?? 'none');
-      const { runner } = await import('node-pg-migrate');
+      const { runner } = await importEsm<typeof import('node-pg-migrate')>('node-pg-migrate');
       const ran = await runner({
         dbClient: client,
         dir,

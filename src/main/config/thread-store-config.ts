@@ -42,7 +42,6 @@ export const MIN_RENEWALS_PER_LEASE = 3;
 export function resolveThreadStoreConfig(document: ConfigDocument, context: { home: string; listen: ListenTarget }): ThreadStoreConfig {
   const kind = storeKind(document.thread_store);
   const url = postgresUrl(document.postgres_url);
-  const advertise = advertisedAddress(document.fleet_advertise_url, context.listen);
   const secretFile = pathIn(document, 'fleet_secret_file', context.home);
   const leaseMs = milliseconds(document, 'fleet_lease_ms', MIN_FLEET_LEASE_MS) ?? DEFAULT_FLEET_LEASE_MS;
   // Unset, the renewal keeps to the same share of a short lease as it does of the default one.
@@ -51,6 +50,8 @@ export function resolveThreadStoreConfig(document: ConfigDocument, context: { ho
     throw new ConfigError(`fleet_renew_ms: invalid value: integer \`${renewMs}\`, expected at most a third of fleet_lease_ms (${leaseMs})`);
   }
   if (kind === 'files') return { kind };
+  // Only a fleet's host is reached by peers: a files host may listen on every address without saying how.
+  const advertise = advertisedAddress(document.fleet_advertise_url, context.listen);
   return { kind, connection: { url }, advertise, secretFile, leaseMs, renewMs };
 }
 
@@ -64,15 +65,13 @@ function storeKind(value: unknown): 'files' | 'postgres' {
 function postgresUrl(value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string') throw new ConfigError(`postgres_url: invalid type: ${typeof value}, expected a string`);
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError('postgres_url: invalid value: not a URL, expected `postgresql://USER@HOST:PORT/DATABASE`');
-  }
-  if (parsed.protocol !== 'postgresql:' && parsed.protocol !== 'postgres:') {
+  // libpq's URI form, which WHATWG URLs do not all parse: a unix socket directory goes in the
+  // query (`postgresql://USER@/DATABASE?host=/run/postgresql`), with an empty host.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) throw new ConfigError('postgres_url: invalid value: not a URL, expected `postgresql://USER@HOST:PORT/DATABASE`');
+  if (scheme !== 'postgresql' && scheme !== 'postgres') {
     // The value may hold a password: only its scheme is shown.
-    throw new ConfigError(`postgres_url: invalid value: scheme \`${parsed.protocol}\`, expected \`postgresql:\` or \`postgres:\``);
+    throw new ConfigError(`postgres_url: invalid value: scheme \`${scheme}:\`, expected \`postgresql:\` or \`postgres:\``);
   }
   return value;
 }

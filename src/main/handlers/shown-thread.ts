@@ -5,6 +5,7 @@
 import { namedModelProvider } from '../config/host-config.js';
 import type { StoredRead } from '../../common/stored-history-messages.js';
 import type { HostContext } from '../host-context.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 
 /** A thread object with the name and metadata it has here (objects are built without them). */
 export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
@@ -17,11 +18,11 @@ export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown
 }
 
 /** The stored-history worker's `read` of a thread that is not loaded here, with what it shows. */
-export function storedThreadRead(ctx: HostContext, threadId: string, path: string, includeTurns: boolean): StoredRead {
+export function storedThreadRead(ctx: HostContext, threadId: string, location: HistoryLocation, includeTurns: boolean): StoredRead {
   return {
     kind: 'read',
     threadId,
-    path,
+    location,
     includeTurns,
     namedModelProvider: namedModelProvider(ctx.configDocument),
     threadName: ctx.threadNames.get(threadId),

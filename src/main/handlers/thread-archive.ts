@@ -45,7 +45,7 @@ export async function threadUnarchive(ctx: HostContext, _connection: Connection,
   if (archived === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
   const path = await unarchiveRollout(ctx.home, archived, ctx.clock.now());
   ctx.rollouts.remember(id, path);
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, path, false), 'thread/unarchive');
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, { store: 'files', path }, false), 'thread/unarchive');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   afterReply(() => ctx.outgoing.broadcast('thread/unarchived', { threadId: id }));
   return answer.result;

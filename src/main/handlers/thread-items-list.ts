@@ -15,7 +15,7 @@ export async function threadItemsList(ctx: HostContext, _connection: Connection,
   checkItemsRequest(page);
   const history = await historyOf(ctx, id);
   if (history.kind === 'stored') {
-    const answer = await ctx.storedHistory.read({ kind: 'items', threadId: id, path: history.path, page }, 'thread/items/list');
+    const answer = await ctx.storedHistory.read({ kind: 'items', threadId: id, location: history.location, page }, 'thread/items/list');
     if (answer.kind === 'answer') return answer.result;
   }
   return itemsPage(history.kind === 'loaded' ? history.source : null, page);

@@ -31,6 +31,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   if (params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
+    postgres: ctx.threadStore.postgres,
     archived: params.archived === true,
     filter: {
       includedIds,

@@ -31,7 +31,7 @@ export async function threadMetadataUpdate(ctx: HostContext, _connection: Connec
   const path = await ctx.rollouts.find(id);
   if (path === null) throw noRolloutFound(id);
   await ctx.threadMetadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, path, false), 'thread/metadata/update');
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, { store: 'files', path }, false), 'thread/metadata/update');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   return answer.result;
 }

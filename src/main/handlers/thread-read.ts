@@ -3,6 +3,7 @@
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -35,14 +36,21 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
     return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)) };
   }
   // An archived thread is read where the archive keeps it, as the reference reads it.
-  const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
-  if (path === null) throw threadNotLoaded(id);
+  const location = (await ctx.threadStore.locate(id)) ?? (await archivedLocation(ctx, id));
+  if (location === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, path, params.includeTurns), 'thread/read');
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, params.includeTurns), 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;
+}
+
+/** Where the archive keeps a thread's rollout (the files store only). */
+async function archivedLocation(ctx: HostContext, id: string): Promise<HistoryLocation | null> {
+  if (ctx.threadStore.kind !== 'files') return null;
+  const path = await findArchivedRollout(ctx.home, id);
+  return path === null ? null : { store: 'files', path };
 }
 
 function warnFullHistory(ctx: HostContext, connection: Connection, mode: HistoryMode): void {

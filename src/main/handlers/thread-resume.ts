@@ -99,17 +99,17 @@ async function coldResume(
   afterReply: AfterReply,
 ): Promise<unknown> {
   // A failed lookup counts as no rollout, as an unreadable file does: the thread must not stay registered as loading.
-  const found = await ctx.rollouts.find(thread.id).catch(() => null);
-  const path = found !== null && (await startsWithSessionMeta(found)) ? found : null;
-  if (path === null) {
+  const found = await ctx.threadStore.locate(thread.id).catch(() => null);
+  const location = found?.store === 'files' && !(await startsWithSessionMeta(found.path)) ? null : found;
+  if (location === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
-    if (found === null && (await findArchivedRollout(ctx.home, thread.id)) !== null) throw threadArchived(thread.id);
+    if (found === null && ctx.threadStore.kind === 'files' && (await findArchivedRollout(ctx.home, thread.id)) !== null) throw threadArchived(thread.id);
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();
   const state = await loadThread(ctx, thread, {
     session,
-    rolloutPath: path,
+    history: location,
     resume: true,
     serializeHistory: !params.excludeTurns,
     createdAtMs: now,

@@ -3,7 +3,6 @@
 // commands for it wait for that (actor-link.ts). `thread/started` is broadcast after
 // the response. Nothing is written to disk until the first turn (lazy materialization).
 import { LoadedThread } from '../threads/loaded-thread.js';
-import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -35,7 +34,7 @@ export async function threadStart(
   const ephemeral = params.ephemeral === true;
   const init = await prepareNewThread(ctx, thread, {
     session,
-    rolloutPath: ephemeral ? null : rolloutPathFor(ctx.home, thread.id, now),
+    history: ephemeral ? null : ctx.threadStore.newThread(thread.id, now),
     resume: false,
     serializeHistory: false,
     createdAtMs: now,

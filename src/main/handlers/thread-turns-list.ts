@@ -17,7 +17,7 @@ export async function threadTurnsList(ctx: HostContext, _connection: Connection,
     throw invalidRequest(`thread ${id} is not materialized yet; thread/turns/list is unavailable before first user message`);
   }
   if (history.kind === 'loaded') return turnsPage(history.source, page);
-  const answer = await ctx.storedHistory.read({ kind: 'turns', threadId: id, path: history.path, page }, 'thread/turns/list');
+  const answer = await ctx.storedHistory.read({ kind: 'turns', threadId: id, location: history.location, page }, 'thread/turns/list');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   return answer.result;
 }

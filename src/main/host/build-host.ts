@@ -7,6 +7,7 @@ import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../stored-threads/rollout-index.js';
+import { FilesThreadStore } from '../stored-threads/thread-store.js';
 import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
 import { StoredHistory } from '../stored-threads/stored-history.js';
@@ -24,6 +25,7 @@ import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-eve
 import { loadLimitFor, readOpenFileLimit } from './descriptor-budget.js';
 import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
+import type { Fleet } from '../fleet/fleet.js';
 import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
@@ -59,13 +61,16 @@ export function buildHost(
   log: LogFn,
   lockfileClass: LockfileBackendClass | null = null,
   recorder: HostRecorder = NO_RECORDING,
+  fleet: Fleet | null = null,
 ): HostContext {
   const connections = new ConnectionTable();
   const outgoing = new Outgoing(connections);
   const directory = new ThreadDirectory();
   // The pool and the lock backend report into the context built below.
   let ctx!: HostContext;
-  const backend = buildLocks(options, startup, log, lockfileClass, recorder, (loss) => unloadThreadOfLostLock(ctx, loss));
+  const onLost = (loss: LockLoss): void => unloadThreadOfLostLock(ctx, loss);
+  if (fleet !== null) fleet.onLost = onLost;
+  const backend = fleet?.locks ?? buildLocks(options, startup, log, lockfileClass, recorder, onLost);
   const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
@@ -89,6 +94,7 @@ export function buildHost(
     recorder,
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
+  const rollouts = new RolloutIndex(options.home);
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
@@ -105,7 +111,9 @@ export function buildHost(
     capacity: new LoadCapacity({ directory, supervisor, unloader, ...loadLimit }),
     pool,
     locks,
-    rollouts: new RolloutIndex(options.home),
+    lockLost: onLost,
+    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts),
+    rollouts,
     threadNames: new ThreadNames(options.home, log),
     threadMetadata: new ThreadMetadata(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),

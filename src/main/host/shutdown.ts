@@ -14,6 +14,8 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 const IN_FLIGHT_DRAIN_MS = 2_000;
 // How long an asynchronous lock backend gets to finish an attempt in flight (a few syscalls).
 const LOCKS_SETTLE_MS = 1_000;
+// How long the thread store gets to retire this host and close its connections.
+const STORE_CLOSE_MS = 3_000;
 // How long the last replies and notifications get to reach the client.
 const OUTPUT_FLUSH_MS = 1_000;
 
@@ -73,6 +75,8 @@ export class HostShutdown {
     // An attempt at coordination still in flight (lockfile backend) gives it back before the
     // host reports itself stopped, so nothing of this process is left on the home after that.
     if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
+    // A fleet's host leaves it now, so the threads it released are free for the others at once.
+    await withDeadline(ctx.threadStore.close(), STORE_CLOSE_MS, systemClock);
     if (transport !== null) {
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();

@@ -14,6 +14,8 @@ import {
 } from '../config/host-config.js';
 import { resolveCodexHistoryDatabase } from '../config/codex-history-config.js';
 import { resolveLockBackendConfig, type WriterLockBackendConfig } from '../config/lock-backend-config.js';
+import { resolveThreadStoreConfig, type ThreadStoreConfig } from '../config/thread-store-config.js';
+import type { ListenTarget } from '../transport/listen-url.js';
 
 // How long an unload waits for the actor to flush and close its rollout before finishing
 // from the main thread anyway.
@@ -36,6 +38,8 @@ export interface StartupConfig {
   lockBackend: WriterLockBackendConfig;
   /** The reference's history database the pool workers keep current; null when that is off. */
   codexHistoryDatabase: string | null;
+  /** Where threads are kept: the home's files, or a PostgreSQL database shared by a fleet (fatal when wrong). */
+  threadStore: ThreadStoreConfig;
 }
 
 /** Reads config.toml plus `-c` overrides; throws ConfigError for a malformed file or override. */
@@ -57,11 +61,16 @@ function loadConfigLayers(home: string, overrides: string[]): ConfigLayers & { d
 }
 
 /** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */
-export function readStartupConfig(home: string, overrides: string[], env: NodeJS.ProcessEnv, log: LogFn): StartupConfig {
+export function readStartupConfig(home: string, overrides: string[], env: NodeJS.ProcessEnv, log: LogFn, listen: ListenTarget = { kind: 'stdio' }): StartupConfig {
   const { document, ...layers } = loadConfigLayers(home, overrides);
-  // Fatal wherever the bad value comes from: the backend cannot be guessed safely.
+  // Fatal wherever the bad value comes from: the store and the backend cannot be guessed safely.
+  const threadStore = resolveThreadStoreConfig(document, { home, listen });
+  if (threadStore.kind === 'postgres' && document.writer_lock_backend !== undefined) {
+    throw new ConfigError('writer_lock_backend: applies to the files thread store only; with thread_store = "postgres" the database owns the threads');
+  }
   const lockBackend = resolveLockBackendConfig(document);
-  const codexHistoryDatabase = resolveCodexHistoryDatabase(document, home, env, lockBackend);
+  // The reference's history database projects rollouts of this home, which a fleet does not write.
+  const codexHistoryDatabase = threadStore.kind === 'postgres' ? null : resolveCodexHistoryDatabase(document, home, env, lockBackend);
   let lockTimeoutMs: number | undefined;
   let limits = DEFAULT_CONNECTION_LIMITS;
   let maxLoadedThreads: number | null = null;
@@ -75,7 +84,7 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend, codexHistoryDatabase };
+  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend, codexHistoryDatabase, threadStore };
 }
 
 function fileIsValid(home: string): boolean {

@@ -13,6 +13,7 @@
 //   - `close` releases everything still owned (shutdown).
 
 import type { WriterLease } from '../../common/writer-lease.js';
+import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 
 /** Ownership of one thread's writer lock, as handed out by a backend. */
 export interface WriterLock {
@@ -24,6 +25,12 @@ export interface WriterLock {
    * checks before every write (src/common/writer-lease.ts). Absent for flock.
    */
   readonly lease?: WriterLease | null;
+  /**
+   * For a store that fences writers itself (PostgreSQL): the epoch this acquisition got, which
+   * every append must still match, and the store's next line for the thread then. Absent for
+   * locks on a home's files.
+   */
+  readonly fencing?: { readonly epoch: number; readonly nextLine: number } | null;
 }
 
 /**
@@ -52,9 +59,18 @@ export interface LockLoss {
   readonly message: string;
 }
 
+export interface AcquireOptions {
+  timeoutMs?: number;
+  /**
+   * thread/start: what a store that keeps threads itself (PostgreSQL) records of a new one.
+   * Absent for a resume, which never creates a thread there. Backends on a home's files ignore it.
+   */
+  newThread?: { createdAtMs: number; historyMode: HistoryMode; rolloutName: string };
+}
+
 /** Acquires and releases thread writer locks for one home. */
 export interface WriterLockBackend<Lock extends WriterLock = WriterLock> {
-  acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>>;
+  acquire(threadId: string, options?: AcquireOptions): Promise<AcquireResult<Lock>>;
   release(lock: Lock): ReleaseResult;
   /**
    * For a release that left something behind which still keeps other hosts out (a lockfile

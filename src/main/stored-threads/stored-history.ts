@@ -9,6 +9,7 @@
 import type { Clock } from '../../common/clock.js';
 import { asRpcError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
+import { describeLocation } from '../../common/history-location.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest, StoredRead, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobFailure, type JobResult } from '../dedicated-worker.js';
@@ -64,7 +65,7 @@ export class StoredHistory {
 
   /** One request about a thread that is not loaded, for `method`; rejects with the RpcError the client is sent. */
   async read(request: StoredRead, method: string): Promise<StoredAnswer> {
-    const reply = this.#replyOf(request, await this.lanes.reading.run(request), method, `reading ${request.path}`);
+    const reply = this.#replyOf(request, await this.lanes.reading.run(request), method, `reading ${describeLocation(request.location, request.threadId)}`);
     if (reply.kind === 'noRollout') return reply;
     if (reply.kind === 'answer') {
       return { kind: 'answer', result: EncodedJson.of(reply.json), historyMode: reply.historyMode };
@@ -99,7 +100,7 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
 
 /** What the log says of a request: where it was reading. */
 function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
-  return request.kind === 'list' ? { request: 'list', home: request.query.home } : { request: request.kind, path: request.path };
+  return request.kind === 'list' ? { request: 'list', home: request.query.home } : { request: request.kind, history: describeLocation(request.location, request.threadId) };
 }
 
 /** Worded as the router words any other failure of a request. */

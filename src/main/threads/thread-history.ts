@@ -2,6 +2,7 @@
 // is loaded here (never asking its worker), else where its rollout is, for the stored-history
 // worker to read.
 import type { HostContext } from '../host-context.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 import type { HistorySource } from '../../common/rollout/history-pages.js';
 import { afterHistoryLoaded } from './pending-load.js';
 
@@ -9,7 +10,7 @@ import { afterHistoryLoaded } from './pending-load.js';
  * 'loaded': the mirror of a thread loaded here; 'stored': the rollout of one that is not;
  * 'notMaterialized': loaded here but without a turn yet; 'unknown': neither loaded nor on disk.
  */
-export type HistoryLookup = { kind: 'loaded'; source: HistorySource } | { kind: 'stored'; path: string } | { kind: 'notMaterialized' } | { kind: 'unknown' };
+export type HistoryLookup = { kind: 'loaded'; source: HistorySource } | { kind: 'stored'; location: HistoryLocation } | { kind: 'notMaterialized' } | { kind: 'unknown' };
 
 export async function historyOf(ctx: HostContext, threadId: string): Promise<HistoryLookup> {
   await afterHistoryLoaded(ctx, threadId, () => undefined);
@@ -18,6 +19,6 @@ export async function historyOf(ctx: HostContext, threadId: string): Promise<His
     if (!thread.materialized) return { kind: 'notMaterialized' };
     return { kind: 'loaded', source: thread.historySource() };
   }
-  const path = await ctx.rollouts.find(threadId);
-  return path === null ? { kind: 'unknown' } : { kind: 'stored', path };
+  const location = await ctx.threadStore.locate(threadId);
+  return location === null ? { kind: 'unknown' } : { kind: 'stored', location };
 }

@@ -3,9 +3,12 @@
 // the pool (for a start, after the thread is answered and published), publish it as loaded.
 // On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
 // releases whatever was acquired.
-import type { ActorInit, PostedResumeState } from '../../common/actor-messages.js';
+import type { ActorHistory, ActorInit, PostedResumeState } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
+import { pathOf, type HistoryLocation } from '../../common/history-location.js';
 import type { LoadedThread } from './loaded-thread.js';
+import { basename } from 'node:path';
+import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import { activeWriter, coordinationTimeout, internalError } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
@@ -14,7 +17,8 @@ import { afterOutputFlushed, outputFlushed } from '../scheduling.js';
 
 export interface LoadRequest {
   session: ResolvedSession;
-  rolloutPath: string | null;
+  /** Where the history is (or, for a start, will be); null for an ephemeral thread. */
+  history: HistoryLocation | null;
   resume: boolean;
   /** A cold resume answering with its turns: the worker serializes them as it reads them. */
   serializeHistory: boolean;
@@ -53,8 +57,9 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
 }
 
 async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
-  if (request.rolloutPath === null) return;
-  const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs });
+  if (request.history === null) return;
+  const newThread = request.resume ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
+  const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs, ...(newThread === undefined ? {} : { newThread }) });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
   thread.writerLockTaken(acquired.lock);
@@ -101,7 +106,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
   thread.fenceShared(new WriteFence(fence));
   return {
     threadId: thread.id,
-    rolloutPath: request.rolloutPath,
+    history: actorHistory(request.history, thread.writerLock?.fencing ?? null),
     resume: request.resume,
     serializeHistory: request.serializeHistory,
     writerLease: thread.writerLock?.lease ?? null,
@@ -112,6 +117,13 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
     userAgent: userAgentOf(ctx),
     fence,
   };
+}
+
+/** Where the actor writes: the location, with the fencing a PostgreSQL acquisition handed out. */
+function actorHistory(location: HistoryLocation | null, fencing: { epoch: number; nextLine: number } | null): ActorHistory | null {
+  if (location === null || location.store === 'files') return location;
+  if (fencing === null) throw internalError('a thread of the PostgreSQL thread store was loaded without its epoch');
+  return { ...location, epoch: fencing.epoch, nextLine: fencing.nextLine };
 }
 
 async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequest['operation']): Promise<PostedResumeState | null> {
@@ -127,8 +139,8 @@ function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedRes
   thread.described({
     identity: {
       createdAtMs: request.createdAtMs,
-      path: request.rolloutPath,
-      ephemeral: request.rolloutPath === null,
+      path: pathOf(request.history),
+      ephemeral: request.history === null,
       originator: request.originator,
       cliVersion: HOST_VERSION,
       source: 'vscode',

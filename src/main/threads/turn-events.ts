@@ -42,7 +42,11 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
     }
     case 'materialized':
       thread.rolloutMaterialized();
-      ctx.rollouts.remember(thread.id, event.path);
+      if (event.path !== null) ctx.rollouts.remember(thread.id, event.path);
+      return;
+    case 'writerFenced':
+      // The store refused the actor's append: the thread is another host's now.
+      ctx.lockLost({ threadId: thread.id, message: event.message });
       return;
     case 'userItem': {
       // A large input comes back only encoded: the mirror keeps the input this thread sent.

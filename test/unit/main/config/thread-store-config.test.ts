@@ -73,6 +73,15 @@ describe('thread_store', () => {
     for (const [document, error, listen] of cases) expect(resolve({ thread_store: 'postgres', ...document }, listen)).toEqual({ error });
   });
 
+  test('a files host listening on every address needs no advertised URL', () => {
+    expect(resolve({}, { kind: 'ws', host: '0.0.0.0', port: 4500 })).toEqual({ config: { kind: 'files' } });
+  });
+
+  test("libpq's URI with a unix socket directory and no host is taken as it is", () => {
+    const url = 'postgresql://fleet@/threads?host=%2Frun%2Fpostgresql';
+    expect(resolve({ thread_store: 'postgres', postgres_url: url })).toMatchObject({ config: { connection: { url } } });
+  });
+
   test('the fleet keys are checked even while the store is the files', () => {
     expect(resolve({ fleet_lease_ms: 10n })).toEqual({ error: 'fleet_lease_ms: invalid value: integer `10`, expected at least 1000 (milliseconds)' });
   });

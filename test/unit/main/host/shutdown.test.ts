@@ -21,6 +21,7 @@ function recordingHost(steps: string[]): HostContext {
     supervisor: { unloadAll: async (reason: string) => void steps.push(`unloadAll ${reason}`), stop: () => void steps.push('supervisor.stop') },
     locks: { close: () => void steps.push('locks.close'), settled: async () => void steps.push('locks.settled') },
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
+    threadStore: { close: async () => void steps.push('threadStore.close') },
   } as unknown as HostContext;
 }
 
@@ -53,6 +54,7 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'stopReporting',
       'locks.close',
       'locks.settled',
+      'threadStore.close',
       'transport.flush',
       'transport.close',
       'pool.close',
@@ -75,6 +77,7 @@ test('a start that failed before the transport served runs the same sequence wit
     'stopReporting',
     'locks.close',
     'locks.settled',
+    'threadStore.close',
     'pool.close',
     'storedHistory.close',
     'listener.cleanUp',

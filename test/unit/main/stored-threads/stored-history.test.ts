@@ -64,6 +64,7 @@ function legacyRollout(): string {
 
 const query = (at: string, size = 2): ThreadPageQuery => ({
   home: at,
+  postgres: null,
   archived: false,
   filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
   namedModelProvider: null,
@@ -73,11 +74,11 @@ const query = (at: string, size = 2): ThreadPageQuery => ({
   size,
 });
 
-const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, path, includeTurns, namedModelProvider: null, threadName: null, metadata: null });
+const read = (path: string, includeTurns = true): StoredRead => ({ kind: 'read', threadId: LEGACY_ID, location: { store: 'files', path }, includeTurns, namedModelProvider: null, threadName: null, metadata: null });
 
 /** What the same request gives in-process, as the JSON its bytes hold. */
-function inProcess(request: StoredRead): unknown {
-  const reply = answerStoredHistory(new ListingMemory(), request);
+async function inProcess(request: StoredRead): Promise<unknown> {
+  const reply = await answerStoredHistory(new ListingMemory(), request);
   if (reply.kind !== 'answer') throw new Error(`expected an answer, got ${reply.kind}`);
   return JSON.parse(Buffer.from(reply.json).toString('utf8'));
 }
@@ -96,7 +97,7 @@ test('the worker lists a home page by page exactly as the listing code does in-p
   [1, 2, 3].forEach(writeThread);
   const stored = start(WORKER);
   const first = await stored.listPage(query(home));
-  expect(first).toEqual(answerStoredHistory(new ListingMemory(), { kind: 'list', query: query(home) }));
+  expect(first).toEqual(await answerStoredHistory(new ListingMemory(), { kind: 'list', query: query(home) }));
   expect(first.summaries.map((summary) => summary.threadId)).toEqual([id(3), id(2)]);
   expect(first.nextCursor).toBe(`2026-12-02T10:00:02Z|${id(2)}`);
   const next = await stored.listPage({ ...query(home), after: { at: Date.parse('2026-12-02T10:00:02Z'), id: id(2) } });
@@ -115,19 +116,19 @@ test('a read, a turns page and an items page of a stored thread come back as the
   if (answer.kind !== 'answer') throw new Error(answer.kind);
   expect(answer.historyMode).toBe('legacy');
   const thread = JSON.parse(answer.result.bytes.toString('utf8')) as { thread: { id: string; status: unknown; preview: string; turns: Array<{ status: string }> } };
-  expect(thread).toEqual(inProcess(read(path)));
+  expect(thread).toEqual(await inProcess(read(path)));
   expect([thread.thread.id, thread.thread.status, thread.thread.preview, thread.thread.turns.map((turn) => turn.status)]).toEqual([LEGACY_ID, { type: 'notLoaded' }, 'hello', ['completed', 'completed']]);
   const withoutTurns = await stored.read(read(path, false), 'thread/read');
-  expect(withoutTurns.kind === 'answer' && JSON.parse(withoutTurns.result.bytes.toString('utf8'))).toEqual(inProcess(read(path, false)));
+  expect(withoutTurns.kind === 'answer' && JSON.parse(withoutTurns.result.bytes.toString('utf8'))).toEqual(await inProcess(read(path, false)));
 
-  const turns: StoredRead = { kind: 'turns', threadId: LEGACY_ID, path, page: { cursor: null, limit: 1, sortDirection: null, itemsView: null } };
+  const turns: StoredRead = { kind: 'turns', threadId: LEGACY_ID, location: { store: 'files', path }, page: { cursor: null, limit: 1, sortDirection: null, itemsView: null } };
   const page = await stored.read(turns, 'thread/turns/list');
   const pageJson = page.kind === 'answer' && (JSON.parse(page.result.bytes.toString('utf8')) as { data: unknown[]; nextCursor: string | null });
-  expect(pageJson).toEqual(inProcess(turns));
+  expect(pageJson).toEqual(await inProcess(turns));
   expect(pageJson && [pageJson.data.length, pageJson.nextCursor !== null]).toEqual([1, true]);
 
   // Legacy history has no item positions: the reference's -32601, as the page function throws it.
-  const items: StoredRead = { kind: 'items', threadId: LEGACY_ID, path, page: { turnId: null, cursor: null, limit: null, sortDirection: null } };
+  const items: StoredRead = { kind: 'items', threadId: LEGACY_ID, location: { store: 'files', path }, page: { turnId: null, cursor: null, limit: null, sortDirection: null } };
   expect(await failure(stored.read(items, 'thread/items/list'))).toEqual({ code: -32601, message: 'thread/items/list is not supported yet' });
   // An invalid cursor is the request's own error, worded by the page function.
   expect(await failure(stored.read({ ...turns, page: { ...turns.page, cursor: 'nope' } }, 'thread/turns/list'))).toEqual({ code: -32600, message: 'invalid cursor: nope' });
@@ -167,7 +168,7 @@ test('a request past its deadline fails with what it was reading, and its worker
   expect(clock.activeTimers()).toBe(0);
   expect(logged).toEqual([
     ['error', 'stored-history listing worker overran its deadline; replacing it', { deadlineMs: 5_000, request: 'list', home: join(home, 'hang') }],
-    ['error', 'stored-history reading worker overran its deadline; replacing it', { deadlineMs: 5_000, request: 'read', path: join(home, 'hang') }],
+    ['error', 'stored-history reading worker overran its deadline; replacing it', { deadlineMs: 5_000, request: 'read', history: join(home, 'hang') }],
   ]);
 });
 
@@ -219,7 +220,7 @@ test('a request that threw in the worker answers its reason, and the worker keep
   // Worded by the host, so the router would not log them: logged here, with where they read.
   expect(logged).toEqual([
     ['error', 'thread/list failed in the stored-history worker', { request: 'list', home: join(home, 'fail'), error: 'EIO: i/o error, read' }],
-    ['error', 'thread/read failed in the stored-history worker', { request: 'read', path: join(home, 'fail'), error: 'EIO: i/o error, read' }],
+    ['error', 'thread/read failed in the stored-history worker', { request: 'read', history: join(home, 'fail'), error: 'EIO: i/o error, read' }],
   ]);
 });
 

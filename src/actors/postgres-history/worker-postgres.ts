@@ -1,0 +1,32 @@
+// The pool worker's side of the PostgreSQL thread store, shared by every actor the worker
+// hosts: a few connections, opened with the first thread that needs them. Appends and
+// cold-resume reads run here, next to the actor, so the main thread never carries history.
+// `pg` and the store's code load with the first use (a dynamic import): a worker of a host on
+// the files store never loads them (bench case `cold-start`).
+import type { AppendOutcome, AppendRequest } from '../../common/postgres/fenced-append.js';
+import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
+
+// A worker hosts many actors; a few connections let one slow append not hold up the others'
+// while keeping a fleet's connection count small.
+const CONNECTIONS_PER_WORKER = 4;
+const POOL = { max: CONNECTIONS_PER_WORKER, name: 'thread-host worker' };
+
+/** One fenced append (src/common/postgres/fenced-append.ts). */
+export async function appendToStore(connection: PostgresConnection, request: AppendRequest, deadlineMs: number): Promise<AppendOutcome> {
+  const [{ sharedPool }, { appendLines }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/fenced-append.js')]);
+  return appendLines(sharedPool(connection, POOL), request, { deadlineMs });
+}
+
+/** Runs one statement of the appender's own (its cut-back) on the worker's pool. */
+export async function queryStore<Row extends Record<string, unknown>>(connection: PostgresConnection, deadlineMs: number, text: string, values: unknown[]): Promise<Row[]> {
+  const [{ sharedPool }, { queryWithin }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/postgres-connection.js')]);
+  return (await queryWithin<Row>(sharedPool(connection, POOL), deadlineMs, text, values)).rows;
+}
+
+/** A thread's whole history as the rollout file's text, for a cold resume. */
+export async function readStoredRollout(connection: PostgresConnection, threadId: string): Promise<string> {
+  const [{ sharedPool }, { readRolloutText }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/stored-lines.js')]);
+  const text = await readRolloutText(sharedPool(connection, POOL), threadId);
+  if (text === null) throw new Error(`no history is stored for thread ${threadId} in the PostgreSQL thread store`);
+  return text;
+}

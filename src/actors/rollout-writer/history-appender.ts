@@ -1,0 +1,20 @@
+// What the actor and its turns need of the one writer of a thread's history, whichever store
+// holds it: a rollout file (rollout-appender.ts) or the PostgreSQL thread store
+// (src/actors/postgres-history/postgres-appender.ts). Both take whole JSONL records in call
+// order and land each batch whole or not at all, so a turn's writes (turn-writes.ts) mean the
+// same on either.
+
+export interface HistoryAppender {
+  /** The paginated ordinal a line appended now will get if everything queued before it lands; null without ordinals. */
+  peekOrdinal(): number | null;
+  /** True after a failed append, until `reset()`. */
+  readonly failed: boolean;
+  /** Appends `lines` (each a record without its '\n') as one batch, after every batch queued before it. */
+  append(lines: string[]): Promise<void>;
+  /** Lets appends continue after a failure, once the caller has settled what the gap means; call it with nothing pending. */
+  reset(): 'ready' | 'unrecoverable';
+  /** The writer lost the thread: nothing more lands, not even batches already queued. */
+  revoke(reason: string): void;
+  /** Waits for queued appends, then lets go of the store. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,65 @@
+// A host's place in a fleet on the PostgreSQL thread store (thread_store = "postgres"): the
+// schema brought up to date, this host registered with a lease, thread ownership and the store
+// for the request handlers. Loaded only by a host configured for that store (app-server.ts
+// imports it dynamically): a files host never loads `pg`.
+import type { LogFn } from '../../common/log.js';
+import { openPostgresPool } from '../../common/postgres/postgres-connection.js';
+import { migrateSchema, SchemaTooNewError } from '../../common/postgres/schema-migrations.js';
+import type { PostgresStoreConfig } from '../config/thread-store-config.js';
+import { PostgresWriterLocks } from '../locks/postgres/postgres-writer-locks.js';
+import type { LockLoss } from '../locks/writer-lock-backend.js';
+import { StartupError } from '../startup-error.js';
+import type { ListenTarget } from '../transport/listen-url.js';
+import { HostMembership } from './host-membership.js';
+import { PostgresThreadStore } from './postgres-thread-store.js';
+
+// The main thread's statements: acquisitions, releases, renewals and lookups, a few at a time.
+const MAIN_CONNECTIONS = 4;
+// How long shutdown gives the retirement of this host's row (its threads are free at once after it).
+const LEAVE_DEADLINE_MS = 2_000;
+
+export interface Fleet {
+  store: PostgresThreadStore;
+  locks: PostgresWriterLocks;
+  /** Set by the host once built: the threads lost when this host's lease lapsed. */
+  onLost: (loss: LockLoss) => void;
+}
+
+/** Joins the fleet before the host serves; a store it cannot use stops the start with a clear message. */
+export async function joinFleet(config: PostgresStoreConfig, listen: ListenTarget, log: LogFn): Promise<Fleet> {
+  try {
+    await migrateSchema(config.connection);
+  } catch (error) {
+    if (error instanceof SchemaTooNewError) throw new StartupError(error.message);
+    throw new StartupError(`cannot use the PostgreSQL thread store: ${(error as Error).message}`);
+  }
+  const pool = openPostgresPool(config.connection, { max: MAIN_CONNECTIONS, name: 'main', log });
+  let fleet!: Fleet;
+  const membership = await HostMembership.join({
+    pool,
+    endpoint: advertisedEndpoint(config, listen),
+    leaseMs: config.leaseMs,
+    renewMs: config.renewMs,
+    log,
+    onLapsed: (message) => {
+      log('warn', 'this host lost its threads in the thread store', { message });
+      for (const loss of fleet.locks.lostAll(message)) fleet.onLost(loss);
+    },
+  }).catch((error: unknown) => {
+    void pool.end();
+    throw new StartupError(`cannot register with the PostgreSQL thread store: ${(error as Error).message}`);
+  });
+  fleet = {
+    store: new PostgresThreadStore(config.connection, pool, () => membership.leave(LEAVE_DEADLINE_MS)),
+    locks: new PostgresWriterLocks({ pool, membership, log }),
+    onLost: () => undefined,
+  };
+  return fleet;
+}
+
+/** The URL peers reach this host at, as registered; empty when it has none (no ws:// listener, no fleet_advertise_url). */
+function advertisedEndpoint(config: PostgresStoreConfig, listen: ListenTarget): string {
+  if (config.advertise.kind === 'url') return config.advertise.url;
+  if (config.advertise.kind === 'listener' && listen.kind === 'ws') return `ws://${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}`;
+  return '';
+}
