@@ -21,6 +21,7 @@ import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
+import { writeForkRollout } from './rollout-writer/fork-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -33,7 +34,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'serializeHistory' | 'writerLease' | 'session'>;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'rolloutPath' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -53,6 +54,8 @@ export class ThreadActor {
   /** What the model sees as history: every completed exchange so far. */
   #history: ConversationMessage[] = [];
   #materialized: boolean;
+  /** A fork's settings, for its session_meta, until load() has written it. */
+  #forkSettings: ThreadSettings | null;
   #totalUsage: ModelUsage = ZERO_USAGE;
   #running: { turnId: string; abort: AbortController } | null = null;
   /** Queued turns interrupted before they started. */
@@ -73,8 +76,9 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, rolloutPath, resume, serializeHistory, writerLease, session } = init;
-    this.#init = { threadId, rolloutPath, resume, serializeHistory, writerLease, session };
+    const { threadId, rolloutPath, resume, serializeHistory, writerLease, session, fork } = init;
+    this.#init = { threadId, rolloutPath, resume, serializeHistory, writerLease, session, fork };
+    this.#forkSettings = fork === undefined ? null : init.settings;
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
@@ -93,6 +97,8 @@ export class ThreadActor {
   async load(): Promise<ActorResumeState | null> {
     if (!this.#init.resume || this.#init.rolloutPath === null) return null;
     const path = this.#init.rolloutPath;
+    // A fork's rollout is written first, then read back as any resume reads its rollout.
+    if (this.#init.fork !== undefined) await writeForkRollout(path, this.#init.fork, this.#forkMeta(), this.#clock.now());
     const parsed = await readRollout(path);
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
@@ -117,6 +123,7 @@ export class ThreadActor {
       originator: parsed.meta?.originator ?? null,
       cliVersion: parsed.meta?.cliVersion ?? null,
       source: parsed.meta?.source?.value ?? null,
+      forkedFromId: parsed.meta?.forkedFromId ?? null,
       modelProvider: parsed.meta?.modelProvider ?? null,
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage
@@ -496,6 +503,12 @@ export class ThreadActor {
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
+  }
+
+  #forkMeta(): SessionMetaInput {
+    const meta = this.#sessionMeta(this.#forkSettings!);
+    this.#forkSettings = null;
+    return meta;
   }
 
   #sessionMeta(settings: ThreadSettings): SessionMetaInput {

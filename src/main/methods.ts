@@ -5,6 +5,7 @@ import { initialize } from './handlers/initialize.js';
 import { threadList } from './handlers/thread-list.js';
 import { threadRead } from './handlers/thread-read.js';
 import { threadResume } from './handlers/thread-resume.js';
+import { threadFork } from './handlers/thread-fork.js';
 import { threadStart } from './handlers/thread-start.js';
 import { threadTurnsList } from './handlers/thread-turns-list.js';
 import { threadItemsList } from './handlers/thread-items-list.js';
@@ -61,6 +62,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
+  ['thread/fork', spec(P.threadForkParams, threadFork)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],

@@ -8,13 +8,14 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
 import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/rollout/history-pages.js';
 import { fullTurns } from '../common/rollout/history-view.js';
+import { withHistoryBase } from '../common/rollout/history-base.js';
 import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
 
 export function answerStoredRead(request: StoredRead): StoredHistoryReply {
-  const parsed = parseRollout(readFileSync(request.path, 'utf8'));
+  const parsed = parseRollout(withHistoryBase(request.path, readFileSync(request.path, 'utf8')));
   if (parsed.meta === null) return { kind: 'noRollout' };
   const historyMode = historyModeOf(parsed.meta);
   const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);
@@ -33,6 +34,8 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, request.path, parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
+  // A read names a fork's source, as the reference's does (its listings do not).
+  thread.forkedFromId = parsed.meta!.forkedFromId;
   // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
