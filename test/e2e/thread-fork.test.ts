@@ -191,3 +191,41 @@ test('thread/fork answers, writes, reads and reaches the model as the reference 
     rmSync(cwd, { recursive: true, force: true });
   }
 }, 120_000);
+
+// The source's writer goes on while it is forked: the fork reads only the lines already there
+// (never under the source's lock), and neither the source's rollout nor its turns are touched.
+test('a fork of a thread whose turn is running here keeps what it asks for and leaves the source whole', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-fork-running-'));
+  writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
+  try {
+    const server = await TestServer.start({ home, keepConfig: true });
+    const { thread: source } = await server.request('thread/start', {});
+    const first = await server.request('turn/start', { threadId: source.id, input: [{ type: 'text', text: 'one' }] });
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === first.turn.id);
+    const before = (await server.request('thread/read', { threadId: source.id, includeTurns: true })).thread.turns;
+
+    mock.enqueue({ kind: 'stall', ms: 1_000 });
+    const running = await server.request('turn/start', { threadId: source.id, input: [{ type: 'text', text: 'two' }] });
+    await server.waitForNotification('item/completed', (p: Message) => p.turnId === running.turn.id && p.item.type === 'userMessage');
+    const { thread: fork } = await server.request('thread/fork', { threadId: source.id, lastTurnId: first.turn.id });
+    expect([fork.turns, (await server.request('thread/read', { threadId: source.id })).thread.status]).toEqual([
+      before,
+      { type: 'active', activeFlags: [] },
+    ]);
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === running.turn.id);
+    const after = (await server.request('thread/read', { threadId: source.id, includeTurns: true })).thread.turns;
+    expect(after.map((turn: Message) => [turn.items[0].content[0].text, turn.status])).toEqual([
+      ['one', 'completed'],
+      ['two', 'completed'],
+    ]);
+    expect(await server.close()).toBe(0);
+
+    // Cold, in a new process: the source as it was read warm, the fork with its one turn.
+    const reader = await TestServer.start({ home, keepConfig: true });
+    expect((await reader.request('thread/read', { threadId: source.id, includeTurns: true })).thread.turns).toEqual(after);
+    expect((await reader.request('thread/read', { threadId: fork.id, includeTurns: true })).thread.turns).toEqual(before);
+    expect(await reader.close()).toBe(0);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
