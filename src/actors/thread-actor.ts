@@ -9,7 +9,7 @@ import { taskStarted } from './rollout-writer/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
-import { readRollout } from '../common/rollout/rollout-reader.js';
+import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
 import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
@@ -21,7 +21,7 @@ import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
-import { writeForkRollout } from './rollout-writer/fork-rollout.js';
+import { ephemeralForkText, writeForkRollout } from './rollout-writer/fork-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -95,10 +95,18 @@ export class ThreadActor {
    * otherwise nothing to read. Refuses a file this host cannot append to, without touching it.
    */
   async load(): Promise<ActorResumeState | null> {
-    if (!this.#init.resume || this.#init.rolloutPath === null) return null;
-    const path = this.#init.rolloutPath;
+    const { fork, rolloutPath: path } = this.#init;
+    if (!this.#init.resume) return null;
+    if (path === null) {
+      if (fork === undefined) return null;
+      // An ephemeral fork: its history is read as its rollout would hold it, and never written.
+      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory));
+      const historyMode = historyModeOf(parsed.meta!);
+      this.#format = formatFor(historyMode, this.#init.threadId);
+      return this.#replayed(parsed, historyMode);
+    }
     // A fork's rollout is written first, then read back as any resume reads its rollout.
-    if (this.#init.fork !== undefined) await writeForkRollout(path, this.#init.fork, this.#forkMeta(), this.#clock.now());
+    if (fork !== undefined) await writeForkRollout(path, fork, this.#forkMeta(), this.#clock.now());
     const parsed = await readRollout(path);
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
@@ -108,6 +116,11 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
+    return this.#replayed(parsed, historyMode);
+  }
+
+  // The model's history from the rollout read, and what the host is told of it.
+  #replayed(parsed: ParsedRollout, historyMode: HistoryMode): ActorResumeState {
     this.#history = parsed.messages;
     if (parsed.lastTokenUsage) this.#totalUsage = usageOf(parsed.lastTokenUsage.total);
     return {

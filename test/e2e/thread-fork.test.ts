@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { conversationOf } from '../helpers/reference-lines.js';
 import { mockModelConfig, TestServer, type Message } from '../helpers/test-server.js';
 
 const RECORDING = new URL('../fixtures/reference-answers/thread-fork.jsonl', import.meta.url);
@@ -107,12 +108,7 @@ test('thread/fork answers, writes, reads and reaches the model as the reference 
       await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === started.id);
       return started.id as string;
     };
-    const conversation = (from: number) =>
-      mock.requests.slice(from).map((q) =>
-        (q.body as Message).input
-          .filter((m: Message) => m.type === 'message' && m.role !== 'developer' && !m.content[0].text.startsWith('<environment_context>'))
-          .map((m: Message) => [m.role, m.content[0].text]),
-      );
+    const conversation = (from: number) => mock.requests.slice(from).map((q) => conversationOf((q.body as Message).input));
 
     const upToForks: string[] = [];
     for (const mode of ['paginated', 'legacy']) {
@@ -226,6 +222,47 @@ test('a fork of a thread whose turn is running here keeps what it asks for and l
     expect((await reader.request('thread/read', { threadId: fork.id, includeTurns: true })).thread.turns).toEqual(before);
     expect(await reader.close()).toBe(0);
   } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+// An ephemeral fork (test/fixtures/reference-answers/thread-fork-ephemeral.jsonl): written
+// nowhere, its history only in its actor; a paginated source's only without turns in the answer.
+test('an ephemeral fork answers, reaches the model and is refused later reads as the reference does', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-fork-ephemeral-'));
+  writeFileSync(join(home, 'config.toml'), mockModelConfig(mock.url, 'thread_unload_delay_secs = 0'));
+  const server = await TestServer.start({ home, keepConfig: true });
+  try {
+    const lines: Message[] = [];
+    const ask = async (method: string, params: Message) => {
+      const reply = await server.requestRaw(method, params);
+      lines.push({ method, params, answer: reply.error ? { error: reply.error } : { result: projected(reply.result) } });
+      return reply.result;
+    };
+    const turn = async (threadId: string, text: string) => {
+      const { turn: started } = await server.request('turn/start', { threadId, input: [{ type: 'text', text }] });
+      await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === started.id);
+    };
+    for (const historyMode of ['paginated', 'legacy']) {
+      lines.push({ section: historyMode });
+      const { thread } = await server.request('thread/start', { historyMode });
+      await turn(thread.id, 'one');
+      for (const params of [{ ephemeral: true }, { ephemeral: true, excludeTurns: true }]) {
+        const fork = await ask('thread/fork', { threadId: thread.id, ...params });
+        if (fork === undefined) continue;
+        const before = mock.requests.length;
+        await turn(fork.thread.id, 'two');
+        lines.push({ modelRequests: mock.requests.slice(before).map((q) => conversationOf((q.body as Message).input)) });
+        await ask('thread/read', { threadId: fork.thread.id, includeTurns: true });
+        await ask('thread/resume', { threadId: fork.thread.id });
+        await ask('thread/fork', { threadId: fork.thread.id });
+      }
+    }
+    const recorded = readFileSync(new URL('thread-fork-ephemeral.jsonl', RECORDING), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    expect(normalized(lines, home, home)).toEqual(recorded);
+    expect(await server.close()).toBe(0);
+  } finally {
+    await server.close().catch(() => undefined);
     rmSync(home, { recursive: true, force: true });
   }
 });

@@ -37,6 +37,17 @@ export async function writeForkRollout(path: string, request: ForkRequest, meta:
   }
 }
 
+/**
+ * An ephemeral fork's history, never written: its session_meta, then the lines it keeps. The
+ * reference keeps a paginated one only when the fork answers without its turns.
+ */
+export function ephemeralForkText(request: ForkRequest, meta: SessionMetaInput, nowMs: number, answersWithTurns: boolean): string {
+  const start = forkStart(request, new Date(nowMs).toISOString());
+  if (start.historyMode === 'paginated' && answersWithTurns) throw forkRefused('ephemeral paginated thread/fork requires `excludeTurns: true`');
+  const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: null } }, nowMs, start.historyMode);
+  return [first, ...start.kept].join('\n');
+}
+
 /** What a fork's rollout starts with, but its own session_meta (built by the caller from `base`). */
 export interface ForkStart {
   historyMode: HistoryMode;
@@ -44,6 +55,8 @@ export interface ForkStart {
   base: HistoryBase | null;
   /** Legacy: the source's lines to copy after the session_meta. */
   copied: string[];
+  /** Every line of the history the fork keeps, as read (a paginated source's base put in). */
+  kept: string[];
   /** The working directory the source last ran in (its session_meta's). */
   cwd: string;
 }
@@ -67,17 +80,18 @@ export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
   if (beforeTurnId !== null && !parsed.turns.some((turn) => turn.id === beforeTurnId)) throw forkRefused(`turn not found: ${beforeTurnId}`);
   const lines = splitLines(historyMode === 'paginated' ? expanded : own);
   const cut = beforeTurnId !== null ? turnStartIndex(lines, beforeTurnId, false) : lastTurnId !== null ? turnStartIndex(lines, lastTurnId, true) : lines.length;
+  const kept = lines.slice(0, cut);
   if (historyMode === 'legacy') {
-    const copied = lines.slice(0, cut).map((line) => line.replace(LEADING_TIMESTAMP, `{"timestamp":"${nowIso}"`));
-    return { historyMode, base: null, copied, cwd };
+    const copied = kept.map((line) => line.replace(LEADING_TIMESTAMP, `{"timestamp":"${nowIso}"`));
+    return { historyMode, base: null, copied, kept, cwd };
   }
   if (cut < lines.length) {
     const ordinal = parseLine(lines[cut] as string)?.ordinal ?? null;
     if (ordinal === null) throw new Error(`the source's line where the fork ends has no ordinal`);
-    return { historyMode, base: baseAt(request.sourceThreadId, request.sourcePath, own, ordinal), copied: [], cwd };
+    return { historyMode, base: baseAt(request.sourceThreadId, request.sourcePath, own, ordinal), copied: [], kept, cwd };
   }
   const base = { threadId: request.sourceThreadId, endOrdinalExclusive: nextOrdinal(own), endByteOffset: Buffer.byteLength(own) };
-  return { historyMode, base, copied: [], cwd };
+  return { historyMode, base, copied: [], kept, cwd };
 }
 
 function splitLines(text: string): string[] {

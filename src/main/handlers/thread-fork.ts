@@ -5,7 +5,7 @@
 // as a cold resume would (src/actors/rollout-writer/fork-rollout.ts), all under the spawn's
 // deadline. The source's writer lock is never taken or waited for: the fork gets its own.
 import type { Connection } from '../connections.js';
-import { invalidRequest, noRolloutFound, threadArchived } from '../../common/errors.js';
+import { noRolloutFound, threadArchived } from '../../common/errors.js';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
@@ -26,12 +26,6 @@ type Params = ReturnType<typeof threadForkParams>;
 
 export async function threadFork(ctx: HostContext, connection: Connection, params: Params, afterReply: (effect: () => void) => void): Promise<unknown> {
   const sourceId = requireThreadId(params.threadId, 'session id');
-  // The reference keeps an ephemeral fork's history in memory only, and only without turns in
-  // the answer; thread-host's actors read history from a rollout, so it makes no such fork.
-  if (params.ephemeral) {
-    if (!params.excludeTurns) throw invalidRequest('ephemeral paginated thread/fork requires `excludeTurns: true`');
-    throw invalidRequest('thread-host does not fork into ephemeral threads');
-  }
   const session = resolveSession(ctx, params);
   const sourcePath = await sourceRollout(ctx, sourceId);
   for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
@@ -40,7 +34,8 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   ctx.directory.register(thread);
   const state = await loadThread(ctx, thread, {
     session,
-    rolloutPath: rolloutPathFor(ctx.home, thread.id, now),
+    // An ephemeral fork is written nowhere: its actor keeps the history it read (fork-rollout.ts).
+    rolloutPath: params.ephemeral ? null : rolloutPathFor(ctx.home, thread.id, now),
     resume: true,
     serializeHistory: !params.excludeTurns,
     createdAtMs: now,

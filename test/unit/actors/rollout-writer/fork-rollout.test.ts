@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { forkStart, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { ephemeralForkText, forkStart, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
 import type { ForkRequest } from '../../../../src/common/actor-messages.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
@@ -49,6 +49,7 @@ describe('a paginated source', () => {
       historyMode: 'paginated',
       base: { threadId: PAGINATED_ID, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) },
       copied: [],
+      kept: PAGINATED.trim().split('\n'),
       cwd: '/home/me/.codex',
     });
   });
@@ -77,8 +78,9 @@ describe('a paginated source', () => {
 
 describe('a legacy source', () => {
   test('forked up to its first turn copies the lines before the second, at the time of the fork', () => {
-    const copied = LEGACY.trim().split('\n').slice(0, 14).map((line) => line.replace(/^\{"timestamp":"[^"]*"/, `{"timestamp":"${NOW}"`));
-    expect(forkStart(legacy({ lastTurnId: TURNS.legacy[0]! }), NOW)).toEqual({ historyMode: 'legacy', base: null, copied, cwd: '/home/me/.codex' });
+    const kept = LEGACY.trim().split('\n').slice(0, 14);
+    const copied = kept.map((line) => line.replace(/^\{"timestamp":"[^"]*"/, `{"timestamp":"${NOW}"`));
+    expect(forkStart(legacy({ lastTurnId: TURNS.legacy[0]! }), NOW)).toEqual({ historyMode: 'legacy', base: null, copied, kept, cwd: '/home/me/.codex' });
     expect(forkStart(legacy(), NOW).copied).toHaveLength(23);
   });
 
@@ -120,5 +122,14 @@ describe('writeForkRollout', () => {
       '',
     ]);
     await expect(writeForkRollout(path, paginated(), meta(), Date.parse(NOW))).rejects.toThrow('EEXIST');
+  });
+});
+
+describe('ephemeralForkText', () => {
+  test('is the fork\'s session_meta, then the lines it keeps; a paginated one only without turns in the answer', () => {
+    const [first, ...rest] = ephemeralForkText(legacy({ lastTurnId: TURNS.legacy[0]! }), meta(), Date.parse(NOW), true).split('\n');
+    expect([JSON.parse(first!).payload.forked_from_id, JSON.parse(first!).payload.history_base, rest]).toEqual([LEGACY_ID, undefined, LEGACY.trim().split('\n').slice(0, 14)]);
+    expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow('thread/fork refused: ephemeral paginated thread/fork requires `excludeTurns: true`');
+    expect(ephemeralForkText(paginated(), meta(), Date.parse(NOW), false).split('\n').slice(1)).toEqual(PAGINATED.trim().split('\n'));
   });
 });
