@@ -111,6 +111,7 @@ test('thread/fork answers, writes, reads and reaches the model as the reference 
     const conversation = (from: number) => mock.requests.slice(from).map((q) => conversationOf((q.body as Message).input));
 
     const upToForks: string[] = [];
+    const sources: string[] = [];
     for (const mode of ['paginated', 'legacy']) {
       lines.push({ section: mode });
       const { thread } = await server.request('thread/start', { cwd, historyMode: mode });
@@ -125,6 +126,7 @@ test('thread/fork answers, writes, reads and reaches the model as the reference 
       lines.push({ rollout: 'whole', ...rolloutShape(whole.thread.path) });
       lines.push({ rollout: 'upTo', ...rolloutShape(upTo.thread.path) });
       upToForks.push(upTo.thread.id);
+      sources.push(thread.id);
       const before = mock.requests.length;
       await turn(upTo.thread.id, 'four');
       lines.push({ modelRequests: conversation(before) });
@@ -169,8 +171,10 @@ test('thread/fork answers, writes, reads and reaches the model as the reference 
     lines.push({ section: 'resumed' });
     server = await start();
     servers.push(server);
-    for (const id of upToForks) {
-      await server.request('thread/resume', { threadId: id, excludeTurns: true });
+    for (const [i, id] of upToForks.entries()) {
+      // A fork resumed cold names its source, as the reference's does (its rollout says so).
+      const resumed = await server.request('thread/resume', { threadId: id, excludeTurns: true });
+      expect([resumed.thread.forkedFromId, resumed.thread.preview]).toEqual([sources[i], 'one']);
       const before = mock.requests.length;
       await turn(id, 'five');
       lines.push({ modelRequests: conversation(before) });
