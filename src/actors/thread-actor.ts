@@ -93,6 +93,8 @@ export class ThreadActor {
   /**
    * For a cold resume, replays the rollout and continues it in the format it is written in;
    * otherwise nothing to read. Refuses a file this host cannot append to, without touching it.
+   * A fork's rollout is first written from its source (fork-rollout.ts); an ephemeral fork's
+   * history is only read.
    */
   async load(): Promise<ActorResumeState | null> {
     const { fork, rolloutPath: path } = this.#init;
