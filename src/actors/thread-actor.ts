@@ -9,7 +9,7 @@ import { taskStarted } from './rollout-writer/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
-import { parseRollout, readRollout } from '../common/rollout/rollout-reader.js';
+import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -25,6 +25,7 @@ import type { HistoryAppender } from './rollout-writer/history-appender.js';
 import { PostgresAppender } from './postgres-history/postgres-appender.js';
 import { readStoredRollout } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
+import { ephemeralForkText, writeForkRollout } from './rollout-writer/fork-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -37,7 +38,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session'>;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -57,6 +58,8 @@ export class ThreadActor {
   /** What the model sees as history: every completed exchange so far. */
   #history: ConversationMessage[] = [];
   #materialized: boolean;
+  /** A fork's settings, for its session_meta, until load() has written it. */
+  #forkSettings: ThreadSettings | null;
   #totalUsage: ModelUsage = ZERO_USAGE;
   #running: { turnId: string; abort: AbortController } | null = null;
   /** Queued turns interrupted before they started. */
@@ -77,8 +80,9 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, history, resume, serializeHistory, writerLease, session } = init;
-    this.#init = { threadId, history, resume, serializeHistory, writerLease, session };
+    const { threadId, history, resume, serializeHistory, writerLease, session, fork } = init;
+    this.#init = { threadId, history, resume, serializeHistory, writerLease, session, fork };
+    this.#forkSettings = fork === undefined ? null : init.settings;
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
@@ -93,12 +97,25 @@ export class ThreadActor {
   /**
    * For a cold resume, replays the rollout and continues it in the format it is written in;
    * otherwise nothing to read. Refuses a file this host cannot append to, without touching it.
+   * A fork's rollout is first written from its source (fork-rollout.ts); an ephemeral fork's
+   * history is only read.
    */
   async load(): Promise<ActorResumeState | null> {
-    const history = this.#init.history;
-    if (!this.#init.resume || history === null) return null;
-    const path = describeLocation(history, this.#init.threadId);
-    const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, this.#init.threadId));
+    const { fork, history, threadId } = this.#init;
+    if (!this.#init.resume) return null;
+    if (history === null) {
+      if (fork === undefined) return null;
+      // An ephemeral fork: its history is read as its rollout would hold it, and never written.
+      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory));
+      const historyMode = historyModeOf(parsed.meta!);
+      this.#format = formatFor(historyMode, threadId);
+      return this.#replayed(parsed, historyMode);
+    }
+    const path = describeLocation(history, threadId);
+    // A fork's rollout is written first, then read back as any resume reads its rollout (the
+    // host forks threads of the files store only).
+    if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
+    const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
     if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
@@ -107,6 +124,11 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
+    return this.#replayed(parsed, historyMode);
+  }
+
+  // The model's history from the rollout read, and what the host is told of it.
+  #replayed(parsed: ParsedRollout, historyMode: HistoryMode): ActorResumeState {
     this.#history = parsed.messages;
     if (parsed.lastTokenUsage) this.#totalUsage = usageOf(parsed.lastTokenUsage.total);
     return {
@@ -122,6 +144,7 @@ export class ThreadActor {
       originator: parsed.meta?.originator ?? null,
       cliVersion: parsed.meta?.cliVersion ?? null,
       source: parsed.meta?.source?.value ?? null,
+      forkedFromId: parsed.meta?.forkedFromId ?? null,
       modelProvider: parsed.meta?.modelProvider ?? null,
       model: parsed.meta?.model ?? null,
       lastTokenUsage: parsed.lastTokenUsage
@@ -512,6 +535,12 @@ export class ThreadActor {
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
+  }
+
+  #forkMeta(): SessionMetaInput {
+    const meta = this.#sessionMeta(this.#forkSettings!);
+    this.#forkSettings = null;
+    return meta;
   }
 
   #sessionMeta(settings: ThreadSettings): SessionMetaInput {

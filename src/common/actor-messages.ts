@@ -59,6 +59,20 @@ export interface ActorInit {
   userAgent: string;
   /** The actor's write fence (write-fence.ts), shared with the host. */
   fence: SharedArrayBuffer;
+  /** A `thread/fork`: the new rollout is first written from this source (`resume` is true). */
+  fork?: ForkRequest;
+}
+
+/** What the host asks of a fork's actor: the source, found by the host, and where to cut it. */
+export interface ForkRequest {
+  sourceThreadId: string;
+  sourcePath: string;
+  /** The last turn the fork keeps; null: every turn the source has written. */
+  lastTurnId: string | null;
+  /** The first turn the fork leaves out; null: as `lastTurnId` says. */
+  beforeTurnId: string | null;
+  /** The request named no cwd: the fork runs where its source last ran. */
+  sourceCwd: boolean;
 }
 
 /** What a cold resume learned from the rollout, as the actor has it. */
@@ -80,6 +94,8 @@ export interface ActorResumeState {
   modelProvider: string | null;
   model: string | null;
   lastTokenUsage: TokenUsageSnapshot | null;
+  /** `session_meta.forked_from_id`: the thread this one was forked from; null for no fork. */
+  forkedFromId: string | null;
   /**
    * Every turn with all its items as a resume answers with them (fullTurns), as JSON in UTF-8:
    * serialized where the history was read, so the main thread sends the bytes rather than

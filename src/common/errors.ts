@@ -81,3 +81,13 @@ export function asRpcError(error: unknown, method: string): RpcError {
   const message = error instanceof Error ? error.message : String(error);
   return internalError(`${method} failed with message: ${message}`);
 }
+
+// A fork the reference refuses is found out where the source is read, in the fork's actor; the
+// refusal crosses to the host as an Error's message, with this prefix (forkRefusalOf).
+const FORK_REFUSAL = 'thread/fork refused: ';
+export const forkRefused = (message: string): Error => new Error(FORK_REFUSAL + message);
+/** The client's error for a refusal raised by `forkRefused`, found in `message`; null for any other failure. */
+export function forkRefusalOf(message: string): RpcError | null {
+  const at = message.indexOf(FORK_REFUSAL);
+  return at === -1 ? null : invalidRequest(message.slice(at + FORK_REFUSAL.length));
+}

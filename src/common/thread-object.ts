@@ -69,6 +69,8 @@ export interface ThreadFields {
   source: SessionSource;
   canAcceptDirectInput: boolean | null;
   historyMode: HistoryMode;
+  /** Absent: no fork (a listing row shows none, as the reference's do). */
+  forkedFromId?: string | null;
   turns: Turn[] | SerializedJson;
 }
 
@@ -78,7 +80,7 @@ export function threadObject(f: ThreadFields): Record<string, unknown> {
     environments: f.environments,
     extra: null,
     sessionId: f.id,
-    forkedFromId: null,
+    forkedFromId: f.forkedFromId ?? null,
     attachedToThreadId: null,
     parentThreadId: null,
     preview: f.preview,

@@ -5,6 +5,7 @@ import { initialize } from './handlers/initialize.js';
 import { threadList } from './handlers/thread-list.js';
 import { threadRead } from './handlers/thread-read.js';
 import { threadResume } from './handlers/thread-resume.js';
+import { threadFork } from './handlers/thread-fork.js';
 import { threadStart } from './handlers/thread-start.js';
 import { threadTurnsList } from './handlers/thread-turns-list.js';
 import { threadItemsList } from './handlers/thread-items-list.js';
@@ -53,7 +54,7 @@ export interface MethodSpec<T = unknown> {
   /** The params type is the unit `()`: absent params are taken, not "missing field `params`". */
   paramsOptional: boolean;
   /**
-   * What the method changes is kept in the home's files (names, archive, metadata, queues),
+   * What the method changes is kept in the home's files (names, archive, metadata, queues, forks),
    * which the hosts of a fleet do not share: refused on the PostgreSQL thread store.
    */
   filesStoreOnly: boolean;
@@ -69,6 +70,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
+  ['thread/fork', homeFileSpec(P.threadForkParams, threadFork)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],

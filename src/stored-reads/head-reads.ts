@@ -10,6 +10,7 @@
 import { closeSync, constants, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, parseRolloutFileName } from '../common/rollout/rollout-path.js';
+import { withHistoryBase } from '../common/rollout/history-base.js';
 import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } from '../common/rollout/rollout-reader.js';
 import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
@@ -156,12 +157,17 @@ function readHead(path: string): { parsed: ParsedRollout; whole: boolean } {
     // Where the search for the next user message goes on from: the end of the last one found
     // (only whitespace), or the start of the line that held the end of what was read before.
     let searchFrom = 0;
+    let firstLineSeen = false;
     while (read < HEAD_READ_LIMIT) {
       if (read === headBuffer.length) headBuffer = grown(headBuffer, Math.min(headBuffer.length * 2, HEAD_READ_LIMIT));
       const bytesRead = readSync(fd, headBuffer, read, Math.min(HEAD_CHUNK_BYTES, headBuffer.length - read), read);
       if (bytesRead === 0) break;
       searchFrom = Math.max(searchFrom, read);
       read += bytesRead;
+      if (!firstLineSeen && headBuffer.subarray(0, read).includes(0x0a)) {
+        firstLineSeen = true;
+        if (lineHolds(headBuffer, 0, HISTORY_BASE)) return forkHead(path, headBuffer, read);
+      }
       for (let end = firstUserMessageEnd(headBuffer, searchFrom, read); end !== -1; end = firstUserMessageEnd(headBuffer, searchFrom, read)) {
         const parsed = parseRollout(headText(headBuffer, end));
         if (parsed.preview !== '') return { parsed, whole: true };
@@ -173,6 +179,16 @@ function readHead(path: string): { parsed: ParsedRollout; whole: boolean } {
     closeSync(fd);
     if (headBuffer.length > HEAD_CHUNK_BYTES) headBuffer = Buffer.allocUnsafe(HEAD_CHUNK_BYTES);
   }
+}
+
+const HISTORY_BASE = Buffer.from('"history_base"');
+
+// A paginated fork's head is its session_meta and its own lines: its preview is its source's
+// first user message, read from the source's head (history-base.ts); its own head is final
+// once that is found.
+function forkHead(path: string, bytes: Buffer, length: number): { parsed: ParsedRollout; whole: boolean } {
+  const parsed = parseRollout(withHistoryBase(path, headText(bytes, length), HEAD_READ_LIMIT));
+  return { parsed, whole: parsed.preview !== '' };
 }
 
 // The session_meta's base instructions: ~20 KB of text in the reference's rollouts, the larger

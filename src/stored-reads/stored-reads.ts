@@ -8,6 +8,7 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
 import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/rollout/history-pages.js';
 import { fullTurns } from '../common/rollout/history-view.js';
+import { withHistoryBase } from '../common/rollout/history-base.js';
 import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
@@ -37,6 +38,8 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, pathOf(request.location), parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
+  // A read names a fork's source, as the reference's does (its listings do not).
+  thread.forkedFromId = parsed.meta!.forkedFromId;
   // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
@@ -46,5 +49,6 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
 /** The thread's history as rollout text: the file read synchronously (one read at a time here), or the store's rows; null when the store has none. */
 function storedText(request: StoredRead): string | null | Promise<string | null> {
   const { location } = request;
-  return location.store === 'files' ? readFileSync(location.path, 'utf8') : storedRolloutText(location.connection, request.threadId);
+  // A fork's rollout starts from its source's (history-base.ts).
+  return location.store === 'files' ? withHistoryBase(location.path, readFileSync(location.path, 'utf8')) : storedRolloutText(location.connection, request.threadId);
 }

@@ -11,6 +11,7 @@ const load = (name: string): Record<string, unknown> => JSON.parse(readFileSync(
 const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/start': 'ThreadStartResponse',
   'thread/resume': 'ThreadResumeResponse',
+  'thread/fork': 'ThreadForkResponse',
   'thread/read': 'ThreadReadResponse',
   'thread/list': 'ThreadListResponse',
   'thread/turns/list': 'ThreadTurnsListResponse',

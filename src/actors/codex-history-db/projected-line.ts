@@ -37,6 +37,11 @@ export interface ProjectedLine {
   ordinal: number;
   turns: TurnChange[];
   items: ItemChange[];
+  /**
+   * A fork's session_meta (history-base.ts): its ordinal goes on from its base's, so the file's
+   * first line may start there. The reference projects only the fork's own lines.
+   */
+  opensFork?: true;
 }
 
 export type LineVerdict = { kind: 'line'; line: ProjectedLine } | { kind: 'refused'; reason: string };
@@ -83,9 +88,11 @@ function project(text: string): ProjectedLine {
   const none: ProjectedLine = { ordinal, turns: [], items: [] };
   switch (line.type) {
     case 'session_meta':
-      // A fork's history base or a sub-agent's start would shift what the reference projects.
-      if ('history_base' in payload || 'subagent_history_start_ordinal' in payload) throw new NotOurs('a session_meta with a history base');
-      return none;
+      // A sub-agent's start would shift what the reference projects.
+      if ('subagent_history_start_ordinal' in payload) throw new NotOurs('a session_meta with a sub-agent history start');
+      if (!('history_base' in payload)) return none;
+      if (object(payload.history_base, 'a history base').end_ordinal_exclusive !== ordinal) throw new NotOurs('a history base that does not end where the fork starts');
+      return { ...none, opensFork: true };
     case 'turn_context':
       return none;
     case 'response_item':

@@ -41,11 +41,13 @@ export function projectTail(bytes: Uint8Array, from: Checkpoint): TailVerdict {
     }
     const verdict = projectLine(Buffer.from(span.buffer, span.byteOffset, span.length - 1).toString('utf8'));
     if (verdict.kind === 'refused') return { kind: 'refused', reason: `${verdict.reason} at byte ${startOffset}` };
-    if (verdict.line.ordinal !== next.ordinal) {
+    // A fork's file starts at its base's end ordinal (history-base.ts).
+    const forkStart = startOffset === 0 && verdict.line.opensFork === true;
+    if (verdict.line.ordinal !== next.ordinal && !forkStart) {
       return { kind: 'refused', reason: `ordinal ${verdict.line.ordinal} at byte ${startOffset} where ${next.ordinal} was expected` };
     }
     lines.push({ ...verdict.line, startOffset, endOffset });
-    next = { offset: endOffset, ordinal: next.ordinal + 1 };
+    next = { offset: endOffset, ordinal: verdict.line.ordinal + 1 };
   }
   return { kind: 'tail', lines, next };
 }

@@ -11,6 +11,7 @@
 // there. Where the reference serialises an absent Option by omitting it (`client_id`,
 // `placeholder`, `time_to_first_token_ms`), so do we.
 
+import type { HistoryBase } from '../../common/rollout/history-base.js';
 import type {
   AgentMessageItem,
   ModelUsage,
@@ -30,6 +31,17 @@ export interface SessionMetaInput {
   modelProvider: string;
   model: string;
   baseInstructions: string | null;
+  /** A fork's: where it came from (fork-rollout.ts). */
+  fork?: ForkOrigin;
+}
+
+/**
+ * A fork's session_meta fields (codex 0.171.0): the source thread; a paginated fork also names
+ * the ordinal its own lines begin at and the base it reads its history from (history-base.ts).
+ */
+export interface ForkOrigin {
+  forkedFromId: string;
+  base: HistoryBase | null;
 }
 
 /** The settings a turn ran with (`turn_context`). */
@@ -79,9 +91,12 @@ export interface TurnFailedInput extends TaskCompleteInput {
 
 /** `session_meta`, the file's first record; it fixes the file's history mode for good. */
 export function sessionMeta(meta: SessionMetaInput, nowMs: number, historyMode: 'legacy' | 'paginated' = 'legacy'): string {
+  const base = meta.fork?.base ?? null;
   return line('session_meta', nowMs, {
     session_id: meta.threadId,
     id: meta.threadId,
+    ...(meta.fork === undefined ? {} : { forked_from_id: meta.fork.forkedFromId }),
+    ...(base === null ? {} : { forked_from_ordinal_exclusive: base.endOrdinalExclusive }),
     timestamp: iso(meta.createdAtMs),
     cwd: meta.cwd,
     runtime_workspace_roots: [meta.cwd],
@@ -94,6 +109,9 @@ export function sessionMeta(meta: SessionMetaInput, nowMs: number, historyMode: 
         ? null
         : { text: meta.baseInstructions, provenance: { type: 'model', model: meta.model } },
     history_mode: historyMode,
+    ...(base === null
+      ? {}
+      : { history_base: { thread_id: base.threadId, end_ordinal_exclusive: base.endOrdinalExclusive, end_byte_offset: base.endByteOffset } }),
   });
 }
 

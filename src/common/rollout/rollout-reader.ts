@@ -8,6 +8,7 @@
 //                    other bad lines counted)
 
 import { readFile } from 'node:fs/promises';
+import { withHistoryBase } from './history-base.js';
 import type { ConversationMessage, TokenUsageBreakdown, Turn } from '../wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../wire-types.js';
 import type { Json, RolloutRecord } from './rollout-json.js';
@@ -44,6 +45,8 @@ export interface RolloutMeta {
   baseInstructions: string | null;
   /** As recorded; absent in rollouts older than the field (they are legacy). */
   historyMode: string | null;
+  /** The thread this one was forked from (`forked_from_id`); null for one that is no fork. */
+  forkedFromId: string | null;
 }
 
 /** The last `token_count` in the file, in wire spelling. */
@@ -71,9 +74,9 @@ export interface ParsedRollout {
   appendPoint: AppendPoint;
 }
 
-/** Reads and parses a rollout file. */
+/** Reads and parses a rollout file, with the history of its source when it is a fork (history-base.ts). */
 export async function readRollout(path: string): Promise<ParsedRollout> {
-  return parseRollout(await readFile(path, 'utf8'));
+  return parseRollout(withHistoryBase(path, await readFile(path, 'utf8')));
 }
 
 /** Parses rollout text. A torn (unparseable) last line is ignored silently. */
@@ -99,7 +102,9 @@ export function parseRollout(text: string): ParsedRollout {
       continue;
     }
     const { ts, type, payload } = record;
-    lastRecord = record;
+    // The last record in ordinal order: a fork's own session_meta comes before its base's lines
+    // (history-base.ts) and has the higher ordinal.
+    if (lastRecord === null || record.ordinal === null || lastRecord.ordinal === null || record.ordinal > lastRecord.ordinal) lastRecord = record;
     if (record.ordinal !== null) recordsWithOrdinal += 1;
     if (ts !== null) updatedAtMs = ts;
     // A fork may copy its parent's session_meta later on; the first one wins.
@@ -163,6 +168,7 @@ function sessionMeta(p: Json, ts: number | null): { threadId: string | null; met
       model: str(obj(baseObj?.provenance)?.model),
       baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),
       historyMode: mode,
+      forkedFromId: str(p.forked_from_id),
     },
   };
 }

@@ -65,7 +65,8 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   if (loaded?.readsFromMirror) {
-    return withThreadFacts(ctx, loadedThreadView(loaded, null));
+    // A listing names no fork's source, loaded or not, as the reference's does not.
+    return { ...withThreadFacts(ctx, loadedThreadView(loaded, null)), forkedFromId: null };
   }
   return withThreadFacts(ctx, storedThreadView(summary, [], namedProvider));
 }

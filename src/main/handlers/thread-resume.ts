@@ -143,7 +143,12 @@ async function coldResume(
 // version, source), and runs where and with the model its history last ran with unless the
 // request says otherwise. The provider stays this host's configured one: a provider id from
 // another host's configuration may not exist here.
-function resumedFacts(thread: LoadedThread, state: PostedResumeState, params: Params, turnsJson: EncodedJson | null): ResumedFacts {
+export function resumedFacts(
+  thread: LoadedThread,
+  state: PostedResumeState,
+  params: { cwd: string | null; model: string | null },
+  turnsJson: EncodedJson | null,
+): ResumedFacts {
   const identity = thread.identity!;
   return {
     identity: {
@@ -152,6 +157,7 @@ function resumedFacts(thread: LoadedThread, state: PostedResumeState, params: Pa
       ...(state.originator ? { originator: state.originator } : {}),
       ...(state.cliVersion ? { cliVersion: state.cliVersion } : {}),
       ...(state.source !== null ? { source: state.source } : {}),
+      forkedFromId: state.forkedFromId,
     },
     settings: {
       ...thread.settings!,

@@ -124,12 +124,8 @@ export const threadStartParams = struct('ThreadStartParams', {
   experimentalRawEvents: checked(flag()),
 });
 
-export const threadResumeParams = struct('ThreadResumeParams', {
-  threadId: string,
-  history: checked(optional(arrayOf(taggedItem('ResponseItem')))),
-  // Resuming by path is not served: the field is checked and ignored, so no path outside
-  // the home is ever opened (the reference would read it).
-  path: checked(defaulted(optional(pathString))),
+// The settings a resumed or forked thread may be given instead of the ones it ran with.
+const RESUMED_SETTINGS = {
   model: optionalString,
   modelProvider: optionalString,
   serviceTier: optionalString,
@@ -142,6 +138,33 @@ export const threadResumeParams = struct('ThreadResumeParams', {
   config: optional(jsonObject),
   baseInstructions: optionalString,
   developerInstructions: optionalString,
+};
+
+// Forking by path is not served either: checked and ignored, as for thread/resume. Attaching
+// to the source, goal continuation and prediction settings concern features thread-host does
+// not have.
+export const threadForkParams = struct('ThreadForkParams', {
+  threadId: string,
+  path: checked(defaulted(optional(pathString))),
+  lastTurnId: optionalString,
+  beforeTurnId: optionalString,
+  ...RESUMED_SETTINGS,
+  ephemeral: flag(),
+  excludeTurns: flag(),
+  threadSource: checked(optionalString),
+  attachToSource: checked(flag()),
+  deferGoalContinuation: checked(flag()),
+  experimentalDisablePredictionMcp: checked(flag()),
+  experimentalPredictionMode: checked(flag()),
+});
+
+export const threadResumeParams = struct('ThreadResumeParams', {
+  threadId: string,
+  history: checked(optional(arrayOf(taggedItem('ResponseItem')))),
+  // Resuming by path is not served: the field is checked and ignored, so no path outside
+  // the home is ever opened (the reference would read it).
+  path: checked(defaulted(optional(pathString))),
+  ...RESUMED_SETTINGS,
   personality: optional(unitEnum(PERSONALITIES)),
   excludeTurns: flag(),
   initialTurnsPage: checked(optional(shape('ThreadResumeInitialTurnsPageParams'))),

@@ -31,6 +31,7 @@ export function loadedThreadView(thread: LoadedThread, turns: Turn[] | Serialize
     source: identity.source,
     canAcceptDirectInput: true,
     historyMode: thread.historyMode,
+    forkedFromId: identity.forkedFromId ?? null,
     turns: turns ?? [],
   });
 }

@@ -18,6 +18,8 @@ export interface ThreadIdentity {
   readonly originator: string;
   readonly cliVersion: string;
   readonly source: SessionSource;
+  /** The thread this one was forked from, as its rollout names it; absent for one that is no fork. */
+  readonly forkedFromId?: string | null;
 }
 
 /** What the host keeps of a thread's origin and settings once its load has its lock. */

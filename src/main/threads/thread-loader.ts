@@ -3,13 +3,13 @@
 // the pool (for a start, after the thread is answered and published), publish it as loaded.
 // On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
 // releases whatever was acquired.
-import type { ActorHistory, ActorInit, PostedResumeState } from '../../common/actor-messages.js';
+import type { ActorHistory, ActorInit, ForkRequest, PostedResumeState } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import { pathOf, type HistoryLocation } from '../../common/history-location.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { basename } from 'node:path';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
-import { activeWriter, coordinationTimeout, internalError } from '../../common/errors.js';
+import { activeWriter, coordinationTimeout, forkRefusalOf, internalError } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
 import type { ResolvedSession } from './thread-settings.js';
@@ -27,6 +27,8 @@ export interface LoadRequest {
   operation: 'start' | 'resume';
   /** A new thread's history format (a resumed one keeps its file's). */
   historyMode: 'legacy' | 'paginated';
+  /** A fork's source: its actor writes the new rollout from it before reading it back. */
+  fork?: ForkRequest;
 }
 
 export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<PostedResumeState | null> {
@@ -116,6 +118,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
     provider: request.session.provider,
     userAgent: userAgentOf(ctx),
     fence,
+    ...(request.fork === undefined ? {} : { fork: request.fork }),
   };
 }
 
@@ -130,7 +133,8 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
   try {
     return await ctx.pool.spawn(init, ctx.actorSpawnTimeoutMs);
   } catch (error) {
-    throw internalError(`${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`);
+    // A fork the reference refuses (its source has no such turn) is the client's error.
+    throw forkRefusalOf((error as Error).message) ?? internalError(`${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`);
   }
 }
 

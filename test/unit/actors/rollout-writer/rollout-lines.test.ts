@@ -129,6 +129,7 @@ describe('a thread written with the builders reads back unchanged', () => {
         model: 'mock-model',
         baseInstructions: 'be brief',
         historyMode: 'legacy',
+        forkedFromId: null,
       },
       turns: [
         {

@@ -87,6 +87,7 @@ describe('reading the reference rollouts', () => {
         model: 'mock-model',
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'legacy',
+        forkedFromId: null,
       },
       turns: [
         turn('01a23672-ea8e-7700-a77b-8bf4e723901b', {
@@ -163,6 +164,7 @@ describe('reading the reference rollouts', () => {
         model: 'mock-model',
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'paginated',
+        forkedFromId: null,
       },
       turns: [],
       // task_started and item_completed lines, where the reference's cursors point.
@@ -226,6 +228,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         model: 'mock-model',
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'paginated',
+        forkedFromId: null,
       },
       turns: [],
       positions: [
@@ -267,6 +270,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         model: 'mock-model',
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'legacy',
+        forkedFromId: null,
       },
       turns: [
         turn('01a23694-7029-7a80-994e-77da73be55ba', {

@@ -1,0 +1,141 @@
+// The first lines of a fork's rollout, as codex 0.171.0 writes them for `thread/fork`, whole or
+// up to and including `lastTurnId`:
+//
+//   paginated: one session_meta naming the source (`forked_from_id`) and its base (the source's
+//              own lines before the cut, history-base.ts); the fork's ordinals go on from there.
+//   legacy:    the fork's session_meta, then the source's own lines before the cut, copied with
+//              the time of the fork (their session_meta too, which readers skip: the first wins).
+//
+// The cut is where the turn after `lastTurnId` starts (its task_started), or the end of what the
+// source has written. Only complete lines of the source are read, and never under its writer
+// lock: whoever writes the source, the bytes before its last newline no longer change.
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { readPrefix, historyBaseOf, locateRollout, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
+import { parseLine } from '../../common/rollout/rollout-json.js';
+import { historyModeOf, parseRollout, type HistoryMode } from '../../common/rollout/rollout-reader.js';
+import type { ForkRequest } from '../../common/actor-messages.js';
+import { forkRefused } from '../../common/errors.js';
+import { stampOrdinal } from './paginated-format.js';
+import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
+
+/**
+ * Writes the new rollout of a fork at `path` (which must not exist yet) and makes it durable
+ * before the fork is answered: its first lines are all it is until its first turn.
+ */
+export async function writeForkRollout(path: string, request: ForkRequest, meta: SessionMetaInput, nowMs: number): Promise<void> {
+  const start = forkStart(request, new Date(nowMs).toISOString());
+  const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: start.base } }, nowMs, start.historyMode);
+  const lines = [start.base === null ? first : stampOrdinal(first, start.base.endOrdinalExclusive), ...start.copied];
+  await mkdir(dirname(path), { recursive: true });
+  const file = await open(path, 'wx');
+  try {
+    await file.writeFile(`${lines.join('\n')}\n`);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * An ephemeral fork's history, never written: its session_meta, then the lines it keeps. The
+ * reference keeps a paginated one only when the fork answers without its turns.
+ */
+export function ephemeralForkText(request: ForkRequest, meta: SessionMetaInput, nowMs: number, answersWithTurns: boolean): string {
+  const start = forkStart(request, new Date(nowMs).toISOString());
+  if (start.historyMode === 'paginated' && answersWithTurns) throw forkRefused('ephemeral paginated thread/fork requires `excludeTurns: true`');
+  const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: null } }, nowMs, start.historyMode);
+  return [first, ...start.kept].join('\n');
+}
+
+/** What a fork's rollout starts with, but its own session_meta (built by the caller from `base`). */
+export interface ForkStart {
+  historyMode: HistoryMode;
+  /** Paginated: where the history lives; legacy: null (the lines are copied). */
+  base: HistoryBase | null;
+  /** Legacy: the source's lines to copy after the session_meta. */
+  copied: string[];
+  /** Every line of the history the fork keeps, as read (a paginated source's base put in). */
+  kept: string[];
+  /** The working directory the source last ran in (its session_meta's). */
+  cwd: string;
+}
+
+const TURN_STARTS = new Set(['task_started', 'turn_started']);
+const LEADING_TIMESTAMP = /^\{"timestamp":"[^"]*"/;
+
+/** Reads the source and decides the fork's first lines; refuses as the reference does. */
+export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
+  const own = readPrefix(request.sourcePath, Number.POSITIVE_INFINITY);
+  if (own === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
+  const expanded = withHistoryBase(request.sourcePath, own);
+  const parsed = parseRollout(expanded);
+  if (parsed.meta === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
+  const historyMode = historyModeOf(parsed.meta);
+  const { lastTurnId, beforeTurnId } = request;
+  const cwd = parsed.meta.cwd;
+  if (lastTurnId !== null && !parsed.turns.some((turn) => turn.id === lastTurnId)) {
+    throw forkRefused(historyMode === 'paginated' ? `turn not found: ${lastTurnId}` : `lastTurnId '${lastTurnId}' was not found in the source thread`);
+  }
+  if (beforeTurnId !== null && !parsed.turns.some((turn) => turn.id === beforeTurnId)) throw forkRefused(`turn not found: ${beforeTurnId}`);
+  const lines = splitLines(historyMode === 'paginated' ? expanded : own);
+  const cut = beforeTurnId !== null ? turnStartIndex(lines, beforeTurnId, false) : lastTurnId !== null ? turnStartIndex(lines, lastTurnId, true) : lines.length;
+  const kept = lines.slice(0, cut);
+  if (historyMode === 'legacy') {
+    const copied = kept.map((line) => line.replace(LEADING_TIMESTAMP, `{"timestamp":"${nowIso}"`));
+    return { historyMode, base: null, copied, kept, cwd };
+  }
+  if (cut < lines.length) {
+    const ordinal = parseLine(lines[cut] as string)?.ordinal ?? null;
+    if (ordinal === null) throw new Error(`the source's line where the fork ends has no ordinal`);
+    return { historyMode, base: baseAt(request.sourceThreadId, request.sourcePath, own, ordinal), copied: [], kept, cwd };
+  }
+  const base = { threadId: request.sourceThreadId, endOrdinalExclusive: nextOrdinal(own), endByteOffset: Buffer.byteLength(own) };
+  return { historyMode, base, copied: [], kept, cwd };
+}
+
+function splitLines(text: string): string[] {
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
+// The index of the line that starts `turnId` (`after`: the first turn start after it), or the end.
+function turnStartIndex(lines: string[], turnId: string, after: boolean): number {
+  let inTarget = false;
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] as string;
+    if (!line.includes('"type":"event_msg"')) continue;
+    const record = parseLine(line);
+    if (record === null || !TURN_STARTS.has(record.payload.type as string)) continue;
+    const started = record.payload.turn_id;
+    if (started === turnId && !after) return i;
+    if (started === turnId) inTarget = true;
+    else if (inTarget) return i;
+  }
+  return lines.length;
+}
+
+// The file and byte offset where the line of ordinal `ordinal` starts, following the source's
+// own base when the cut falls in it (a fork of a fork, cut before the fork's own turns).
+function baseAt(threadId: string, path: string, own: string, ordinal: number): HistoryBase {
+  const firstEnd = own.indexOf('\n');
+  const inherited = historyBaseOf(firstEnd === -1 ? own : own.slice(0, firstEnd));
+  if (inherited !== null && ordinal < inherited.endOrdinalExclusive) {
+    const basePath = locateRollout(path, inherited.threadId);
+    const baseOwn = basePath === null ? null : readPrefix(basePath, inherited.endByteOffset);
+    if (basePath === null || baseOwn === null) throw new Error(`the base of thread ${threadId} cannot be read`);
+    return baseAt(inherited.threadId, basePath, baseOwn, ordinal);
+  }
+  let offset = 0;
+  for (const line of own.split('\n')) {
+    if (parseLine(line)?.ordinal === ordinal) return { threadId, endOrdinalExclusive: ordinal, endByteOffset: offset };
+    offset += Buffer.byteLength(line) + 1;
+  }
+  throw new Error(`thread ${threadId} has no line of ordinal ${ordinal}`);
+}
+
+// After the highest ordinal of the source's own lines (its session_meta's, when it has no other).
+function nextOrdinal(own: string): number {
+  let highest = -1;
+  for (const line of splitLines(own)) highest = Math.max(highest, parseLine(line)?.ordinal ?? -1);
+  return highest + 1;
+}

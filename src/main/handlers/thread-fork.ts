@@ -1,0 +1,78 @@
+// `thread/fork`: a new thread holding the source's history, whole or up to and including
+// `lastTurnId`, loaded and subscribed like a started one, as codex 0.171.0 does it. The host
+// only finds the source's rollout (from memory when the source is loaded here); the new
+// thread's actor reads it, writes the new rollout in the reference's form and reads that back
+// as a cold resume would (src/actors/rollout-writer/fork-rollout.ts), all under the spawn's
+// deadline. The source's writer lock is never taken or waited for: the fork gets its own.
+import type { Connection } from '../connections.js';
+import { noRolloutFound, threadArchived } from '../../common/errors.js';
+import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
+import type { HostContext } from '../host-context.js';
+import { EncodedJson } from '../protocol/encoded-json.js';
+import type { threadForkParams } from '../protocol/method-params.js';
+import { requireThreadId } from '../protocol/thread-id.js';
+import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
+import { uuidv7 } from '../protocol/uuid.js';
+import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
+import { LoadedThread } from '../threads/loaded-thread.js';
+import { fillMirror } from '../threads/mirror-fill.js';
+import { afterPendingLoad } from '../threads/pending-load.js';
+import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { resolveSession } from '../threads/thread-settings.js';
+import { withThreadFacts } from './shown-thread.js';
+import { resumedFacts } from './thread-resume.js';
+
+type Params = ReturnType<typeof threadForkParams>;
+
+export async function threadFork(ctx: HostContext, connection: Connection, params: Params, afterReply: (effect: () => void) => void): Promise<unknown> {
+  const sourceId = requireThreadId(params.threadId, 'session id');
+  const session = resolveSession(ctx, params);
+  const sourcePath = await sourceRollout(ctx, sourceId);
+  for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
+  const now = ctx.clock.now();
+  const thread = new LoadedThread(uuidv7(now), now);
+  ctx.directory.register(thread);
+  const state = await loadThread(ctx, thread, {
+    session,
+    // An ephemeral fork is written nowhere: its actor keeps the history it read (fork-rollout.ts).
+    history: params.ephemeral ? null : { store: 'files', path: rolloutPathFor(ctx.home, thread.id, now) },
+    resume: true,
+    serializeHistory: !params.excludeTurns,
+    createdAtMs: now,
+    originator: connection.clientName ?? 'thread-host',
+    operation: 'start',
+    historyMode: session.config.historyMode,
+    fork: { sourceThreadId: sourceId, sourcePath, lastTurnId: params.lastTurnId, beforeTurnId: params.beforeTurnId, sourceCwd: params.cwd === null },
+  });
+  // A resume's actor always reads the rollout, and so does a fork's.
+  const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
+  if (state !== null) fillMirror(ctx, thread, state.history);
+  thread.resumed(state === null ? null : resumedFacts(thread, state, params, turnsJson));
+  publishThread(ctx, thread, state?.history.turnCount ?? 0);
+  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
+  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
+  ctx.supervisor.noteChanged(thread);
+  const started = loadedThreadView(thread, null);
+  afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: started }));
+  return {
+    thread: withThreadFacts(ctx, loadedThreadView(thread, turnsJson ?? [])),
+    ...sessionSettingsView(thread.settings!),
+    multiAgentMode: 'explicitRequestOnly',
+  };
+}
+
+// The source's rollout: a thread loaded here is where its identity says (from memory), once
+// it has one; any other is looked up as thread/resume looks it up. A thread with nothing
+// written (ephemeral, or no turn yet) has no history to fork, as for the reference.
+async function sourceRollout(ctx: HostContext, id: string): Promise<string> {
+  await afterPendingLoad(ctx, id, () => undefined);
+  const loaded = ctx.directory.get(id);
+  if (loaded?.readsFromMirror && loaded.identity) {
+    if (loaded.identity.ephemeral || !loaded.materialized || loaded.identity.path === null) throw noRolloutFound(id);
+    return loaded.identity.path;
+  }
+  const found = await ctx.rollouts.find(id).catch(() => null);
+  if (found !== null) return found;
+  if ((await findArchivedRollout(ctx.home, id)) !== null) throw threadArchived(id);
+  throw noRolloutFound(id);
+}

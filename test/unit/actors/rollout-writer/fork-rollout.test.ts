@@ -1,0 +1,135 @@
+// Where a fork cuts its source and what its rollout starts with, as codex 0.171.0 writes forks
+// (test/fixtures/reference-answers/thread-fork.jsonl): paginated forks name a base ending at the
+// task_started of the turn after the last one kept; legacy forks copy the lines before it.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { ephemeralForkText, forkStart, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import type { ForkRequest } from '../../../../src/common/actor-messages.js';
+
+const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
+const PAGINATED = readFileSync(new URL('rollout-paginated-two-turns.jsonl', FIXTURES), 'utf8');
+const LEGACY = readFileSync(new URL('rollout-legacy-two-turns.jsonl', FIXTURES), 'utf8');
+const PAGINATED_ID = '01a23672-eafd-79e2-a787-4ec115bd4630';
+const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';
+const FORK_ID = '01a24408-b61d-7823-b6a6-be7fad6599e2';
+const TURNS = { paginated: ['01a23672-eb08-77f1-b393-249eaf8bf0cb', '01a23672-eb41-7da0-9ae0-8093131cf0e0'], legacy: ['01a23672-ea8e-7700-a77b-8bf4e723901b', '01a23672-eac1-7962-80a9-60f2ec99781b'] };
+const NOW = '2026-12-05T03:00:00.000Z';
+// Both samples' second turn starts at their 15th line (ordinal 14 in the paginated one).
+const offsetOfLine = (text: string, line: number) => Buffer.byteLength(text.split('\n').slice(0, line).join('\n')) + 1;
+
+let home: string;
+let paginatedPath: string;
+let legacyPath: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'thread-host-fork-rollout-'));
+  const dir = join(home, 'sessions', '2026', '12', '02');
+  mkdirSync(dir, { recursive: true });
+  paginatedPath = join(dir, `rollout-2026-12-02T11-10-30-${PAGINATED_ID}.jsonl`);
+  legacyPath = join(dir, `rollout-2026-12-02T11-10-30-${LEGACY_ID}.jsonl`);
+  writeFileSync(paginatedPath, PAGINATED);
+  writeFileSync(legacyPath, LEGACY);
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+const paginated = (cut: Partial<ForkRequest> = {}): ForkRequest => ({
+  sourceThreadId: PAGINATED_ID,
+  sourcePath: paginatedPath,
+  lastTurnId: null,
+  beforeTurnId: null,
+  sourceCwd: true,
+  ...cut,
+});
+const legacy = (cut: Partial<ForkRequest> = {}): ForkRequest => ({ ...paginated(cut), sourceThreadId: LEGACY_ID, sourcePath: legacyPath });
+
+describe('a paginated source', () => {
+  test('forked whole is based on all it has written', () => {
+    expect(forkStart(paginated(), NOW)).toEqual({
+      historyMode: 'paginated',
+      base: { threadId: PAGINATED_ID, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) },
+      copied: [],
+      kept: PAGINATED.trim().split('\n'),
+      cwd: '/home/me/.codex',
+    });
+  });
+
+  test('forked up to its first turn, or before its second, ends at the second turn\'s start', () => {
+    const base = { threadId: PAGINATED_ID, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) };
+    expect(forkStart(paginated({ lastTurnId: TURNS.paginated[0]! }), NOW).base).toEqual(base);
+    expect(forkStart(paginated({ beforeTurnId: TURNS.paginated[1]! }), NOW).base).toEqual(base);
+    expect(forkStart(paginated({ lastTurnId: TURNS.paginated[1]! }), NOW).base).toEqual({ ...base, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
+  });
+
+  test('is refused a turn it does not have, in the reference\'s words', () => {
+    expect(() => forkStart(paginated({ lastTurnId: 'nope' }), NOW)).toThrow('thread/fork refused: turn not found: nope');
+    expect(() => forkStart(paginated({ beforeTurnId: 'x' }), NOW)).toThrow('thread/fork refused: turn not found: x');
+    expect(() => forkStart(paginated({ sourcePath: join(home, 'gone.jsonl') }), NOW)).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
+  });
+
+  test('that is itself a fork, cut before its own turns, is based on its source\'s lines', async () => {
+    const forkPath = join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T12-00-00-${FORK_ID}.jsonl`);
+    await writeForkRollout(forkPath, paginated({ lastTurnId: TURNS.paginated[0]! }), meta(), Date.parse(NOW));
+    const request = { ...paginated(), sourceThreadId: FORK_ID, sourcePath: forkPath };
+    expect(forkStart({ ...request, beforeTurnId: TURNS.paginated[0]! }, NOW).base).toEqual({ threadId: PAGINATED_ID, endOrdinalExclusive: 1, endByteOffset: offsetOfLine(PAGINATED, 1) });
+    expect(forkStart(request, NOW).base).toEqual({ threadId: FORK_ID, endOrdinalExclusive: 15, endByteOffset: Buffer.byteLength(readFileSync(forkPath)) });
+  });
+});
+
+describe('a legacy source', () => {
+  test('forked up to its first turn copies the lines before the second, at the time of the fork', () => {
+    const kept = LEGACY.trim().split('\n').slice(0, 14);
+    const copied = kept.map((line) => line.replace(/^\{"timestamp":"[^"]*"/, `{"timestamp":"${NOW}"`));
+    expect(forkStart(legacy({ lastTurnId: TURNS.legacy[0]! }), NOW)).toEqual({ historyMode: 'legacy', base: null, copied, kept, cwd: '/home/me/.codex' });
+    expect(forkStart(legacy(), NOW).copied).toHaveLength(23);
+  });
+
+  test('is refused a turn it does not have, in the reference\'s words', () => {
+    expect(() => forkStart(legacy({ lastTurnId: 'nope' }), NOW)).toThrow("thread/fork refused: lastTurnId 'nope' was not found in the source thread");
+  });
+});
+
+function meta() {
+  return { threadId: FORK_ID, createdAtMs: Date.parse(NOW), cwd: '/elsewhere', originator: 'o', cliVersion: '0.1.0', source: 'vscode' as const, modelProvider: 'p', model: 'm', baseInstructions: null };
+}
+
+describe('writeForkRollout', () => {
+  test('writes the fork\'s session_meta in the source\'s working directory, and never over a file', async () => {
+    const path = join(home, 'sessions', '2026', '12', '05', `rollout-2026-12-05T03-00-00-${FORK_ID}.jsonl`);
+    await writeForkRollout(path, paginated({ lastTurnId: TURNS.paginated[0]! }), meta(), Date.parse(NOW));
+    expect(readFileSync(path, 'utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line)))).toEqual([
+      {
+        timestamp: NOW,
+        ordinal: 14,
+        type: 'session_meta',
+        payload: {
+          session_id: FORK_ID,
+          id: FORK_ID,
+          forked_from_id: PAGINATED_ID,
+          forked_from_ordinal_exclusive: 14,
+          timestamp: NOW,
+          cwd: '/home/me/.codex',
+          runtime_workspace_roots: ['/home/me/.codex'],
+          originator: 'o',
+          cli_version: '0.1.0',
+          source: 'vscode',
+          model_provider: 'p',
+          base_instructions: null,
+          history_mode: 'paginated',
+          history_base: { thread_id: PAGINATED_ID, end_ordinal_exclusive: 14, end_byte_offset: offsetOfLine(PAGINATED, 14) },
+        },
+      },
+      '',
+    ]);
+    await expect(writeForkRollout(path, paginated(), meta(), Date.parse(NOW))).rejects.toThrow('EEXIST');
+  });
+});
+
+describe('ephemeralForkText', () => {
+  test('is the fork\'s session_meta, then the lines it keeps; a paginated one only without turns in the answer', () => {
+    const [first, ...rest] = ephemeralForkText(legacy({ lastTurnId: TURNS.legacy[0]! }), meta(), Date.parse(NOW), true).split('\n');
+    expect([JSON.parse(first!).payload.forked_from_id, JSON.parse(first!).payload.history_base, rest]).toEqual([LEGACY_ID, undefined, LEGACY.trim().split('\n').slice(0, 14)]);
+    expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow('thread/fork refused: ephemeral paginated thread/fork requires `excludeTurns: true`');
+    expect(ephemeralForkText(paginated(), meta(), Date.parse(NOW), false).split('\n').slice(1)).toEqual(PAGINATED.trim().split('\n'));
+  });
+});
