@@ -2,15 +2,14 @@
 // reference's rollouts, legacy and paginated, go into the store and come back out byte for
 // byte at the reference's paths; importing again stores only what a file gained; a thread
 // whose stored lines are not its file's start is reported and left alone.
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { CLI } from '../helpers/server-process.js';
+import { runFleet, type FleetRun } from '../helpers/fleet-cli.js';
 import { testDatabase } from '../helpers/test-database.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/rollouts/reference-0.171.0/', import.meta.url));
@@ -41,23 +40,8 @@ function homeWith(names: string[]): { home: string; placed: Placed[] } {
   return { home, placed };
 }
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with `db` as the host's configured database. */
-function fleet(db: PostgresConnection, ...args: string[]): Run {
-  const hostHome = join(scratch, 'host-home');
-  mkdirSync(hostHome, { recursive: true });
-  const run = spawnSync(process.execPath, [CLI, 'fleet', ...args, '-c', `postgres_url=${JSON.stringify(db.url)}`], {
-    encoding: 'utf8',
-    env: { ...process.env, THREAD_HOST_HOME: hostHome },
-    timeout: 60_000,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const fleet = (db: PostgresConnection, ...args: string[]): FleetRun => runFleet(db, join(scratch, 'host-home'), ...args);
 
 async function storedText(db: PostgresConnection, threadId: string): Promise<string> {
   const client = new pg.Client({ connectionString: db.url! });
@@ -97,6 +81,8 @@ describe('fleet import and export', () => {
     for (const placed of walked) {
       expect(fleet(db, 'export', placed.threadId, '--home', target)).toEqual({ status: 0, stdout: `wrote ${join(target, placed.relative)}\n`, stderr: '' });
       expect(readFileSync(join(target, placed.relative)).equals(placed.bytes)).toBe(true);
+      // The update time a listing shows moves with the thread too.
+      expect(Math.floor(statSync(join(target, placed.relative)).mtimeMs)).toBe(Math.floor(statSync(join(source.home, placed.relative)).mtimeMs));
     }
     // Again: the file is there with the same bytes, and is left as it is.
     const first = walked[0]!;

@@ -1,8 +1,8 @@
 // `thread-host fleet export THREAD_ID`: writes a stored thread back as the reference's rollout
 // file, byte for byte the lines the store holds: under <home>/sessions/YYYY/MM/DD/ with the
 // file name it was imported with (or the one the reference would give it), or under
-// <home>/archived_sessions/ when archived. A file already there is never overwritten: one with
-// the same bytes is reported as there, any other refused.
+// <home>/archived_sessions/ when archived, its mtime the thread's last update. A file already
+// there is never overwritten: one with the same bytes is reported as there, any other refused.
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type pg from 'pg';
@@ -41,6 +41,10 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
   const temporary = join(dirname(path), `.export-${randomUUID()}.tmp`);
   try {
     await fs.writeFile(temporary, text, { flag: 'wx' });
+    // The file's mtime is the thread's update time to the reference and to the files store.
+    // Set to the middle of its millisecond: utimes takes seconds as a double, and the whole
+    // millisecond would come back one short whenever the division rounds down.
+    await fs.utimes(temporary, new Date(), (thread.updatedAtMs + 0.5) / 1000);
     await fs.link(temporary, path).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EEXIST') throw new FleetCommandError(`${path} appeared while exporting; it was left as it is`);
       throw error;
