@@ -101,8 +101,8 @@ export class PostgresDeadlineError extends Error {
 
 /**
  * Runs one statement within `deadlineMs`, the wait for a connection included. A client whose
- * statement failed is discarded, not returned to the pool: after a client-side timeout its
- * connection may still be busy with the statement.
+ * statement failed other than by the server's answer is discarded, not returned to the pool:
+ * after a client-side timeout its connection may still be busy with the statement.
  */
 export async function queryWithin<Row extends pg.QueryResultRow>(
   pool: pg.Pool,
@@ -118,10 +118,11 @@ export async function queryWithin<Row extends pg.QueryResultRow>(
     client.release();
     return result;
   } catch (error) {
-    client.release(true);
-    if (error instanceof Error && /timeout/i.test(error.message) && !(error instanceof pg.DatabaseError)) {
-      throw new PostgresDeadlineError('a statement', deadlineMs);
-    }
+    // The server's own refusal (a constraint, a cancelled statement) leaves the connection as
+    // good as before; anything else may leave it mid-statement or broken.
+    const answered = error instanceof pg.DatabaseError;
+    client.release(!answered);
+    if (!answered && error instanceof Error && /timeout/i.test(error.message)) throw new PostgresDeadlineError('a statement', deadlineMs);
     throw error;
   }
 }
@@ -137,6 +138,10 @@ export async function connectWithin(pool: pg.Pool, deadlineMs: number): Promise<
     return await Promise.race([pending, late]);
   } catch (error) {
     pending.then((client) => client.release(), () => undefined);
+    // The pool's own wait (connectionTimeoutMillis) may end first: the same deadline, reported alike.
+    if (error instanceof Error && !(error instanceof PostgresDeadlineError) && /^timeout exceeded when trying to connect/.test(error.message)) {
+      throw new PostgresDeadlineError('waiting for a connection', deadlineMs);
+    }
     throw error;
   } finally {
     clearTimeout(timer);

@@ -17,7 +17,7 @@ import { DEFAULT_CONNECT_MS, PostgresDeadlineError, type PostgresConnection } fr
 export const MIGRATIONS_TABLE = 'thread_host_migrations';
 // The tool's own advisory lock id (its PG_MIGRATE_LOCK_ID), taken here because the check for a
 // newer schema must run under the same lock as the migrations.
-const MIGRATION_LOCK_ID = '7241865325823964';
+export const MIGRATION_LOCK_ID = '7241865325823964';
 // Waiting for another host's migrations counts against this too.
 export const DEFAULT_MIGRATION_DEADLINE_MS = 60_000;
 
@@ -57,7 +57,12 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
     query_timeout: deadlineMs,
   });
   client.on('error', (error) => options.log?.('warn', 'postgres connection error', { pool: 'migrations', error: error.message }));
-  const timer = setTimeout(() => void client.end().catch(() => undefined), deadlineMs);
+  // The wait for another host's migrations is a statement too, but one deadline bounds the whole.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void client.end().catch(() => undefined);
+  }, deadlineMs);
   try {
     await client.connect();
     await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`);
@@ -81,8 +86,7 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
       await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`).catch(() => undefined);
     }
   } catch (error) {
-    if (error instanceof SchemaTooNewError) throw error;
-    if (error instanceof Error && /timeout|Connection terminated/i.test(error.message) && !(error instanceof pg.DatabaseError)) {
+    if (timedOut || (error instanceof Error && !(error instanceof pg.DatabaseError) && /timeout/i.test(error.message))) {
       throw new PostgresDeadlineError('migrating the schema', deadlineMs);
     }
     throw error;
