@@ -11,7 +11,7 @@ import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { LogFn } from '../log.js';
-import { DEFAULT_CONNECT_MS, PostgresDeadlineError, type PostgresConnection } from './postgres-connection.js';
+import { DEFAULT_CONNECT_MS, PostgresDeadlineError, QUERY_CANCELED, type PostgresConnection } from './postgres-connection.js';
 
 /** The table node-pg-migrate records applied migrations in. */
 export const MIGRATIONS_TABLE = 'thread_host_migrations';
@@ -20,6 +20,7 @@ export const MIGRATIONS_TABLE = 'thread_host_migrations';
 export const MIGRATION_LOCK_ID = '7241865325823964';
 // Waiting for another host's migrations counts against this too.
 export const DEFAULT_MIGRATION_DEADLINE_MS = 60_000;
+const BACKSTOP_MS = 1_000;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -53,8 +54,9 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
     ...(connection.url === null ? {} : { connectionString: connection.url }),
     application_name: 'thread-host migrations',
     connectionTimeoutMillis: Math.min(deadlineMs, DEFAULT_CONNECT_MS),
-    statement_timeout: deadlineMs,
-    query_timeout: deadlineMs,
+    // Backstops past the deadline: the timer below is what ends a migration in time.
+    statement_timeout: deadlineMs + BACKSTOP_MS,
+    query_timeout: deadlineMs + BACKSTOP_MS,
   });
   client.on('error', (error) => options.log?.('warn', 'postgres connection error', { pool: 'migrations', error: error.message }));
   // The wait for another host's migrations is a statement too, but one deadline bounds the whole.
@@ -86,9 +88,11 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
       await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`).catch(() => undefined);
     }
   } catch (error) {
+    // Whichever ends it first: this timer, the server's statement_timeout, or pg's own.
     if (timedOut || (error instanceof Error && !(error instanceof pg.DatabaseError) && /timeout/i.test(error.message))) {
       throw new PostgresDeadlineError('migrating the schema', deadlineMs);
     }
+    if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED) throw new PostgresDeadlineError('migrating the schema', deadlineMs, 'server');
     throw error;
   } finally {
     clearTimeout(timer);

@@ -34,6 +34,9 @@ The database is this host's: postgres_url from config.toml or -c, else the PG* e
 variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD). Home: $THREAD_HOST_HOME, else
 $CODEX_HOME, else ~/.thread-host.`;
 
+// Above the longest deadline of a call here (an export's read of a whole thread).
+const STATEMENT_TIMEOUT_MS = 150_000;
+
 /** `thread-host fleet …`; resolves the exit code. */
 export async function runFleetCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseFleetArgs(args);
@@ -50,7 +53,8 @@ export async function runFleetCommand(args: string[]): Promise<number> {
   try {
     const connection = storeConnection(hostHome, (values.config as string[] | undefined) ?? []);
     await migrateSchema(connection);
-    const pool = openPostgresPool(connection, { max: 2, name: `fleet ${command}` });
+    // A whole rollout goes in one read or a few appends: longer deadlines than a host's turns.
+    const pool = openPostgresPool(connection, { max: 2, name: `fleet ${command}`, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
     try {
       return command === 'import'
         ? await runImport(pool, resolve(target))
