@@ -7,6 +7,7 @@
 //   workers/*.cjs      the pool worker's, the line parser's and the thread listing's entries
 //   piscina/           piscina's main side and its worker bootstrap, one file each
 //   migrations/        the PostgreSQL store's schema migrations (SQL), read at run time
+//   node-pg-migrate/   node-pg-migrate's runner as CommonJS, loaded when the schema is migrated
 //
 // Why: Node's ESM loader resolves, reads, compiles and links each module on its own, and an
 // unbundled start loaded 85 of ours before its first reply (bench case `cold-start`). One file
@@ -80,11 +81,22 @@ const piscinaFromBundle = {
   },
 };
 
+// node-pg-migrate ships ES modules only, which the host's bundle (a vm.Script) cannot import():
+// it is bundled on its own into CommonJS (below), and the host's import of it is resolved to
+// src/common/postgres/bundled-node-pg-migrate.ts, which require()s that file.
+const NODE_PG_MIGRATE_OUT = `${OUT}/node-pg-migrate`;
+const nodePgMigrateFromBundle = {
+  name: 'node-pg-migrate-from-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^node-pg-migrate$/ }, () => ({ path: join(process.cwd(), 'src/common/postgres/bundled-node-pg-migrate.ts') }));
+  },
+};
+
 rmSync(OUT, { recursive: true, force: true });
 await build({
   ...commonJs,
-  external: commonJs.external.filter((name) => name !== 'piscina'),
-  plugins: [piscinaFromBundle],
+  external: commonJs.external.filter((name) => name !== 'piscina' && name !== 'node-pg-migrate'),
+  plugins: [piscinaFromBundle, nodePgMigrateFromBundle],
   entryPoints: { 'thread-host': 'src/main/cli.ts' },
   outdir: OUT,
   // THREAD_HOST_BUNDLE tells src/main/build-layout.ts that it runs from dist/bundle/.
@@ -107,15 +119,25 @@ await build({
   define: { 'import.meta.url': 'importMetaUrl' },
 });
 
+// node-pg-migrate's runner as one CommonJS file (see nodePgMigrateFromBundle above). Its own
+// dependencies stay in node_modules: each has a CommonJS entry.
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: { index: createRequire(import.meta.url).resolve('node-pg-migrate') },
+  outdir: NODE_PG_MIGRATE_OUT,
+  outExtension: { '.js': '.cjs' },
+  external: ['pg', 'jiti', 'glob'],
+  // Only the creation of new migration files reads import.meta (a template's folder); the
+  // runner never does.
+  logOverride: { 'empty-import-meta': 'silent' },
+});
+
 // The PostgreSQL store's schema migrations are SQL files that node-pg-migrate reads at run time
 // from a folder beside the module that runs them (src/common/postgres/schema-migrations.ts): the
 // main bundle's, and tsc's output of that module for the bench and the unbundled build.
 const MIGRATIONS = 'src/common/postgres/migrations';
 for (const target of [`${OUT}/migrations`, `dist/${MIGRATIONS}`]) cpSync(MIGRATIONS, target, { recursive: true });
-
-// The main bundle runs as a vm.Script, which cannot import(); this module, loaded by Node's own
-// loader, imports ES-module-only packages for it (src/common/esm-import.ts).
-await build({ ...commonJs, entryPoints: { 'import-esm': 'src/common/esm-import-trampoline.ts' }, outdir: OUT });
 
 // Piscina itself: from node_modules it loaded 15 modules one by one on the main thread at a
 // process's first thread/start while that client's next request waited, and each pool

@@ -16,6 +16,7 @@ Commands:
   mock-model   Run a Responses-API mock model on loopback
   demo         Run a scripted session against the embedded model and print the traffic
   bench        Benchmark app-servers (this one, the reference, …) under lock contention
+  fleet        Move threads between a home's files and the PostgreSQL thread store
 
 Run 'thread-host <command> --help' for a command's options.`;
 
@@ -45,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'bench':
       return runBench(rest);
+    case 'fleet':
+      return (await import('./fleet/fleet-command.js')).runFleetCommand(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -3,7 +3,8 @@
 // writes nothing at all.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { appendLines, appendState } from '../../src/common/postgres/fenced-append.js';
+import { ambiguousAppendOutcome, appendLines, appendState } from '../../src/common/postgres/fenced-append.js';
+import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connection.js';
 import { registerHost } from '../../src/common/postgres/host-lease.js';
 import { acquireThread } from '../../src/common/postgres/thread-ownership.js';
 import { migratedStore } from '../helpers/test-database.js';
@@ -123,5 +124,31 @@ describe('appendLines', () => {
     );
     expect(await appendState(pool, 'newline')).toEqual({ epoch: 1, nextOrdinal: 0 });
     expect(await appendState(pool, 'no-such-thread')).toBeNull();
+  });
+
+  test('an append past its deadline may still land; the state read after tells which', async () => {
+    const { hostId, epoch } = await owned('ambiguous', 'ws://127.0.0.1:11');
+    const request = { threadId: 'ambiguous', hostId, epoch, expectedNext: 0, lines: ['{"late":1}', '{"late":2}'] };
+    expect(ambiguousAppendOutcome(request, await appendState(pool, 'ambiguous'))).toBe('notLanded');
+    // Another session holds the thread's row, so the append waits on the server past its deadline.
+    const blocker = await pool.connect();
+    try {
+      await blocker.query(`BEGIN; SELECT 1 FROM thread_owners WHERE thread_id = 'ambiguous' FOR UPDATE`);
+      await expect(appendLines(pool, request, { deadlineMs: 200 })).rejects.toBeInstanceOf(PostgresDeadlineError);
+      await blocker.query('COMMIT');
+    } finally {
+      blocker.release();
+    }
+    // The server still runs the statement its client gave up on.
+    let state = await appendState(pool, 'ambiguous');
+    for (let i = 0; i < 100 && state?.nextOrdinal === 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      state = await appendState(pool, 'ambiguous');
+    }
+    expect(ambiguousAppendOutcome(request, state)).toBe('landed');
+    expect(await stored('ambiguous')).toEqual([{ ordinal: 0, epoch: 1, line: '{"late":1}' }, { ordinal: 1, epoch: 1, line: '{"late":2}' }]);
+    expect(ambiguousAppendOutcome(request, { epoch: 2, nextOrdinal: 2 })).toBe('fenced');
+    expect(ambiguousAppendOutcome(request, { epoch: 1, nextOrdinal: 5 })).toBe('fenced');
+    expect(ambiguousAppendOutcome(request, null)).toBe('fenced');
   });
 });

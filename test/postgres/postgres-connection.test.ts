@@ -36,6 +36,20 @@ describe('openPostgresPool', () => {
     expect((await queryWithin<{ one: number }>(pool, 5_000, `SELECT 1 AS one`, [])).rows).toEqual([{ one: 1 }]);
   });
 
+  test('the server\'s own statement limit ends a statement as a deadline does', async () => {
+    const limited = openPostgresPool(db, { max: 1, name: 'limited', statementTimeoutMs: 200 });
+    try {
+      const failed = await queryWithin(limited, 5_000, `SELECT pg_sleep(3)`, []).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(PostgresDeadlineError);
+      expect((failed as Error).message).toBe("postgres: the server's statement_timeout ended a statement (its deadline was 5000 ms)");
+      // The server answered, so its connection is kept and serves the next call.
+      expect(limited.totalCount).toBe(1);
+      expect((await queryWithin<{ one: number }>(limited, 5_000, `SELECT 1 AS one`, [])).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await limited.end();
+    }
+  });
+
   test('a server that never answers: the call fails at its deadline', async () => {
     const silent = await silentServer();
     const stuck = openPostgresPool({ url: `postgresql://nobody@127.0.0.1:${silent.port}/none` }, { max: 1, name: 'stuck', connectMs: 60_000 });

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
-import { MIGRATIONS_DIR, MIGRATIONS_TABLE, SchemaTooNewError, migrateSchema } from '../../src/common/postgres/schema-migrations.js';
+import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connection.js';
+import { MIGRATION_LOCK_ID, MIGRATIONS_DIR, MIGRATIONS_TABLE, SchemaTooNewError, migrateSchema } from '../../src/common/postgres/schema-migrations.js';
 import { testDatabase } from '../helpers/test-database.js';
 
 const FIRST = '0001_thread-store';
@@ -85,5 +86,23 @@ describe('migrateSchema', () => {
     );
     // Nothing was run down or changed.
     expect(await rows<{ name: string }>(db.url, `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`)).toEqual([{ name: FIRST }, { name: '0002_thread-tags' }]);
+  });
+
+  test('a migration that cannot take the lock in time fails at its deadline', async () => {
+    const db = await testDatabase();
+    const holder = new pg.Client({ connectionString: db.url! });
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`);
+      const started = performance.now();
+      const failed = await migrateSchema(db, { deadlineMs: 300 }).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(PostgresDeadlineError);
+      expect((failed as Error).message).toBe('postgres: migrating the schema did not finish within 300 ms');
+      expect(performance.now() - started).toBeLessThan(2_000);
+    } finally {
+      await holder.end();
+    }
+    // Once the holder is gone, the schema migrates.
+    expect(await migrateSchema(db)).toEqual([FIRST]);
   });
 });

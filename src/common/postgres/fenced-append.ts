@@ -89,6 +89,19 @@ export async function appendState(pool: pg.Pool, threadId: string, call?: CallOp
   return row === undefined ? null : { epoch: Number(row.epoch), nextOrdinal: Number(row.next_ordinal) };
 }
 
+/**
+ * Whether `request`, whose outcome was unknown (its statement timed out or lost its connection),
+ * took effect, judged from the thread's state read since (`appendState`): under one epoch only
+ * one writer appends, so an ordinal moved past the batch under the writer's epoch is the batch.
+ * 'notLanded': nothing moved, and the same batch may be sent again; 'fenced': another writer
+ * holds the thread now, or the store moved on some other way, and the writer must stop.
+ */
+export function ambiguousAppendOutcome(request: AppendRequest, state: AppendState | null): 'landed' | 'notLanded' | 'fenced' {
+  if (state === null || state.epoch !== request.epoch) return 'fenced';
+  if (state.nextOrdinal === request.expectedNext + request.lines.length) return 'landed';
+  return state.nextOrdinal === request.expectedNext ? 'notLanded' : 'fenced';
+}
+
 /** How many of `lines` lead up to and include the first user message, or null when none holds one. */
 function headLinesIn(lines: readonly string[]): number | null {
   const at = lines.findIndex(

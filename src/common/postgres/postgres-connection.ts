@@ -26,6 +26,8 @@ export interface PostgresPoolOptions {
   deadlineMs?: number;
   /** Deadline of opening a connection and of waiting for a free one (milliseconds). */
   connectMs?: number;
+  /** The server's own limit on a statement (milliseconds): longer than any call's deadline. */
+  statementTimeoutMs?: number;
 }
 
 /** Per-call options of the store's functions. */
@@ -37,8 +39,10 @@ export interface CallOptions {
 export const DEFAULT_DEADLINE_MS = 5_000;
 export const DEFAULT_CONNECT_MS = 5_000;
 // The server's own backstop for a statement whose client deadline passed (or whose client
-// died): longer than any client deadline, so the client is the one that reports the timeout.
-const SERVER_STATEMENT_TIMEOUT_MS = 30_000;
+// died): longer than the calls' deadlines, so the client is the one that reports the timeout.
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** PostgreSQL's SQLSTATE for a statement cancelled, by statement_timeout among others. */
+export const QUERY_CANCELED = '57014';
 // A transaction left open by a client that stalled holds row locks that fence other hosts out.
 const IDLE_IN_TRANSACTION_MS = 10_000;
 const IDLE_CONNECTION_MS = 30_000;
@@ -59,9 +63,9 @@ export function openPostgresPool(connection: PostgresConnection, options: Postgr
     application_name: `thread-host ${options.name}`,
     connectionTimeoutMillis: connectMs,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
-    statement_timeout: SERVER_STATEMENT_TIMEOUT_MS,
+    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-    query_timeout: SERVER_STATEMENT_TIMEOUT_MS,
+    query_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     keepAlive: true,
     // A pool of a worker must not keep its thread alive once the worker is done with it.
     allowExitOnIdle: true,
@@ -93,16 +97,21 @@ export function deadlineOf(pool: pg.Pool, call: CallOptions | undefined): number
 
 /** A call that did not finish within its deadline; whether its statement took effect is unknown. */
 export class PostgresDeadlineError extends Error {
-  constructor(what: string, deadlineMs: number) {
-    super(`postgres: ${what} did not finish within ${deadlineMs} ms`);
+  /** `endedBy` 'server': the server's statement_timeout ended it before the call's own deadline. */
+  constructor(what: string, deadlineMs: number, endedBy: 'client' | 'server' = 'client') {
+    super(
+      endedBy === 'client'
+        ? `postgres: ${what} did not finish within ${deadlineMs} ms`
+        : `postgres: the server's statement_timeout ended ${what} (its deadline was ${deadlineMs} ms)`,
+    );
     this.name = 'PostgresDeadlineError';
   }
 }
 
 /**
  * Runs one statement within `deadlineMs`, the wait for a connection included. A client whose
- * statement failed is discarded, not returned to the pool: after a client-side timeout its
- * connection may still be busy with the statement.
+ * statement failed other than by the server's answer is discarded, not returned to the pool:
+ * after a client-side timeout its connection may still be busy with the statement.
  */
 export async function queryWithin<Row extends pg.QueryResultRow>(
   pool: pg.Pool,
@@ -118,10 +127,12 @@ export async function queryWithin<Row extends pg.QueryResultRow>(
     client.release();
     return result;
   } catch (error) {
-    client.release(true);
-    if (error instanceof Error && /timeout/i.test(error.message) && !(error instanceof pg.DatabaseError)) {
-      throw new PostgresDeadlineError('a statement', deadlineMs);
-    }
+    // The server's own refusal (a constraint, a cancelled statement) leaves the connection as
+    // good as before; anything else may leave it mid-statement or broken.
+    const answered = error instanceof pg.DatabaseError;
+    client.release(!answered);
+    if (answered && error.code === QUERY_CANCELED) throw new PostgresDeadlineError('a statement', deadlineMs, 'server');
+    if (!answered && error instanceof Error && /timeout/i.test(error.message)) throw new PostgresDeadlineError('a statement', deadlineMs);
     throw error;
   }
 }
@@ -137,6 +148,10 @@ export async function connectWithin(pool: pg.Pool, deadlineMs: number): Promise<
     return await Promise.race([pending, late]);
   } catch (error) {
     pending.then((client) => client.release(), () => undefined);
+    // The pool's own wait (connectionTimeoutMillis) may end first: the same deadline, reported alike.
+    if (error instanceof Error && !(error instanceof PostgresDeadlineError) && /^timeout exceeded when trying to connect/.test(error.message)) {
+      throw new PostgresDeadlineError('waiting for a connection', deadlineMs);
+    }
     throw error;
   } finally {
     clearTimeout(timer);

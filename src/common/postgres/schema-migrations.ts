@@ -11,16 +11,16 @@ import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { LogFn } from '../log.js';
-import { importEsm } from '../esm-import.js';
-import { DEFAULT_CONNECT_MS, PostgresDeadlineError, type PostgresConnection } from './postgres-connection.js';
+import { DEFAULT_CONNECT_MS, PostgresDeadlineError, QUERY_CANCELED, type PostgresConnection } from './postgres-connection.js';
 
 /** The table node-pg-migrate records applied migrations in. */
 export const MIGRATIONS_TABLE = 'thread_host_migrations';
 // The tool's own advisory lock id (its PG_MIGRATE_LOCK_ID), taken here because the check for a
 // newer schema must run under the same lock as the migrations.
-const MIGRATION_LOCK_ID = '7241865325823964';
+export const MIGRATION_LOCK_ID = '7241865325823964';
 // Waiting for another host's migrations counts against this too.
 export const DEFAULT_MIGRATION_DEADLINE_MS = 60_000;
+const BACKSTOP_MS = 1_000;
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -54,11 +54,17 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
     ...(connection.url === null ? {} : { connectionString: connection.url }),
     application_name: 'thread-host migrations',
     connectionTimeoutMillis: Math.min(deadlineMs, DEFAULT_CONNECT_MS),
-    statement_timeout: deadlineMs,
-    query_timeout: deadlineMs,
+    // Backstops past the deadline: the timer below is what ends a migration in time.
+    statement_timeout: deadlineMs + BACKSTOP_MS,
+    query_timeout: deadlineMs + BACKSTOP_MS,
   });
   client.on('error', (error) => options.log?.('warn', 'postgres connection error', { pool: 'migrations', error: error.message }));
-  const timer = setTimeout(() => void client.end().catch(() => undefined), deadlineMs);
+  // The wait for another host's migrations is a statement too, but one deadline bounds the whole.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void client.end().catch(() => undefined);
+  }, deadlineMs);
   try {
     await client.connect();
     await client.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK_ID})`);
@@ -66,7 +72,7 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
       const applied = await appliedMigrations(client);
       const unknown = applied.filter((name) => !known.includes(name));
       if (unknown.length > 0) throw new SchemaTooNewError(unknown[unknown.length - 1]!, known[known.length - 1] ?? 'none');
-      const { runner } = await importEsm<typeof import('node-pg-migrate')>('node-pg-migrate');
+      const { runner } = await import('node-pg-migrate');
       const ran = await runner({
         dbClient: client,
         dir,
@@ -82,10 +88,11 @@ export async function migrateSchema(connection: PostgresConnection, options: Mig
       await client.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_ID})`).catch(() => undefined);
     }
   } catch (error) {
-    if (error instanceof SchemaTooNewError) throw error;
-    if (error instanceof Error && /timeout|Connection terminated/i.test(error.message) && !(error instanceof pg.DatabaseError)) {
+    // Whichever ends it first: this timer, the server's statement_timeout, or pg's own.
+    if (timedOut || (error instanceof Error && !(error instanceof pg.DatabaseError) && /timeout/i.test(error.message))) {
       throw new PostgresDeadlineError('migrating the schema', deadlineMs);
     }
+    if (error instanceof pg.DatabaseError && error.code === QUERY_CANCELED) throw new PostgresDeadlineError('migrating the schema', deadlineMs, 'server');
     throw error;
   } finally {
     clearTimeout(timer);

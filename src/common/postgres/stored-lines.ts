@@ -82,7 +82,11 @@ export async function listThreads(pool: pg.Pool, query: ListQuery, call?: CallOp
      LIMIT $2`,
     values,
   );
-  return result.rows.map((row) => ({
+  return result.rows.map(listedThread);
+}
+
+function listedThread(row: ListedRow): ListedThread {
+  return {
     threadId: row.thread_id,
     createdAtMs: Number(row.created_ms),
     updatedAtMs: Number(row.updated_ms),
@@ -92,7 +96,7 @@ export async function listThreads(pool: pg.Pool, query: ListQuery, call?: CallOp
     rolloutName: row.rollout_name,
     head: row.head,
     headWhole: row.head_end !== null,
-  }));
+  };
 }
 
 interface ListedRow {
@@ -111,3 +115,17 @@ interface ListedRow {
 // (truncated, not rounded), so a cursor taken from a row never skips or repeats its neighbours.
 const msOf = (column: string): string => `floor(extract(epoch FROM ${column}) * 1000)::bigint`;
 const msToTimestamp = (parameter: string): string => `(timestamptz 'epoch' + ${parameter}::bigint * interval '1 millisecond')`;
+
+/** What the store says of one thread (not its lines), or null when it has no such thread. */
+export async function storedThread(pool: pg.Pool, threadId: string, call?: CallOptions): Promise<Omit<ListedThread, 'head' | 'headWhole'> | null> {
+  const result = await queryWithin<Omit<ListedRow, 'head_end' | 'head'>>(
+    pool,
+    deadlineOf(pool, call),
+    `SELECT thread_id, ${msOf('created_at')} AS created_ms, ${msOf('updated_at')} AS updated_ms, history_mode, name,
+            ${msOf('archived_at')} AS archived_ms, rollout_name
+     FROM threads WHERE thread_id = $1`,
+    [threadId],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : listedThread({ ...row, head_end: null, head: [] });
+}

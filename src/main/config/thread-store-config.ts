@@ -65,9 +65,9 @@ function storeKind(value: unknown): 'files' | 'postgres' {
 function postgresUrl(value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string') throw new ConfigError(`postgres_url: invalid type: ${typeof value}, expected a string`);
-  // libpq's URI form, which WHATWG URLs do not all parse: a unix socket directory goes in the
-  // query (`postgresql://USER@/DATABASE?host=/run/postgresql`), with an empty host.
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  // Only the scheme is checked: libpq's URIs are not all WHATWG URLs (a unix socket's
+  // `postgresql://user@/db?host=/run/postgresql` has an empty host), and pg parses the rest.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
   if (scheme === undefined) throw new ConfigError('postgres_url: invalid value: not a URL, expected `postgresql://USER@HOST:PORT/DATABASE`');
   if (scheme !== 'postgresql' && scheme !== 'postgres') {
     // The value may hold a password: only its scheme is shown.

@@ -50,6 +50,12 @@ describe('thread_store', () => {
     expect(resolve({ thread_store: 'postgres', fleet_lease_ms: 1000n })).toMatchObject({ config: { leaseMs: 1_000, renewMs: 250 } });
   });
 
+  test('a unix socket URL, which has no host part', () => {
+    expect(resolve({ thread_store: 'postgres', postgres_url: 'postgresql://fleet@/threads?host=/run/postgresql' })).toMatchObject({
+      config: { connection: { url: 'postgresql://fleet@/threads?host=/run/postgresql' } },
+    });
+  });
+
   test('no ws:// listener and no URL: nothing to advertise', () => {
     expect(resolve({ thread_store: 'postgres' }, { kind: 'stdio' })).toMatchObject({ config: { advertise: { kind: 'none' } } });
   });
