@@ -1,0 +1,34 @@
+// Opt-in (`npm run test:clients`): `codex exec --remote URL "prompt"`, then
+// `codex exec --remote URL resume ID "again"` (codex-cli 0.171.0) against thread-host, over
+// WebSocket and over a unix socket: both exit 0 with the model's reply printed, and the
+// thread thread-host reads back afterwards holds exactly the two turns.
+import { describe, expect, test } from 'vitest';
+import { referenceAndMock } from '../interop/reference-and-mock.js';
+import { CodexCli, execThreadId } from './codex-cli.js';
+import { startHost, TRANSPORTS } from './host-under-test.js';
+import { answered, threadTurns } from './thread-turns.js';
+
+const reference = referenceAndMock();
+
+describe.each(TRANSPORTS)('over %s', (transport) => {
+  test('codex exec starts a thread and codex exec resume continues it', async () => {
+    const host = await startHost(transport, { modelUrl: reference.mock.url });
+    const cli = new CodexCli(reference.codex);
+
+    const first = await cli.run(['exec', '--remote', host.remote, 'hello over the remote']);
+    const threadId = execThreadId(first);
+    expect(first).toEqual({
+      code: 0,
+      stdout: 'Done\n',
+      stderr: `Reading additional input from stdin...\nthread id: ${threadId}\ncodex\nDone\ntokens used\n0\n`,
+    });
+
+    const again = await cli.run(['exec', '--remote', host.remote, 'resume', threadId, 'again']);
+    expect(again).toEqual({ code: 0, stdout: 'Done\n', stderr: `thread id: ${threadId}\ncodex\nDone\ntokens used\n0\n` });
+
+    expect(await threadTurns(host.control, threadId)).toEqual([answered('hello over the remote'), answered('again')]);
+    const { data } = await host.control.request('thread/list', {});
+    expect(data.map((thread: { id: string; preview: string }) => [thread.id, thread.preview])).toEqual([[threadId, 'hello over the remote']]);
+    expect(await host.server.stop()).toBe(0);
+  });
+});
