@@ -1,11 +1,12 @@
 // The reference's command-line client (`codex exec`, `codex queue`, the interactive `codex`)
 // in a home of its own: everything it does to a thread goes through `--remote`. Its TMPDIR is
-// a sibling of that home, so it does not warn that its home is under the temporary directory.
+// a sibling of that home, so it does not warn that its home is under the temporary directory;
+// errors come without a backtrace, so that its output can be compared whole.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 
 export interface CliRun {
   code: number | null;
@@ -28,14 +29,14 @@ export class CodexCli {
     onTestFinished(() => rmSync(this.#dir, { recursive: true, force: true }));
   }
 
-  /** The environment the client runs with, plus `extra`. */
-  env(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(process.env as Record<string, string>), CODEX_HOME: this.home, TMPDIR: join(this.#dir, 'tmp'), RUST_LOG: 'warn', ...extra };
+  /** What the client's environment has on top of this process's. */
+  ownEnv(): Record<string, string> {
+    return { CODEX_HOME: this.home, TMPDIR: join(this.#dir, 'tmp'), RUST_LOG: 'warn', RUST_BACKTRACE: '0' };
   }
 
   /** Runs `codex ARGS…` with no input to completion (killed past the deadline). */
   run(args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
-    const child = spawn(this.binary, args, { cwd: this.home, env: this.env(extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.binary, args, { cwd: this.home, env: { ...process.env, ...this.ownEnv(), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,5 +60,12 @@ export const execTranscript = (threadId: string): string =>
 export function execThreadId(run: CliRun): string {
   const id = /^thread id: (\S+)$/m.exec(run.stderr)?.[1];
   if (id === undefined) throw new Error(`codex exec printed no thread id (exit ${run.code}):\n${run.stderr}`);
+  return id;
+}
+
+/** The id `codex queue` printed, its whole output checked. */
+export function queuedId(run: CliRun, threadId: string): string {
+  const id = /^Queued message ([0-9a-f-]{36}) for thread /.exec(run.stdout)?.[1] ?? 'none';
+  expect(run).toEqual({ code: 0, stdout: `Queued message ${id} for thread ${threadId}.\n`, stderr: '' });
   return id;
 }

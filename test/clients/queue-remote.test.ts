@@ -7,19 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { referenceAndMock } from '../interop/reference-and-mock.js';
-import { CodexCli, execThreadId, type CliRun } from './codex-cli.js';
+import { CodexCli, execThreadId, queuedId } from './codex-cli.js';
 import { pollUntil } from './deadline-poll.js';
 import { startHost, TRANSPORTS, type HostUnderTest } from './host-under-test.js';
 import { answered, settledTurns, threadTurns } from './thread-turns.js';
 
 const reference = referenceAndMock();
-
-/** The id `codex queue` printed, its whole output checked. */
-function queuedId(run: CliRun, threadId: string): string {
-  const id = /^Queued message ([0-9a-f-]{36}) for thread /.exec(run.stdout)?.[1] ?? 'none';
-  expect(run).toEqual({ code: 0, stdout: `Queued message ${id} for thread ${threadId}.\n`, stderr: '' });
-  return id;
-}
 
 const queuedTexts = async (host: HostUnderTest, threadId: string): Promise<Array<[string, string]>> => {
   const { data, nextCursor } = await host.control.request('thread/queue/list', { threadId });

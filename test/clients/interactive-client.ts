@@ -1,0 +1,37 @@
+// The reference's interactive client, `codex --remote URL`, in a terminal (tmux) against a
+// host under test, with what its tests share: starting it, the threads it made, quitting.
+import { expect } from 'vitest';
+import type { CodexCli } from './codex-cli.js';
+import type { HostUnderTest } from './host-under-test.js';
+import { TmuxTerminal } from './tmux-terminal.js';
+
+/** The composer's placeholder: shown when the client is ready for a message. */
+export const READY = 'Ask Codex to do anything';
+
+export async function startInteractive(cli: CodexCli, host: HostUnderTest): Promise<TmuxTerminal> {
+  const terminal = new TmuxTerminal([cli.binary, '--remote', host.remote], { cwd: cli.home, env: cli.ownEnv() });
+  await terminal.waitForText(READY, 30_000);
+  return terminal;
+}
+
+/** The ids of the threads thread-host lists, newest first. */
+export async function listedThreads(host: HostUnderTest): Promise<Array<{ id: string; name: string | null; preview: string }>> {
+  const { data, nextCursor } = await host.control.request('thread/list', {});
+  expect(nextCursor).toBe(null);
+  return data.map((thread: { id: string; name: string | null; preview: string }) => ({ id: thread.id, name: thread.name, preview: thread.preview }));
+}
+
+/** `/quit`: the client exits 0, its last words how to come back to the thread. */
+export async function quit(terminal: TmuxTerminal, host: HostUnderTest, threadId: string): Promise<void> {
+  await terminal.submit('/quit');
+  expect(await terminal.exitStatus()).toBe(0);
+  const transcript = terminal.transcript();
+  // A WebSocket address is printed as a URL (with its path), a unix socket's as given.
+  const remote = host.remote.startsWith('ws:') ? `${host.remote}/` : host.remote;
+  expect(transcript.slice(transcript.lastIndexOf('\nDisconnected from this task.') + 1)).toEqual([
+    'Disconnected from this task. Any running work continues.',
+    'To reconnect, run:',
+    `  codex --remote ${remote} resume ${threadId}`,
+    `Stop the current turn: run codex --remote ${remote} agents, select this task, and press x.`,
+  ].join('\n'));
+}
