@@ -2,6 +2,7 @@
 // host under test, with what its tests share: starting it, the threads it made, quitting.
 import { expect } from 'vitest';
 import type { CodexCli } from './codex-cli.js';
+import { pollUntil } from './deadline-poll.js';
 import type { HostUnderTest } from './host-under-test.js';
 import { TmuxTerminal } from './tmux-terminal.js';
 
@@ -35,3 +36,13 @@ export async function quit(terminal: TmuxTerminal, host: HostUnderTest, threadId
     `Stop the current turn: run codex --remote ${remote} agents, select this task, and press x.`,
   ].join('\n'));
 }
+
+/** The threads thread-host lists once there are `count`; a failure shows the client's screen. */
+export function threadsOnceListed(host: HostUnderTest, terminal: TmuxTerminal, count: number): ReturnType<typeof listedThreads> {
+  return pollUntil(() => listedThreads(host), (threads) => threads.length === count, {
+    deadlineMs: 15_000,
+    what: `${count} threads in thread/list`,
+    describe: (threads) => `${JSON.stringify(threads)}\nthe client's screen:\n${terminal.screen()}`,
+  });
+}
+
