@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { referenceAndMock } from '../interop/reference-and-mock.js';
 import { CodexCli } from './codex-cli.js';
 import { startHost, TRANSPORTS } from './host-under-test.js';
-import { listedThreads, quit, READY, startInteractive } from './interactive-client.js';
+import { firstMessage, listedThreads, quit, READY, startInteractive } from './interactive-client.js';
 import { answered, settledTurns } from './thread-turns.js';
 
 const reference = referenceAndMock();
@@ -16,24 +16,21 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
 
-    await terminal.submit('hello from the terminal');
-    await terminal.waitForText('• Done');
-    const [thread] = await listedThreads(host);
-    expect(await settledTurns(host.control, thread!.id, 1)).toEqual([answered('hello from the terminal')]);
+    const threadId = await firstMessage(terminal, host, 'hello from the terminal');
 
     await terminal.submit('/rename');
     await terminal.waitForText('Rename thread');
     terminal.press('C-u');
     await terminal.submit('Renamed in the terminal');
     await terminal.waitForText('· Renamed in the terminal');
-    expect(await listedThreads(host)).toEqual([{ id: thread!.id, name: 'Renamed in the terminal', preview: 'hello from the terminal' }]);
+    expect(await listedThreads(host)).toEqual([{ id: threadId, name: 'Renamed in the terminal', preview: 'hello from the terminal' }]);
 
     await terminal.submit('/compact');
     await terminal.waitForText('Context compacted');
-    expect(await settledTurns(host.control, thread!.id, 2)).toEqual([answered('hello from the terminal'), { status: 'completed', items: ['contextCompaction'] }]);
+    expect(await settledTurns(host.control, threadId, 2)).toEqual([answered('hello from the terminal'), { status: 'completed', items: ['contextCompaction'] }]);
     await terminal.waitForText(READY);
 
-    await quit(terminal, host, thread!.id);
+    await quit(terminal, host, threadId);
     expect(await host.server.stop()).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { CodexCli } from './codex-cli.js';
 import { pollUntil } from './deadline-poll.js';
 import type { HostUnderTest } from './host-under-test.js';
+import { answered, settledTurns } from './thread-turns.js';
 import { TmuxTerminal } from './tmux-terminal.js';
 
 /** The composer's placeholder: shown when the client is ready for a message. */
@@ -46,3 +47,12 @@ export function threadsOnceListed(host: HostUnderTest, terminal: TmuxTerminal, c
   });
 }
 
+
+/** A new client's first message, in a host with no thread yet: the new thread's id, once answered. */
+export async function firstMessage(terminal: TmuxTerminal, host: HostUnderTest, text: string): Promise<string> {
+  await terminal.submit(text);
+  const [thread] = await threadsOnceListed(host, terminal, 1);
+  expect(await settledTurns(host.control, thread!.id, 1)).toEqual([answered(text)]);
+  await terminal.waitForText('• Done');
+  return thread!.id;
+}

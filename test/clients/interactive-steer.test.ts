@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { referenceAndMock } from '../interop/reference-and-mock.js';
 import { CodexCli } from './codex-cli.js';
 import { startHost, TRANSPORTS } from './host-under-test.js';
-import { quit, startInteractive, threadsOnceListed } from './interactive-client.js';
+import { firstMessage, quit, startInteractive } from './interactive-client.js';
 import { answered, settledTurns, threadTurns } from './thread-turns.js';
 
 const reference = referenceAndMock();
@@ -15,21 +15,18 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
     // The first message also has the client ask the model for a title: answered at once.
-    await terminal.submit('a quick question');
-    const [thread] = await threadsOnceListed(host, terminal, 1);
-    expect(await settledTurns(host.control, thread!.id, 1)).toEqual([answered('a quick question')]);
-    await terminal.waitForText('• Done');
+    const threadId = await firstMessage(terminal, host, 'a quick question');
 
     reference.mock.enqueue({ kind: 'stall', ms: 5_000 });
     await terminal.submit('a slow question');
     await terminal.waitForText('esc to interrupt');
-    expect(await threadTurns(host.control, thread!.id)).toEqual([answered('a quick question'), { status: 'inProgress', items: ['user: a slow question'] }]);
+    expect(await threadTurns(host.control, threadId)).toEqual([answered('a quick question'), { status: 'inProgress', items: ['user: a slow question'] }]);
     await terminal.submit('steered in while it runs');
-    expect(await settledTurns(host.control, thread!.id, 2)).toEqual([
+    expect(await settledTurns(host.control, threadId, 2)).toEqual([
       answered('a quick question'),
       { status: 'completed', items: ['user: a slow question', 'user: steered in while it runs', 'agent: Done'] },
     ]);
-    await quit(terminal, host, thread!.id);
+    await quit(terminal, host, threadId);
     expect(await host.server.stop()).toBe(0);
   });
 });
