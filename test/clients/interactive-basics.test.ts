@@ -16,7 +16,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
 
-    const threadId = await firstMessage(terminal, host, 'hello from the terminal');
+    const threadId = await firstMessage(terminal, host, reference.mock, 'hello from the terminal');
 
     await terminal.submit('/rename');
     await terminal.waitForText('Rename thread');

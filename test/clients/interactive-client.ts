@@ -1,6 +1,7 @@
 // The reference's interactive client, `codex --remote URL`, in a terminal (tmux) against a
 // host under test, with what its tests share: starting it, the threads it made, quitting.
 import { expect } from 'vitest';
+import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import type { CodexCli } from './codex-cli.js';
 import { pollUntil } from './deadline-poll.js';
 import type { HostUnderTest } from './host-under-test.js';
@@ -48,11 +49,18 @@ export function threadsOnceListed(host: HostUnderTest, terminal: TmuxTerminal, c
 }
 
 
-/** A new client's first message, in a host with no thread yet: the new thread's id, once answered. */
-export async function firstMessage(terminal: TmuxTerminal, host: HostUnderTest, text: string): Promise<string> {
+/**
+ * A new client's first message, in a host with no thread yet: the new thread's id, once
+ * answered and once the client has had the model title the thread (a second request), so that
+ * what a test queues in the mock next goes to the test's own turn.
+ */
+export async function firstMessage(terminal: TmuxTerminal, host: HostUnderTest, mock: MockModel, text: string): Promise<string> {
+  const modelRequests = (): number => mock.requests.filter((request) => request.path.endsWith('/responses')).length;
+  const before = modelRequests();
   await terminal.submit(text);
   const [thread] = await threadsOnceListed(host, terminal, 1);
   expect(await settledTurns(host.control, thread!.id, 1)).toEqual([answered(text)]);
   await terminal.waitForText('• Done');
+  await pollUntil(modelRequests, (count) => count === before + 2, { deadlineMs: 10_000, what: 'the turn and the title requests' });
   return thread!.id;
 }

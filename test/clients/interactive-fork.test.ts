@@ -15,7 +15,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   test('/fork goes on in a copy of the thread', async () => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
-    const original = await firstMessage(terminal, host, 'before the fork');
+    const original = await firstMessage(terminal, host, reference.mock, 'before the fork');
 
     await terminal.submit('/fork');
     const fork = (await threadsOnceListed(host, terminal, 2)).find((thread) => thread.id !== original)!;

@@ -17,7 +17,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   test('editing an earlier message reverts the thread to before it', async () => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
-    const threadId = await firstMessage(terminal, host, 'the first message');
+    const threadId = await firstMessage(terminal, host, reference.mock, 'the first message');
     await terminal.submit('the second message');
     expect(await settledTurns(host.control, threadId, 2)).toEqual([answered('the first message'), answered('the second message')]);
     await terminal.waitFor((screen) => screen.split('• Done').length === 3, 'both replies');

@@ -15,7 +15,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const host = await startHost(transport, { modelUrl: reference.mock.url });
     const terminal = await startInteractive(new CodexCli(reference.codex), host);
     // The first message also has the client ask the model for a title: answered at once.
-    const threadId = await firstMessage(terminal, host, 'a quick question');
+    const threadId = await firstMessage(terminal, host, reference.mock, 'a quick question');
 
     reference.mock.enqueue({ kind: 'stall', ms: 5_000 });
     await terminal.submit('a slow question');
