@@ -77,11 +77,16 @@ export class TmuxTerminal {
     for (const key of keys) this.#tmux('send-keys', '-t', 'client', key);
   }
 
-  /** Types `text` (literally), then Enter once the composer shows it. */
-  async submit(text: string, shown = text): Promise<void> {
+  /** Types `text` (literally); resolves once the composer shows it and the burst is over. */
+  async type(text: string): Promise<void> {
     this.#tmux('send-keys', '-t', 'client', '-l', text);
-    await this.waitForText(shown);
+    await this.waitForText(text);
     await new Promise((resolve) => setTimeout(resolve, PASTE_BURST_QUIET_MS));
+  }
+
+  /** Types `text`, then Enter. */
+  async submit(text: string): Promise<void> {
+    await this.type(text);
     this.press('Enter');
   }
 
