@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Needs the reference binary: `npm run test:interop` runs it.
-    exclude: ['test/interop/**', '**/node_modules/**'],
+    // Need the reference binary (and tmux): `npm run test:interop` and `npm run test:clients` run them.
+    exclude: ['test/interop/**', 'test/clients/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Real processes and real flocks: keep files in separate workers, but bounded for 2 cores.
