@@ -24,11 +24,13 @@ export async function listedThreads(host: HostUnderTest): Promise<Array<{ id: st
   return data.map((thread: { id: string; name: string | null; preview: string }) => ({ id: thread.id, name: thread.name, preview: thread.preview }));
 }
 
-/** `/quit`: the client exits 0, its last words how to come back to the thread. */
+/** `/quit`: the client exits 0, its last words how to come back to the thread, no error shown. */
 export async function quit(terminal: TmuxTerminal, host: HostUnderTest, threadId: string): Promise<void> {
   await terminal.submit('/quit');
   expect(await terminal.exitStatus()).toBe(0);
   const transcript = terminal.transcript();
+  // The client marks a failure with ■; none in all it showed.
+  expect(transcript.split('\n').filter((line) => /■|error/i.test(line))).toEqual([]);
   // A WebSocket address is printed as a URL (with its path), a unix socket's as given.
   const remote = host.remote.startsWith('ws:') ? `${host.remote}/` : host.remote;
   expect(transcript.slice(transcript.lastIndexOf('\nDisconnected from this task.') + 1)).toEqual([
