@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Needs the reference binary: `npm run test:interop` runs it.
-    exclude: ['test/interop/**', '**/node_modules/**'],
+    // Need the reference binary (and tmux): `npm run test:interop` and `npm run test:clients` run them.
+    exclude: ['test/interop/**', 'test/clients/**', '**/node_modules/**'],
     // One throwaway PostgreSQL cluster for the run; each file that needs it makes a database there.
     globalSetup: ['test/helpers/postgres-global-setup.ts'],
     testTimeout: 30_000,
