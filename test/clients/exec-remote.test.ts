@@ -2,10 +2,11 @@
 // `codex exec --remote URL resume ID "again"` (codex-cli 0.171.0) against thread-host, over
 // WebSocket and over a unix socket: both exit 0 with the model's reply printed, the thread
 // thread-host reads back afterwards holds exactly the two turns, and its one rollout is in
-// thread-host's home.
+// thread-host's home. `--remote unix://` alone finds thread-host's default control socket.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { WsServer } from '../helpers/ws-server.js';
 import { referenceAndMock } from '../interop/reference-and-mock.js';
 import { CodexCli, execThreadId, execTranscript } from './codex-cli.js';
 import { startHost, TRANSPORTS } from './host-under-test.js';
@@ -44,4 +45,15 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     expect(data.map((thread: { id: string; preview: string }) => [thread.id, thread.preview])).toEqual([[threadId, 'hello over the remote']]);
     expect(await host.server.stop()).toBe(0);
   });
+});
+
+test('codex exec --remote unix:// reaches thread-host on the default control socket of a shared home', async () => {
+  const server = await WsServer.start({ listen: 'unix://', modelUrl: reference.mock.url });
+  const cli = new CodexCli(reference.codex);
+  // `unix://` alone is $CODEX_HOME/app-server-control/app-server-control.sock, for both.
+  const run = await cli.run(['exec', '--remote', 'unix://', 'over the default socket'], { CODEX_HOME: server.home });
+  const threadId = execThreadId(run);
+  expect(run).toEqual({ code: 0, stdout: 'Done\n', stderr: execTranscript(threadId) });
+  expect(await threadTurns(await server.connect(), threadId)).toEqual([answered('over the default socket')]);
+  expect(await server.stop()).toBe(0);
 });

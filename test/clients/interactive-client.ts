@@ -17,7 +17,7 @@ export async function startInteractive(cli: CodexCli, host: HostUnderTest): Prom
   return terminal;
 }
 
-/** The ids of the threads thread-host lists, newest first. */
+/** The threads thread-host lists (id, name, preview), newest first, all on one page. */
 export async function listedThreads(host: HostUnderTest): Promise<Array<{ id: string; name: string | null; preview: string }>> {
   const { data, nextCursor } = await host.control.request('thread/list', {});
   expect(nextCursor).toBe(null);
@@ -49,7 +49,6 @@ export function threadsOnceListed(host: HostUnderTest, terminal: TmuxTerminal, c
     describe: (threads) => `${JSON.stringify(threads)}\nthe client's screen:\n${terminal.screen()}`,
   });
 }
-
 
 /**
  * A new client's first message, in a host with no thread yet: the new thread's id, once
