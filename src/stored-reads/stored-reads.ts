@@ -36,5 +36,5 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
-  return { thread };
+  return request.readState === undefined ? { thread } : { thread, readState: request.readState };
 }

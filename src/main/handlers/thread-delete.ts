@@ -29,6 +29,7 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
     if (path !== null) await withFsDeadline(fsPromises().unlink(path), `removing ${path}`);
     await ctx.threadNames.forget(id);
     await ctx.threadMetadata.forget(id, ctx.clock.now());
+    await ctx.threadReadStates.forget(id, ctx.clock.now());
     await queueStoreOf(ctx).remove(id);
   });
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
