@@ -6,46 +6,12 @@
 // revisions `<revision-N>` by first appearance; params sent name them by label.
 import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import type { Message, TestServer } from './test-server.js';
+import { TranscriptLabels } from './transcript-labels.js';
 
 export type TranscriptLine = Record<string, unknown>;
 
 /** Methods whose order around a turn's end the transcript keeps. */
 const TURN_END_METHODS = new Set(['thread/readState/changed', 'thread/status/changed', 'error', 'turn/completed']);
-
-class Labels {
-  readonly #byValue = new Map<string, string>();
-  readonly #byLabel = new Map<string, string>();
-  #turns = 0;
-  #revisions = 0;
-
-  constructor(threads: Record<string, string>) {
-    for (const [label, id] of Object.entries(threads)) this.name(id, label);
-  }
-
-  name(value: string, label: string): void {
-    this.#byValue.set(value, label);
-    this.#byLabel.set(label, value);
-  }
-
-  /** The value with every id and revision replaced by its label (new ones numbered), keys too. */
-  normalised(value: unknown): unknown {
-    let text = JSON.stringify(value, (key, field: unknown) => {
-      if (typeof field === 'string' && !this.#byValue.has(field)) {
-        if (key === 'turnId') this.name(field, `<turn-${++this.#turns}>`);
-        if (key === 'revision' && !field.startsWith('initial:')) this.name(field, `<revision-${++this.#revisions}>`);
-      }
-      return field;
-    });
-    for (const [id, label] of this.#byValue) text = text.replaceAll(id, label);
-    return JSON.parse(text);
-  }
-
-  concrete(value: unknown): Message {
-    let text = JSON.stringify(value);
-    for (const [label, id] of this.#byLabel) text = text.replaceAll(label, id);
-    return JSON.parse(text) as Message;
-  }
-}
 
 export interface ScenarioSide {
   start(): Promise<TestServer>;
@@ -57,7 +23,8 @@ export async function readStateScenario(side: ScenarioSide): Promise<TranscriptL
   const lines: TranscriptLine[] = [];
   let server = await side.start();
   const { thread } = await server.request('thread/start', {});
-  const labels = new Labels({ '<thread>': thread.id });
+  const labels = new TranscriptLabels({ turnId: { prefix: 'turn' }, revision: { prefix: 'revision', keep: (revision) => revision.startsWith('initial:') } });
+  labels.name(thread.id, '<thread>');
   const readStatesSince = (seen: number) =>
     server.notifications().slice(seen).filter((n) => n.method === 'thread/readState/changed').map((n) => n.params);
 
