@@ -2,28 +2,11 @@
 // on codex-cli 0.171.0 still gives test/fixtures/reference-answers/thread-read-state.jsonl,
 // the recording test/e2e/thread-read-state.test.ts holds thread-host to. With
 // RECORD_REFERENCE=1 it writes the recording instead.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { test } from 'vitest';
 import { referenceAndMock } from './reference-and-mock.js';
+import { checkRecordedScenario } from './recorded-scenario.js';
 import { readStateScenario } from '../helpers/read-state-scenario.js';
-import { mockModelConfig, TestServer } from '../helpers/test-server.js';
 
 const reference = referenceAndMock();
-const RECORDING = new URL('../fixtures/reference-answers/thread-read-state.jsonl', import.meta.url);
 
-test('the reference answers the read-state scenario as recorded', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'thread-host-interop-read-state-'));
-  try {
-    writeFileSync(join(home, 'config.toml'), mockModelConfig(reference.mock.url, 'thread_unload_delay_secs = 0'));
-    const lines = await readStateScenario({
-      mock: reference.mock,
-      start: () => TestServer.start({ home, keepConfig: true, command: [reference.codex, 'app-server', '--listen', 'stdio://'] }),
-    });
-    if (process.env.RECORD_REFERENCE === '1') writeFileSync(RECORDING, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
-    expect(lines).toEqual(readFileSync(RECORDING, 'utf8').trim().split('\n').map((line) => JSON.parse(line)));
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
-});
+test('the reference answers the read-state scenario as recorded', () => checkRecordedScenario(reference, 'thread-read-state.jsonl', readStateScenario));
