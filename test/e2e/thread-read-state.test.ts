@@ -36,3 +36,20 @@ test('read states answer as the reference does and last through an unload and a 
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test("a turn's read state is in the home when the process ends right after the turn", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-read-state-'));
+  try {
+    const server = await TestServer.start({ home, modelUrl: mock.url });
+    const { thread } = await server.request('thread/start', {});
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello' }] });
+    const changed = await server.waitForNotification('thread/readState/changed');
+    expect(await server.close()).toBe(0);
+    const restarted = await TestServer.start({ home, keepConfig: true });
+    const { readState } = await restarted.request('thread/read', { threadId: thread.id });
+    expect([readState, changed]).toEqual([{ firstUnread: { type: 'turn', turnId: turn.id }, revision: changed.readState.revision }, { threadId: thread.id, readState }]);
+    expect(await restarted.close()).toBe(0);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
