@@ -8,13 +8,14 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
 import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/rollout/history-pages.js';
 import { fullTurns } from '../common/rollout/history-view.js';
+import { withHistoryBases } from '../common/rollout/history-chain.js';
 import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
 
 export function answerStoredRead(request: StoredRead): StoredHistoryReply {
-  const parsed = parseRollout(readFileSync(request.path, 'utf8'));
+  const parsed = parseRollout(withHistoryBases(request.path, readFileSync(request.path, 'utf8')));
   if (parsed.meta === null) return { kind: 'noRollout' };
   const historyMode = historyModeOf(parsed.meta);
   const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);

@@ -12,6 +12,7 @@ import type { ConversationMessage, TokenUsageBreakdown, Turn } from '../wire-typ
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../wire-types.js';
 import type { Json, RolloutRecord } from './rollout-json.js';
 import { num, obj, parseLine, parseTs, str } from './rollout-json.js';
+import { withHistoryBases } from './history-chain.js';
 import { readSessionSource, type ReadSource } from './session-source.js';
 import { TurnHistoryBuilder, type TurnPosition } from './turn-history-builder.js';
 
@@ -71,9 +72,9 @@ export interface ParsedRollout {
   appendPoint: AppendPoint;
 }
 
-/** Reads and parses a rollout file. */
+/** Reads and parses a rollout file, after the prefixes its history bases give (history-chain.ts). */
 export async function readRollout(path: string): Promise<ParsedRollout> {
-  return parseRollout(await readFile(path, 'utf8'));
+  return parseRollout(withHistoryBases(path, await readFile(path, 'utf8')));
 }
 
 /** Parses rollout text. A torn (unparseable) last line is ignored silently. */
@@ -102,8 +103,10 @@ export function parseRollout(text: string): ParsedRollout {
     lastRecord = record;
     if (record.ordinal !== null) recordsWithOrdinal += 1;
     if (ts !== null) updatedAtMs = ts;
-    // A fork may copy its parent's session_meta later on; the first one wins.
-    if (type === 'session_meta') session ??= sessionMeta(payload, ts);
+    // A fork may copy its parent's session_meta later on; the first one wins, unless a later
+    // one continues a history base: then the text is a chain of files (history-chain.ts) and
+    // the newest file's session_meta, the last with a base, describes the thread.
+    if (type === 'session_meta') session = session === null || obj(payload.history_base) !== null ? sessionMeta(payload, ts) : session;
     else if (type === 'turn_context') latestModel = str(payload.model) ?? latestModel;
     else if (type === 'event_msg' && payload.type === 'token_count') lastTokenUsage = tokenUsage(payload) ?? lastTokenUsage;
     history.handle(record, i);
