@@ -2,6 +2,7 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
+import { basename } from 'node:path';
 import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
 import { compactionLines } from './rollout-writer/compaction-lines.js';
@@ -10,6 +11,7 @@ import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
 import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
+import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -200,7 +202,10 @@ export class ThreadActor {
 
   #openProjector(rolloutPath: string): ThreadHistoryProjector | null {
     const database = configuredHistoryDatabase();
-    if (database === null) return null;
+    // The reference projects each file a revert started under that file's own id, through its
+    // history base (reference-answers/thread-revert.jsonl); this projection keys rows by thread
+    // id. Such a thread is left to the reference's catch-up at its next resume.
+    if (database === null || parseRevertedRolloutFileName(basename(rolloutPath)) !== null) return null;
     return new ThreadHistoryProjector({
       threadId: this.#init.threadId,
       rolloutPath,

@@ -77,7 +77,17 @@ export interface ThreadMetadataView {
 
 /** A request's answer read from one thread's history, found at `location` by the main thread. */
 export type StoredRead =
-  | { kind: 'read'; threadId: string; location: HistoryLocation; includeTurns: boolean; namedModelProvider: string | null; threadName: string | null; metadata: ThreadMetadataView | null }
+  | {
+      kind: 'read';
+      threadId: string;
+      location: HistoryLocation;
+      includeTurns: boolean;
+      namedModelProvider: string | null;
+      threadName: string | null;
+      metadata: ThreadMetadataView | null;
+      /** thread/read's `readState` (thread-host's copy, src/main/stored-threads/thread-read-states.ts); absent from other answers. */
+      readState?: unknown;
+    }
   | { kind: 'turns'; threadId: string; location: HistoryLocation; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; location: HistoryLocation; page: ItemsPageRequest };
 

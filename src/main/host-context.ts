@@ -5,6 +5,7 @@ import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './stored-threads/rollout-index.js';
 import type { ThreadStore } from './stored-threads/thread-store.js';
 import type { StoredHistory } from './stored-threads/stored-history.js';
+import type { ThreadReadStates } from './stored-threads/thread-read-states.js';
 import type { ThreadMetadata } from './stored-threads/thread-metadata.js';
 import type { ThreadNames } from './stored-threads/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
@@ -44,6 +45,8 @@ export interface HostContext {
   threadNames: ThreadNames;
   /** What thread/metadata/update set (thread-host's own file), read at start and kept in memory. */
   threadMetadata: ThreadMetadata;
+  /** Where clients stopped reading each thread (thread-host's own file), read at start and kept in memory. */
+  threadReadStates: ThreadReadStates;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
   /** Deadlines for waiting on a worker. */

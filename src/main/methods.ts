@@ -29,6 +29,7 @@ import { threadNameSet } from './handlers/thread-name.js';
 import { threadArchive, threadUnarchive } from './handlers/thread-archive.js';
 import { threadDelete } from './handlers/thread-delete.js';
 import { threadMetadataUpdate } from './handlers/thread-metadata-update.js';
+import { threadReadStateUpdate } from './handlers/thread-read-state.js';
 import { threadCompactStart } from './handlers/thread-compact.js';
 import { turnSteer } from './handlers/turn-steer.js';
 import * as Q from './handlers/thread-queue.js';
@@ -96,6 +97,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/unarchive', homeFileSpec(P.threadIdParams, threadUnarchive)],
   ['thread/delete', homeFileSpec(P.threadIdParams, threadDelete)],
   ['thread/metadata/update', homeFileSpec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
+  ['thread/readState/update', homeFileSpec(D.threadReadStateUpdateParams, threadReadStateUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
   ['thread/compact/start', spec(T.threadCompactStartParams, threadCompactStart)],

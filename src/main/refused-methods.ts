@@ -75,7 +75,7 @@ const REASONS: Record<string, readonly string[]> = {
   [NO_THREAD_EDITS]: [
     'thread/attachment/add',
     'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove',
-    'thread/revert', 'thread/readState/update', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
+    'thread/revert', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [
     'thread/goal/set', 'thread/goal/clear', 'thread/memoryMode/set', 'thread/memory/read',

@@ -43,7 +43,7 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   // The name and metadata are the host's to know (read at its start); it sends them along.
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
-  return { thread };
+  return request.readState === undefined ? { thread } : { thread, readState: request.readState };
 }
 
 /** The thread's history as rollout text: the file read synchronously (one read at a time here), or the store's rows; null when the store has none. */

@@ -56,9 +56,12 @@ async function expectFailedTurnThenRecovery(server: TestServer, message: string,
   const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'hello' }] });
   const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
   const error = { message, codexErrorInfo: info, additionalDetails: null, misalignment: null };
-  expect(server.notifications().slice(-3).map((m) => [m.method, m.params])).toEqual([
+  // A failed turn is unread, as the reference publishes it (reference-answers/thread-read-state.jsonl).
+  const readState = { firstUnread: { type: 'turn', turnId: turn.id }, revision: expect.stringMatching(/^[0-9a-f-]{36}$/) };
+  expect(server.notifications().slice(-4).map((m) => [m.method, m.params])).toEqual([
     ['thread/status/changed', { threadId, status: { type: 'systemError' } }],
     ['error', { error, willRetry: false, threadId, turnId: turn.id }],
+    ['thread/readState/changed', { threadId, readState }],
     ['turn/completed', completed],
   ]);
   expect([completed.turn.status, completed.turn.error]).toEqual(['failed', error]);

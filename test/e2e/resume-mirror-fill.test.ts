@@ -64,7 +64,7 @@ test.each([false, true])('reads sent in the same burst as a cold resume (exclude
     ]);
     expect(resume).toEqual({ ...before.resume, thread: sameThread(excludeTurns ? { ...before.resume.thread, turns: [] } : before.resume.thread) });
     expect(warm).toEqual({ ...before.resume, thread: sameThread(before.resume.thread) });
-    expect(read).toEqual({ thread: sameThread(before.read.thread) });
+    expect(read).toEqual({ thread: sameThread(before.read.thread), readState: before.read.readState });
     expect(read.thread.turns).toHaveLength(TURNS);
     expect(turns).toEqual(before.turnsPage);
     expect(items).toEqual(before.itemsPage);

@@ -217,13 +217,14 @@ describe('thread/list', () => {
       // (the interactive client asks for its "Pinned" section at start).
       writeThreads(server.home);
       expect(names(await server.request('thread/list', {}))).toEqual(['T5', 'T4', 'T3', 'T2', 'T1']);
-      const empty = { data: [], nextCursor: null, backwardsCursor: null };
+      // An empty page as the reference sends it (reference-answers/all-methods.jsonl): no read states.
+      const empty = { data: [], readStates: {}, nextCursor: null, backwardsCursor: null };
       expect(await server.request('thread/list', { sortKey: 'section_position', sectionId: PINNED_SECTION })).toEqual(empty);
       expect(await server.request('thread/list', { sectionId: PINNED_SECTION })).toEqual(empty);
       for (const cursor of ['abc', '', '|', '2026-01-01T00:00:00Z|nope']) {
         expect(await refused({ cursor })).toEqual(new RpcReplyError(-32600, `invalid cursor: ${cursor}`));
       }
-      expect(await server.request('thread/list', { cursor: '2026-01-01T00:00:00Z' })).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
+      expect(await server.request('thread/list', { cursor: '2026-01-01T00:00:00Z' })).toEqual(empty);
     } finally {
       await server.close();
     }

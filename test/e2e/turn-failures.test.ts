@@ -24,10 +24,13 @@ test.each(failures)('%s fails the turn with the reference error, then the thread
   const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'hello' }] });
   const completed = await server.waitForNotification('turn/completed');
   const error = { message, codexErrorInfo: info, additionalDetails: null, misalignment: null };
-  const tail = server.notifications().slice(-3).map((m) => [m.method, m.params]);
+  const tail = server.notifications().slice(-4).map((m) => [m.method, m.params]);
+  // A failed turn is unread, as the reference publishes it (reference-answers/thread-read-state.jsonl).
+  const readState = { firstUnread: { type: 'turn', turnId: turn.id }, revision: expect.stringMatching(/^[0-9a-f-]{36}$/) };
   expect(tail).toEqual([
     ['thread/status/changed', { threadId, status: { type: 'systemError' } }],
     ['error', { error, willRetry: false, threadId, turnId: turn.id }],
+    ['thread/readState/changed', { threadId, readState }],
     ['turn/completed', completed],
   ]);
   expect(completed).toEqual({

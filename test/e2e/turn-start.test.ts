@@ -34,6 +34,7 @@ test('a turn streams the reference notification order and shapes to the subscrib
     'item/started',
     'item/completed',
     'thread/tokenUsage/updated',
+    'thread/readState/changed',
     'thread/status/changed',
     'turn/completed',
   ]);
@@ -63,6 +64,7 @@ test('a turn streams the reference notification order and shapes to the subscrib
         modelContextWindow: 258400,
       },
     },
+    { threadId, readState: { firstUnread: { type: 'turn', turnId }, revision: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
     { threadId, status: { type: 'idle' } },
     { threadId, turn: { id: turnId, rootTurnId: turnId, items: [agentItem], itemsView: 'summary', status: 'completed', error: null, startedAt: sec, completedAt: sec, durationMs: expect.any(Number) } },
   ]);

@@ -39,6 +39,7 @@ test('a subscriber dropped mid-turn leaves the turn running; the thread unloads 
   expect(await statusTail()).toEqual([
     ['thread/started', null],
     ['thread/status/changed', 'active'],
+    ['thread/readState/changed', null],
     ['thread/status/changed', 'idle'],
     ['thread/status/changed', 'notLoaded'],
     ['thread/closed', null],

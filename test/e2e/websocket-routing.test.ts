@@ -24,6 +24,7 @@ const TURN_METHODS = [
   'item/agentMessage/delta',
   'item/completed',
   'thread/tokenUsage/updated',
+  'thread/readState/changed',
   'thread/status/changed',
   'turn/completed',
 ];
@@ -49,12 +50,14 @@ test('thread and status notifications reach every initialized client; turn event
   await a.request('turn/start', { threadId: thread.id, input: text('second') });
   await a.waitForNotification('turn/completed', (p) => a.methods().length - aBefore === TURN_METHODS.length && p.threadId === thread.id);
   await b.waitFor((m) => m.method === 'turn/completed' && b.methods().length - bBefore === TURN_METHODS.length);
-  await c.waitFor((m) => m.method === 'thread/status/changed' && m.params.status.type === 'idle' && c.methods().length - cBefore === 2);
+  await c.waitFor((m) => m.method === 'thread/status/changed' && m.params.status.type === 'idle' && c.methods().length - cBefore === 3);
 
   expect(a.methods().slice(aBefore)).toEqual(TURN_METHODS);
   expect(b.methods().slice(bBefore)).toEqual(TURN_METHODS);
-  expect(c.methods().slice(cBefore)).toEqual(['thread/status/changed', 'thread/status/changed']);
-  expect(c.methods()).toEqual(['thread/started', 'thread/status/changed', 'thread/status/changed', 'thread/status/changed', 'thread/status/changed']);
+  // A read state changes for every client, as the thread's status does.
+  const onlookerTurn = ['thread/status/changed', 'thread/readState/changed', 'thread/status/changed'];
+  expect(c.methods().slice(cBefore)).toEqual(onlookerTurn);
+  expect(c.methods()).toEqual(['thread/started', ...onlookerTurn, ...onlookerTurn]);
   const samples = ['thread_host_turns_started_total', 'thread_host_turns_ended_total{status="completed"}', 'thread_host_writer_lock_acquisitions_total{outcome="acquired"}', 'thread_host_connections'];
   expect(await Promise.all(samples.map((name) => server.metric(name)))).toEqual([2, 2, 1, 4]);
   // A request on the uninitialized connection is refused; it has received nothing else.

@@ -52,6 +52,8 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/queue/reorder': 'ThreadQueueReorderResponse',
   'thread/queue/start': 'ThreadQueueStartResponse',
   'thread/backgroundTerminals/list': 'ThreadBackgroundTerminalsListResponse',
+  'thread/readState/update': 'ThreadReadStateUpdateResponse',
+  'thread/revert': 'ThreadRevertResponse',
 };
 const EXPERIMENTAL_BUNDLE = fileURLToPath(new URL('../fixtures/schema-experimental/codex_app_server_protocol.v2.schemas.json', import.meta.url));
 

@@ -13,6 +13,7 @@ import type { StoredHistoryRequest } from '../../src/common/stored-history-messa
 import { FilesThreadStore } from '../../src/main/stored-threads/thread-store.js';
 import { RolloutIndex } from '../../src/main/stored-threads/rollout-index.js';
 import { ThreadMetadata } from '../../src/main/stored-threads/thread-metadata.js';
+import { ThreadReadStates } from '../../src/main/stored-threads/thread-read-states.js';
 import { ThreadNames } from '../../src/main/stored-threads/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -38,6 +39,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     threadStore: new FilesThreadStore(home, rollouts),
     threadNames: new ThreadNames(home, () => undefined),
     threadMetadata: new ThreadMetadata(home, () => undefined),
+    threadReadStates: new ThreadReadStates(home, () => undefined),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },

@@ -1,6 +1,9 @@
 // A paginated fork's rollout does not copy its source's lines: its session_meta names them
-// (codex 0.171.0, `history_base`): the source thread and how much of the source's own file
-// belongs to the fork, in ordinals and bytes. Every reader of a fork's history reads those
+// (codex 0.171.0, `history_base`): the file it continues and how much of that file belongs to
+// the fork, in ordinals and bytes. codex reverts a thread the same way (`thread/revert`): it
+// starts a new file, rollout-<time>-<thread>_<file id>.jsonl, whose base is a prefix of the
+// thread's previous file. A base names a file id: a thread's first file's is the thread id,
+// a later file's the id after its `_`; bases may chain. Every reader of a fork's history reads those
 // bytes of the source first. Bytes of a file that are already there never change (rollouts
 // are only appended to), so the prefix is read without the source's writer lock, whoever is
 // writing the source meanwhile.
@@ -15,7 +18,7 @@
 
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from './rollout-path.js';
+import { newestNameFirst, parseRevertedRolloutFileName, parseRolloutFileName, SESSIONS_DIR } from './rollout-path.js';
 
 /** Where a fork's history begins: a prefix of its source's own rollout. */
 export interface HistoryBase {
@@ -129,11 +132,16 @@ function findIn(dir: string, wanted: string, deep: boolean): string | null {
   entries.sort(newestNameFirst);
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isFile() && parseRolloutFileName(entry.name)?.threadId === wanted) return path;
+    if (entry.isFile() && fileIdOf(entry.name) === wanted) return path;
     if (deep && entry.isDirectory()) {
       const found = findIn(path, wanted, true);
       if (found !== null) return found;
     }
   }
   return null;
+}
+
+/** The id a history base names a rollout file by: the id after `_` in a file a revert started, else its thread's. */
+function fileIdOf(name: string): string | null {
+  return parseRevertedRolloutFileName(name)?.fileId ?? parseRolloutFileName(name)?.threadId ?? null;
 }

@@ -29,6 +29,30 @@ export interface RolloutFileName {
   nameTimeMs: number | null;
 }
 
+// A rollout the reference started when it reverted the thread (history-base.ts): the thread's
+// UUID, then `_` and the file's own id (a UUIDv7, so later files have greater ids).
+const REVERTED_ROLLOUT_NAME =
+  /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+
+/** The thread and file ids in the name of a rollout a revert started; null for any other name. */
+export function parseRevertedRolloutFileName(name: string): { threadId: string; fileId: string } | null {
+  const match = REVERTED_ROLLOUT_NAME.exec(name);
+  return match === null ? null : { threadId: (match[1] as string).toLowerCase(), fileId: (match[2] as string).toLowerCase() };
+}
+
+/** The thread a rollout file name belongs to: a thread's first file, or one a revert started. */
+export function threadIdOfRolloutName(name: string): string | null {
+  return parseRolloutFileName(name)?.threadId ?? parseRevertedRolloutFileName(name)?.threadId ?? null;
+}
+
+/**
+ * Which of a thread's files is its rollout (the greatest rank): the newest one a revert
+ * started (file ids are UUIDv7, ordered by time), else its first file ('' ranks below any id).
+ */
+export function rolloutFileRank(name: string): string {
+  return parseRevertedRolloutFileName(name)?.fileId ?? '';
+}
+
 /** The path the reference would choose for a thread created at `createdAtMs` (local time). */
 export function rolloutPathFor(home: string, threadId: string, createdAtMs: number): string {
   const at = new Date(createdAtMs);

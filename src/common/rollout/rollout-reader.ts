@@ -107,7 +107,9 @@ export function parseRollout(text: string): ParsedRollout {
     if (lastRecord === null || record.ordinal === null || lastRecord.ordinal === null || record.ordinal > lastRecord.ordinal) lastRecord = record;
     if (record.ordinal !== null) recordsWithOrdinal += 1;
     if (ts !== null) updatedAtMs = ts;
-    // A fork may copy its parent's session_meta later on; the first one wins.
+    // The first session_meta describes the thread: a legacy fork copies its parent's later on,
+    // and a history base (a fork's source, a reverted thread's earlier file) is put after the
+    // newest file's own session_meta (history-base.ts).
     if (type === 'session_meta') session ??= sessionMeta(payload, ts);
     else if (type === 'turn_context') latestModel = str(payload.model) ?? latestModel;
     else if (type === 'event_msg' && payload.type === 'token_count') lastTokenUsage = tokenUsage(payload) ?? lastTokenUsage;

@@ -18,7 +18,7 @@ export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown
 }
 
 /** The stored-history worker's `read` of a thread that is not loaded here, with what it shows. */
-export function storedThreadRead(ctx: HostContext, threadId: string, location: HistoryLocation, includeTurns: boolean): StoredRead {
+export function storedThreadRead(ctx: HostContext, threadId: string, location: HistoryLocation, includeTurns: boolean): Extract<StoredRead, { kind: 'read' }> {
   return {
     kind: 'read',
     threadId,

@@ -16,7 +16,8 @@ import type { HostContext } from '../host-context.js';
 import type { AfterReply } from '../methods.js';
 import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { archiveRollout, findArchivedRollout, unarchiveRollout } from '../stored-threads/archived-rollouts.js';
+import { archiveRollouts, unarchiveRollouts } from '../stored-threads/archived-rollouts.js';
+import { liveThreadFiles } from '../stored-threads/rollout-locator.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 import { storedThreadRead } from './shown-thread.js';
@@ -32,18 +33,17 @@ export async function threadArchive(ctx: HostContext, _connection: Connection, p
     if (!loaded.materialized) throw noRolloutFound(id);
     await ctx.supervisor.unload(loaded, 'archived');
   }
-  const path = await ctx.rollouts.find(id);
-  if (path === null) throw noRolloutFound(id);
-  await withBriefWriterLock(ctx, id, () => archiveRollout(ctx.home, path));
+  if ((await ctx.rollouts.find(id)) === null) throw noRolloutFound(id);
+  // Every file of the thread, its rollout and the files it continues (a reverted thread's).
+  await withBriefWriterLock(ctx, id, async () => archiveRollouts(ctx.home, await liveThreadFiles(ctx.home, id)));
   afterReply(() => ctx.outgoing.broadcast('thread/archived', { threadId: id }));
   return {};
 }
 
 export async function threadUnarchive(ctx: HostContext, _connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
-  const archived = await findArchivedRollout(ctx.home, id);
-  if (archived === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
-  const path = await unarchiveRollout(ctx.home, archived, ctx.clock.now());
+  const path = await unarchiveRollouts(ctx.home, id, ctx.clock.now());
+  if (path === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
   ctx.rollouts.remember(id, path);
   const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, { store: 'files', path }, false), 'thread/unarchive');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);

@@ -11,7 +11,8 @@ import type { HostContext } from '../host-context.js';
 import type { AfterReply } from '../methods.js';
 import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
+import { archivedThreadFiles, findArchivedRollout } from '../stored-threads/archived-rollouts.js';
+import { liveThreadFiles } from '../stored-threads/rollout-locator.js';
 import { withFsDeadline } from '../stored-threads/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
@@ -26,9 +27,12 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
   const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
   if (path === null && loaded === undefined) throw noRolloutFound(id);
   await withBriefWriterLock(ctx, id, async () => {
-    if (path !== null) await withFsDeadline(fsPromises().unlink(path), `removing ${path}`);
+    // Every file of the thread, live or archived: its rollout and those it continues (a reverted thread's).
+    const files = path === null ? [] : [...(await liveThreadFiles(ctx.home, id)), ...(await archivedThreadFiles(ctx.home, id))];
+    for (const file of files) await withFsDeadline(fsPromises().unlink(file), `removing ${file}`);
     await ctx.threadNames.forget(id);
     await ctx.threadMetadata.forget(id, ctx.clock.now());
+    await ctx.threadReadStates.forget(id, ctx.clock.now());
     await queueStoreOf(ctx).remove(id);
   });
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));

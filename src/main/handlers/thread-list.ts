@@ -28,7 +28,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   // Pages known to be empty are answered here, not by walking every rollout: thread-host
   // keeps no sections (the interactive client asks for its "Pinned" one at start), and an
   // empty id list includes nothing.
-  if (params.sectionId !== null || includedIds?.length === 0) return { data: [], nextCursor: null, backwardsCursor: null };
+  if (params.sectionId !== null || includedIds?.length === 0) return { data: [], readStates: {}, nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
     home: ctx.home,
     postgres: ctx.threadStore.postgres,
@@ -48,7 +48,9 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     size: pageSize(params.limit),
   };
   const page = await ctx.storedHistory.listPage(query);
-  return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
+  // Every listed thread is materialized: each has a read state (thread-read-states.ts).
+  const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.threadReadStates.get(summary.threadId)]));
+  return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), readStates, nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
 }
 
 /** A thread id list filter: at most 100 ids, each a UUID; null means no filter. */

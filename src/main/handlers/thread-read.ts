@@ -11,6 +11,7 @@ import type { threadReadParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { storedThreadRead, withThreadFacts } from './shown-thread.js';
+import { loadedReadState } from './thread-read-state.js';
 import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { fullHistory } from '../threads/full-history.js';
 import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
@@ -33,14 +34,14 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
       throw invalidRequest(`thread ${id} is not materialized yet; includeTurns is unavailable before first user message`);
     }
     const turns = params.includeTurns ? fullHistory(thread) : null;
-    return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)) };
+    return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)), readState: loadedReadState(ctx, id, thread.materialized, thread.identity.ephemeral) };
   }
   // An archived thread is read where the archive keeps it, as the reference reads it.
   const location = (await ctx.threadStore.locate(id)) ?? (await archivedLocation(ctx, id));
   if (location === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, params.includeTurns), 'thread/read');
+  const answer = await ctx.storedHistory.read({ ...storedThreadRead(ctx, id, location, params.includeTurns), readState: ctx.threadReadStates.get(id) }, 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;

@@ -8,6 +8,7 @@ import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../stored-threads/rollout-index.js';
 import { FilesThreadStore } from '../stored-threads/thread-store.js';
+import { ThreadReadStates } from '../stored-threads/thread-read-states.js';
 import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
 import { StoredHistory } from '../stored-threads/stored-history.js';
@@ -116,6 +117,7 @@ export function buildHost(
     rollouts,
     threadNames: new ThreadNames(options.home, log),
     threadMetadata: new ThreadMetadata(options.home, log),
+    threadReadStates: new ThreadReadStates(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,

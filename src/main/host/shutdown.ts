@@ -1,6 +1,6 @@
 // Graceful shutdown, in reverse order of start, with a deadline on every stage: stop reading
 // input, answer requests already in flight, interrupt running turns, unload every thread
-// (flush rollouts, release writer locks), stop reporting and the locks, flush output, drop
+// (flush rollouts, release writer locks, write the read states they moved), stop reporting and the locks, flush output, drop
 // the connections, stop the pool and the stored-history worker, remove the listener's files.
 import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
@@ -67,6 +67,9 @@ export class HostShutdown {
         if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
       }
       await ctx.supervisor.unloadAll('shutdown');
+      // The read states the last turn ends moved are written before the process goes (each
+      // line has the home-file deadline).
+      await ctx.threadReadStates.settled();
     })();
     await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
     ctx.supervisor.stop();

@@ -4,7 +4,7 @@
 // reference's wording (codex 0.171.0 structs, fields in declaration order). Fields the host does not use are
 // `checked`: a wrong type still gets the reference's error.
 import { arrayOf, boolean, invalidType, isJsonObject, optional, pathString, string, u32, unitEnum, withDefault, type Decoder } from './decode.js';
-import { checked, struct } from './decode-struct.js';
+import { checked, struct, tagOf } from './decode-struct.js';
 
 const flag = () => withDefault(boolean, () => false);
 const optionalString = optional(string);
@@ -87,4 +87,13 @@ export const threadMetadataUpdateParams = struct('ThreadMetadataUpdateParams', {
   gitInfo: optional(struct('ThreadMetadataGitInfoUpdateParams', { sha: patchString, branch: patchString, originUrl: patchString })),
   projectId: optionalString,
   daybreakEnabled: optional(boolean),
+});
+
+/** `ThreadReadStateOperation`: `{"type": "read"}` or `{"type": "unread"}`. */
+const readStateOperation: Decoder<'read' | 'unread'> = (value) => tagOf('ThreadReadStateOperation', value, ['read', 'unread']) as 'read' | 'unread';
+
+export const threadReadStateUpdateParams = struct('ThreadReadStateUpdateParams', {
+  threadId: string,
+  operation: readStateOperation,
+  expectedRevision: string,
 });

@@ -2,13 +2,14 @@
 // sessions/ on the main thread every time (a walk of a large home is a stall of sorting and
 // name parsing, and 32 resumes at once would do it 32 times; bench case `resume-under-lock`).
 // A path is learned
-// when this host materializes a thread, and from every walk; one walk serves every caller
+// when this host materializes a thread, and from every walk (a thread the reference reverted
+// has several files: its rollout is the newest, history-base.ts); one walk serves every caller
 // waiting on it. A remembered path is checked before use, so files moved or deleted by other
 // processes are found again by a fresh walk.
 import { basename } from 'node:path';
 import { fsPromises } from '../lazy-builtin.js';
 import { walkRolloutPaths } from './rollout-locator.js';
-import { parseRolloutFileName } from '../../common/rollout/rollout-path.js';
+import { rolloutFileRank, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 
 // Remembered paths kept at most (oldest forgotten first): about 15 MB at the limit, and a
 // forgotten thread is found again by a walk.
@@ -62,10 +63,16 @@ export class RolloutIndex {
   #rescan(): Promise<void> {
     this.#walk ??= (async () => {
       try {
+        const newest = new Map<string, string>();
         for await (const path of walkRolloutPaths(this.home)) {
-          const name = parseRolloutFileName(basename(path));
-          // The walk is newest first: keep the first file seen for an id.
-          if (name !== null && !this.#paths.has(name.threadId)) this.#set(name.threadId, path);
+          const id = threadIdOfRolloutName(basename(path));
+          // The walk is newest first: of two first files of an id the first seen is kept.
+          const kept = id === null ? undefined : newest.get(id);
+          if (id !== null && (kept === undefined || rolloutFileRank(basename(path)) > rolloutFileRank(basename(kept)))) newest.set(id, path);
+        }
+        for (const [id, path] of newest) {
+          const known = this.#paths.get(id);
+          if (known === undefined || rolloutFileRank(basename(path)) > rolloutFileRank(basename(known))) this.#set(id, path);
         }
       } finally {
         this.#walk = null;

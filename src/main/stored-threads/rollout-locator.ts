@@ -8,7 +8,7 @@
 import type { Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fsPromises } from '../lazy-builtin.js';
-import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
+import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
 
 /** The rollout file of `threadId`, or null if there is none under <home>/sessions. */
@@ -20,7 +20,17 @@ export async function findRolloutPath(home: string, threadId: string): Promise<s
   return null;
 }
 
-/** Every rollout file under <home>/sessions, newest date directory first. */
+/** Every file of `threadId` under <home>/sessions: its first file and those reverts started. */
+export async function liveThreadFiles(home: string, threadId: string): Promise<string[]> {
+  const wanted = threadId.toLowerCase();
+  const files: string[] = [];
+  for await (const path of walkRollouts(join(home, SESSIONS_DIR))) {
+    if (threadIdOfRolloutName(basename(path)) === wanted) files.push(path);
+  }
+  return files;
+}
+
+/** Every rollout file under <home>/sessions (the files reverts started too), newest date directory first. */
 export function walkRolloutPaths(home: string): AsyncGenerator<string> {
   return walkRollouts(join(home, SESSIONS_DIR));
 }
@@ -39,7 +49,7 @@ async function* walkRollouts(dir: string): AsyncGenerator<string> {
     // Dirent types come from lstat semantics: a symlink is neither a directory nor a file.
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* walkRollouts(path);
-    else if (entry.isFile() && parseRolloutFileName(entry.name) !== null) yield path;
+    else if (entry.isFile() && threadIdOfRolloutName(entry.name) !== null) yield path;
   }
 }
 

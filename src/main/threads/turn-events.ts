@@ -150,11 +150,24 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   ctx.recorder.turnEnded(end.status, end.durationMs);
   const { error } = end;
   const out = ctx.outgoing;
+  // The reference publishes a completed turn's read state before the status change, a failed
+  // one's after the error, and none for an interrupted turn (thread-read-state.jsonl) or a
+  // compaction (compaction.jsonl).
+  const publishes = !isCompaction(turn);
+  if (publishes && end.status === 'completed') publishTurnReadState(ctx, thread, turnId);
   out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
+  if (publishes && end.status === 'failed') publishTurnReadState(ctx, thread, turnId);
   out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
   ctx.supervisor.noteChanged(thread);
   for (const hook of idleHooks) hook(ctx, thread.id);
+}
+
+/** A durable thread's turn ended with a result: its read state moves (thread-read-states.ts), and every client hears it. */
+function publishTurnReadState(ctx: HostContext, thread: LoadedThread, turnId: string): void {
+  if (thread.identity?.ephemeral !== false) return;
+  const readState = ctx.threadReadStates.turnEnded(thread.id, turnId, ctx.clock.now());
+  ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
 }
 
 // Kept by turn/start for every large input; decoding the worker's encoding (slow, but the same
@@ -169,7 +182,9 @@ function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, co
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
 // turn carries none, and neither does a compaction's (as the reference sends it).
 function completedView(turn: Turn): Turn {
-  if (turn.status !== 'completed' || turn.items.some((item) => item.type === 'contextCompaction')) return { ...turn, items: [], itemsView: 'notLoaded' };
+  if (turn.status !== 'completed' || isCompaction(turn)) return { ...turn, items: [], itemsView: 'notLoaded' };
   const agent = turn.items.filter((item) => item.type === 'agentMessage');
   return { ...turn, items: agent.slice(-1), itemsView: 'summary' };
 }
+
+const isCompaction = (turn: Turn): boolean => turn.items.some((item) => item.type === 'contextCompaction');

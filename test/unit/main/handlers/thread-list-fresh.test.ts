@@ -37,7 +37,12 @@ test('a page row whose file stopped being its rollout is listed again without it
   const path = writeThread(3, id(9));
   expect(readFileSync(path, 'utf8')).toContain(id(9));
   const first = await list({ limit: 1 });
-  expect({ ...first, data: first.data.map((t) => t.id) }).toEqual({ data: [id(2)], nextCursor: `2026-12-02T10:00:02Z|${id(2)}`, backwardsCursor: '2026-12-02T10:00:01.999Z' });
+  expect({ ...first, data: first.data.map((t) => t.id) }).toEqual({
+    data: [id(2)],
+    readStates: { [id(2)]: { firstUnread: null, revision: `initial:${id(2)}` } },
+    nextCursor: `2026-12-02T10:00:02Z|${id(2)}`,
+    backwardsCursor: '2026-12-02T10:00:01.999Z',
+  });
   expect((await list({ limit: 1, cursor: first.nextCursor })).data.map((t) => t.id)).toEqual([id(1)]);
   expect((await list({ limit: 5, sortKey: 'updated_at' })).data.map((t) => t.id).sort()).toEqual([id(1), id(2)]);
   expect((await list({ limit: 5 })).data.map((t) => t.id)).toEqual([id(2), id(1)]);

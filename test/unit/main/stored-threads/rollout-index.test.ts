@@ -55,3 +55,15 @@ test('a remembered path is used without a walk, and forgotten once the file is g
   rmSync(elsewhere);
   expect(await index.find(A)).toBe(null);
 });
+
+test("a thread the reference reverted is found at its newest file, whatever the walk's order", async () => {
+  const dir = home();
+  rollout(dir, '03', A);
+  const newest = rollout(dir, '01', `${A}_01a24400-0000-7000-8000-000000000002`);
+  rollout(dir, '02', `${A}_01a24400-0000-7000-8000-000000000001`);
+  const remembered = new RolloutIndex(dir);
+  // A path learned before the walk gives way to a newer file the walk finds.
+  remembered.remember(A, rollout(dir, '04', A));
+  expect(await Promise.all([new RolloutIndex(dir).find(A), remembered.find(B)])).toEqual([newest, null]);
+  expect(await remembered.find(A)).toBe(newest);
+});

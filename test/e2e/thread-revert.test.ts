@@ -1,0 +1,117 @@
+// Threads codex-cli 0.171.0 reverted (test/fixtures/rollouts/reference-reverted, recorded with
+// the real binary): a revert starts a new rollout file that continues a prefix of the one
+// before (history-base.ts), and the thread lives on in the newest. thread-host reads such a
+// thread as the reference does, resumes it with the same history for the model, and appends to
+// its newest file without changing a byte of the others. thread/revert itself is still refused
+// (docs/methods.md); test/fixtures/reference-answers/thread-revert.jsonl records what it does.
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
+import { conversationOf } from '../helpers/reference-lines.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/rollouts/reference-reverted/', import.meta.url));
+const answers = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8')) as Message;
+const threadId: string = answers.threadId;
+
+let mock: MockModel;
+beforeAll(async () => {
+  mock = await startMockModel();
+});
+afterAll(() => mock.close());
+
+/** The recording's rollout paths, in this home. */
+const here = (home: string, value: unknown): Message => JSON.parse(JSON.stringify(value).replaceAll(`${answers.home}/sessions/`, `${home}/sessions/`)) as Message;
+
+/** The thread's files, by where they are under the home. */
+function filesOf(home: string): string[] {
+  const under = (dir: string): string[] => (existsSync(join(home, dir)) ? readdirSync(join(home, dir), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl')).map((name) => `${dir}/${basename(name)}`) : []);
+  return [...under('sessions'), ...under('archived_sessions')].sort();
+}
+
+/** Where a rollout ends, and the ordinal its next line gets. */
+function endOf(path: string): { next_rollout_byte_offset: number; next_rollout_ordinal: number } {
+  const bytes = readFileSync(path);
+  const last = bytes.subarray(bytes.lastIndexOf(0x0a, bytes.length - 2) + 1, bytes.length - 1).toString('utf8');
+  return { next_rollout_byte_offset: bytes.length, next_rollout_ordinal: (JSON.parse(last) as Message).ordinal + 1 };
+}
+
+function rolloutBytes(home: string): Record<string, Buffer> {
+  const dir = join(home, 'sessions', '2026', '12', '05');
+  return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name))]));
+}
+
+test('a thread the reference reverted is read, resumed and continued as the reference does', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-reverted-'));
+  cpSync(join(FIXTURE, 'sessions'), join(home, 'sessions'), { recursive: true });
+  // A home with the reference's history database: thread-host projects what it writes there.
+  const database = join(home, 'thread_history_1.sqlite');
+  createReferenceHistoryDb(database);
+  // A checkpoint under the thread's id, as the reference leaves one for the thread's first file,
+  // that happens to fall where the newest file ends, at its next ordinal: projecting what
+  // thread-host appends there under the thread's id would look consistent, and be wrong.
+  const checkpoint = { thread_id: threadId, ...endOf(join(home, 'sessions', '2026', '12', '05', basename(answers.threadRead.thread.path))) };
+  const db = new Database(database);
+  db.prepare('INSERT INTO thread_history_projection_state VALUES (@thread_id, @next_rollout_byte_offset, @next_rollout_ordinal)').run(checkpoint);
+  db.close();
+  const server = await TestServer.start({ home, modelUrl: mock.url });
+  try {
+    const before = rolloutBytes(server.home);
+    const expected = here(server.home, answers);
+    const read = await server.request('thread/read', { threadId, includeTurns: true });
+    // The reference's recency comes from its state database; thread-host's is the last update
+    // (as for every stored thread, reference-rollouts.test.ts).
+    expect(read.thread).toEqual({ ...expected.threadRead.thread, recencyAt: read.thread.updatedAt });
+    const turns = await server.request('thread/turns/list', { threadId });
+    expect(turns.data).toEqual(expected.turnsList.data);
+    const items = await server.request('thread/items/list', { threadId });
+    expect(items.data).toEqual(expected.itemsList.data);
+
+    const { thread } = await server.request('thread/resume', { threadId });
+    expect([thread.path, thread.turns]).toEqual([expected.resume.thread.path, expected.resume.thread.turns]);
+    const sampled = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'six' }] });
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+    expect(mock.requests.slice(sampled).map((r) => conversationOf((r.body as Message).input))).toEqual(expected.modelRequests);
+
+    // The new turn went to the newest file, after what was there; the older files are as they were.
+    const after = rolloutBytes(server.home);
+    const newest = basename(expected.threadRead.thread.path as string);
+    for (const [name, bytes] of Object.entries(before)) {
+      expect(name === newest ? after[name]!.subarray(0, bytes.length) : after[name]).toEqual(bytes);
+    }
+    expect(after[newest]!.length).toBeGreaterThan(before[newest]!.length);
+    // Not into the database: the reference keys a reverted thread's rows by file id, through
+    // history bases this projection does not follow; it catches up at its next resume.
+    expect(threadRows(database, threadId)).toEqual({ turns: [], items: [], checkpoint });
+  } finally {
+    expect(await server.close()).toBe(0);
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('archive, unarchive and delete take every file of a reverted thread along, as the reference does', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    cpSync(join(FIXTURE, 'sessions'), join(server.home, 'sessions'), { recursive: true });
+    const names = readdirSync(join(FIXTURE, 'sessions', '2026', '12', '05')).sort();
+    const expected = here(server.home, answers);
+    expect(await server.request('thread/archive', { threadId })).toEqual({});
+    expect(filesOf(server.home)).toEqual(names.map((name) => `archived_sessions/${name}`));
+    const archivedRead = await server.request('thread/read', { threadId, includeTurns: true });
+    expect(archivedRead.thread.turns).toEqual(expected.threadRead.thread.turns);
+    const { thread } = await server.request('thread/unarchive', { threadId });
+    expect([thread.path, filesOf(server.home)]).toEqual([expected.threadRead.thread.path, names.map((name) => `sessions/${name}`)]);
+    expect((await server.request('thread/read', { threadId, includeTurns: true })).thread.turns).toEqual(expected.threadRead.thread.turns);
+    expect(await server.request('thread/delete', { threadId })).toEqual({});
+    expect(filesOf(server.home)).toEqual([]);
+    expect((await server.requestRaw('thread/read', { threadId })).error).toEqual({ code: -32600, message: `thread not loaded: ${threadId}` });
+  } finally {
+    expect(await server.close()).toBe(0);
+  }
+});
