@@ -4,7 +4,7 @@
 // <home>/archived_sessions/ when archived, its mtime the thread's last update. A file already
 // there is never overwritten: one with the same bytes is reported as there, any other refused.
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type pg from 'pg';
 import { readRolloutText, storedThread } from '../../common/postgres/stored-lines.js';
 import { parseRolloutFileName, rolloutPathFor, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
@@ -57,7 +57,7 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
 
 function exportPath(home: string, threadId: string, rolloutName: string | null, createdAtMs: number, archived: boolean): string {
   const live = rolloutName === null ? namedPath(home, threadId, createdAtMs) : datedPath(home, rolloutName);
-  return archived ? join(home, ARCHIVED_SESSIONS_DIR, live.slice(live.lastIndexOf('/') + 1)) : live;
+  return archived ? join(home, ARCHIVED_SESSIONS_DIR, basename(live)) : live;
 }
 
 /** The reference's path for a thread this host created in the store (its creation time, in local time). */

@@ -7,7 +7,7 @@
 // The import holds each thread as a host of its own would, through the same fenced append, so
 // a host loading the thread meanwhile either waits for it (ownedElsewhere) or fences it out.
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type pg from 'pg';
 import { appendLines } from '../../common/postgres/fenced-append.js';
 import { registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
@@ -15,9 +15,9 @@ import { queryWithin } from '../../common/postgres/postgres-connection.js';
 import { readRolloutText } from '../../common/postgres/stored-lines.js';
 import { acquireThread, releaseThread } from '../../common/postgres/thread-ownership.js';
 import { fsPromises } from '../lazy-builtin.js';
+import { parseRolloutFileName } from '../../common/rollout/rollout-path.js';
 import { ARCHIVED_SESSIONS_DIR } from '../stored-threads/archived-rollouts.js';
 import { walkRolloutPaths } from '../stored-threads/rollout-locator.js';
-import { parseRolloutFileName } from '../../common/rollout/rollout-path.js';
 import { rolloutFileLines } from './rollout-file-lines.js';
 
 /** What happened to one rollout file. */
@@ -79,7 +79,7 @@ async function importFile(pool: pg.Pool, hostId: string, path: string, archived:
     create: true,
     historyMode: file.historyMode,
     createdAtMs: file.createdAtMs,
-    rolloutName: path.slice(path.lastIndexOf('/') + 1),
+    rolloutName: basename(path),
   });
   if (acquired.kind === 'ownedElsewhere') return skipped(`host ${acquired.endpoint} has the thread loaded; import it again once no host has`);
   if (acquired.kind !== 'acquired') return skipped('the store lost the thread while importing it');
