@@ -137,6 +137,22 @@ describe('fleet import and export', () => {
     }
   });
 
+  test('a thread\'s name goes with it, into the store and out into the other home\'s index', async () => {
+    const namedDb = await testDatabase();
+    const { home, placed } = homeWith(['paginated-two-turns', 'legacy-two-turns']);
+    const [named, unnamed] = placed as [Placed, Placed];
+    writeFileSync(join(home, 'session_index.jsonl'), `${JSON.stringify({ id: named.threadId, thread_name: 'first name', updated_at: '2026-12-02T15:40:00.000000000Z' })}\n${JSON.stringify({ id: named.threadId, thread_name: 'Release notes ✓', updated_at: '2026-12-02T15:41:00.000000000Z' })}\n`);
+    expect(fleet(namedDb, 'import', home).status).toBe(0);
+    const target = mkdtempSync(join(scratch, 'export-'));
+    for (const { threadId } of placed) expect(fleet(namedDb, 'export', threadId, '--home', target).status).toBe(0);
+    const index = readFileSync(join(target, 'session_index.jsonl'), 'utf8').split('\n').filter((line) => line !== '');
+    expect(index.map((line) => JSON.parse(line) as { id: string; thread_name: string }).map(({ id, thread_name }) => [id, thread_name])).toEqual([[named.threadId, 'Release notes ✓']]);
+    // Exported again into the same home: the name is there already, and no line is added.
+    expect(fleet(namedDb, 'export', named.threadId, '--home', target).status).toBe(0);
+    expect(readFileSync(join(target, 'session_index.jsonl'), 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(1);
+    expect(unnamed.threadId).not.toBe(named.threadId);
+  });
+
   test('an archived rollout is imported archived and exported into archived_sessions', async () => {
     const archivedDb = await testDatabase();
     const { home, placed } = homeWith(['legacy-two-turns']);

@@ -53,9 +53,14 @@ export function startPostgresCluster(): PostgresCluster {
   };
   // --no-sync: the cluster is thrown away; its commits still flush the WAL (synchronous_commit
   // and fsync stay on), so timings taken on it are those of a durable database.
-  run('initdb', ['-D', dataDir, '-A', 'trust', '-U', SUPERUSER, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
   const options = `-c listen_addresses='' -k ${socketDir} -c max_connections=200 -c shared_buffers=32MB`;
-  run('pg_ctl', ['-D', dataDir, '-w', '-s', '-t', '30', '-l', join(socketDir, 'server.log'), '-o', options, 'start']);
+  try {
+    run('initdb', ['-D', dataDir, '-A', 'trust', '-U', SUPERUSER, '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    run('pg_ctl', ['-D', dataDir, '-w', '-s', '-t', '30', '-l', join(socketDir, 'server.log'), '-o', options, 'start']);
+  } catch (error) {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     socketDir,
     stop() {

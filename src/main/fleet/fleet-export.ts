@@ -3,13 +3,15 @@
 // file name it was imported with (or the one the reference would give it), or under
 // <home>/archived_sessions/ when archived, its mtime the thread's last update. A file already
 // there is never overwritten: one with the same bytes is reported as there, any other refused.
+// A named thread's name goes into the home's session_index.jsonl, as a rename there would.
 import { randomUUID } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type pg from 'pg';
 import { readRolloutText, storedThread } from '../../common/postgres/stored-lines.js';
 import { parseRolloutFileName, rolloutPathFor, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
 import { fsPromises } from '../lazy-builtin.js';
 import { ARCHIVED_SESSIONS_DIR } from '../stored-threads/archived-rollouts.js';
+import { ThreadNames } from '../stored-threads/thread-names.js';
 
 export type ExportOutcome = { kind: 'written' | 'alreadyThere'; path: string };
 
@@ -32,8 +34,9 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
     throw error;
   });
   if (existing !== null) {
-    if (existing.equals(Buffer.from(text))) return { kind: 'alreadyThere', path };
-    throw new FleetCommandError(`${path} already exists and differs from the stored thread; it was left as it is`);
+    if (!existing.equals(Buffer.from(text))) throw new FleetCommandError(`${path} already exists and differs from the stored thread; it was left as it is`);
+    await exportName(home, thread.threadId, thread.name);
+    return { kind: 'alreadyThere', path };
   }
   await fs.mkdir(dirname(path), { recursive: true });
   // Written aside, then linked into place: a reader never sees half a file, and link(2), unlike
@@ -52,12 +55,20 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
   } finally {
     await fs.rm(temporary, { force: true });
   }
+  await exportName(home, thread.threadId, thread.name);
   return { kind: 'written', path };
+}
+
+/** Names the thread in `home` as the store does, unless the home already does. */
+async function exportName(home: string, threadId: string, name: string | null): Promise<void> {
+  if (name === null) return;
+  const names = new ThreadNames(home, () => undefined);
+  if (names.get(threadId) !== name) await names.set(threadId, name, Date.now());
 }
 
 function exportPath(home: string, threadId: string, rolloutName: string | null, createdAtMs: number, archived: boolean): string {
   const live = rolloutName === null ? namedPath(home, threadId, createdAtMs) : datedPath(home, rolloutName);
-  return archived ? join(home, ARCHIVED_SESSIONS_DIR, live.slice(live.lastIndexOf('/') + 1)) : live;
+  return archived ? join(home, ARCHIVED_SESSIONS_DIR, basename(live)) : live;
 }
 
 /** The reference's path for a thread this host created in the store (its creation time, in local time). */

@@ -1,5 +1,6 @@
 // `thread-host fleet import HOME`: copies the rollouts of a home (sessions/ and
-// archived_sessions/) into the PostgreSQL store. Idempotent: a thread already stored whole is
+// archived_sessions/) into the PostgreSQL store, with their names (session_index.jsonl) where
+// the store has none yet. Idempotent: a thread already stored whole is
 // left as it is, one whose file grew since gets the new lines appended, and one whose stored
 // lines are not the start of its file (another host wrote it since, or the file was rewritten)
 // is reported and skipped, never overwritten.
@@ -7,7 +8,7 @@
 // The import holds each thread as a host of its own would, through the same fenced append, so
 // a host loading the thread meanwhile either waits for it (ownedElsewhere) or fences it out.
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type pg from 'pg';
 import { appendLines } from '../../common/postgres/fenced-append.js';
 import { registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
@@ -15,9 +16,10 @@ import { queryWithin } from '../../common/postgres/postgres-connection.js';
 import { readRolloutText } from '../../common/postgres/stored-lines.js';
 import { acquireThread, releaseThread } from '../../common/postgres/thread-ownership.js';
 import { fsPromises } from '../lazy-builtin.js';
+import { parseRolloutFileName } from '../../common/rollout/rollout-path.js';
 import { ARCHIVED_SESSIONS_DIR } from '../stored-threads/archived-rollouts.js';
 import { walkRolloutPaths } from '../stored-threads/rollout-locator.js';
-import { parseRolloutFileName } from '../../common/rollout/rollout-path.js';
+import { ThreadNames } from '../stored-threads/thread-names.js';
 import { rolloutFileLines } from './rollout-file-lines.js';
 
 /** What happened to one rollout file. */
@@ -48,9 +50,10 @@ export async function importHome(pool: pg.Pool, home: string, report: (outcome: 
     );
   }, IMPORT_RENEW_MS);
   try {
+    const names = new ThreadNames(home, () => undefined);
     for await (const { path, archived } of homeRollouts(home)) {
       if (lapsed) throw new Error('the import lost its lease on the database (it stalled past it); run it again');
-      report(await importFile(pool, hostId, path, archived));
+      report(await importFile(pool, hostId, path, archived, names));
     }
   } finally {
     clearInterval(renewal);
@@ -67,7 +70,7 @@ async function* homeRollouts(home: string): AsyncGenerator<{ path: string; archi
   for (const entry of entries) if (entry.isFile() && parseRolloutFileName(entry.name) !== null) yield { path: join(dir, entry.name), archived: true };
 }
 
-async function importFile(pool: pg.Pool, hostId: string, path: string, archived: boolean): Promise<ImportOutcome> {
+async function importFile(pool: pg.Pool, hostId: string, path: string, archived: boolean, names: ThreadNames): Promise<ImportOutcome> {
   const skipped = (reason: string): ImportOutcome => ({ kind: 'skipped', path, reason });
   const [bytes, stat] = await Promise.all([fsPromises().readFile(path), fsPromises().stat(path)]);
   const file = rolloutFileLines(path, bytes);
@@ -79,7 +82,7 @@ async function importFile(pool: pg.Pool, hostId: string, path: string, archived:
     create: true,
     historyMode: file.historyMode,
     createdAtMs: file.createdAtMs,
-    rolloutName: path.slice(path.lastIndexOf('/') + 1),
+    rolloutName: basename(path),
   });
   if (acquired.kind === 'ownedElsewhere') return skipped(`host ${acquired.endpoint} has the thread loaded; import it again once no host has`);
   if (acquired.kind !== 'acquired') return skipped('the store lost the thread while importing it');
@@ -95,7 +98,8 @@ async function importFile(pool: pg.Pool, hostId: string, path: string, archived:
       if (appended.kind === 'fenced') return skipped(`another writer took thread ${threadId} during the import (epoch ${appended.epochNow}); run it again`);
       next = appended.nextOrdinal;
     }
-    if (fresh.length > 0 || archived) await markImported(pool, threadId, fresh.length > 0 ? Math.floor(stat.mtimeMs) : null, archived);
+    const name = names.get(threadId);
+    if (fresh.length > 0 || archived || name !== null) await markImported(pool, threadId, fresh.length > 0 ? Math.floor(stat.mtimeMs) : null, archived, name);
     if (fresh.length === 0) return { kind: 'unchanged', threadId };
     return acquired.nextOrdinal === 0 ? { kind: 'imported', threadId, lines: fresh.length } : { kind: 'grown', threadId, lines: fresh.length };
   } finally {
@@ -118,15 +122,19 @@ function* batches(lines: string[]): Generator<string[]> {
   if (batch.length > 0) yield batch;
 }
 
-/** The file's mtime as the thread's update time (thread/list's, as the files store shows it), and its archived state. */
-async function markImported(pool: pg.Pool, threadId: string, updatedAtMs: number | null, archived: boolean): Promise<void> {
+/**
+ * The file's mtime as the thread's update time (thread/list's, as the files store shows it),
+ * its archived state, and its name unless the store has one (a rename on a host since wins).
+ */
+async function markImported(pool: pg.Pool, threadId: string, updatedAtMs: number | null, archived: boolean, name: string | null): Promise<void> {
   await queryWithin(
     pool,
     STATEMENT_DEADLINE_MS,
     `UPDATE threads SET
        updated_at = coalesce(timestamptz 'epoch' + $2::bigint * interval '1 millisecond', updated_at),
-       archived_at = CASE WHEN $3 THEN coalesce(archived_at, date_trunc('milliseconds', now())) ELSE archived_at END
+       archived_at = CASE WHEN $3 THEN coalesce(archived_at, date_trunc('milliseconds', now())) ELSE archived_at END,
+       name = coalesce(name, $4)
      WHERE thread_id = $1`,
-    [threadId, updatedAtMs, archived],
+    [threadId, updatedAtMs, archived, name],
   );
 }
