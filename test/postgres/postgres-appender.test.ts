@@ -1,6 +1,7 @@
 // The actor's appender on the PostgreSQL store, on a real database: batches land in order at
-// contiguous lines; a batch refused because another host took the thread over revokes the
-// appender and tells the host once; and a batch whose commit the appender could not see (its
+// contiguous lines, those handed over during a statement together in the next; a batch
+// refused because another host took the thread over revokes the appender and tells the host
+// once; and a batch whose commit the appender could not see (its
 // deadline passed while the statement waited on a row lock, then the statement committed
 // anyway) is cut back before the next one, so the store holds exactly the batches the actor
 // saw land.
@@ -46,6 +47,14 @@ test('batches queued without waiting land in call order at contiguous lines', as
     [2, 1, '{"a":3}'],
     [3, 1, '{"a":4}'],
   ]);
+});
+
+test('batches handed over while a statement is in flight commit together, in one transaction', async () => {
+  const writer = appender('grouped', await acquired('grouped'));
+  await Promise.all([writer.append(['{"g":1}']), writer.append(['{"g":2}']), writer.append(['{"g":3}'])]);
+  const rows = await pool.query<{ ordinal: string; xmin: string }>("SELECT ordinal, xmin::text FROM rollout_lines WHERE thread_id = 'grouped' ORDER BY ordinal");
+  const [first, second, third] = rows.rows.map((row) => row.xmin);
+  expect([first === second, second === third]).toEqual([false, true]);
 });
 
 test('a takeover fences the old writer: its batch and every later one are refused, and the host is told once', async () => {

@@ -7,6 +7,9 @@
 // the thread goes through the lock-loss path. A paused or partitioned host that wakes up late
 // writes nothing, whatever its own clock or lease says.
 //
+// Batches handed over while a statement is in flight go together in the next one (group
+// commit, commit-groups.ts): one WAL flush for a turn's closing lines instead of one per batch.
+//
 // A batch whose outcome is unknown (the connection dropped or the deadline passed around the
 // commit) is cut back before anything else is written, as a torn file write is: the lines at
 // and after the batch's first line are deleted, under the same epoch condition, so the stored
@@ -15,7 +18,7 @@ import type { ActorHistory } from '../../common/actor-messages.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { AppendOutcome } from '../../common/postgres/fenced-append.js';
 import type { HistoryAppender } from '../rollout-writer/history-appender.js';
-import { AppendQueue } from '../rollout-writer/append-queue.js';
+import { CommitGroups } from './commit-groups.js';
 import type { OrdinalStamp } from '../rollout-writer/rollout-appender.js';
 import { appendToStore, queryStore } from './worker-postgres.js';
 
@@ -57,7 +60,7 @@ export class PostgresAppender implements HistoryAppender {
   readonly #deadlineMs: number;
   /** The store line the next batch starts at. */
   #nextLine: number;
-  readonly #queue = new AppendQueue();
+  readonly #groups = new CommitGroups((lines) => this.#write(lines));
   #state: AppenderState = { kind: 'ready' };
   #closing: Promise<void> | null = null;
 
@@ -71,7 +74,7 @@ export class PostgresAppender implements HistoryAppender {
   }
 
   peekOrdinal(): number | null {
-    return this.#ordinals === null ? null : this.#ordinals.next + this.#queue.queuedLines;
+    return this.#ordinals === null ? null : this.#ordinals.next + this.#groups.queuedLines;
   }
 
   get failed(): boolean {
@@ -80,7 +83,7 @@ export class PostgresAppender implements HistoryAppender {
 
   append(lines: string[]): Promise<void> {
     if (this.#closing !== null) return Promise.reject(new Error(`the history of thread ${this.#threadId} is closed; cannot append`));
-    return this.#queue.push(lines.length, () => this.#write(lines));
+    return this.#groups.push(lines);
   }
 
   reset(): 'ready' | 'unrecoverable' {
@@ -96,7 +99,7 @@ export class PostgresAppender implements HistoryAppender {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#queue.afterAll(() => {
+    this.#closing ??= this.#groups.idle().then(() => {
       if (this.#state.kind !== 'revoked') this.#state = { kind: 'closed' };
     });
     return this.#closing;

@@ -1,7 +1,8 @@
-// The ordering both history appenders share (rollout-appender.ts, postgres-appender.ts): batches
-// run one after another in call order even when callers do not await each other, a failed one
-// does not stop the chain (the appender's own state decides what later batches do), and the
-// lines queued but not yet landed are counted for the ordinals a caller peeks at.
+// The file appender's ordering (rollout-appender.ts): batches run one after another in call
+// order even when callers do not await each other, each its own write(2); a failed one does not
+// stop the chain (the appender's own state decides what later batches do), and the lines
+// queued but not yet landed are counted for the ordinals a caller peeks at. (The PostgreSQL
+// appender groups waiting batches into one statement instead: commit-groups.ts.)
 
 export class AppendQueue {
   /** Lines handed to `push` whose batch has not settled yet. */
