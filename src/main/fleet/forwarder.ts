@@ -37,6 +37,8 @@ export interface ForwarderOptions {
   otherOwner: OwnerLookup;
   outgoing: Outgoing;
   log: LogFn;
+  /** How long a forwarded request may wait for its answer (default FORWARD_DEADLINE_MS). */
+  forwardDeadlineMs?: number;
 }
 
 /** What one client connection reaches through peer links. */
@@ -77,7 +79,7 @@ export class Forwarder {
     for (let retry = 0; ; retry += 1) {
       try {
         const link = await this.#linkTo(connection, target);
-        await link.request(method, paramsJson, FORWARD_DEADLINE_MS, (resultJson) => this.#answered(connection, id, method, threadId, target, resultJson));
+        await link.request(method, paramsJson, this.#options.forwardDeadlineMs ?? FORWARD_DEADLINE_MS, (resultJson) => this.#answered(connection, id, method, threadId, target, resultJson));
         return;
       } catch (error) {
         if (!(error instanceof PeerLinkError)) throw error;
