@@ -2,13 +2,14 @@
 // with a fleet secret. A client of B asks for a thread A owns and B forwards it over a peer
 // link (the fleet token, the client's own initialize replayed): the client gets A's answers and
 // every notification A's own client gets, byte for byte; an owner that dies closes the threads
-// for the client, which resumes on B once the lease lapsed; a wrong token is refused; and what a
-// peer asks is never forwarded again (hop limit 1): it gets the owner as a hint.
+// for the client, which resumes on B once the lease lapsed; a wrong token is refused; what a
+// peer asks is never forwarded again (hop limit 1): it gets the owner as a hint; and a host woken
+// after its lease lapsed forwards its clients to the new owner.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { testDatabase } from '../helpers/test-database.js';
@@ -56,6 +57,13 @@ const textInput = (text: string) => [{ type: 'text', text }];
 const threadNotifications = (client: WsClient, threadId: string, from = 0): Message[] =>
   client.received.slice(from).filter((m) => 'method' in m && (m.params as Message | undefined)?.threadId === threadId);
 
+/** The model stalls on the next request; `asked` resolves once it came, so the stall is that turn's and no later one's. */
+function stallNextTurn(): { asked: () => Promise<void> } {
+  mock.enqueue({ kind: 'stall', ms: 20_000 });
+  const before = mock.requests.length;
+  return { asked: () => vi.waitFor(() => expect(mock.requests.length).toBe(before + 1), { timeout: 10_000 }) };
+}
+
 async function startedThread(owner: WsClient): Promise<string> {
   const { thread } = await owner.request('thread/start', {});
   const { turn } = await owner.request('turn/start', { threadId: thread.id, input: textInput('first, on the owner') });
@@ -72,8 +80,14 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
 
   // B forwards the resume: the answer is A's, as another client of A gets it.
   const resumedOnB = await onB.request('thread/resume', { threadId });
-  const resumedOnA = await (await a.connect()).request('thread/resume', { threadId });
+  const secondOnA = await a.connect();
+  const resumedOnA = await secondOnA.request('thread/resume', { threadId });
   expect(resumedOnB).toEqual(resumedOnA);
+  // What follows a resume comes from A too; B's own attempt to load the thread, refused by the store, shows nothing.
+  await Promise.all([onB, secondOnA].map((client) => client.waitForNotification('thread/tokenUsage/updated')));
+  const withoutTimes = (client: WsClient) => client.notifications().map(({ method, params }) => ({ method, params }));
+  expect(withoutTimes(onB)).toEqual(withoutTimes(secondOnA));
+  expect(withoutTimes(onB).map((m) => m.method)).toEqual(['deprecationNotice', 'thread/tokenUsage/updated']);
 
   const [fromA, fromB] = [onA.received.length, onB.received.length];
   mock.enqueue({ kind: 'reply', text: 'streamed in three pieces', deltaChunks: 3 });
@@ -85,9 +99,10 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   expect(threadNotifications(onB, threadId, fromB)).toEqual(seenOnA);
 
   // Interrupted from B while A's model stalls.
-  mock.enqueue({ kind: 'stall', ms: 20_000 });
+  const stall = stallNextTurn();
   const { turn: stalled } = await onA.request('turn/start', { threadId, input: textInput('third, interrupted from B') });
   await onB.waitForNotification('turn/started', (p) => p.turn.id === stalled.id);
+  await stall.asked();
   expect(await onB.request('turn/interrupt', { threadId, turnId: stalled.id })).toEqual({});
   const interrupted = await onA.waitForNotification('turn/completed', (p) => p.turn.id === stalled.id);
   expect(interrupted.turn.status).toBe('interrupted');
@@ -118,9 +133,10 @@ test('the owner killed mid-turn: B’s client gets thread/closed, then resumes t
   const onB = await b.connect();
   const threadId = await startedThread(onA);
   await onB.request('thread/resume', { threadId });
-  mock.enqueue({ kind: 'stall', ms: 20_000 });
+  const stall = stallNextTurn();
   const { turn } = await onB.request('turn/start', { threadId, input: textInput('cut short') });
   await onB.waitForNotification('turn/started', (p) => p.turn.id === turn.id);
+  await stall.asked();
 
   a.process.child.kill('SIGKILL');
   const killedAt = Date.now();
@@ -178,5 +194,30 @@ test('what a peer asks is never forwarded again: it gets the owner as a hint', a
   await onB.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
   const turns = (await onB.request('thread/read', { threadId, includeTurns: true })).thread.turns as Message[];
   expect(turns.map((t) => t.id)).toEqual([turns[0]!.id, turn.id]);
+  await Promise.all([a.stop(), b.stop()]);
+});
+
+test('a host woken after its lease lapsed gives the thread up and forwards its client to the new owner', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  const onA = await a.connect();
+  const onB = await b.connect();
+  const threadId = await startedThread(onA);
+
+  a.process.child.kill('SIGSTOP');
+  await new Promise((resolve) => setTimeout(resolve, LEASE_MS + RENEW_MS));
+  // A's lease lapsed: B takes the thread over instead of forwarding to a host that cannot answer.
+  await onB.request('thread/resume', { threadId });
+  a.process.child.kill('SIGCONT');
+  expect(await onA.waitForNotification('thread/closed', (p) => p.threadId === threadId, 10_000)).toEqual({ threadId });
+
+  // A's client resumes on A, which forwards to B now: its turn runs on B and both clients see it.
+  expect((await onA.request('thread/resume', { threadId })).thread.id).toBe(threadId);
+  const { turn } = await onA.request('turn/start', { threadId, input: textInput('from A, run on B') });
+  const [onAEnd, onBEnd] = await Promise.all([
+    onA.waitForNotification('turn/completed', (p) => p.turn.id === turn.id),
+    onB.waitForNotification('turn/completed', (p) => p.turn.id === turn.id),
+  ]);
+  expect([onAEnd.turn.status, onBEnd]).toEqual(['completed', onAEnd]);
   await Promise.all([a.stop(), b.stop()]);
 });

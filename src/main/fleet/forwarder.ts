@@ -156,11 +156,13 @@ export class Forwarder {
 
   #notified(connection: Connection, endpoint: string, method: string, params: unknown, text: string): void {
     const client = this.#clients.get(connection.id);
-    const threadId = typeof params === 'object' && params !== null ? (params as { threadId?: unknown }).threadId : undefined;
-    // Only what concerns a thread reached through this link: the owner's broadcasts are its own clients' business.
-    if (client === undefined || typeof threadId !== 'string' || client.routes.get(threadId) !== endpoint) return;
+    if (client === undefined) return;
+    // What concerns another thread (the owner's broadcasts: thread/started, …) is its own clients'
+    // business; what names no thread (a deprecation notice answering a request) is this client's.
+    const threadId = threadNamedBy(params);
+    if (threadId !== null && client.routes.get(threadId) !== endpoint) return;
     connection.send(text);
-    if (method === 'thread/closed') {
+    if (method === 'thread/closed' && threadId !== null) {
       client.routes.delete(threadId);
       client.subscribed.get(endpoint)?.delete(threadId);
     }
@@ -176,6 +178,14 @@ export class Forwarder {
     if (threads.size > 0) this.#options.log('warn', 'lost the link to the owner of forwarded threads', { endpoint, reason, threads: [...threads] });
     for (const threadId of threads) this.#options.outgoing.notify(connection.id, 'thread/closed', { threadId });
   }
+}
+
+/** The thread a notification is about: `threadId`, or a `thread` object's id; null for none. */
+function threadNamedBy(params: unknown): string | null {
+  if (typeof params !== 'object' || params === null) return null;
+  const { threadId, thread } = params as { threadId?: unknown; thread?: { id?: unknown } };
+  if (typeof threadId === 'string') return threadId;
+  return typeof thread === 'object' && thread !== null && typeof thread.id === 'string' ? thread.id : null;
 }
 
 /** The RpcError a failed forward answers: the owner's own error as it gave it, or what failed, naming the owner. */
