@@ -54,6 +54,8 @@ interface ClientLinks {
 export class Forwarder {
   readonly #options: ForwarderOptions;
   readonly #clients = new Map<ConnectionId, ClientLinks>();
+  /** Closed client connections: a forward still under way for one opens no link. */
+  readonly #closed = new WeakSet<Connection>();
 
   constructor(options: ForwarderOptions) {
     this.#options = options;
@@ -98,14 +100,16 @@ export class Forwarder {
   }
 
   /** The client connection closed: its links go with it. */
-  connectionClosed(connectionId: ConnectionId): void {
-    const client = this.#clients.get(connectionId);
+  connectionClosed(connection: Connection): void {
+    this.#closed.add(connection);
+    const client = this.#clients.get(connection.id);
     if (client === undefined) return;
-    this.#clients.delete(connectionId);
+    this.#clients.delete(connection.id);
     for (const opening of client.links.values()) void opening.then((link) => link.close('its client connection closed'), () => undefined);
   }
 
   #linkTo(connection: Connection, endpoint: string): Promise<PeerLink> {
+    if (this.#closed.has(connection)) return Promise.reject(new PeerLinkError('its client connection closed'));
     const client = this.#clientOf(connection.id);
     const known = client.links.get(endpoint);
     if (known !== undefined) return known;
@@ -119,7 +123,7 @@ export class Forwarder {
   async #open(connection: Connection, endpoint: string): Promise<PeerLink> {
     const { secret, hostId, log } = this.#options;
     const token = await signFleetToken(secret, hostId() ?? 'unregistered', Math.floor(Date.now() / 1000));
-    return PeerLink.open(
+    const link = await PeerLink.open(
       endpoint,
       token,
       connection.initializeParams,
@@ -129,6 +133,9 @@ export class Forwarder {
       },
       log,
     );
+    // The client went while the link opened: connectionClosed found only its promise.
+    if (this.#closed.has(connection)) link.close('its client connection closed');
+    return link;
   }
 
   #clientOf(id: ConnectionId): ClientLinks {

@@ -58,7 +58,7 @@ export class RequestRouting {
 
   /** The client connection closed: its peer links close too. */
   closed(connection: Connection): void {
-    this.forwarder.connectionClosed(connection.id);
+    this.forwarder.connectionClosed(connection);
   }
 
   #forward({ connection, id, method, params }: RoutedRequest, threadId: string, endpoint: string): Promise<void> {

@@ -128,3 +128,17 @@ test('a link that drops closes the threads subscribed through it, and its waitin
   ]);
   expect(routing.routeOf(connection, 't1')).toBe(null);
 });
+
+test('the client connection closing closes its links, and a forward after it opens none', async () => {
+  const owner = await fakeOwner(() => '{"id":$ID,"result":{}}');
+  const server = servers.at(-1)!;
+  const { connection, outgoing } = client();
+  const routing = forwarder(outgoing, async () => null);
+  await routing.forward(connection, 1, 'turn/interrupt', { threadId: 't1', turnId: 'u1' }, 't1', owner.url);
+  expect(server.clients.size).toBe(1);
+  routing.connectionClosed(connection);
+  await expect.poll(() => server.clients.size).toBe(0);
+  const error = await routing.forward(connection, 2, 'turn/interrupt', { threadId: 't1', turnId: 'u1' }, 't1', owner.url).catch((e: unknown) => e);
+  expect(error).toEqual(new RpcError(-32603, `turn/interrupt for thread t1: its owner, the host at ${owner.url}, could not be reached: its client connection closed`));
+  expect(owner.tokens).toHaveLength(1);
+});
