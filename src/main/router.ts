@@ -3,7 +3,9 @@
 // keeps only what the reference's untagged `JSONRPCMessage` would take as a request
 // (everything else is dropped silently), decodes params, applies the initialize gate, and is
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
-// handling a line escapes it: a bad line can cost a log line, never the process.
+// handling a line escapes it: a bad line can cost a log line, never the process. In a fleet, a
+// thread-scoped request for a thread another host owns is answered by that host instead
+// (fleet/request-routing.ts decides, around the handler).
 import type { Connection } from './connections.js';
 import { asRpcError, deserializeError, notInitialized, notOnThisStore, overloaded, RpcError, serverDraining } from '../common/errors.js';
 import type { HostContext } from './host-context.js';
