@@ -58,8 +58,8 @@ const threadNotifications = (client: WsClient, threadId: string, from = 0): Mess
   client.received.slice(from).filter((m) => 'method' in m && (m.params as Message | undefined)?.threadId === threadId);
 
 /** The model stalls on the next request; `asked` resolves once it came, so the stall is that turn's and no later one's. */
-function stallNextTurn(): { asked: () => Promise<void> } {
-  mock.enqueue({ kind: 'stall', ms: 20_000 });
+function stallNextTurn(ms = 20_000): { asked: () => Promise<void> } {
+  mock.enqueue({ kind: 'stall', ms });
   const before = mock.requests.length;
   return { asked: () => vi.waitFor(() => expect(mock.requests.length).toBe(before + 1), { timeout: 10_000 }) };
 }
@@ -71,7 +71,7 @@ async function startedThread(owner: WsClient): Promise<string> {
   return thread.id as string;
 }
 
-test('a client of B runs turns on A’s thread and gets every notification A’s own client gets, in order; interrupt and unsubscribe go to A', async () => {
+test('a client of B runs turns on A’s thread and gets every notification A’s own client gets, in order; steer, interrupt and unsubscribe go to A', async () => {
   const db = await testDatabase();
   const [a, b] = await Promise.all([startHost(db), startHost(db)]);
   const onA = await a.connect();
@@ -98,9 +98,17 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   expect(seenOnA.map((m) => m.method)).toEqual(turnMethods(3));
   expect(threadNotifications(onB, threadId, fromB)).toEqual(seenOnA);
 
+  // Steered from B while A's model is slow: the input joins A's turn.
+  const slow = stallNextTurn(1_000);
+  const { turn: steered } = await onA.request('turn/start', { threadId, input: textInput('third, steered from B') });
+  await onB.waitForNotification('turn/started', (p) => p.turn.id === steered.id);
+  await slow.asked();
+  expect(await onB.request('turn/steer', { threadId, input: textInput('steered from B'), expectedTurnId: steered.id })).toEqual({ turnId: steered.id });
+  expect((await onA.waitForNotification('turn/completed', (p) => p.turn.id === steered.id)).turn.status).toBe('completed');
+
   // Interrupted from B while A's model stalls.
   const stall = stallNextTurn();
-  const { turn: stalled } = await onA.request('turn/start', { threadId, input: textInput('third, interrupted from B') });
+  const { turn: stalled } = await onA.request('turn/start', { threadId, input: textInput('fourth, interrupted from B') });
   await onB.waitForNotification('turn/started', (p) => p.turn.id === stalled.id);
   await stall.asked();
   expect(await onB.request('turn/interrupt', { threadId, turnId: stalled.id })).toEqual({});
@@ -111,7 +119,7 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   // Unsubscribed from B: A's next turn reaches A's client only.
   expect(await onB.request('thread/unsubscribe', { threadId })).toEqual({ status: 'unsubscribed' });
   const afterUnsubscribe = onB.received.length;
-  const { turn: last } = await onA.request('turn/start', { threadId, input: textInput('fourth, A only') });
+  const { turn: last } = await onA.request('turn/start', { threadId, input: textInput('fifth, A only') });
   await onA.waitForNotification('turn/completed', (p) => p.turn.id === last.id);
   expect(onB.received.slice(afterUnsubscribe)).toEqual([]);
 
@@ -120,6 +128,7 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   expect(await turnsOf(onB)).toEqual(await turnsOf(onA));
   expect((await turnsOf(onA)).slice(1)).toEqual([
     [turn.id, 'completed'],
+    [steered.id, 'completed'],
     [stalled.id, 'interrupted'],
     [last.id, 'completed'],
   ]);
