@@ -19,6 +19,7 @@ import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
 import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
+import type { Fleet } from './fleet/fleet.js';
 import { warmUpHost } from './host/warm-up.js';
 
 export interface AppServerOptions {
@@ -50,6 +51,7 @@ interface Serving {
   stopStats: () => void;
   /** Resolves the exit code. */
   finish: (code: number) => void;
+  fleet: Fleet | null;
 }
 
 /** Serves until SIGTERM/SIGINT (or stdin's end, over stdio); resolves with the exit code. */
@@ -68,7 +70,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // `cold-start`).
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
   const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder, fleet);
-  const router = new Router(ctx, startup.limits.maxInFlightRequests);
+  const router = new Router(ctx, startup.limits.maxInFlightRequests, fleet?.routing(ctx.outgoing) ?? null);
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -80,7 +82,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     clock: systemClock,
     log,
   });
-  const serving: Serving = { options, startup, ctx, router, lines, stopStats, finish };
+  const serving: Serving = { options, startup, ctx, router, lines, stopStats, finish, fleet };
   if (metrics === null || listen.kind === 'stdio') serveStdio(serving);
   else await serveSockets(serving, listen, auth, metrics);
   return finished;
@@ -108,7 +110,7 @@ function serveStdio({ startup, ctx, router, lines, stopStats, finish }: Serving)
 }
 
 async function serveSockets(
-  { options, startup, ctx, router, lines, stopStats, finish }: Serving,
+  { options, startup, ctx, router, lines, stopStats, finish, fleet }: Serving,
   target: Extract<ListenTarget, { kind: 'ws' | 'unix' }>,
   auth: WsAuthPolicy,
   metrics: HostMetrics,
@@ -121,6 +123,7 @@ async function serveSockets(
   const listener = await createSocketListener({
     target,
     auth,
+    fleetAuth: fleet?.peerAuth ?? null,
     home: options.home,
     limits: startup.limits,
     metrics: { render: () => metrics.render(), withoutAuth: options.metricsWithoutAuth },
@@ -131,7 +134,8 @@ async function serveSockets(
   metrics.observe({ directory: ctx.directory, connectionCount: () => listener.transport.connectionCount });
   // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
   serveConnections(ctx, router, lines, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
-  await listener.start().catch(async (error: unknown) => abandon(shutdown, error));
+  const boundUrl = await listener.start().catch(async (error: unknown) => abandon(shutdown, error));
+  if (boundUrl !== null) await fleet?.listening(boundUrl);
   // Only a started listener has a transport to stop, flush and close.
   shutdown.serving(listener.transport);
   onSignals(shutdown, () => finish(0));

@@ -18,13 +18,17 @@ export interface Connection {
   experimentalApi: boolean;
   optOut: ReadonlySet<string>;
   inFlight: number;
+  /** `initialize`'s params as the client sent them, replayed on the peer links opened for it. */
+  initializeParams: unknown;
+  /** Opened by another host of the fleet (a fleet token): what it asks is never forwarded again. */
+  readonly fleetPeer: boolean;
 }
 
 export class ConnectionTable {
   readonly #connections = new Map<ConnectionId, Connection>();
   #nextId = 1;
 
-  open(send: LineSink): Connection {
+  open(send: LineSink, options: { fleetPeer?: boolean } = {}): Connection {
     const connection: Connection = {
       id: this.#nextId++ as ConnectionId,
       send,
@@ -34,6 +38,8 @@ export class ConnectionTable {
       experimentalApi: false,
       optOut: new Set(),
       inFlight: 0,
+      initializeParams: null,
+      fleetPeer: options.fleetPeer === true,
     };
     this.#connections.set(connection.id, connection);
     return connection;

@@ -3,7 +3,9 @@
 // keeps only what the reference's untagged `JSONRPCMessage` would take as a request
 // (everything else is dropped silently), decodes params, applies the initialize gate, and is
 // the only place where a thrown error becomes a JSON-RPC error reply. Nothing thrown while
-// handling a line escapes it: a bad line can cost a log line, never the process.
+// handling a line escapes it: a bad line can cost a log line, never the process. In a fleet, a
+// thread-scoped request for a thread another host owns is answered by that host instead
+// (fleet/request-routing.ts decides, around the handler).
 import type { Connection } from './connections.js';
 import { asRpcError, deserializeError, notInitialized, notOnThisStore, overloaded, RpcError, serverDraining } from '../common/errors.js';
 import type { HostContext } from './host-context.js';
@@ -16,6 +18,10 @@ import { parseLine, type LineOutcome } from '../common/line-outcome.js';
 import type { LargeLineOutcome, ParseFailure } from './input/large-line-parser.js';
 import { requestInHead } from './protocol/request-head.js';
 import type { DroppedLine } from './transport/transport.js';
+import type { RequestRouting, RoutedRequest } from './fleet/request-routing.js';
+
+// What a forwarded request's promise resolves with: the owner's answer was already written.
+const FORWARDED = Symbol('forwarded');
 
 /** How a failed large-line parse is named in the log and the overload answer's detail. */
 const PARSE_FAILURES: Record<ParseFailure, string> = { deadline: 'parse deadline', workerExited: 'parse worker exited', workerStuck: 'parse worker stuck' };
@@ -27,6 +33,8 @@ export class Router {
     private readonly ctx: HostContext,
     /** Requests of one connection whose handler is still running; past it, -32001. */
     private readonly maxInFlight: number,
+    /** On the PostgreSQL store with a fleet secret: which thread-scoped requests go to their thread's owner. */
+    private readonly routing: RequestRouting | null = null,
   ) {}
 
   /** A line parsed here, on the main thread. */
@@ -117,23 +125,58 @@ export class Router {
       // During shutdown (SIGTERM with stdin still open) new work is refused, not half-started.
       if (this.ctx.draining) throw serverDraining();
       if (spec.filesStoreOnly && this.ctx.threadStore.kind !== 'files') throw notOnThisStore(method);
-      const effects: Array<() => void> = [];
-      const outcome = spec.handle(this.ctx, connection, decoded, (effect) => effects.push(effect));
-      if (outcome instanceof Promise) {
-        connection.inFlight += 1;
-        outcome
-          .then(
-            (result) => this.#reply(connection, id, result, effects),
-            (error: unknown) => this.#fail(connection, id, method, error),
-          )
-          .finally(() => (connection.inFlight -= 1))
-          .catch((error: unknown) => this.ctx.log('error', 'failed to answer a request', { method, error: stackOf(error) }));
-      } else {
-        this.#reply(connection, id, outcome, effects);
+      const routed: RoutedRequest = { connection, id, method, params, decoded };
+      const forwarded = this.routing?.before(routed) ?? null;
+      if (forwarded !== null) {
+        this.#settleForwarded(routed, forwarded);
+        return;
       }
+      if (method === 'initialize' && !connection.initialized) connection.initializeParams = params ?? null;
+      const effects: Array<() => void> = [];
+      let outcome: unknown;
+      try {
+        outcome = spec.handle(this.ctx, connection, decoded, (effect) => effects.push(effect));
+      } catch (error) {
+        this.#failOrForward(routed, error);
+        return;
+      }
+      if (outcome instanceof Promise) this.#settle(routed, outcome, effects);
+      else this.#reply(connection, id, outcome, effects);
     } catch (error) {
       this.#fail(connection, id, method, error);
     }
+  }
+
+  /** A request answered later: by its handler's promise, or by the owner it was forwarded to (which writes the answer itself). */
+  #settle(routed: RoutedRequest, outcome: Promise<unknown>, effects: Array<() => void>): void {
+    const { connection, id, method } = routed;
+    connection.inFlight += 1;
+    outcome
+      .then(
+        (result) => {
+          if (result !== FORWARDED) this.#reply(connection, id, result, effects);
+        },
+        (error: unknown) => this.#failOrForward(routed, error),
+      )
+      .finally(() => (connection.inFlight -= 1))
+      .catch((error: unknown) => this.ctx.log('error', 'failed to answer a request', { method, error: stackOf(error) }));
+  }
+
+  // A thread-scoped request that failed here because another host owns the thread goes there (request-routing.ts).
+  #failOrForward(routed: RoutedRequest, error: unknown): void {
+    const forwarded = this.routing?.afterFailure(routed, error) ?? null;
+    if (forwarded === null) this.#fail(routed.connection, routed.id, routed.method, error);
+    else this.#settleForwarded(routed, forwarded);
+  }
+
+  // The owner's failure is the answer: never routed again (decoded names no thread then).
+  #settleForwarded(routed: RoutedRequest, forwarded: Promise<void>): void {
+    this.#settle({ ...routed, decoded: null }, forwarded.then(() => FORWARDED), []);
+  }
+
+  /** The connection closed: the peer links opened for it close too. */
+  closed(connection: Connection): void {
+    this.routing?.closed(connection);
   }
 
   #reply(connection: Connection, id: RequestId, result: unknown, effects: Array<() => void>): void {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { WsServer, RpcReplyError } from '../helpers/ws-server.js';
+import { turnMethods } from '../helpers/turn-methods.js';
 
 let mock: MockModel;
 beforeAll(async () => {
@@ -14,20 +15,7 @@ afterAll(() => mock.close());
 const text = (t: string) => [{ type: 'text', text: t, text_elements: [] }];
 
 // What a subscriber sees of one turn, in the reference's order.
-const TURN_METHODS = [
-  'thread/status/changed',
-  'turn/started',
-  'item/started',
-  'item/completed',
-  'item/started',
-  'item/agentMessage/delta',
-  'item/agentMessage/delta',
-  'item/completed',
-  'thread/tokenUsage/updated',
-  'thread/readState/changed',
-  'thread/status/changed',
-  'turn/completed',
-];
+const TURN_METHODS = turnMethods(2);
 
 test('thread and status notifications reach every initialized client; turn events only the subscribers', async () => {
   const server = await WsServer.start({ modelUrl: mock.url });

@@ -39,3 +39,8 @@ export async function renewHost(pool: pg.Pool, hostId: string, leaseMs: number, 
 export async function retireHost(pool: pg.Pool, hostId: string, call?: CallOptions): Promise<void> {
   await queryWithin(pool, deadlineOf(pool, call), `DELETE FROM hosts WHERE host_id = $1`, [hostId]);
 }
+
+/** The URL peers reach a host at, once it is known (a listener bound to port 0 learns it after registering). */
+export async function advertiseHost(pool: pg.Pool, hostId: string, endpoint: string, call?: CallOptions): Promise<void> {
+  await queryWithin(pool, deadlineOf(pool, call), `UPDATE hosts SET endpoint = $2 WHERE host_id = $1`, [hostId, endpoint]);
+}

@@ -10,23 +10,40 @@ import { PostgresWriterLocks } from '../locks/postgres/postgres-writer-locks.js'
 import type { LockLoss } from '../locks/writer-lock-backend.js';
 import { StartupError } from '../startup-error.js';
 import type { ListenTarget } from '../transport/listen-url.js';
+import { ownerOf } from '../../common/postgres/thread-ownership.js';
+import type { Outgoing } from '../outgoing.js';
+import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
+import { fleetTokenPolicy, readFleetSecret } from './fleet-token.js';
+import { Forwarder } from './forwarder.js';
 import { HostMembership } from './host-membership.js';
 import { PostgresThreadStore } from './postgres-thread-store.js';
+import { RequestRouting } from './request-routing.js';
 
 // The main thread's statements: acquisitions, releases, renewals and lookups, a few at a time.
 const MAIN_CONNECTIONS = 4;
 // How long shutdown gives the retirement of this host's row (its threads are free at once after it).
 const LEAVE_DEADLINE_MS = 2_000;
+// Who owns a thread, asked when a request may have to be forwarded; past it, the request is answered here.
+const OWNER_LOOKUP_DEADLINE_MS = 5_000;
+// Recording the bound listener's URL; past it, the host serves with no endpoint peers can use.
+const ADVERTISE_DEADLINE_MS = 5_000;
 
 export interface Fleet {
   store: PostgresThreadStore;
   locks: PostgresWriterLocks;
   /** Set by the host once built: the threads lost when this host's lease lapsed. */
   onLost: (loss: LockLoss) => void;
+  /** How this host's listener recognizes its peers; null without `fleet_secret_file`. */
+  peerAuth: WsAuthPolicy | null;
+  /** Which requests go to their thread's owner; null without `fleet_secret_file` (nothing is forwarded). */
+  routing(outgoing: Outgoing): RequestRouting | null;
+  /** The listener is bound at `url`: peers are told (when the advertised URL is the listener's). */
+  listening(url: string): Promise<void>;
 }
 
 /** Joins the fleet before the host serves; a store it cannot use stops the start with a clear message. */
 export async function joinFleet(config: PostgresStoreConfig, listen: ListenTarget, log: LogFn): Promise<Fleet> {
+  const secret = config.secretFile === null ? null : readFleetSecret(config.secretFile);
   try {
     await migrateSchema(config.connection);
   } catch (error) {
@@ -53,6 +70,20 @@ export async function joinFleet(config: PostgresStoreConfig, listen: ListenTarge
     store: new PostgresThreadStore(config.connection, pool, () => membership.leave(LEAVE_DEADLINE_MS)),
     locks: new PostgresWriterLocks({ pool, membership, log }),
     onLost: () => undefined,
+    peerAuth: secret === null ? null : fleetTokenPolicy(secret),
+    routing: (outgoing) => {
+      if (secret === null) return null;
+      const otherOwner = async (threadId: string): Promise<string | null> => {
+        const owner = await ownerOf(pool, threadId, { deadlineMs: OWNER_LOOKUP_DEADLINE_MS });
+        if (owner === null || !owner.ownerLive || owner.ownerHost === membership.hostId || !owner.endpoint) return null;
+        return owner.endpoint;
+      };
+      return new RequestRouting(new Forwarder({ secret, hostId: () => membership.hostId, otherOwner, outgoing, log }));
+    },
+    listening: async (url) => {
+      if (config.advertise.kind !== 'listener') return;
+      await membership.advertise(url, ADVERTISE_DEADLINE_MS).catch((error: unknown) => log('warn', 'could not record where peers reach this host', { url, error: String(error) }));
+    },
   };
   return fleet;
 }

@@ -7,7 +7,7 @@
 // each; nothing on a request's path waits for them.
 import type { Pool } from 'pg';
 import type { LogFn } from '../../common/log.js';
-import { registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
+import { advertiseHost, registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
 import { raceDeadline } from '../pool/race-deadline.js';
 
 export interface HostMembershipOptions {
@@ -29,9 +29,11 @@ export class HostMembership {
   #timer: NodeJS.Timeout | null = null;
   #renewing: Promise<void> | null = null;
   #closed = false;
+  #endpoint: string;
 
   private constructor(options: HostMembershipOptions) {
     this.#options = options;
+    this.#endpoint = options.endpoint;
   }
 
   /** Registers this host (at start, before serving) and starts renewing. */
@@ -55,6 +57,13 @@ export class HostMembership {
     return this.#hostId;
   }
 
+  /** The URL peers reach this host at, once its listener is bound; later registrations carry it too. */
+  async advertise(endpoint: string, deadlineMs: number): Promise<void> {
+    this.#endpoint = endpoint;
+    const hostId = this.#hostId;
+    if (hostId !== null) await raceDeadline(advertiseHost(this.#options.pool, hostId, endpoint), deadlineMs, 'advertising this host in the thread store timed out');
+  }
+
   /** Shutdown: stops renewing and retires the registration, so its threads are free at once. */
   async leave(deadlineMs: number): Promise<void> {
     this.#closed = true;
@@ -68,9 +77,9 @@ export class HostMembership {
   }
 
   async #register(): Promise<void> {
-    const { pool, endpoint, leaseMs } = this.#options;
+    const { pool, leaseMs } = this.#options;
     const startedAt = performance.now();
-    this.#hostId = await raceDeadline(registerHost(pool, endpoint, leaseMs), leaseMs, `registering with the thread store took longer than the lease (${leaseMs} ms)`);
+    this.#hostId = await raceDeadline(registerHost(pool, this.#endpoint, leaseMs), leaseMs, `registering with the thread store took longer than the lease (${leaseMs} ms)`);
     this.#renewedAt = startedAt;
   }
 

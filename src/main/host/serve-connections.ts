@@ -26,7 +26,7 @@ export interface ServeOptions {
 export function serveConnections(ctx: HostContext, router: Router, lines: LargeLineParser, transport: Transport, options: ServeOptions): void {
   let poolWarm = false;
   transport.listen((sink) => {
-    const connection = ctx.connections.open((line) => sink.send(line));
+    const connection = ctx.connections.open((line) => sink.send(line), { fleetPeer: sink.fleetPeer === true });
     const input = new ConnectionInput(ctx.log);
     return {
       message: (text) => {
@@ -45,6 +45,7 @@ export function serveConnections(ctx: HostContext, router: Router, lines: LargeL
       closed: (reason) =>
         input.push(() => {
           dropConnection(ctx, connection);
+          router.closed(connection);
           options.onClosed(connection, reason);
         }),
     };

@@ -16,6 +16,8 @@ const DEFAULT_PING_INTERVAL_MS = 30_000;
 export interface SocketListenerOptions {
   target: Extract<ListenTarget, { kind: 'ws' | 'unix' }>;
   auth: WsAuthPolicy;
+  /** How peers of a fleet are recognized (their token); null outside a fleet. */
+  fleetAuth: WsAuthPolicy | null;
   home: string;
   limits: ConnectionLimits;
   metrics: MetricsEndpoint | null;
@@ -26,8 +28,8 @@ export interface SocketListenerOptions {
 /** A transport ready to bind, with what must run after binding and at exit. */
 export interface SocketListener {
   transport: WebSocketTransport;
-  /** Binds, publishes the unix socket, prints the banner. */
-  start(): Promise<void>;
+  /** Binds, publishes the unix socket, prints the banner; resolves with the bound `ws://` URL (null for a unix socket). */
+  start(): Promise<string | null>;
   /** Removes the unix socket's files (nothing for TCP). */
   cleanUp(): void;
 }
@@ -44,6 +46,7 @@ export async function createSocketListener(options: SocketListenerOptions): Prom
   const transport = new WebSocketTransport({
     endpoint: target.kind === 'ws' ? { kind: 'tcp', host: target.host, port: target.port } : { kind: 'unix', socketPath: files!.socketPath },
     auth,
+    fleetAuth: options.fleetAuth,
     maxMessageBytes: limits.maxLineBytes,
     maxOutboundBytes: limits.maxOutboundBytes,
     pingIntervalMs: pingInterval(options.env),
@@ -57,9 +60,11 @@ export async function createSocketListener(options: SocketListenerOptions): Prom
       if (files) {
         files.publish();
         options.log('info', 'app-server control socket listening', { socketPath: files.socketPath });
-        return;
+        return null;
       }
-      if ('host' in address) process.stderr.write(banner(formatSocketAddress(address.host, address.port), isLoopback(address.host)));
+      if (!('host' in address)) return null;
+      process.stderr.write(banner(formatSocketAddress(address.host, address.port), isLoopback(address.host)));
+      return `ws://${formatSocketAddress(address.host, address.port)}`;
     },
     cleanUp: () => files?.remove(),
   };

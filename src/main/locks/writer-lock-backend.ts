@@ -41,7 +41,7 @@ export interface WriterLock {
  */
 export type AcquireResult<Lock extends WriterLock = WriterLock> =
   | { kind: 'acquired'; lock: Lock }
-  | { kind: 'activeWriter' }
+  | { kind: 'activeWriter'; /** A store that knows the owner (PostgreSQL): the URL its host advertised ('' when none). */ ownerEndpoint?: string }
   | { kind: 'timedOut'; cause?: string };
 
 /**

@@ -11,6 +11,7 @@ import { basename } from 'node:path';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import { activeWriter, coordinationTimeout, forkRefusalOf, internalError } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
+import { OwnedElsewhere } from '../fleet/owned-elsewhere.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
 import type { ResolvedSession } from './thread-settings.js';
 import { afterOutputFlushed, outputFlushed } from '../scheduling.js';
@@ -63,7 +64,7 @@ async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: L
   const newThread = request.resume ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs, ...(newThread === undefined ? {} : { newThread }) });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
-  if (acquired.kind === 'activeWriter') throw activeWriter(thread.id);
+  if (acquired.kind === 'activeWriter') throw acquired.ownerEndpoint ? new OwnedElsewhere(thread.id, acquired.ownerEndpoint) : activeWriter(thread.id);
   thread.writerLockTaken(acquired.lock);
 }
 

@@ -41,6 +41,8 @@ export interface ConnectionSink {
   send(message: WireMessage): boolean;
   /** Resolves when everything queued has been handed to the OS, or after `ms`. */
   flush(ms: number): Promise<void>;
+  /** Opened by another host of a fleet (its token checked at the upgrade): a peer link, not a client. */
+  readonly fleetPeer?: boolean;
 }
 
 /** What the host does with one connection's input; the transport calls these in order. */

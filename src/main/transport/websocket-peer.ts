@@ -25,6 +25,8 @@ export class WebSocketPeer implements ConnectionSink {
     private readonly log: LogFn,
     readonly id: string,
     private readonly flusher: OutputFlusher,
+    /** Opened by another host of the fleet with its token (fleet-token.ts). */
+    readonly fleetPeer = false,
   ) {}
 
   /** Starts delivering input to `handler`; `onGone` runs once the connection has closed. */

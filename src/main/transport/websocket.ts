@@ -44,6 +44,8 @@ export interface MetricsEndpoint {
 export interface WebSocketTransportOptions {
   endpoint: WebSocketEndpoint;
   auth: WsAuthPolicy;
+  /** A fleet's hosts: a token that passes this makes the connection a peer link (src/main/fleet/fleet-token.ts). */
+  fleetAuth: WsAuthPolicy | null;
   /** `max_line_bytes`: the largest message (frame) a client may send. */
   maxMessageBytes: number;
   maxOutboundBytes: number;
@@ -165,10 +167,14 @@ export class WebSocketTransport implements Transport {
       socket.destroy();
       return;
     }
+    let fleetPeer = false;
     if (this.#options.endpoint.kind === 'tcp') {
       const path = pathOf(request);
-      const refusal =
-        originRefusal(request) ?? (HEALTH_PATHS.has(path) ? healthAnswer(request) : null) ?? upgradeRejection(request) ?? (await this.#authRefusal(request));
+      let refusal = originRefusal(request) ?? (HEALTH_PATHS.has(path) ? healthAnswer(request) : null) ?? upgradeRejection(request);
+      if (refusal === null) {
+        fleetPeer = await this.#isFleetPeer(request);
+        if (!fleetPeer) refusal = await this.#authRefusal(request);
+      }
       if (refusal) {
         if (refusal.status === 403) this.#refusedOrigin(request, refusal);
         writeRawAnswer(socket, refusal);
@@ -179,7 +185,14 @@ export class WebSocketTransport implements Transport {
       socket.destroy();
       return;
     }
-    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, request));
+    this.#wss.handleUpgrade(request, socket, head, (ws) => this.#accept(ws, request, fleetPeer));
+  }
+
+  // Another host of the fleet, by its token; anything else is a client, checked by the client auth.
+  async #isFleetPeer(request: IncomingMessage): Promise<boolean> {
+    const { fleetAuth } = this.#options;
+    if (fleetAuth === null || request.headers.authorization === undefined) return false;
+    return (await authorizeUpgrade(fleetAuth, request.headers.authorization, Math.floor(Date.now() / 1000))).kind === 'allowed';
   }
 
   async #authRefusal(request: IncomingMessage): Promise<HttpAnswer | null> {
@@ -198,10 +211,10 @@ export class WebSocketTransport implements Transport {
     return answer;
   }
 
-  #accept(ws: WebSocket, request: IncomingMessage): void {
-    const peer = new WebSocketPeer(ws, this.#options.maxOutboundBytes, this.#options.log, `${this.#nextPeer++}@${peerAddress(request)}`, this.#flusher);
+  #accept(ws: WebSocket, request: IncomingMessage, fleetPeer: boolean): void {
+    const peer = new WebSocketPeer(ws, this.#options.maxOutboundBytes, this.#options.log, `${this.#nextPeer++}@${peerAddress(request)}`, this.#flusher, fleetPeer);
     this.#peers.add(peer);
-    this.#options.log('info', 'websocket client connected', { peer: peer.id });
+    this.#options.log('info', 'websocket client connected', { peer: peer.id, fleetPeer });
     peer.attach(this.#open!(peer), () => this.#peers.delete(peer));
   }
 

@@ -63,7 +63,7 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
       const request = { threadId, hostId, create: newThread !== undefined, ...(newThread === undefined ? {} : { createdAtMs: newThread.createdAtMs, historyMode: newThread.historyMode, rolloutName: newThread.rolloutName }) };
       const outcome = await acquireThread(this.#options.pool, request, { deadlineMs: left });
       if (outcome.kind === 'notFound') return { kind: 'timedOut', cause: `thread ${threadId} is no longer in the thread store` };
-      if (outcome.kind !== 'acquired') return { kind: 'activeWriter' };
+      if (outcome.kind === 'ownedElsewhere') return { kind: 'activeWriter', ownerEndpoint: outcome.endpoint };
       // Acquired by this process meanwhile (a concurrent acquisition): keep the first.
       if (this.#owned.has(threadId)) return { kind: 'activeWriter' };
       const lock: OwnedLock = { threadId, hostId, fencing: { epoch: outcome.epoch, nextLine: outcome.nextOrdinal }, lease: null, released: false, clearing: null };
