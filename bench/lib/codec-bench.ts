@@ -7,7 +7,7 @@ import { deepStrictEqual } from 'node:assert';
 import { performance } from 'node:perf_hooks';
 import { deserialize as deserializeV8, serialize } from 'node:v8';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { raceDeadline } from '../../src/main/pool/race-deadline.js';
+import { raceDeadline } from '../../src/main/race-deadline.js';
 import { decodeSnapshot } from '../../src/common/snapshot-decoder.js';
 import { sampleEvent, type EventKind } from './actor-event-samples.js';
 import { type CodecControl, type CodecWorkerData, crossThreadNowMs, type SnapshotCodecName } from './codec-protocol.js';

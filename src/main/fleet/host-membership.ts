@@ -8,7 +8,7 @@
 import type { Pool } from 'pg';
 import type { LogFn } from '../../common/log.js';
 import { advertiseHost, registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
-import { raceDeadline } from '../pool/race-deadline.js';
+import { raceDeadline } from '../race-deadline.js';
 
 export interface HostMembershipOptions {
   pool: Pool;

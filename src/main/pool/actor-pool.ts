@@ -24,7 +24,7 @@ import { ensureFileThreadsStarted } from '../file-threads.js';
 import { inOwnIteration, ownIteration } from '../scheduling.js';
 import { ActorPlacement } from './actor-placement.js';
 import { CloseBatcher } from './close-batcher.js';
-import { raceDeadline } from './race-deadline.js';
+import { raceDeadline } from '../race-deadline.js';
 import { ATTACH_TIMEOUT_MS, attachWorker, type WorkerLink } from './worker-link.js';
 import { WorkerRetirement } from './worker-retirement.js';
 

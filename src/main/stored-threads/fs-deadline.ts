@@ -2,7 +2,7 @@
 // run as async fs calls, and a request waiting on one gets an error at a deadline instead of
 // waiting for a hung filesystem: the libuv thread may stay blocked, the client does not.
 import { internalError, RpcError } from '../../common/errors.js';
-import { raceDeadline } from '../pool/race-deadline.js';
+import { raceDeadline } from '../race-deadline.js';
 
 // A local rename or append takes far less; past this the operation is reported as failed.
 const FS_DEADLINE_MS = 10_000;

@@ -13,7 +13,7 @@ import type { Pool } from 'pg';
 import type { LogFn } from '../../../common/log.js';
 import { acquireThread, releaseThread } from '../../../common/postgres/thread-ownership.js';
 import type { HostMembership } from '../../fleet/host-membership.js';
-import { raceDeadline } from '../../pool/race-deadline.js';
+import { raceDeadline } from '../../race-deadline.js';
 import type { AcquireOptions, AcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
 
 /** As the other backends: an acquisition gives up after 30 s. */
