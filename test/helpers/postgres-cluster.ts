@@ -15,6 +15,8 @@ export const SUPERUSER = 'postgres';
 export interface PostgresCluster {
   /** The folder holding the cluster's unix socket (and its data, below it). */
   socketDir: string;
+  /** pg_ctl restart (fast: sessions are ended): every connection of every client breaks. */
+  restart(): void;
   stop(): void;
 }
 
@@ -58,6 +60,9 @@ export function startPostgresCluster(): PostgresCluster {
   run('pg_ctl', ['-D', dataDir, '-w', '-s', '-t', '30', '-l', join(socketDir, 'server.log'), '-o', options, 'start']);
   return {
     socketDir,
+    restart() {
+      run('pg_ctl', ['-D', dataDir, '-w', '-s', '-t', '30', '-m', 'fast', '-l', join(socketDir, 'server.log'), '-o', options, 'restart']);
+    },
     stop() {
       try {
         run('pg_ctl', ['-D', dataDir, '-w', '-s', '-m', 'immediate', 'stop']);
