@@ -15,6 +15,7 @@ Commands:
   app-server   Serve the Codex app-server protocol over stdio, WebSocket or a unix socket (alias: serve)
   mock-model   Run a Responses-API mock model on loopback
   demo         Run a scripted session against the embedded model and print the traffic
+  fleet        Fleets of hosts on one PostgreSQL database: 'fleet local' starts one to try
   bench        Benchmark app-servers (this one, the reference, …) under lock contention
 
 Run 'thread-host <command> --help' for a command's options.`;
@@ -43,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
       const { runDemo } = await import('./demo.js');
       return runDemo(rest);
     }
+    case 'fleet':
+      return (await import('./fleet/fleet-command.js')).runFleetCommand(rest);
     case 'bench':
       return runBench(rest);
     default:
