@@ -2,7 +2,7 @@
 // cluster and two hosts on it, prints where they listen; a turn runs through one host and is
 // read through the other; Ctrl-C (SIGINT) stops the hosts, the database, and removes every
 // folder the command made.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { expect, onTestFinished, test } from 'vitest';
 import { WebSocketTransport } from '../../src/client/websocket-transport.js';
@@ -74,3 +74,13 @@ test('fleet local starts hosts on a throwaway database, serves a thread across t
   expect(stdout.split('\n').slice(-3)).toEqual(['SIGINT: stopping 2 hosts and removing the database', 'fleet stopped', '']);
   expect([...hosts.map((host) => [alive(host.pid), existsSync(host.home)]), existsSync(clusterDir)]).toEqual([[false, false], [false, false], false]);
 }, 60_000);
+
+test('fleet refuses an unknown subcommand and a host count out of range, with exit code 2, starting nothing', () => {
+  const run = (args: string[]) => {
+    const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  const usage = "Run 'thread-host --help' for usage.\n";
+  expect(run(['fleet', 'remote'])).toEqual({ code: 2, stdout: '', stderr: `thread-host: unknown fleet subcommand 'remote'\n${usage}` });
+  expect(run(['fleet', 'local', '--hosts', '17'])).toEqual({ code: 2, stdout: '', stderr: `thread-host: --hosts: expected an integer from 1 to 16, got '17'\n${usage}` });
+});
