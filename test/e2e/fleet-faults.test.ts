@@ -27,6 +27,9 @@ afterAll(() => mock.close());
 
 const startHost = (db: PostgresConnection, timing = TIMING): Promise<TestServer> => startFleetHost(db, mock.url, timing);
 
+/** Part of the text of the store's one append statement (src/common/postgres/fenced-append.ts). */
+const APPEND_STATEMENT = 'INSERT INTO rollout_lines';
+
 const writerTaken = (threadId: string): string => `thread ${threadId} already has an active writer`;
 
 /** Resumes `threadId` on `host`, retrying while another host's lease holds it; the milliseconds it took. */
@@ -127,12 +130,13 @@ test('a partition that delivers late: the stale append writes nothing and the ow
   try {
     const { thread } = await owner.request('thread/start', {});
     const first = await runTurn(owner, thread.id, 'before the partition');
-    // The owner's next answer arrives while it is cut off: its append waits in the proxy.
+    // The owner's next turn: once its user message is stored, the partition begins with the
+    // owner's next append (its answer's), which waits in the proxy with everything after it.
     mock.enqueue({ kind: 'stall', ms: 500 });
     const { turn: cut } = await owner.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the partition' }] });
     await vi.waitFor(async () => expect((await storedLines(db, thread.id)).some((line) => line.line.includes('across the partition'))).toBe(true), { timeout: 10_000 });
-    proxy.hold();
-    await vi.waitFor(() => expect(proxy.heldFromClients()).toBeGreaterThan(0), { timeout: 10_000 });
+    proxy.holdFrom(APPEND_STATEMENT);
+    await vi.waitFor(() => expect(proxy.holding).toBe(true), { timeout: 10_000 });
 
     await resumeWhenFree(other, thread.id, timing.leaseMs + 10_000);
     const third = await runTurn(other, thread.id, 'after the takeover');
@@ -141,6 +145,8 @@ test('a partition that delivers late: the stale append writes nothing and the ow
     // The partition ends: everything the owner sent reaches the database, late.
     proxy.release();
     expect(proxy.deliveredLate).toBeGreaterThan(0);
+    // The owner's append was among what arrived after the takeover.
+    expect(proxy.deliveredLateToDatabase()).toContain(APPEND_STATEMENT);
     await owner.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 15_000);
     const failed = await owner.waitForNotification('turn/completed', (p) => p.turn.id === cut.id, 15_000);
     expect(failed.turn.status).toBe('failed');

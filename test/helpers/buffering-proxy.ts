@@ -17,6 +17,8 @@ export class BufferingProxy {
   /** Bytes that were held and then delivered, both ways. */
   deliveredLate = 0;
   #holding = false;
+  #holdMarker: string | null = null;
+  readonly #lateToDatabase: Buffer[] = [];
   readonly #directions: Direction[] = [];
   readonly #sockets = new Set<Socket>();
 
@@ -36,20 +38,30 @@ export class BufferingProxy {
     return proxy;
   }
 
-  /** From now on, nothing passes either way; everything is kept. */
-  hold(): void {
-    this.#holding = true;
+  /**
+   * From the first chunk a host sends that holds `marker` (a statement's text) on, nothing
+   * passes either way; everything is kept, that chunk included. The partition then begins
+   * exactly as the statement leaves the host, whatever the timing.
+   */
+  holdFrom(marker: string): void {
+    this.#holdMarker = marker;
+  }
+
+  /** Whether the partition has begun. */
+  get holding(): boolean {
+    return this.#holding;
   }
 
   /** Delivers everything held, in order, and lets traffic pass again. */
   release(): void {
     this.#holding = false;
+    this.#holdMarker = null;
     for (const direction of this.#directions) this.#flush(direction);
   }
 
-  /** Bytes the hosts' side has sent that wait, held, for the database. */
-  heldFromClients(): number {
-    return this.#directions.filter((d) => d.isClient).reduce((sum, d) => sum + d.held.reduce((n, chunk) => n + chunk.length, 0), 0);
+  /** What reached the database late, as text: the statements a host sent while held. */
+  deliveredLateToDatabase(): string {
+    return Buffer.concat(this.#lateToDatabase).toString('latin1');
   }
 
   async close(): Promise<void> {
@@ -70,6 +82,10 @@ export class BufferingProxy {
       const direction: Direction = { isClient: from === client, to, held: [], ended: false };
       this.#directions.push(direction);
       from.on('data', (chunk: Buffer) => {
+        if (direction.isClient && this.#holdMarker !== null && chunk.toString('latin1').includes(this.#holdMarker)) {
+          this.#holdMarker = null;
+          this.#holding = true;
+        }
         if (this.#holding || direction.held.length > 0) direction.held.push(chunk);
         else to.write(chunk);
       });
@@ -85,8 +101,10 @@ export class BufferingProxy {
 
   #flush(direction: Direction): void {
     for (const chunk of direction.held.splice(0)) {
+      if (direction.to.destroyed) continue;
+      direction.to.write(chunk);
       this.deliveredLate += chunk.length;
-      if (!direction.to.destroyed) direction.to.write(chunk);
+      if (direction.isClient) this.#lateToDatabase.push(chunk);
     }
     if (direction.ended && !direction.to.destroyed) direction.to.end();
   }
