@@ -12,6 +12,7 @@ import { captureEnvironment, finishEnvironment } from './lib/environment.js';
 import { ProgressBar } from './lib/progress-bar.js';
 import { HOST_CLI } from './lib/repo-paths.js';
 import { removeLiveHomes } from './lib/server-home.js';
+import { stopBenchCluster } from './lib/bench-postgres.js';
 import type { ServerCommand } from './lib/server-command.js';
 import { selectScenarios } from './scenarios/index.js';
 import type { Scenario } from './scenarios/scenario.js';
@@ -85,6 +86,7 @@ export async function runBenchCommand(argv: string[]): Promise<number> {
     progress.finish();
     killAllChildren();
     await mock.close();
+    stopBenchCluster();
     stopSignals();
   }
 
@@ -135,6 +137,7 @@ function onSignals(): () => void {
   const handler = (): void => {
     waitUntilDead(killAllChildren(), DEATH_WAIT_MS);
     removeLiveHomes();
+    stopBenchCluster();
     process.exit(130);
   };
   const last = (): void => void killAllChildren(); // synchronous, so it works in 'exit'

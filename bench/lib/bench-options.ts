@@ -3,7 +3,7 @@
 // goes, and every scenario parameter with the issue's defaults.
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ScenarioParams } from '../scenarios/scenario.js';
+import type { ScenarioParams, ThreadStoreKind } from '../scenarios/scenario.js';
 import { REPO_ROOT } from './repo-paths.js';
 import { defaultServerCommand, distinctNames, parseServerCommand, type ServerCommand } from './server-command.js';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
@@ -34,6 +34,7 @@ Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-
   start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale;
   groups: under-lock, turns, all;
   soak (10 minutes), handoff (several servers on one home), thread-list (thousands of rollouts),
+  takeover (PostgreSQL store: a host SIGKILLed or SIGSTOPped, another takes its thread over),
   and fanout, huge-line and stored-read (WebSocket: a command with {port}, a free port
   substituted; this host's default command is switched to ws://127.0.0.1:{port}) run only
   when named
@@ -50,6 +51,12 @@ Options:
                          (locked-unload, resume-under-lock, start-under-lock), side by side per K,
                          and of turn-sequential and turn-concurrent, side by side
                          (default flock; lockfile cases configure thread-host only)
+  --thread-store <s>     files, postgres or both: the thread store of turn-sequential and
+                         turn-concurrent, side by side (default files); takeover is postgres only
+  --postgres-url <url>   The database of the postgres cases (default: a throwaway cluster the
+                         bench starts, initdb in a temporary folder, a database per case)
+  --lease-ms <ms>        takeover: the hosts' fleet_lease_ms (default 2000)
+  --takeover-repeats <n> takeover: takeovers measured per signal (default 5)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
   --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
@@ -98,6 +105,10 @@ const OPTIONS = {
   k: { type: 'string' },
   'hold-ms': { type: 'string' },
   'lock-backend': { type: 'string' },
+  'thread-store': { type: 'string' },
+  'postgres-url': { type: 'string' },
+  'lease-ms': { type: 'string' },
+  'takeover-repeats': { type: 'string' },
   'interval-ms': { type: 'string' },
   turns: { type: 'string' },
   warmup: { type: 'string' },
@@ -177,6 +188,10 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
     params: {
       k: (values.k ?? '1,8,32').split(',').map((k) => positiveInt(k.trim(), 'k', 1)),
       lockBackends: lockBackends(values['lock-backend']),
+      threadStores: threadStores(values['thread-store']),
+      postgresUrl: values['postgres-url'] ?? null,
+      leaseMs: count('lease-ms', 2_000),
+      takeoverRepeats: count('takeover-repeats', 5),
       holdMs: count('hold-ms', 2_000),
       intervalMs: count('interval-ms', 15),
       turns: count('turns', 50),
@@ -226,6 +241,14 @@ function lockBackends(value: string | undefined): WriterLockBackendKind[] {
   if (value === 'lockfile') return ['lockfile'];
   if (value === 'both') return ['flock', 'lockfile'];
   throw new BenchUsageError(`--lock-backend: expected flock, lockfile or both, got '${value}'`);
+}
+
+/** `--thread-store`: one store, or `both` (files first, so each turn scenario reads files then postgres). */
+function threadStores(value: string | undefined): ThreadStoreKind[] {
+  if (value === undefined || value === 'files') return ['files'];
+  if (value === 'postgres') return ['postgres'];
+  if (value === 'both') return ['files', 'postgres'];
+  throw new BenchUsageError(`--thread-store: expected files, postgres or both, got '${value}'`);
 }
 
 /** A positive integer flag, or `fallback` when absent. */

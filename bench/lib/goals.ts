@@ -44,6 +44,17 @@ const CLOSE_OVER_ECHO = 2;
 const GOALS: readonly Goal[] = [
   { label: 'unsubscribe → thread/closed under a held lock (seed)', scenario: 'seed', case: '', figure: 'unsubscribe→closed', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
   { label: 'turn/start → turn/completed, sequential (p50)', scenario: 'turn-sequential', case: '', figure: 'turn p50', target: { kind: 'ratioAtMost', ratio: 1 / 5, text: '≤ 1/5 of reference' } },
+  // Issue 31: a turn on the PostgreSQL store, against the files store's in the same run as its floor.
+  {
+    label: 'turn p50 on the PostgreSQL store, over the files store (the floor)',
+    scenario: 'turn-sequential',
+    case: 'postgres',
+    figure: 'turn p50',
+    floor: { scenario: 'turn-sequential', case: '', figure: 'turn p50' },
+    target: { kind: 'floorRatioAtMost', ratio: 1.5 },
+  },
+  { label: 'takeover after SIGKILL, slowest, beyond the lease', scenario: 'takeover', case: 'SIGKILL', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
+  { label: 'takeover after SIGSTOP, slowest, beyond the lease', scenario: 'takeover', case: 'SIGSTOP', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
   { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
   // Both homes: a first start is the reference's slow case (it creates its files), a reused
   // home its fast one.

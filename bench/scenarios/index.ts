@@ -17,6 +17,7 @@ import { seed } from './seed.js';
 import { soak } from './soak.js';
 import { startUnderLock } from './start-under-lock.js';
 import { storedRead } from './stored-read.js';
+import { takeover } from './takeover.js';
 import { threadList } from './thread-list.js';
 import { turnConcurrent, turnSequential } from './turns.js';
 
@@ -39,15 +40,16 @@ export const SCENARIOS: readonly Scenario[] = [
   hugeLine,
   threadList,
   storedRead,
+  takeover,
 ];
 
 /**
  * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
  * fanout, huge-line and stored-read need a WebSocket server, thread-list writes thousands of
- * rollouts, and stored-read one of tens of megabytes.
+ * rollouts, stored-read one of tens of megabytes, and takeover runs on the PostgreSQL store.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

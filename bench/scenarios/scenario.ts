@@ -17,6 +17,13 @@ export interface ScenarioParams {
   k: number[];
   /** The writer-lock backends the lock scenarios run on, side by side (`--lock-backend`). */
   lockBackends: WriterLockBackendKind[];
+  /** The thread stores the turn scenarios run on, side by side (`--thread-store`). */
+  threadStores: ThreadStoreKind[];
+  /** The database of the postgres cases; null: a throwaway cluster (bench/lib/bench-postgres.ts). */
+  postgresUrl: string | null;
+  /** takeover: the hosts' fleet_lease_ms, and the takeovers measured per signal. */
+  leaseMs: number;
+  takeoverRepeats: number;
   /** How long the outside process holds the coordination lock. */
   holdMs: number;
   /** Open-loop `thread/loaded/list` period during a hold. */
@@ -77,6 +84,8 @@ export interface ScenarioParams {
   hugeLines: number;
 }
 
+export type ThreadStoreKind = 'files' | 'postgres';
+
 /** What a scenario's `run` gets. */
 export interface CaseContext {
   /** The server this case runs against (with --mix, the mix, named `A+B`). */
@@ -96,6 +105,8 @@ export interface ScenarioCase {
   k: number;
   /** Lock scenarios: the host's writer-lock backend (flock when absent). */
   lockBackend?: WriterLockBackendKind;
+  /** Turn scenarios: the host's thread store (files when absent). */
+  threadStore?: ThreadStoreKind;
 }
 
 export interface Scenario {
@@ -128,6 +139,16 @@ export const SINGLE_CASE: ScenarioCase[] = [{ id: '', k: 0 }];
 export function perLockBackend(params: ScenarioParams): ScenarioCase[] {
   const onlyFlock = params.lockBackends.length === 1 && params.lockBackends[0] === 'flock';
   return onlyFlock ? SINGLE_CASE : params.lockBackends.map((lockBackend) => ({ id: lockBackend, k: 0, lockBackend }));
+}
+
+/**
+ * The turn scenarios' cases: the files store's per lock backend (ids as before), then one on
+ * PostgreSQL (id `postgres`; writer locks there are the store's own, not the home's).
+ */
+export function perLockBackendAndStore(params: ScenarioParams): ScenarioCase[] {
+  const files = params.threadStores.includes('files') ? perLockBackend(params) : [];
+  const postgres: ScenarioCase[] = params.threadStores.includes('postgres') ? [{ id: 'postgres', k: 0, threadStore: 'postgres' }] : [];
+  return [...files, ...postgres];
 }
 
 /**

@@ -15,8 +15,8 @@ Commands:
   app-server   Serve the Codex app-server protocol over stdio, WebSocket or a unix socket (alias: serve)
   mock-model   Run a Responses-API mock model on loopback
   demo         Run a scripted session against the embedded model and print the traffic
+  fleet        Fleets on PostgreSQL: import and export threads, or start a local fleet to try
   bench        Benchmark app-servers (this one, the reference, …) under lock contention
-  fleet        Move threads between a home's files and the PostgreSQL thread store
 
 Run 'thread-host <command> --help' for a command's options.`;
 
@@ -44,10 +44,10 @@ async function main(argv: string[]): Promise<number> {
       const { runDemo } = await import('./demo.js');
       return runDemo(rest);
     }
-    case 'bench':
-      return runBench(rest);
     case 'fleet':
       return (await import('./fleet/fleet-command.js')).runFleetCommand(rest);
+    case 'bench':
+      return runBench(rest);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

@@ -85,7 +85,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
@@ -307,4 +307,31 @@ test('bench turns --lock-backend both runs each turn scenario on flock and lockf
     ['turn-concurrent', 'flock', true],
     ['turn-concurrent', 'lockfile', true],
   ]);
+});
+
+test('bench --thread-store both runs the turn cases on PostgreSQL beside the files store, and takeover measures a takeover per signal', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'postgres');
+  const args = ['bench', 'turn-concurrent', 'takeover', '--turn-threads', '4', '--thread-store', 'both', '--takeover-repeats', '1', '--lease-ms', '1000', '--out', dir];
+  const { code, stdout, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.scenario, r.case, r.pass])).toEqual([
+    ['turn-concurrent', '', true],
+    ['turn-concurrent', 'postgres', true],
+    ['takeover', 'SIGKILL', true],
+    ['takeover', 'SIGSTOP', true],
+  ]);
+  const takeovers = report.results.filter((r) => r.scenario === 'takeover');
+  expect(takeovers.map((r) => [Object.keys(r.figures), r.figures.lease!.value, r.latency.takeover!.count])).toEqual(
+    takeovers.map(() => [['lease', 'slowest takeover − lease', 'earliest takeover − lease'], 1000, 1]),
+  );
+  // A takeover waits for the lease the owner renewed at most fleet_renew_ms (a quarter of it) before the signal.
+  for (const r of takeovers) expect(r.figures['earliest takeover − lease']!.value).toBeGreaterThanOrEqual(-250);
+  expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['takeover after SIGKILL, slowest, beyond the lease', 'takeover after SIGSTOP, slowest, beyond the lease']);
+  expect(stdout).toContain('| turn-concurrent | postgres | pass | runs ↑ | 1/1 |');
+});
+
+test('bench --thread-store refuses anything but files, postgres or both', async () => {
+  const { code, stderr } = await runCli(['bench', '--thread-store', 'sqlite'], 10_000);
+  expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --thread-store: expected files, postgres or both, got 'sqlite'\nRun 'thread-host bench --help' for usage.\n" });
 });

@@ -3,12 +3,12 @@
 // resumed by another; a host frees a thread at unload so the next takes it over at once; and a
 // host paused past its lease mid-turn writes nothing once it wakes, because the store refuses
 // its appends (the epoch moved on), whatever it still believes.
-import pg from 'pg';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { parseRollout } from '../../src/common/rollout/rollout-reader.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
+import { runTurn, startFleetHost } from '../helpers/fleet-hosts.js';
+import { expectWellFormed, storedLines, storedTurns } from '../helpers/stored-rollout-lines.js';
 import { testDatabase } from '../helpers/test-database.js';
 
 const LEASE_MS = 2_000;
@@ -20,44 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-const storeConfig = (db: PostgresConnection): string =>
-  [`thread_store = "postgres"`, `postgres_url = ${JSON.stringify(db.url)}`, `fleet_lease_ms = ${LEASE_MS}`, `fleet_renew_ms = ${RENEW_MS}`, `thread_unload_delay_secs = 0`].join('\n');
-
-const startHost = (db: PostgresConnection): Promise<TestServer> => TestServer.start({ modelUrl: mock.url, rootConfig: storeConfig(db) });
-
-async function runTurn(server: TestServer, threadId: string, text: string): Promise<Message> {
-  const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text }] });
-  return server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
-}
-
-interface StoredLine {
-  ordinal: number;
-  epoch: number;
-  line: string;
-}
-
-async function storedLines(db: PostgresConnection, threadId: string): Promise<StoredLine[]> {
-  const client = new pg.Client({ connectionString: db.url! });
-  await client.connect();
-  try {
-    const result = await client.query<{ ordinal: string; epoch: string; line: string }>('SELECT ordinal, epoch, line FROM rollout_lines WHERE thread_id = $1 ORDER BY ordinal', [threadId]);
-    return result.rows.map((row) => ({ ordinal: Number(row.ordinal), epoch: Number(row.epoch), line: row.line }));
-  } finally {
-    await client.end();
-  }
-}
-
-/** The turns a thread's stored records hold: id, status and the text of each item. */
-function storedTurns(lines: StoredLine[]): Array<{ id: string; status: string; texts: string[] }> {
-  const parsed = parseRollout(`${lines.map((line) => line.line).join('\n')}\n`);
-  return parsed.turns.map((turn) => ({ id: turn.id, status: turn.status, texts: turn.items.map((item) => ('text' in item ? String(item.text) : JSON.stringify('content' in item ? item.content : item.type))) }));
-}
-
-/** The invariants every history in the store keeps: ordinals 0..n-1, epochs never decreasing along them. */
-function expectWellFormed(lines: StoredLine[]): void {
-  expect(lines.map((line) => line.ordinal)).toEqual(lines.map((_, index) => index));
-  expect(lines.every((line, index) => index === 0 || line.epoch >= lines[index - 1]!.epoch)).toBe(true);
-}
+const startHost = (db: PostgresConnection): Promise<TestServer> => startFleetHost(db, mock.url, { leaseMs: LEASE_MS, renewMs: RENEW_MS });
 
 const turnSummary = (thread: Message) => (thread.turns as Message[]).map((turn) => ({ id: turn.id, status: turn.status, items: (turn.items as Message[]).map((item) => item.type) }));
 

@@ -1,4 +1,5 @@
-// `thread-host fleet …`: moving threads between a home's files and the PostgreSQL store.
+// `thread-host fleet …`: moving threads between a home's files and the PostgreSQL store, and
+// a local fleet to try (local-fleet.ts).
 // The database is the one the host's configuration names (postgres_url in config.toml or -c,
 // else libpq's PG* variables), whether or not that host runs on it yet; its schema is
 // migrated first, as a host's start does.
@@ -24,6 +25,8 @@ Commands:
                        it stores only what the files gained since; a thread whose stored lines
                        are not the start of its file is reported and left as it is.
   export THREAD_ID     Write a stored thread as the reference's rollout file, byte for byte.
+  local                Start a fleet on this machine to try: a throwaway PostgreSQL database and
+                       N hosts on it ('thread-host fleet local --help').
 
 Options:
   --home DIR           export: the home to write the rollout into (default: this host's home)
@@ -39,6 +42,8 @@ const STATEMENT_TIMEOUT_MS = 150_000;
 
 /** `thread-host fleet …`; resolves the exit code. */
 export async function runFleetCommand(args: string[]): Promise<number> {
+  // `local` starts a fleet of its own and takes its own options (local-fleet.ts).
+  if (args[0] === 'local') return (await import('./local-fleet.js')).runLocalFleetCommand(args.slice(1));
   const { values, positionals } = parseFleetArgs(args);
   if (values.help === true || positionals.length === 0) {
     process.stdout.write(FLEET_USAGE + '\n');
