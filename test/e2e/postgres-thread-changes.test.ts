@@ -138,3 +138,41 @@ test('a host archives and deletes only threads no other live host has loaded', a
     await Promise.all([a.close(), b.close()]);
   }
 });
+
+/** An ephemeral thread (no history in any store, so nothing to own) named, then deleted twice: each reply and the thread/ notifications, the thread's id as `<thread>`. */
+async function ephemeralAnswers(server: TestServer): Promise<unknown> {
+  const { thread } = await server.request('thread/start', { ephemeral: true });
+  const steps: Array<[string, Message]> = [
+    ['thread/name/set', { threadId: thread.id, name: 'brief' }],
+    ['thread/delete', { threadId: thread.id }],
+    ['thread/delete', { threadId: thread.id }],
+  ];
+  const replies: unknown[] = [];
+  for (const [method, params] of steps) {
+    const reply = await server.requestRaw(method, params);
+    replies.push(reply.error === undefined ? { result: reply.result } : { error: reply.error });
+  }
+  await server.waitForNotification('thread/deleted', (p: Message) => p.threadId === thread.id);
+  // thread/started shows the host's own cwd and times: the notifications after it.
+  const notifications = server.notifications().filter((n) => String(n.method).startsWith('thread/') && n.method !== 'thread/started').map((n) => ({ method: n.method, params: n.params }));
+  return JSON.parse(JSON.stringify({ replies, notifications }).replaceAll(thread.id, '<thread>'));
+}
+
+test('an ephemeral thread is named and deleted as on the files store', async () => {
+  const db = await testDatabase();
+  const [files, store] = await Promise.all([TestServer.start({ modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' }), startHost(db)]);
+  try {
+    const onFiles = await ephemeralAnswers(files);
+    expect(onFiles).toEqual({
+      replies: [{ result: {} }, { result: {} }, { error: { code: -32600, message: 'no rollout found for thread id <thread>' } }],
+      notifications: [
+        { method: 'thread/name/updated', params: { threadId: '<thread>', threadName: 'brief' } },
+        { method: 'thread/status/changed', params: { threadId: '<thread>', status: { type: 'notLoaded' } } },
+        { method: 'thread/deleted', params: { threadId: '<thread>' } },
+      ],
+    });
+    expect(await ephemeralAnswers(store)).toEqual(onFiles);
+  } finally {
+    await Promise.all([files.close(), store.close()]);
+  }
+});

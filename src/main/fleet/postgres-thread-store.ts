@@ -72,8 +72,9 @@ export class PostgresThreadStore implements ThreadStore {
     return this.#location;
   }
 
-  async remove(threadId: string, lock: WriterLock): Promise<void> {
-    await deleteThread(this.pool, heldThread(threadId, lock), { deadlineMs: LOOKUP_DEADLINE_MS });
+  /** Without a lock (an ephemeral thread), the store holds no row of it: only the name this host kept goes. */
+  async remove(threadId: string, lock: WriterLock | null): Promise<void> {
+    if (lock !== null) await deleteThread(this.pool, heldThread(threadId, lock), { deadlineMs: LOOKUP_DEADLINE_MS });
     this.#names.delete(threadId.toLowerCase());
   }
 

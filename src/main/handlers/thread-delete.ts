@@ -16,6 +16,7 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 import { queueStoreOf } from '../threads/thread-queue-store.js';
+import type { WriterLock } from '../locks/writer-lock-backend.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId);
@@ -24,12 +25,16 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
   if (loaded !== undefined) await ctx.supervisor.unload(loaded, 'deleted');
   const stored = (await ctx.threadStore.locate(id)) ?? (await ctx.threadStore.locateArchived(id));
   if (stored === null && loaded === undefined) throw noRolloutFound(id);
-  await withBriefWriterLock(ctx, id, async (lock) => {
+  const remove = async (lock: WriterLock | null) => {
     await ctx.threadStore.remove(id, lock);
     await ctx.threadMetadata.forget(id, ctx.clock.now());
     await ctx.threadReadStates.forget(id, ctx.clock.now());
     await queueStoreOf(ctx).remove(id);
-  });
+  };
+  // An ephemeral thread has no history in any store, so no writer could race its removal (and
+  // the PostgreSQL store holds no row of it to own): only what the host keeps of it goes.
+  if (stored === null && loaded?.identity?.ephemeral === true) await remove(null);
+  else await withBriefWriterLock(ctx, id, remove);
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
   return {};
 }

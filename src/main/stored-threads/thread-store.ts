@@ -34,8 +34,11 @@ export interface ThreadStore {
   archive(threadId: string, lock: WriterLock): Promise<void>;
   /** Unarchives the thread; where its history is then, or null when it was not archived. */
   unarchive(threadId: string, nowMs: number): Promise<HistoryLocation | null>;
-  /** Removes the thread's history, live or archived, and its name; the caller holds its writer lock. */
-  remove(threadId: string, lock: WriterLock): Promise<void>;
+  /**
+   * Removes the thread's history, live or archived, and its name; the caller holds its writer
+   * lock, or, for an ephemeral thread (no history anywhere), none.
+   */
+  remove(threadId: string, lock: WriterLock | null): Promise<void>;
   /** Lets go of connections (shutdown). */
   close(): Promise<void>;
 }
