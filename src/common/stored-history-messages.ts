@@ -28,6 +28,8 @@ export interface RolloutSummary {
   originator: string;
   model: string | null;
   historyMode: HistoryMode;
+  /** The name the store holds with the thread (the PostgreSQL store's); absent where names are the host's to know. */
+  storedName?: string | null;
 }
 
 /** Which rollouts a listing keeps (null: no filter of that kind; an empty list of ids or cwds keeps none). */

@@ -7,7 +7,6 @@ import type { ThreadStore } from './stored-threads/thread-store.js';
 import type { StoredHistory } from './stored-threads/stored-history.js';
 import type { ThreadReadStates } from './stored-threads/thread-read-states.js';
 import type { ThreadMetadata } from './stored-threads/thread-metadata.js';
-import type { ThreadNames } from './stored-threads/thread-names.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { LockLoss, WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -37,12 +36,10 @@ export interface HostContext {
   capacity: LoadCapacity;
   pool: ActorPool;
   locks: WriterLockBackend;
-  /** Which store holds thread histories (files or PostgreSQL), and where a thread's is. */
+  /** Which store holds thread histories (files or PostgreSQL), where a thread's is, and its name. */
   threadStore: ThreadStore;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
-  /** Thread names (session_index.jsonl), read at start and kept in memory. */
-  threadNames: ThreadNames;
   /** What thread/metadata/update set (thread-host's own file), read at start and kept in memory. */
   threadMetadata: ThreadMetadata;
   /** Where clients stopped reading each thread (thread-host's own file), read at start and kept in memory. */

@@ -55,8 +55,9 @@ export interface MethodSpec<T = unknown> {
   /** The params type is the unit `()`: absent params are taken, not "missing field `params`". */
   paramsOptional: boolean;
   /**
-   * What the method changes is kept in the home's files (names, archive, metadata, queues, forks),
-   * which the hosts of a fleet do not share: refused on the PostgreSQL thread store.
+   * What the method changes is kept in the home's files (metadata, read states, queues, forks),
+   * which the hosts of a fleet do not share: refused on the PostgreSQL thread store. (Names,
+   * archiving and deletion the thread store makes itself: thread-store.ts.)
    */
   filesStoreOnly: boolean;
 }
@@ -92,10 +93,10 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['plugin/installed', spec(D.pluginInstalledParams, pluginInstalled, 'empty')],
   ['app/list', spec(D.appsListParams, appList, 'empty')],
   ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList, 'empty')],
-  ['thread/name/set', homeFileSpec(D.threadSetNameParams, threadNameSet)],
-  ['thread/archive', homeFileSpec(P.threadIdParams, threadArchive)],
-  ['thread/unarchive', homeFileSpec(P.threadIdParams, threadUnarchive)],
-  ['thread/delete', homeFileSpec(P.threadIdParams, threadDelete)],
+  ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
+  ['thread/archive', spec(P.threadIdParams, threadArchive)],
+  ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],
+  ['thread/delete', spec(P.threadIdParams, threadDelete)],
   ['thread/metadata/update', homeFileSpec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
   ['thread/readState/update', homeFileSpec(D.threadReadStateUpdateParams, threadReadStateUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { fixedThreadId } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
+import { deleteRecordingSetup, startedThread } from '../helpers/recorded-thread-changes.js';
 import { readRecording, replay } from '../helpers/reference-replay.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
@@ -19,34 +20,12 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-async function started(server: TestServer, text: string | null): Promise<string> {
-  const { thread } = await server.request('thread/start', {});
-  if (text !== null) {
-    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text }] });
-    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
-  }
-  return thread.id;
-}
-
 test('delete answers and removes what the reference does, step by step', async () => {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-delete-'));
   try {
     const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
     const other = await TestServer.start({ home, keepConfig: true });
-    // The recording's setup, in its order.
-    const ids = {
-      '<loaded>': await started(server, 'loaded here'),
-      '<stored>': await started(server, 'stored'),
-      '<archived>': await started(server, 'archived'),
-      '<fresh>': await started(server, null),
-      '<other>': await started(other, 'held by another process'),
-    };
-    await server.request('thread/name/set', { threadId: ids['<loaded>'], name: 'first' });
-    await server.request('thread/name/set', { threadId: ids['<stored>'], name: 'kept' });
-    await server.request('thread/name/set', { threadId: ids['<loaded>'], name: 'second' });
-    await server.request('thread/unsubscribe', { threadId: ids['<stored>'] });
-    await server.waitForNotification('thread/closed', (p: Message) => p.threadId === ids['<stored>']);
-    await server.request('thread/archive', { threadId: ids['<archived>'] });
+    const ids = await deleteRecordingSetup(server, other);
     await replay(readRecording('thread-delete.jsonl'), { server, home, ids });
     expect(await other.close()).toBe(0);
     expect(await server.close()).toBe(0);
@@ -63,7 +42,7 @@ test('a deleted thread stays deleted through a restart; one the reference wrote 
     copyFileSync(new URL('../fixtures/reference-answers/session_index.jsonl', import.meta.url), join(home, 'session_index.jsonl'));
     writeFileSync(join(home, 'session_index.jsonl'), readFileSync(join(home, 'session_index.jsonl'), 'utf8').replaceAll('<thread>', written));
     const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
-    const mine = await started(server, 'mine');
+    const mine = await startedThread(server, 'mine');
     expect(await server.request('thread/delete', { threadId: mine })).toEqual({});
     expect(await server.request('thread/delete', { threadId: written })).toEqual({});
     expect([existsSync(writtenPath), readFileSync(join(home, 'session_index.jsonl'), 'utf8')]).toEqual([false, '']);
@@ -84,7 +63,7 @@ test('a deleted thread takes its queued input with it', async () => {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-delete-'));
   try {
     const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
-    const threadId = await started(server, 'queued later');
+    const threadId = await startedThread(server, 'queued later');
     await server.request('thread/unsubscribe', { threadId });
     await server.waitForNotification('thread/closed', (p: Message) => p.threadId === threadId);
     // A stored thread's queue waits on disk until the thread is loaded again.

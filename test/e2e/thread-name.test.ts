@@ -7,55 +7,29 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { fixedThreadId } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
+import { listedNames, nameOf, replayRenames } from '../helpers/recorded-thread-changes.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const FIXTURES = new URL('../fixtures/reference-answers/', import.meta.url);
-type Step = { method?: string; params?: { threadId: string; name: string }; answer?: Message; notification?: Message; read?: string; list?: string[] };
-const steps: Step[] = readFileSync(new URL('thread-name.jsonl', FIXTURES), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Step);
-
-const inThread = (value: unknown, threadId: string): Message => JSON.parse(JSON.stringify(value).replaceAll('<thread>', threadId));
-const nameOf = async (server: TestServer, threadId: string) => (await server.request('thread/read', { threadId })).thread.name;
-const listedNames = async (server: TestServer) => (await server.request('thread/list', {})).data.map((thread: Message) => thread.name);
 
 test('renames answer as the reference does and last through unload, restart and cold resume', async () => {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-name-'));
   try {
     const server = await TestServer.start({ home, rootConfig: 'thread_unload_delay_secs = 0' });
-    const { thread } = await server.request('thread/start', {});
-    const ask = async (step: Step) => {
-      const reply = await server.requestRaw(step.method!, inThread(step.params, thread.id));
-      expect({ result: reply.result, error: reply.error }, JSON.stringify(step.params)).toEqual({ result: undefined, error: undefined, ...inThread(step.answer, thread.id) });
-    };
-    const [beforeTurn, notified, afterTurn, empty, blank, shown, unknown, malformed, afterUnload] = steps;
-    await ask(beforeTurn!);
-    const notification = await server.waitForNotification('thread/name/updated');
-    expect({ method: 'thread/name/updated', params: notification }).toEqual(inThread(notified!.notification, thread.id));
-    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hi' }] });
-    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
-    for (const step of [afterTurn, empty, blank]) await ask(step!);
-    expect([await nameOf(server, thread.id), await listedNames(server)]).toEqual([shown!.read, shown!.list]);
-    for (const step of [unknown, malformed]) await ask(step!);
-    await server.request('thread/unsubscribe', { threadId: thread.id });
-    await server.waitForNotification('thread/closed', (p: Message) => p.threadId === thread.id);
-    await ask(afterUnload!);
-    expect(server.notifications('thread/name/updated').length).toBe(2);
-    expect(await nameOf(server, thread.id)).toBe('after unsubscribe');
+    const threadId = await replayRenames(server);
     expect(await server.close()).toBe(0);
 
     // The index holds the reference's lines: same keys, same order, nanosecond timestamps.
     const written = readFileSync(join(home, 'session_index.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
     const reference = readFileSync(new URL('session_index.jsonl', FIXTURES), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
-    const timeless = (entries: Message[], threadId: string) => entries.map((entry) => ({ ...entry, id: entry.id.replace('<thread>', threadId), updated_at: typeof entry.updated_at }));
-    expect(timeless(written, thread.id)).toEqual(timeless(reference, thread.id));
+    const timeless = (entries: Message[], id: string) => entries.map((entry) => ({ ...entry, id: entry.id.replace('<thread>', id), updated_at: typeof entry.updated_at }));
+    expect(timeless(written, threadId)).toEqual(timeless(reference, threadId));
     for (const entry of written) expect(entry.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expect(written.map((entry) => Object.keys(entry))).toEqual(reference.map((entry) => Object.keys(entry)));
 
     const restarted = await TestServer.start({ home, keepConfig: true });
-    expect([await nameOf(restarted, thread.id), await listedNames(restarted)]).toEqual(['after unsubscribe', ['after unsubscribe']]);
-    expect((await restarted.request('thread/resume', { threadId: thread.id })).thread.name).toBe('after unsubscribe');
+    expect([await nameOf(restarted, threadId), await listedNames(restarted)]).toEqual(['after unsubscribe', ['after unsubscribe']]);
+    expect((await restarted.request('thread/resume', { threadId })).thread.name).toBe('after unsubscribe');
     expect(await restarted.close()).toBe(0);
   } finally {
     rmSync(home, { recursive: true, force: true });

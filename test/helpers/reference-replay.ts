@@ -33,6 +33,11 @@ export interface Replay {
   ids: Record<string, string>;
   /** The recording's projection of a result, for steps marked `projected`. */
   project?: (method: string, result: Message) => unknown;
+  /**
+   * Checks a snapshot of the home's files where the run keeps them elsewhere (the PostgreSQL
+   * store), given the snapshot with labels for ids; absent: the home's files are compared.
+   */
+  checkStored?: (expected: { files: string[]; session_index?: Message[] | null }) => Promise<void>;
 }
 
 /** Sends each request, checks each answer, notification burst and disk snapshot against the recording. */
@@ -49,7 +54,9 @@ export async function replay(steps: ReplayStep[], run: Replay): Promise<void> {
       const got = server.notifications().slice(seen).filter((n) => String(n.method).startsWith('thread/'));
       expect(normalized(got.map((n) => ({ method: n.method, params: n.params })), run)).toEqual(step.notifications);
     } else if (step.files !== undefined) {
-      expect(normalized(diskSnapshot(run.home), run)).toEqual({ files: step.files, session_index: step.session_index });
+      const expected = { files: step.files, session_index: step.session_index };
+      if (run.checkStored !== undefined) await run.checkStored(expected);
+      else expect(normalized(diskSnapshot(run.home), run)).toEqual(expected);
     } else {
       seen = server.notifications().length;
       const reply = await server.requestRaw(step.method!, step.params === '<absent>' ? undefined : concrete(step.params, run.ids));

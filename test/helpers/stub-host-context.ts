@@ -36,8 +36,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     capacity: { roomOrWait: () => null },
     locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
     rollouts,
-    threadStore: new FilesThreadStore(home, rollouts),
-    threadNames: new ThreadNames(home, () => undefined),
+    threadStore: new FilesThreadStore(home, rollouts, new ThreadNames(home, () => undefined)),
     threadMetadata: new ThreadMetadata(home, () => undefined),
     threadReadStates: new ThreadReadStates(home, () => undefined),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.

@@ -1,5 +1,5 @@
-// What thread objects show that the rollout does not hold: the thread's name
-// (session_index.jsonl, history/thread-names.ts) and its metadata (thread/metadata/update,
+// What thread objects show that the rollout does not hold: the thread's name (as the thread
+// store knows it: session_index.jsonl, or the PostgreSQL store's threads table) and its metadata (thread/metadata/update,
 // history/thread-metadata.ts), both answered from memory. Objects built here get them added;
 // objects the stored-history worker builds get them sent along with the request.
 import { namedModelProvider } from '../config/host-config.js';
@@ -10,7 +10,7 @@ import type { HistoryLocation } from '../../common/history-location.js';
 /** A thread object with the name and metadata it has here (objects are built without them). */
 export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
   const id = String(thread.id);
-  const name = ctx.threadNames.get(id);
+  const name = ctx.threadStore.nameOf(id);
   if (name !== null) thread.name = name;
   const metadata = ctx.threadMetadata.get(id);
   if (metadata !== null) Object.assign(thread, metadata);
@@ -25,7 +25,7 @@ export function storedThreadRead(ctx: HostContext, threadId: string, location: H
     location,
     includeTurns,
     namedModelProvider: namedModelProvider(ctx.configDocument),
-    threadName: ctx.threadNames.get(threadId),
+    threadName: ctx.threadStore.nameOf(threadId),
     metadata: ctx.threadMetadata.get(threadId),
   };
 }

@@ -9,15 +9,15 @@
 //   - unarchive: the rollout moves back; the answer is the thread as a read shows it, and
 //     everyone hears `thread/unarchived`. "no archived rollout found" when there is none.
 // The archive is the directory itself, so it survives unloads and restarts, and the reference
-// reading the same home sees the same threads archived.
+// reading the same home sees the same threads archived. On the PostgreSQL store it is the
+// thread's archived_at, set under the thread's ownership (a thread another host has loaded is
+// that host's, hence the same "active writer"); the thread store makes either change.
 import type { Connection } from '../connections.js';
 import { invalidRequest, noRolloutFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { AfterReply } from '../methods.js';
 import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { archiveRollouts, unarchiveRollouts } from '../stored-threads/archived-rollouts.js';
-import { liveThreadFiles } from '../stored-threads/rollout-locator.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 import { storedThreadRead } from './shown-thread.js';
@@ -33,19 +33,17 @@ export async function threadArchive(ctx: HostContext, _connection: Connection, p
     if (!loaded.materialized) throw noRolloutFound(id);
     await ctx.supervisor.unload(loaded, 'archived');
   }
-  if ((await ctx.rollouts.find(id)) === null) throw noRolloutFound(id);
-  // Every file of the thread, its rollout and the files it continues (a reverted thread's).
-  await withBriefWriterLock(ctx, id, async () => archiveRollouts(ctx.home, await liveThreadFiles(ctx.home, id)));
+  if ((await ctx.threadStore.locate(id)) === null) throw noRolloutFound(id);
+  await withBriefWriterLock(ctx, id, (lock) => ctx.threadStore.archive(id, lock));
   afterReply(() => ctx.outgoing.broadcast('thread/archived', { threadId: id }));
   return {};
 }
 
 export async function threadUnarchive(ctx: HostContext, _connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
-  const path = await unarchiveRollouts(ctx.home, id, ctx.clock.now());
-  if (path === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
-  ctx.rollouts.remember(id, path);
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, { store: 'files', path }, false), 'thread/unarchive');
+  const location = await ctx.threadStore.unarchive(id, ctx.clock.now());
+  if (location === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, false), 'thread/unarchive');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   afterReply(() => ctx.outgoing.broadcast('thread/unarchived', { threadId: id }));
   return answer.result;

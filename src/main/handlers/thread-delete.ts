@@ -5,36 +5,36 @@
 // active writer"; an id with no rollout "no rollout found", unless it was loaded here (a thread
 // never written has nothing on disk to remove). Everyone hears `thread/deleted` after the reply.
 // The reference also removes the thread from its state database, which thread-host does not keep.
+// On the PostgreSQL store the thread's rows go, under its ownership (thread-changes.ts); the
+// thread store removes either; what thread-host keeps of it in the home goes on both.
 import type { Connection } from '../connections.js';
 import { noRolloutFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { AfterReply } from '../methods.js';
 import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
-import { archivedThreadFiles, findArchivedRollout } from '../stored-threads/archived-rollouts.js';
-import { liveThreadFiles } from '../stored-threads/rollout-locator.js';
-import { withFsDeadline } from '../stored-threads/fs-deadline.js';
-import { fsPromises } from '../lazy-builtin.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 import { queueStoreOf } from '../threads/thread-queue-store.js';
+import type { WriterLock } from '../locks/writer-lock-backend.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId);
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded !== undefined) await ctx.supervisor.unload(loaded, 'deleted');
-  const path = (await ctx.rollouts.find(id)) ?? (await findArchivedRollout(ctx.home, id));
-  if (path === null && loaded === undefined) throw noRolloutFound(id);
-  await withBriefWriterLock(ctx, id, async () => {
-    // Every file of the thread, live or archived: its rollout and those it continues (a reverted thread's).
-    const files = path === null ? [] : [...(await liveThreadFiles(ctx.home, id)), ...(await archivedThreadFiles(ctx.home, id))];
-    for (const file of files) await withFsDeadline(fsPromises().unlink(file), `removing ${file}`);
-    await ctx.threadNames.forget(id);
+  const stored = (await ctx.threadStore.locate(id)) ?? (await ctx.threadStore.locateArchived(id));
+  if (stored === null && loaded === undefined) throw noRolloutFound(id);
+  const remove = async (lock: WriterLock | null) => {
+    await ctx.threadStore.remove(id, lock);
     await ctx.threadMetadata.forget(id, ctx.clock.now());
     await ctx.threadReadStates.forget(id, ctx.clock.now());
     await queueStoreOf(ctx).remove(id);
-  });
+  };
+  // An ephemeral thread has no history in any store, so no writer could race its removal (and
+  // the PostgreSQL store holds no row of it to own): only what the host keeps of it goes.
+  if (stored === null && loaded?.identity?.ephemeral === true) await remove(null);
+  else await withBriefWriterLock(ctx, id, remove);
   afterReply(() => ctx.outgoing.broadcast('thread/deleted', { threadId: id }));
   return {};
 }

@@ -3,7 +3,6 @@
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
-import type { HistoryLocation } from '../../common/history-location.js';
 import type { Connection } from '../connections.js';
 import { invalidRequest, notSupportedYet, threadNotLoaded } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -12,7 +11,6 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { storedThreadRead, withThreadFacts } from './shown-thread.js';
 import { loadedReadState } from './thread-read-state.js';
-import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { fullHistory } from '../threads/full-history.js';
 import { afterHistoryLoaded, afterPendingLoad } from '../threads/pending-load.js';
 
@@ -37,7 +35,7 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
     return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)), readState: loadedReadState(ctx, id, thread.materialized, thread.identity.ephemeral) };
   }
   // An archived thread is read where the archive keeps it, as the reference reads it.
-  const location = (await ctx.threadStore.locate(id)) ?? (await archivedLocation(ctx, id));
+  const location = (await ctx.threadStore.locate(id)) ?? (await ctx.threadStore.locateArchived(id));
   if (location === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
@@ -45,13 +43,6 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;
-}
-
-/** Where the archive keeps a thread's rollout (the files store only). */
-async function archivedLocation(ctx: HostContext, id: string): Promise<HistoryLocation | null> {
-  if (ctx.threadStore.kind !== 'files') return null;
-  const path = await findArchivedRollout(ctx.home, id);
-  return path === null ? null : { store: 'files', path };
 }
 
 function warnFullHistory(ctx: HostContext, connection: Connection, mode: HistoryMode): void {

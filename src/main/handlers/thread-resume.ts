@@ -8,7 +8,6 @@ import { LoadedThread } from '../threads/loaded-thread.js';
 import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
-import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { startsWithSessionMeta } from '../stored-threads/rollout-locator.js';
 import { paginatedCursor } from '../../common/rollout/history-cursors.js';
 import { lastOrdinals, type LastOrdinals } from '../../common/rollout/history-pages.js';
@@ -103,7 +102,7 @@ async function coldResume(
   const location = found?.store === 'files' && !(await startsWithSessionMeta(found.path)) ? null : found;
   if (location === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
-    if (found === null && ctx.threadStore.kind === 'files' && (await findArchivedRollout(ctx.home, thread.id)) !== null) throw threadArchived(thread.id);
+    if (found === null && (await ctx.threadStore.locateArchived(thread.id).catch(() => null)) !== null) throw threadArchived(thread.id);
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();

@@ -113,9 +113,9 @@ export function buildHost(
     pool,
     locks,
     lockLost: onLost,
-    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts),
+    // Names live in the store: session_index.jsonl for files, the threads table for PostgreSQL.
+    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log)),
     rollouts,
-    threadNames: new ThreadNames(options.home, log),
     threadMetadata: new ThreadMetadata(options.home, log),
     threadReadStates: new ThreadReadStates(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),

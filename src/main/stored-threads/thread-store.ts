@@ -2,20 +2,43 @@
 // under <home>/sessions (the default, shared with the reference), or the PostgreSQL thread
 // store (thread_store = "postgres", src/main/fleet/postgres-thread-store.ts). Handlers ask it
 // where a thread's history is and where a new one goes; reading and writing happen off the
-// main thread, in the stored-history worker and the thread's actor.
+// main thread, in the stored-history worker and the thread's actor. They also ask it to make
+// what clients change of a stored thread besides its history: its name, its archiving, its
+// deletion (the handlers check the request, unload the thread and hold its ownership).
 import type { HistoryLocation } from '../../common/history-location.js';
 import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
+import type { WriterLock } from '../locks/writer-lock-backend.js';
+import { fsPromises } from '../lazy-builtin.js';
+import { archivedThreadFiles, archiveRollouts, findArchivedRollout, unarchiveRollouts } from './archived-rollouts.js';
+import { withFsDeadline } from './fs-deadline.js';
 import type { RolloutIndex } from './rollout-index.js';
+import { liveThreadFiles } from './rollout-locator.js';
+import type { ThreadNames } from './thread-names.js';
 
 export interface ThreadStore {
   readonly kind: 'files' | 'postgres';
   /** The PostgreSQL store's connection settings, for the workers that read and write it; null for files. */
   readonly postgres: PostgresConnection | null;
-  /** Where an existing thread's history is; null when the store holds none for it. */
+  /** Where an existing thread's history is; null when the store holds none for it, or holds it archived. */
   locate(threadId: string): Promise<HistoryLocation | null>;
+  /** Where an archived thread's history is; null when the store holds none archived. */
+  locateArchived(threadId: string): Promise<HistoryLocation | null>;
   /** Where a new thread's history will be written. */
   newThread(threadId: string, createdAtMs: number): HistoryLocation;
+  /** The thread's name as this host knows it (from memory), or null when it has none. */
+  nameOf(threadId: string): string | null;
+  /** Names the thread, durably; the caller checked that it exists. */
+  setName(threadId: string, name: string, nowMs: number): Promise<void>;
+  /** Archives a stored thread whose writer lock (ownership) the caller holds. */
+  archive(threadId: string, lock: WriterLock): Promise<void>;
+  /** Unarchives the thread; where its history is then, or null when it was not archived. */
+  unarchive(threadId: string, nowMs: number): Promise<HistoryLocation | null>;
+  /**
+   * Removes the thread's history, live or archived, and its name; the caller holds its writer
+   * lock, or, for an ephemeral thread (no history anywhere), none.
+   */
+  remove(threadId: string, lock: WriterLock | null): Promise<void>;
   /** Lets go of connections (shutdown). */
   close(): Promise<void>;
 }
@@ -28,16 +51,48 @@ export class FilesThreadStore implements ThreadStore {
   constructor(
     private readonly home: string,
     private readonly rollouts: RolloutIndex,
+    private readonly names: ThreadNames,
   ) {}
 
   async locate(threadId: string): Promise<HistoryLocation | null> {
-    const path = await this.rollouts.find(threadId);
-    return path === null ? null : { store: 'files', path };
+    return filesAt(await this.rollouts.find(threadId));
+  }
+
+  async locateArchived(threadId: string): Promise<HistoryLocation | null> {
+    return filesAt(await findArchivedRollout(this.home, threadId));
   }
 
   newThread(threadId: string, createdAtMs: number): HistoryLocation {
     return { store: 'files', path: rolloutPathFor(this.home, threadId, createdAtMs) };
   }
 
+  nameOf(threadId: string): string | null {
+    return this.names.get(threadId);
+  }
+
+  setName(threadId: string, name: string, nowMs: number): Promise<void> {
+    return this.names.set(threadId, name, nowMs);
+  }
+
+  /** Every file of the thread moves to archived_sessions/: its rollout and those it continues (a reverted thread's). */
+  async archive(threadId: string): Promise<void> {
+    await archiveRollouts(this.home, await liveThreadFiles(this.home, threadId));
+  }
+
+  async unarchive(threadId: string, nowMs: number): Promise<HistoryLocation | null> {
+    const path = await unarchiveRollouts(this.home, threadId, nowMs);
+    if (path !== null) this.rollouts.remember(threadId, path);
+    return filesAt(path);
+  }
+
+  /** Every file of the thread, live or archived, and its lines of session_index.jsonl. */
+  async remove(threadId: string): Promise<void> {
+    const files = [...(await liveThreadFiles(this.home, threadId)), ...(await archivedThreadFiles(this.home, threadId))];
+    for (const file of files) await withFsDeadline(fsPromises().unlink(file), `removing ${file}`);
+    await this.names.forget(threadId);
+  }
+
   async close(): Promise<void> {}
 }
+
+const filesAt = (path: string | null): HistoryLocation | null => (path === null ? null : { store: 'files', path });
