@@ -2,8 +2,11 @@
 // the real binary): a revert starts a new rollout file that continues a prefix of the one
 // before (history-base.ts), and the thread lives on in the newest. thread-host reads such a
 // thread as the reference does, resumes it with the same history for the model, and appends to
-// its newest file without changing a byte of the others. thread/revert itself is still refused
-// (docs/methods.md); test/fixtures/reference-answers/thread-revert.jsonl records what it does.
+// its newest file without changing a byte of the others. thread/revert itself is served as the
+// reference serves it: the scenario test/fixtures/reference-answers/thread-revert.jsonl records
+// (test/helpers/revert-scenario.ts) gives the same transcript on thread-host, but for the lines
+// test/fixtures/revert/thread-host-differences.json lists with why (thread-host's own rollout
+// lines, hence ordinals in cursors, and a few things it does not keep).
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -13,6 +16,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
 import { conversationOf } from '../helpers/reference-lines.js';
+import { revertScenario } from '../helpers/revert-scenario.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/rollouts/reference-reverted/', import.meta.url));
@@ -115,3 +119,29 @@ test('archive, unarchive and delete take every file of a reverted thread along, 
     expect(await server.close()).toBe(0);
   }
 });
+
+/** The reference's transcript, each line thread-host gives differently replaced by the one it gives. */
+function expectedTranscript(): unknown[] {
+  const recording = readFileSync(new URL('../fixtures/reference-answers/thread-revert.jsonl', import.meta.url), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+  const differences = JSON.parse(readFileSync(new URL('../fixtures/revert/thread-host-differences.json', import.meta.url), 'utf8')) as { lines: Record<string, { line: unknown }> };
+  return recording.map((line, index) => differences.lines[String(index + 1)]?.line ?? line);
+}
+
+test('thread/revert answers, notifies, writes and feeds the model as the reference does', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-revert-'));
+  try {
+    let first = true;
+    const lines = await revertScenario({
+      mock,
+      home,
+      start: () => {
+        const options = first ? { home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' } : { home, keepConfig: true };
+        first = false;
+        return TestServer.start(options);
+      },
+    });
+    expect(lines).toEqual(expectedTranscript());
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 60_000);

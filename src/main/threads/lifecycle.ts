@@ -6,7 +6,7 @@
  * compromised (its heartbeat failed, or another host took it over). 'archived', 'deleted': a
  * client archived or deleted it (the thread is unloaded before its rollout moves or goes).
  */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted';
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted' | 'reverted';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =
