@@ -17,6 +17,7 @@ import type { threadRevertParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { uuidv7 } from '../protocol/uuid.js';
+import { withPlacedActor } from '../threads/actor-link.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
@@ -41,6 +42,8 @@ export async function threadRevert(ctx: HostContext, _connection: Connection, pa
 
 async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: string): Promise<unknown> {
   if (thread.lifecycle.kind !== 'loaded') throw threadNotFound(thread.id);
+  // A thread with no rollout yet has no turn to revert, and no file to load again.
+  if (!thread.materialized) throw invalidRequest(`turn not found: ${beforeTurnId}`);
   await interruptTurns(ctx, thread);
   const cut = thread.turns.findIndex((turn) => turn.id === beforeTurnId);
   const kept = new Set(thread.turns.slice(0, cut === -1 ? thread.turns.length : cut).map((turn) => turn.id));
@@ -64,9 +67,10 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
 // client's turn/completed) comes first. Turns accepted and not begun end interrupted too.
 async function interruptTurns(ctx: HostContext, thread: LoadedThread): Promise<void> {
   if (thread.pendingTurns === 0) return;
-  const pool = ctx.pool;
-  const link = pool.linkOf(thread.id);
-  for (const turn of thread.turns) if (turn.status === 'inProgress') void link?.api.interrupt(thread.id, turn.id).catch(() => undefined);
+  for (const turn of thread.turns) {
+    if (turn.status !== 'inProgress') continue;
+    withPlacedActor(ctx, thread, (link) => void link.api.interrupt(thread.id, turn.id).catch(() => undefined), () => undefined);
+  }
   await waitUntil(() => thread.pendingTurns === 0, ctx.actorSpawnTimeoutMs);
 }
 
