@@ -64,7 +64,9 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
 }
 
 // The reference interrupts a running turn before it replaces the history; its end (and the
-// client's turn/completed) comes first. Turns accepted and not begun end interrupted too.
+// client's turn/completed) comes first. Turns accepted and not begun end interrupted too. One
+// that has not ended by the spawn deadline is left to the unload, which closes its actor under
+// its own deadline.
 async function interruptTurns(ctx: HostContext, thread: LoadedThread): Promise<void> {
   if (thread.pendingTurns === 0) return;
   for (const turn of thread.turns) {
