@@ -12,6 +12,7 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
 import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
+import { threadPreview } from '../common/rollout/thread-preview.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -129,6 +130,7 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
+    if (history.store === 'files') parsed.preview = threadPreview(history.path, threadId, parsed.preview);
     return this.#replayed(parsed, historyMode);
   }
 

@@ -89,7 +89,6 @@ async function reload(
   const subscribers = [...thread.subscribers];
   const settings = thread.settings!;
   const identity = thread.identity!;
-  const preview = thread.preview;
   await ctx.supervisor.unload(thread, 'reverted');
   // Another request that loaded the thread in the meantime keeps it.
   if (ctx.directory.get(thread.id) !== undefined) throw threadNotFound(thread.id);
@@ -119,9 +118,8 @@ async function reload(
   });
   if (state === null) throw new Error('a reloaded thread read no history');
   fillMirror(ctx, fresh, state.history);
-  const facts = resumedFacts(fresh, state, { cwd: settings.cwd, model: settings.model }, state.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null);
-  // The preview stays the thread's first message, even when no turn is kept (as the reference shows it).
-  fresh.resumed({ ...facts, preview: preview === '' ? facts.preview : preview });
+  // The preview stays the thread's first message, even when no turn is kept (thread-preview.ts).
+  fresh.resumed(resumedFacts(fresh, state, { cwd: settings.cwd, model: settings.model }, state.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null));
   ctx.rollouts.remember(fresh.id, path);
   publishThread(ctx, fresh, state.history.turnCount);
   for (const connection of subscribers) if (ctx.connections.isOpen(connection)) fresh.subscribe(connection);
