@@ -5,7 +5,7 @@
 // changes: the one named by the thread id alone (history-base.ts).
 import { basename } from 'node:path';
 import { locateRollout, readPrefix } from './history-base.js';
-import { parseRevertedRolloutFileName } from './rollout-path.js';
+import { HEAD_READ_LIMIT, parseRevertedRolloutFileName } from './rollout-path.js';
 import { parseRollout } from './rollout-reader.js';
 
 /**
@@ -15,7 +15,8 @@ import { parseRollout } from './rollout-reader.js';
 export function threadPreview(path: string, threadId: string, shown: string): string {
   if (parseRevertedRolloutFileName(basename(path)) === null) return shown;
   const first = locateRollout(path, threadId);
-  const text = first === null ? null : readPrefix(first, Number.POSITIVE_INFINITY);
+  // Only the head, as listings read it: the first message is near the start of the file.
+  const text = first === null ? null : readPrefix(first, HEAD_READ_LIMIT);
   const preview = text === null ? '' : parseRollout(text).preview;
   return preview === '' ? shown : preview;
 }
