@@ -145,3 +145,34 @@ test('thread/revert answers, notifies, writes and feeds the model as the referen
     rmSync(home, { recursive: true, force: true });
   }
 }, 60_000);
+
+test("a thread the reference reverted, resumed cold, is reverted again through the reference's chain of files", async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    cpSync(join(FIXTURE, 'sessions'), join(server.home, 'sessions'), { recursive: true });
+    const expected = here(server.home, answers);
+    const [kept, dropped] = expected.threadRead.thread.turns as Message[];
+    await server.request('thread/resume', { threadId, excludeTurns: true });
+    const reverted = await server.request('thread/revert', { threadId, beforeTurnId: dropped!.id });
+    const dir = join(server.home, 'sessions', '2026', '12', '05');
+    const previous = join(dir, basename(expected.threadRead.thread.path as string));
+    const added = readdirSync(join(server.home, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl') && !existsSync(join(FIXTURE, 'sessions', name)));
+    expect(added).toHaveLength(1);
+    const path = join(server.home, 'sessions', added[0]!);
+    expect([reverted.thread.path, reverted.thread.preview, reverted.thread.turns, basename(path).startsWith(`rollout-`) && basename(path).includes(`-${threadId}_`)]).toEqual([path, 'one', [], true]);
+    // The new file continues the newest of the reference's files up to where the dropped turn starts.
+    const first = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as Message;
+    const previousBytes = readFileSync(previous);
+    const cut = previousBytes.indexOf(Buffer.from(`"ordinal":${first.ordinal},`));
+    const lineStart = previousBytes.lastIndexOf(0x0a, cut) + 1;
+    expect(first.payload.history_base).toEqual({ thread_id: basename(previous).slice(-42, -6), end_ordinal_exclusive: first.ordinal, end_byte_offset: lineStart });
+    expect(previousBytes.subarray(lineStart).toString('utf8')).toContain(`"turn_id":"${dropped!.id}"`);
+    expect((await server.request('thread/read', { threadId, includeTurns: true })).thread.turns).toEqual([kept]);
+    const sampled = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'again' }] });
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+    expect(mock.requests.slice(sampled).map((r) => conversationOf((r.body as Message).input))).toEqual([[['user', 'one'], ['assistant', 'Done'], ['user', 'again']]]);
+  } finally {
+    expect(await server.close()).toBe(0);
+  }
+});
