@@ -120,7 +120,7 @@ export class ThreadActor {
     // host forks threads of the files store only).
     if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
     // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts).
-    if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta(), this.#clock.now());
+    if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
     const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);

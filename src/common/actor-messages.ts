@@ -72,6 +72,8 @@ export interface ActorInit {
 export interface RevertRequest {
   previousPath: string;
   beforeTurnId: string;
+  /** When the revert was asked: the new file's name and session_meta carry this one time. */
+  atMs: number;
 }
 
 /** What the host asks of a fork's actor: the source, found by the host, and where to cut it. */

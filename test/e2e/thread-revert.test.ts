@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
+import { revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { conversationOf } from '../helpers/reference-lines.js';
 import { revertScenario } from '../helpers/revert-scenario.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
@@ -167,6 +168,9 @@ test("a thread the reference reverted, resumed cold, is reverted again through t
     const lineStart = previousBytes.lastIndexOf(0x0a, cut) + 1;
     expect(first.payload.history_base).toEqual({ thread_id: basename(previous).slice(-42, -6), end_ordinal_exclusive: first.ordinal, end_byte_offset: lineStart });
     expect(previousBytes.subarray(lineStart).toString('utf8')).toContain(`"turn_id":"${dropped!.id}"`);
+    // The file's name, its session_meta and the thread's createdAt are one time.
+    const atMs = Date.parse(first.timestamp as string);
+    expect([path, reverted.thread.createdAt]).toEqual([revertedRolloutPathFor(server.home, threadId, basename(path).slice(-42, -6), atMs), Math.floor(atMs / 1000)]);
     expect((await server.request('thread/read', { threadId, includeTurns: true })).thread.turns).toEqual([kept]);
     const sampled = mock.requests.length;
     const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'again' }] });

@@ -26,9 +26,9 @@ import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
  * turn the thread's history does not hold is "turn not found" (the refusal crosses to the host
  * as thread/fork's do, errors.ts).
  */
-export async function writeRevertRollout(path: string, request: RevertRequest, meta: SessionMetaInput, nowMs: number): Promise<void> {
+export async function writeRevertRollout(path: string, request: RevertRequest, meta: SessionMetaInput): Promise<void> {
   const base = revertBase(request, meta.threadId);
-  const first = sessionMeta({ ...meta, createdAtMs: nowMs, ...(base === null ? {} : { historyBase: base }) }, nowMs, 'paginated');
+  const first = sessionMeta({ ...meta, createdAtMs: request.atMs, ...(base === null ? {} : { historyBase: base }) }, request.atMs, 'paginated');
   await mkdir(dirname(path), { recursive: true });
   const file = await open(path, 'wx');
   try {

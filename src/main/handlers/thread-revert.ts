@@ -9,7 +9,7 @@
 // not hold is refused after the same unload and reload, as the reference does.
 import type { Connection } from '../connections.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
-import type { PostedResumeState } from '../../common/actor-messages.js';
+import type { PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
 import { revertedRolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
@@ -50,7 +50,7 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
   const previousPath = thread.identity!.path!;
   const now = ctx.clock.now();
   const path = cut === -1 ? previousPath : revertedRolloutPathFor(ctx.home, thread.id, uuidv7(now), now);
-  const reloaded = await reload(ctx, thread, path, cut === -1 ? undefined : { previousPath, beforeTurnId });
+  const reloaded = await reload(ctx, thread, path, cut === -1 ? undefined : { previousPath, beforeTurnId, atMs: now });
   if (cut === -1) throw invalidRequest(`turn not found: ${beforeTurnId}`);
   const readState = ctx.threadReadStates.reverted(thread.id, kept, ctx.clock.now());
   if (readState !== null) ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
@@ -84,7 +84,7 @@ async function reload(
   ctx: HostContext,
   thread: LoadedThread,
   path: string,
-  revert: { previousPath: string; beforeTurnId: string } | undefined,
+  revert: RevertRequest | undefined,
 ): Promise<{ thread: LoadedThread; state: PostedResumeState }> {
   const subscribers = [...thread.subscribers];
   const settings = thread.settings!;
