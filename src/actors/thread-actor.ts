@@ -12,6 +12,7 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
 import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
+import { threadPreview } from '../common/rollout/thread-preview.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -28,6 +29,7 @@ import { PostgresAppender } from './postgres-history/postgres-appender.js';
 import { readStoredRollout } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
 import { ephemeralForkText, writeForkRollout } from './rollout-writer/fork-rollout.js';
+import { writeRevertRollout } from './rollout-writer/revert-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -40,7 +42,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork'>;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork' | 'revert'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -60,7 +62,7 @@ export class ThreadActor {
   /** What the model sees as history: every completed exchange so far. */
   #history: ConversationMessage[] = [];
   #materialized: boolean;
-  /** A fork's settings, for its session_meta, until load() has written it. */
+  /** A fork's or a revert's settings, for the new file's session_meta, until load() has written it. */
   #forkSettings: ThreadSettings | null;
   #totalUsage: ModelUsage = ZERO_USAGE;
   #running: { turnId: string; abort: AbortController } | null = null;
@@ -82,9 +84,9 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, history, resume, serializeHistory, writerLease, session, fork } = init;
-    this.#init = { threadId, history, resume, serializeHistory, writerLease, session, fork };
-    this.#forkSettings = fork === undefined ? null : init.settings;
+    const { threadId, history, resume, serializeHistory, writerLease, session, fork, revert } = init;
+    this.#init = { threadId, history, resume, serializeHistory, writerLease, session, fork, revert };
+    this.#forkSettings = fork === undefined && revert === undefined ? null : init.settings;
     this.#emit = emit;
     this.#faults = faults;
     this.#clock = clock;
@@ -103,7 +105,7 @@ export class ThreadActor {
    * history is only read.
    */
   async load(): Promise<ActorResumeState | null> {
-    const { fork, history, threadId } = this.#init;
+    const { fork, revert, history, threadId } = this.#init;
     if (!this.#init.resume) return null;
     if (history === null) {
       if (fork === undefined) return null;
@@ -117,6 +119,8 @@ export class ThreadActor {
     // A fork's rollout is written first, then read back as any resume reads its rollout (the
     // host forks threads of the files store only).
     if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
+    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts).
+    if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
     const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
@@ -126,6 +130,7 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
+    if (history.store === 'files') parsed.preview = threadPreview(history.path, threadId, parsed.preview);
     return this.#replayed(parsed, historyMode);
   }
 

@@ -61,6 +61,19 @@ export interface ActorInit {
   fence: SharedArrayBuffer;
   /** A `thread/fork`: the new rollout is first written from this source (`resume` is true). */
   fork?: ForkRequest;
+  /**
+   * A `thread/revert`: the thread's new file (`history.path`) is first written as the prefix
+   * of its previous one before `beforeTurnId` (`resume` is true).
+   */
+  revert?: RevertRequest;
+}
+
+/** What the host asks of a reverted thread's actor: the file the thread lived in, and the first turn it drops. */
+export interface RevertRequest {
+  previousPath: string;
+  beforeTurnId: string;
+  /** When the revert was asked: the new file's name and session_meta carry this one time. */
+  atMs: number;
 }
 
 /** What the host asks of a fork's actor: the source, found by the host, and where to cut it. */

@@ -5,6 +5,7 @@ import { initialize } from './handlers/initialize.js';
 import { threadList } from './handlers/thread-list.js';
 import { threadRead } from './handlers/thread-read.js';
 import { threadResume } from './handlers/thread-resume.js';
+import { threadRevert } from './handlers/thread-revert.js';
 import { threadFork } from './handlers/thread-fork.js';
 import { threadStart } from './handlers/thread-start.js';
 import { threadTurnsList } from './handlers/thread-turns-list.js';
@@ -73,6 +74,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
   ['thread/fork', homeFileSpec(P.threadForkParams, threadFork)],
+  ['thread/revert', homeFileSpec(P.threadRevertParams, threadRevert)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],

@@ -12,7 +12,7 @@ const NO_EXTENSIONS = 'thread-host has no skills, plugins, marketplaces or apps'
 const NO_CONFIG_WRITES = 'thread-host reads its configuration once at start and never writes it';
 const NO_PROJECTS = 'thread-host keeps no projects or thread sections';
 const NO_REALTIME = 'thread-host has no realtime (voice) sessions';
-const NO_THREAD_EDITS = 'thread-host does not revert or edit threads';
+const NO_THREAD_EDITS = 'thread-host does not edit threads beyond thread/revert';
 const NO_QUEUES = 'thread-host keeps no goals or memories for a thread';
 const NO_SEARCH = 'thread-host does not search threads';
 const NO_STEERING = 'thread-host does not sample, review or change the settings of a running turn';
@@ -75,7 +75,7 @@ const REASONS: Record<string, readonly string[]> = {
   [NO_THREAD_EDITS]: [
     'thread/attachment/add',
     'thread/attachment/list', 'thread/attachmentOwner/list', 'thread/attachment/remove',
-    'thread/revert', 'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
+    'thread/items/read', 'thread/inject_items', 'thread/timeline/list', 'rollout/compress',
   ],
   [NO_QUEUES]: [
     'thread/goal/set', 'thread/goal/clear', 'thread/memoryMode/set', 'thread/memory/read',

@@ -13,6 +13,7 @@ import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollo
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
+import { threadPreview } from '../common/rollout/thread-preview.js';
 import { pathOf } from '../common/history-location.js';
 import { storedRolloutText } from './postgres-reads.js';
 
@@ -37,6 +38,7 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, pathOf(request.location), parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
+  if (request.location.store === 'files') summary.preview = threadPreview(request.location.path, request.threadId, summary.preview);
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
   // A read names a fork's source, as the reference's does (its listings do not).
   thread.forkedFromId = parsed.meta!.forkedFromId;

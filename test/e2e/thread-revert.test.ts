@@ -2,8 +2,11 @@
 // the real binary): a revert starts a new rollout file that continues a prefix of the one
 // before (history-base.ts), and the thread lives on in the newest. thread-host reads such a
 // thread as the reference does, resumes it with the same history for the model, and appends to
-// its newest file without changing a byte of the others. thread/revert itself is still refused
-// (docs/methods.md); test/fixtures/reference-answers/thread-revert.jsonl records what it does.
+// its newest file without changing a byte of the others. thread/revert itself is served as the
+// reference serves it: the scenario test/fixtures/reference-answers/thread-revert.jsonl records
+// (test/helpers/revert-scenario.ts) gives the same transcript on thread-host, but for the lines
+// test/fixtures/revert/thread-host-differences.json lists with why (thread-host's own rollout
+// lines, hence ordinals in cursors, and a few things it does not keep).
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -12,7 +15,9 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
+import { revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { conversationOf } from '../helpers/reference-lines.js';
+import { revertScenario } from '../helpers/revert-scenario.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/rollouts/reference-reverted/', import.meta.url));
@@ -111,6 +116,66 @@ test('archive, unarchive and delete take every file of a reverted thread along, 
     expect(await server.request('thread/delete', { threadId })).toEqual({});
     expect(filesOf(server.home)).toEqual([]);
     expect((await server.requestRaw('thread/read', { threadId })).error).toEqual({ code: -32600, message: `thread not loaded: ${threadId}` });
+  } finally {
+    expect(await server.close()).toBe(0);
+  }
+});
+
+/** The reference's transcript, each line thread-host gives differently replaced by the one it gives. */
+function expectedTranscript(): unknown[] {
+  const recording = readFileSync(new URL('../fixtures/reference-answers/thread-revert.jsonl', import.meta.url), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+  const differences = JSON.parse(readFileSync(new URL('../fixtures/revert/thread-host-differences.json', import.meta.url), 'utf8')) as { lines: Record<string, { line: unknown }> };
+  return recording.map((line, index) => differences.lines[String(index + 1)]?.line ?? line);
+}
+
+test('thread/revert answers, notifies, writes and feeds the model as the reference does', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-revert-'));
+  try {
+    let first = true;
+    const lines = await revertScenario({
+      mock,
+      home,
+      start: () => {
+        const options = first ? { home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' } : { home, keepConfig: true };
+        first = false;
+        return TestServer.start(options);
+      },
+    });
+    expect(lines).toEqual(expectedTranscript());
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test("a thread the reference reverted, resumed cold, is reverted again through the reference's chain of files", async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    cpSync(join(FIXTURE, 'sessions'), join(server.home, 'sessions'), { recursive: true });
+    const expected = here(server.home, answers);
+    const [kept, dropped] = expected.threadRead.thread.turns as Message[];
+    await server.request('thread/resume', { threadId, excludeTurns: true });
+    const reverted = await server.request('thread/revert', { threadId, beforeTurnId: dropped!.id });
+    const dir = join(server.home, 'sessions', '2026', '12', '05');
+    const previous = join(dir, basename(expected.threadRead.thread.path as string));
+    const added = readdirSync(join(server.home, 'sessions'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl') && !existsSync(join(FIXTURE, 'sessions', name)));
+    expect(added).toHaveLength(1);
+    const path = join(server.home, 'sessions', added[0]!);
+    expect([reverted.thread.path, reverted.thread.preview, reverted.thread.turns, basename(path).startsWith(`rollout-`) && basename(path).includes(`-${threadId}_`)]).toEqual([path, 'one', [], true]);
+    // The new file continues the newest of the reference's files up to where the dropped turn starts.
+    const first = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as Message;
+    const previousBytes = readFileSync(previous);
+    const cut = previousBytes.indexOf(Buffer.from(`"ordinal":${first.ordinal},`));
+    const lineStart = previousBytes.lastIndexOf(0x0a, cut) + 1;
+    expect(first.payload.history_base).toEqual({ thread_id: basename(previous).slice(-42, -6), end_ordinal_exclusive: first.ordinal, end_byte_offset: lineStart });
+    expect(previousBytes.subarray(lineStart).toString('utf8')).toContain(`"turn_id":"${dropped!.id}"`);
+    // The file's name, its session_meta and the thread's createdAt are one time.
+    const atMs = Date.parse(first.timestamp as string);
+    expect([path, reverted.thread.createdAt]).toEqual([revertedRolloutPathFor(server.home, threadId, basename(path).slice(-42, -6), atMs), Math.floor(atMs / 1000)]);
+    expect((await server.request('thread/read', { threadId, includeTurns: true })).thread.turns).toEqual([kept]);
+    const sampled = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'again' }] });
+    await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+    expect(mock.requests.slice(sampled).map((r) => conversationOf((r.body as Message).input))).toEqual([[['user', 'one'], ['assistant', 'Done'], ['user', 'again']]]);
   } finally {
     expect(await server.close()).toBe(0);
   }

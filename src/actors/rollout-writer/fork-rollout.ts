@@ -94,12 +94,12 @@ export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
   return { historyMode, base, copied: [], kept, cwd };
 }
 
-function splitLines(text: string): string[] {
+export function splitLines(text: string): string[] {
   return text.split('\n').filter((line) => line.trim() !== '');
 }
 
 // The index of the line that starts `turnId` (`after`: the first turn start after it), or the end.
-function turnStartIndex(lines: string[], turnId: string, after: boolean): number {
+export function turnStartIndex(lines: string[], turnId: string, after: boolean): number {
   let inTarget = false;
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i] as string;
@@ -116,7 +116,7 @@ function turnStartIndex(lines: string[], turnId: string, after: boolean): number
 
 // The file and byte offset where the line of ordinal `ordinal` starts, following the source's
 // own base when the cut falls in it (a fork of a fork, cut before the fork's own turns).
-function baseAt(threadId: string, path: string, own: string, ordinal: number): HistoryBase {
+export function baseAt(threadId: string, path: string, own: string, ordinal: number): HistoryBase {
   const firstEnd = own.indexOf('\n');
   const inherited = historyBaseOf(firstEnd === -1 ? own : own.slice(0, firstEnd));
   if (inherited !== null && ordinal < inherited.endOrdinalExclusive) {

@@ -33,6 +33,8 @@ export interface SessionMetaInput {
   baseInstructions: string | null;
   /** A fork's: where it came from (fork-rollout.ts). */
   fork?: ForkOrigin;
+  /** A revert's: the prefix of the thread's earlier file it continues (revert-rollout.ts). */
+  historyBase?: HistoryBase;
 }
 
 /**
@@ -91,12 +93,12 @@ export interface TurnFailedInput extends TaskCompleteInput {
 
 /** `session_meta`, the file's first record; it fixes the file's history mode for good. */
 export function sessionMeta(meta: SessionMetaInput, nowMs: number, historyMode: 'legacy' | 'paginated' = 'legacy'): string {
-  const base = meta.fork?.base ?? null;
+  const base = meta.fork?.base ?? meta.historyBase ?? null;
   return line('session_meta', nowMs, {
     session_id: meta.threadId,
     id: meta.threadId,
     ...(meta.fork === undefined ? {} : { forked_from_id: meta.fork.forkedFromId }),
-    ...(base === null ? {} : { forked_from_ordinal_exclusive: base.endOrdinalExclusive }),
+    ...(meta.fork?.base == null ? {} : { forked_from_ordinal_exclusive: meta.fork.base.endOrdinalExclusive }),
     timestamp: iso(meta.createdAtMs),
     cwd: meta.cwd,
     runtime_workspace_roots: [meta.cwd],

@@ -63,6 +63,11 @@ export function rolloutPathFor(home: string, threadId: string, createdAtMs: numb
   return join(home, SESSIONS_DIR, yyyy, mm, dd, `rollout-${stamp}-${threadId}.jsonl`);
 }
 
+/** The path of the file a revert at `createdAtMs` starts for a thread: its first file's, with `_<file id>`. */
+export function revertedRolloutPathFor(home: string, threadId: string, fileId: string, createdAtMs: number): string {
+  return rolloutPathFor(home, threadId, createdAtMs).replace(/\.jsonl$/, `_${fileId}.jsonl`);
+}
+
 /** Parses `rollout-<ts>-<uuid>.jsonl`; `null` for anything else (including compressed files). */
 export function parseRolloutFileName(name: string): RolloutFileName | null {
   const match = ROLLOUT_NAME.exec(name);

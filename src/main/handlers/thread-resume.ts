@@ -188,7 +188,7 @@ function resumeResponse(ctx: HostContext, thread: LoadedThread, turns: Turn[] | 
 
 // Where a client starts paging back from: the last turn and the last item of a paginated
 // thread, anchor included; legacy history has none (the reference's nulls).
-function backwardsCursors(thread: LoadedThread, last: LastOrdinals): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
+export function backwardsCursors(thread: LoadedThread, last: LastOrdinals): { turnsBackwardsCursor: string | null; itemsBackwardsCursor: string | null } {
   if (thread.historyMode !== 'paginated') return { turnsBackwardsCursor: null, itemsBackwardsCursor: null };
   return {
     turnsBackwardsCursor: last.turn === null ? null : paginatedCursor(thread.id, last.turn, true, 'turns'),

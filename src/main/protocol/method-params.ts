@@ -204,6 +204,7 @@ export const turnStartParams = struct('TurnStartParams', {
 export const turnInterruptParams = struct('TurnInterruptParams', { threadId: string, turnId: string });
 
 export const threadIdParams = struct('ThreadUnsubscribeParams', { threadId: string });
+export const threadRevertParams = struct('ThreadRevertParams', { threadId: string, beforeTurnId: string });
 
 export const threadReadParams = struct('ThreadReadParams', { threadId: string, includeTurns: flag() });
 

@@ -89,6 +89,21 @@ export class ThreadReadStates {
     return { changed: true, state: this.get(id)! };
   }
 
+  /**
+   * The thread was reverted to the turns in `kept`: a first unread turn no longer in its
+   * history leaves it read, with a new revision, as the reference does (thread-revert.jsonl).
+   * Returns the new state, or null when nothing changed.
+   */
+  reverted(threadId: string, kept: ReadonlySet<string>, nowMs: number): ThreadReadState | null {
+    const id = threadId.toLowerCase();
+    const before = this.#receipt(id);
+    if (before.firstUnread?.type !== 'turn' || kept.has(before.firstUnread.turnId)) return null;
+    const receipt: Receipt = { firstUnread: null, revision: this.newRevision(), lastPublishedTurn: before.lastPublishedTurn };
+    this.#byId.set(id, receipt);
+    this.#queue(id, receipt, nowMs).catch((error: unknown) => this.#log('warn', 'cannot record a thread read state', { threadId: id, error: String(error) }));
+    return this.get(id);
+  }
+
   /** Forgets a deleted thread's read state. */
   async forget(threadId: string, nowMs: number): Promise<void> {
     const id = threadId.toLowerCase();

@@ -5,8 +5,9 @@
  * Why a thread left memory. The first reason given wins. 'lockLost': the writer lock was
  * compromised (its heartbeat failed, or another host took it over). 'archived', 'deleted': a
  * client archived or deleted it (the thread is unloaded before its rollout moves or goes).
+ * 'reverted': thread/revert unloads it to load it again at once on its new rollout file.
  */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted';
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted' | 'reverted';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =

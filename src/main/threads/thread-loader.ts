@@ -3,7 +3,7 @@
 // the pool (for a start, after the thread is answered and published), publish it as loaded.
 // On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
 // releases whatever was acquired.
-import type { ActorHistory, ActorInit, ForkRequest, PostedResumeState } from '../../common/actor-messages.js';
+import type { ActorHistory, ActorInit, ForkRequest, PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import { pathOf, type HistoryLocation } from '../../common/history-location.js';
 import type { LoadedThread } from './loaded-thread.js';
@@ -30,6 +30,8 @@ export interface LoadRequest {
   historyMode: 'legacy' | 'paginated';
   /** A fork's source: its actor writes the new rollout from it before reading it back. */
   fork?: ForkRequest;
+  /** A revert: its actor writes the thread's new file (`history`) from the previous one before reading it back. */
+  revert?: RevertRequest;
 }
 
 export async function loadThread(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<PostedResumeState | null> {
@@ -120,6 +122,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
     userAgent: userAgentOf(ctx),
     fence,
     ...(request.fork === undefined ? {} : { fork: request.fork }),
+    ...(request.revert === undefined ? {} : { revert: request.revert }),
   };
 }
 

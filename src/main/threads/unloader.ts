@@ -13,7 +13,7 @@
 //        a leftover that keeps other hosts out, a lockfile directory, gets a short wait)
 //     3. forget the thread: out of the directory and the pool's placement
 //     4. announce `notLoaded`, then `thread/closed` (only for a thread clients saw loaded;
-//        not for an archived or deleted one)
+//        not for an archived, deleted or reverted one)
 //   unloaded
 import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
@@ -207,11 +207,12 @@ export class Unloader {
   }
 
   // Step 4. An archived or deleted thread is announced as the reference announces it:
-  // `notLoaded`, then `thread/archived` or `thread/deleted` (sent by the handler), no `thread/closed`.
+  // `notLoaded`, then `thread/archived` or `thread/deleted` (sent by the handler), no `thread/closed`;
+  // a reverted one, loaded again at once, gets `notLoaded` only (thread-revert.ts).
   #announce(thread: LoadedThread, reason: UnloadReason): void {
     try {
       this.#deps.announcer.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'notLoaded' } });
-      if (reason !== 'archived' && reason !== 'deleted') this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
+      if (reason !== 'archived' && reason !== 'deleted' && reason !== 'reverted') this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
     } catch (error) {
       this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
     }

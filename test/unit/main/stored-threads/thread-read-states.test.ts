@@ -1,7 +1,7 @@
 // ThreadReadStates: turn ends and marks move the state as the reference moves it
 // (reference-answers/thread-read-state.jsonl), a stale revision changes nothing, the file is
-// read back at start (torn and foreign lines skipped), a failed append undoes the mark, and a
-// deleted thread is forgotten.
+// read back at start (torn and foreign lines skipped), a failed append undoes the mark, a
+// deleted thread is forgotten, and a revert that drops the first unread turn leaves it read.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,4 +85,17 @@ test('a deleted thread is forgotten, in memory and after a restart', async () =>
     { firstUnread: null, revision: `initial:${A}` },
     { firstUnread: { type: 'turn', turnId: 'u1' }, revision: 'r2' },
   ]);
+});
+
+test('a revert that drops the first unread turn leaves the thread read, after a restart too; any other changes nothing', async () => {
+  const states = store();
+  states.turnEnded(A, 't1', 0);
+  states.turnEnded(A, 't2', 0);
+  expect(states.reverted(A, new Set(['t1']), 0)).toBe(null);
+  expect(states.reverted(A, new Set(), 0)).toEqual({ firstUnread: null, revision: 'r3' });
+  expect(states.reverted(A, new Set(), 0)).toBe(null);
+  await states.settled();
+  expect([states.get(A), store().get(A)]).toEqual([{ firstUnread: null, revision: 'r3' }, { firstUnread: null, revision: 'r3' }]);
+  await states.mark(B, 'unread', `initial:${B}`, 0);
+  expect(states.reverted(B, new Set(), 0)).toBe(null);
 });

@@ -1,0 +1,59 @@
+// The first line of the file a `thread/revert` starts, as codex 0.171.0 writes it
+// (test/fixtures/reference-answers/thread-revert.jsonl): the thread's rollout is never cut or
+// rewritten; a new file, rollout-<time>-<thread>_<file id>.jsonl, begins with a session_meta
+// whose history base (history-base.ts) is the thread's history before the reverted turn: the
+// previous file's lines up to where that turn's task_started starts, at the ordinal that line
+// had, following the previous file's own base when the turn lies in it. Reverting before the
+// thread's first turn keeps nothing: the new file starts at ordinal 0 with no base.
+//
+// The previous file is read whole, but only its complete lines, and never under a lock other
+// than the thread's own writer lock, which the host holds for this actor.
+import { mkdir, open } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import type { RevertRequest } from '../../common/actor-messages.js';
+import { forkRefused } from '../../common/errors.js';
+import { readPrefix, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
+import { parseRevertedRolloutFileName } from '../../common/rollout/rollout-path.js';
+import { parseLine } from '../../common/rollout/rollout-json.js';
+import { historyModeOf, parseRollout } from '../../common/rollout/rollout-reader.js';
+import { baseAt, splitLines, turnStartIndex } from './fork-rollout.js';
+import { stampOrdinal } from './paginated-format.js';
+import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
+
+/**
+ * Writes the session_meta of the reverted thread's new file at `path` (which must not exist
+ * yet) and makes it durable before the revert is answered. Refuses as the reference does: a
+ * turn the thread's history does not hold is "turn not found" (the refusal crosses to the host
+ * as thread/fork's do, errors.ts).
+ */
+export async function writeRevertRollout(path: string, request: RevertRequest, meta: SessionMetaInput): Promise<void> {
+  const base = revertBase(request, meta.threadId);
+  const first = sessionMeta({ ...meta, createdAtMs: request.atMs, ...(base === null ? {} : { historyBase: base }) }, request.atMs, 'paginated');
+  await mkdir(dirname(path), { recursive: true });
+  const file = await open(path, 'wx');
+  try {
+    await file.writeFile(`${stampOrdinal(first, base?.endOrdinalExclusive ?? 0)}\n`);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+}
+
+/** Where the kept history ends: null when no turn comes before `beforeTurnId`. */
+function revertBase(request: RevertRequest, threadId: string): HistoryBase | null {
+  const { previousPath, beforeTurnId } = request;
+  const own = readPrefix(previousPath, Number.POSITIVE_INFINITY);
+  if (own === null) throw new Error(`the rollout of thread ${threadId} cannot be read`);
+  const expanded = withHistoryBase(previousPath, own);
+  const parsed = parseRollout(expanded);
+  if (parsed.meta === null || historyModeOf(parsed.meta) !== 'paginated') throw forkRefused('thread/revert only supports paginated threads');
+  const index = parsed.turns.findIndex((turn) => turn.id === beforeTurnId);
+  if (index === -1) throw forkRefused(`turn not found: ${beforeTurnId}`);
+  if (index === 0) return null;
+  const lines = splitLines(expanded);
+  const cut = turnStartIndex(lines, beforeTurnId, false);
+  const ordinal = parseLine(lines[cut] ?? '')?.ordinal ?? null;
+  if (ordinal === null) throw new Error(`the line where turn ${beforeTurnId} starts has no ordinal`);
+  const fileId = parseRevertedRolloutFileName(basename(previousPath))?.fileId ?? threadId;
+  return baseAt(fileId, previousPath, own, ordinal);
+}
