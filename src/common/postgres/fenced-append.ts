@@ -70,7 +70,7 @@ export async function appendLines(pool: pg.Pool, request: AppendRequest, call?: 
     request.lines,
     request.hostId ?? null,
     headLinesIn(request.lines),
-  ]);
+  ], 'thread-host fenced append');
   const row = result.rows[0];
   if (row !== undefined) return { kind: 'appended', nextOrdinal: Number(row.next_ordinal) };
   const now = await appendState(pool, request.threadId, { deadlineMs });
