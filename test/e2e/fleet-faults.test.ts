@@ -5,6 +5,7 @@
 // every acknowledged turn (turn/completed, status completed) is there exactly once, ordinals
 // run 0..n-1, and epochs never decrease along them, so nothing a host wrote under an epoch it
 // had lost follows the line that fenced it.
+import { APPEND_STATEMENT_NAME } from '../../src/common/postgres/fenced-append.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';
@@ -27,8 +28,8 @@ afterAll(() => mock.close());
 
 const startHost = (db: PostgresConnection, timing = TIMING): Promise<TestServer> => startFleetHost(db, mock.url, timing);
 
-/** Part of the text of the store's one append statement (src/common/postgres/fenced-append.ts). */
-const APPEND_STATEMENT = 'INSERT INTO rollout_lines';
+/** The store's append as the wire carries it: a prepared statement's name, in its Parse and every Bind. */
+const APPEND_STATEMENT = APPEND_STATEMENT_NAME;
 
 const writerTaken = (threadId: string): string => `thread ${threadId} already has an active writer`;
 

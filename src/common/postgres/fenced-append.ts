@@ -57,6 +57,9 @@ const APPEND = `
   )
   SELECT next_ordinal FROM advanced`;
 
+/** The append's prepared-statement name: every execution of it on the wire carries it. */
+export const APPEND_STATEMENT_NAME = 'thread-host fenced append';
+
 /** Appends `lines` at `expectedNext` under `epoch`, or writes nothing and says the thread's state now. */
 export async function appendLines(pool: pg.Pool, request: AppendRequest, call?: CallOptions): Promise<AppendOutcome> {
   for (const line of request.lines) {
@@ -70,7 +73,7 @@ export async function appendLines(pool: pg.Pool, request: AppendRequest, call?: 
     request.lines,
     request.hostId ?? null,
     headLinesIn(request.lines),
-  ], 'thread-host fenced append');
+  ], APPEND_STATEMENT_NAME);
   const row = result.rows[0];
   if (row !== undefined) return { kind: 'appended', nextOrdinal: Number(row.next_ordinal) };
   const now = await appendState(pool, request.threadId, { deadlineMs });
