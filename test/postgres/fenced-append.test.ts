@@ -3,7 +3,7 @@
 // writes nothing at all.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ambiguousAppendOutcome, appendLines, appendState } from '../../src/common/postgres/fenced-append.js';
+import { appendLines, appendState, cutBackAppend } from '../../src/common/postgres/fenced-append.js';
 import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connection.js';
 import { registerHost } from '../../src/common/postgres/host-lease.js';
 import { acquireThread } from '../../src/common/postgres/thread-ownership.js';
@@ -126,10 +126,9 @@ describe('appendLines', () => {
     expect(await appendState(pool, 'no-such-thread')).toBeNull();
   });
 
-  test('an append past its deadline may still land; the state read after tells which', async () => {
+  test('an append past its deadline may still land; a cut-back by its writer removes it, by anyone else nothing', async () => {
     const { hostId, epoch } = await owned('ambiguous', 'ws://127.0.0.1:11');
     const request = { threadId: 'ambiguous', hostId, epoch, expectedNext: 0, lines: ['{"late":1}', '{"late":2}'] };
-    expect(ambiguousAppendOutcome(request, await appendState(pool, 'ambiguous'))).toBe('notLanded');
     // Another session holds the thread's row, so the append waits on the server past its deadline.
     const blocker = await pool.connect();
     try {
@@ -145,10 +144,12 @@ describe('appendLines', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       state = await appendState(pool, 'ambiguous');
     }
-    expect(ambiguousAppendOutcome(request, state)).toBe('landed');
-    expect(await stored('ambiguous')).toEqual([{ ordinal: 0, epoch: 1, line: '{"late":1}' }, { ordinal: 1, epoch: 1, line: '{"late":2}' }]);
-    expect(ambiguousAppendOutcome(request, { epoch: 2, nextOrdinal: 2 })).toBe('fenced');
-    expect(ambiguousAppendOutcome(request, { epoch: 1, nextOrdinal: 5 })).toBe('fenced');
-    expect(ambiguousAppendOutcome(request, null)).toBe('fenced');
+    expect([state, await stored('ambiguous')]).toEqual([{ epoch: 1, nextOrdinal: 2 }, [{ ordinal: 0, epoch: 1, line: '{"late":1}' }, { ordinal: 1, epoch: 1, line: '{"late":2}' }]]);
+    // Another epoch changes nothing; the writer's own puts the thread back where it knows it was.
+    expect(await cutBackAppend(pool, { threadId: 'ambiguous', epoch: 2, from: 0 })).toBe('fenced');
+    expect([await appendState(pool, 'ambiguous'), (await stored('ambiguous')).length]).toEqual([{ epoch: 1, nextOrdinal: 2 }, 2]);
+    expect(await cutBackAppend(pool, { threadId: 'ambiguous', epoch, from: 0 })).toBe('cutBack');
+    expect([await appendState(pool, 'ambiguous'), await stored('ambiguous')]).toEqual([{ epoch: 1, nextOrdinal: 0 }, []]);
+    expect(await cutBackAppend(pool, { threadId: 'no-such-thread', epoch, from: 0 })).toBe('fenced');
   });
 });

@@ -20,7 +20,7 @@ import type { AppendOutcome } from '../../common/postgres/fenced-append.js';
 import type { HistoryAppender } from '../rollout-writer/history-appender.js';
 import { CommitGroups } from './commit-groups.js';
 import type { OrdinalStamp } from '../rollout-writer/rollout-appender.js';
-import { appendToStore, queryStore } from './worker-postgres.js';
+import { appendToStore, cutBackInStore } from './worker-postgres.js';
 
 type PostgresHistory = Extract<ActorHistory, { store: 'postgres' }>;
 
@@ -44,13 +44,6 @@ type AppenderState =
 
 // Past this a batch's fate is unknown and the turn fails; a slower store is a failing one.
 const DEFAULT_DEADLINE_MS = 5_000;
-const CUT_BACK = `
-  WITH owner AS (
-    UPDATE thread_owners SET next_ordinal = $3 WHERE thread_id = $1 AND epoch = $2 RETURNING thread_id
-  ), removed AS (
-    DELETE FROM rollout_lines r USING owner WHERE r.thread_id = owner.thread_id AND r.ordinal >= $3 RETURNING 1
-  )
-  SELECT (SELECT count(*) FROM owner)::int AS owned`;
 
 export class PostgresAppender implements HistoryAppender {
   readonly #threadId: string;
@@ -125,14 +118,13 @@ export class PostgresAppender implements HistoryAppender {
   }
 
   async #cutBack(from: number): Promise<void> {
-    let owned: number;
+    let outcome: 'cutBack' | 'fenced';
     try {
-      const rows = await queryStore<{ owned: number }>(this.#history.connection, this.#deadlineMs, CUT_BACK, [this.#threadId, this.#history.epoch, from]);
-      owned = rows[0]?.owned ?? 0;
+      outcome = await cutBackInStore(this.#history.connection, { threadId: this.#threadId, epoch: this.#history.epoch, from }, this.#deadlineMs);
     } catch (cause) {
       throw this.#fail(cause, from);
     }
-    if (owned === 0) throw this.#fenced(null);
+    if (outcome === 'fenced') throw this.#fenced(null);
     this.#nextLine = from;
     this.#state = { kind: 'ready' };
   }

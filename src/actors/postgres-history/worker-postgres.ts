@@ -17,10 +17,10 @@ export async function appendToStore(connection: PostgresConnection, request: App
   return appendLines(sharedPool(connection, POOL), request, { deadlineMs });
 }
 
-/** Runs one statement of the appender's own (its cut-back) on the worker's pool. */
-export async function queryStore<Row extends Record<string, unknown>>(connection: PostgresConnection, deadlineMs: number, text: string, values: unknown[]): Promise<Row[]> {
-  const [{ sharedPool }, { queryWithin }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/postgres-connection.js')]);
-  return (await queryWithin<Row>(sharedPool(connection, POOL), deadlineMs, text, values)).rows;
+/** Puts the thread back to `from` lines after an append of unknown outcome (fenced-append.ts). */
+export async function cutBackInStore(connection: PostgresConnection, request: { threadId: string; epoch: number; from: number }, deadlineMs: number): Promise<'cutBack' | 'fenced'> {
+  const [{ sharedPool }, { cutBackAppend }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/fenced-append.js')]);
+  return cutBackAppend(sharedPool(connection, POOL), request, { deadlineMs });
 }
 
 /** A thread's whole history as the rollout file's text, for a cold resume. */

@@ -10,8 +10,7 @@
 // updated_at keeps whole milliseconds, as thread/list compares times (stored-lines.ts).
 //
 // After a failure whose outcome is unknown (a deadline, a connection lost while the statement
-// was in flight), `appendState` tells whether the batch landed: the ordinal moved past it under
-// the same epoch, or it did not move.
+// was in flight), `cutBackAppend` removes whatever of the batch landed, under the same epoch.
 import type pg from 'pg';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
 
@@ -92,17 +91,25 @@ export async function appendState(pool: pg.Pool, threadId: string, call?: CallOp
   return row === undefined ? null : { epoch: Number(row.epoch), nextOrdinal: Number(row.next_ordinal) };
 }
 
+// Removes what a writer's batch of unknown outcome may have left, under the same conditions an
+// append has: only the writer that still holds the epoch moves the thread back.
+const CUT_BACK = `
+  WITH owner AS (
+    UPDATE thread_owners SET next_ordinal = $3 WHERE thread_id = $1 AND epoch = $2 RETURNING thread_id
+  ), removed AS (
+    DELETE FROM rollout_lines r USING owner WHERE r.thread_id = owner.thread_id AND r.ordinal >= $3 RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM owner)::int AS owned`;
+
 /**
- * Whether `request`, whose outcome was unknown (its statement timed out or lost its connection),
- * took effect, judged from the thread's state read since (`appendState`): under one epoch only
- * one writer appends, so an ordinal moved past the batch under the writer's epoch is the batch.
- * 'notLanded': nothing moved, and the same batch may be sent again; 'fenced': another writer
- * holds the thread now, or the store moved on some other way, and the writer must stop.
+ * After an append whose outcome is unknown (its deadline passed, its connection dropped): puts
+ * the thread's history back to the `from` lines the writer knows landed, whether the batch was
+ * committed or not, so the next append starts where the writer thinks it does. 'fenced': the
+ * writer's epoch is no longer the thread's, and nothing was changed.
  */
-export function ambiguousAppendOutcome(request: AppendRequest, state: AppendState | null): 'landed' | 'notLanded' | 'fenced' {
-  if (state === null || state.epoch !== request.epoch) return 'fenced';
-  if (state.nextOrdinal === request.expectedNext + request.lines.length) return 'landed';
-  return state.nextOrdinal === request.expectedNext ? 'notLanded' : 'fenced';
+export async function cutBackAppend(pool: pg.Pool, request: { threadId: string; epoch: number; from: number }, call?: CallOptions): Promise<'cutBack' | 'fenced'> {
+  const result = await queryWithin<{ owned: number }>(pool, deadlineOf(pool, call), CUT_BACK, [request.threadId, request.epoch, request.from]);
+  return (result.rows[0]?.owned ?? 0) > 0 ? 'cutBack' : 'fenced';
 }
 
 /** How many of `lines` lead up to and include the first user message, or null when none holds one. */
