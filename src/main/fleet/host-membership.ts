@@ -53,7 +53,9 @@ export class HostMembership {
   /** Waits for a registration (after a lapse) for at most `ms`; null if there is none by then. */
   async currentHostId(ms: number): Promise<string | null> {
     if (this.#hostId !== null || this.#closed) return this.#hostId;
-    await raceDeadline(this.#renewing ?? this.#register(), ms, 'registering with the thread store timed out').catch(() => undefined);
+    // Through the one renewal in flight (which registers when there is no registration), so
+    // acquisitions waiting together never register this host twice.
+    await raceDeadline(this.#renew(), ms, 'registering with the thread store timed out').catch(() => undefined);
     return this.#hostId;
   }
 
@@ -61,7 +63,7 @@ export class HostMembership {
   async advertise(endpoint: string, deadlineMs: number): Promise<void> {
     this.#endpoint = endpoint;
     const hostId = this.#hostId;
-    if (hostId !== null) await raceDeadline(advertiseHost(this.#options.pool, hostId, endpoint), deadlineMs, 'advertising this host in the thread store timed out');
+    if (hostId !== null) await advertiseHost(this.#options.pool, hostId, endpoint, { deadlineMs });
   }
 
   /** Shutdown: stops renewing and retires the registration, so its threads are free at once. */
@@ -71,7 +73,7 @@ export class HostMembership {
     const hostId = this.#hostId;
     this.#hostId = null;
     if (hostId === null) return;
-    await raceDeadline(retireHost(this.#options.pool, hostId), deadlineMs, 'retiring from the thread store timed out').catch((error: unknown) =>
+    await retireHost(this.#options.pool, hostId, { deadlineMs }).catch((error: unknown) =>
       this.#options.log('warn', 'could not retire this host from the thread store; its threads are free once its lease lapses', { error: String(error) }),
     );
   }
@@ -79,7 +81,8 @@ export class HostMembership {
   async #register(): Promise<void> {
     const { pool, leaseMs } = this.#options;
     const startedAt = performance.now();
-    this.#hostId = await raceDeadline(registerHost(pool, this.#endpoint, leaseMs), leaseMs, `registering with the thread store took longer than the lease (${leaseMs} ms)`);
+    // Registering may take no longer than the lease it would hold.
+    this.#hostId = await registerHost(pool, this.#endpoint, leaseMs, { deadlineMs: leaseMs });
     this.#renewedAt = startedAt;
   }
 
@@ -103,7 +106,7 @@ export class HostMembership {
       }
       // A renewal slower than the renewal period is as good as failed: the next one is due.
       const startedAt = performance.now();
-      const outcome = await raceDeadline(renewHost(pool, hostId, leaseMs), renewMs, `renewing this host's lease took longer than ${renewMs} ms`);
+      const outcome = await renewHost(pool, hostId, leaseMs, { deadlineMs: renewMs });
       if (this.#closed) return;
       if (outcome === 'renewed') {
         this.#renewedAt = startedAt;

@@ -13,7 +13,6 @@ import type { Pool } from 'pg';
 import type { LogFn } from '../../../common/log.js';
 import { acquireThread, releaseThread } from '../../../common/postgres/thread-ownership.js';
 import type { HostMembership } from '../../fleet/host-membership.js';
-import { raceDeadline } from '../../race-deadline.js';
 import type { AcquireOptions, AcquireResult, LockLoss, ReleaseResult, WriterLock, WriterLockBackend } from '../writer-lock-backend.js';
 
 /** As the other backends: an acquisition gives up after 30 s. */
@@ -44,17 +43,21 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
   readonly #owned = new Map<string, OwnedLock>();
   /** Release statements still in flight. */
   readonly #clearing = new Set<Promise<void>>();
-  #pending = 0;
+  /**
+   * Threads with an acquisition in flight. A second one for the same thread is refused before it
+   * reaches the store: there it would bump the epoch again and fence the first's writer.
+   */
+  readonly #acquiring = new Set<string>();
 
   constructor(options: PostgresWriterLocksOptions) {
     this.#options = options;
   }
 
   async acquire(threadId: string, options: AcquireOptions = {}): Promise<AcquireResult<PostgresWriterLock>> {
-    if (this.#owned.has(threadId)) return { kind: 'activeWriter' };
+    if (this.#owned.has(threadId) || this.#acquiring.has(threadId)) return { kind: 'activeWriter' };
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS;
     const startedAt = performance.now();
-    this.#pending += 1;
+    this.#acquiring.add(threadId);
     try {
       const hostId = await this.#options.membership.currentHostId(timeoutMs);
       if (hostId === null) return { kind: 'timedOut', cause: 'this host is not registered with the thread store (its lease lapsed and registering again has not succeeded)' };
@@ -64,15 +67,13 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
       const outcome = await acquireThread(this.#options.pool, request, { deadlineMs: left });
       if (outcome.kind === 'notFound') return { kind: 'timedOut', cause: `thread ${threadId} is no longer in the thread store` };
       if (outcome.kind === 'ownedElsewhere') return { kind: 'activeWriter', ownerEndpoint: outcome.endpoint };
-      // Acquired by this process meanwhile (a concurrent acquisition): keep the first.
-      if (this.#owned.has(threadId)) return { kind: 'activeWriter' };
       const lock: OwnedLock = { threadId, hostId, fencing: { epoch: outcome.epoch, nextLine: outcome.nextOrdinal }, lease: null, released: false, clearing: null };
       this.#owned.set(threadId, lock);
       return { kind: 'acquired', lock };
     } catch (error) {
       return { kind: 'timedOut', cause: (error as Error).message };
     } finally {
-      this.#pending -= 1;
+      this.#acquiring.delete(threadId);
     }
   }
 
@@ -82,7 +83,7 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
     owned.released = true;
     this.#owned.delete(lock.threadId);
     const { pool, log } = this.#options;
-    owned.clearing = raceDeadline(releaseThread(pool, { threadId: owned.threadId, hostId: owned.hostId, epoch: owned.fencing.epoch }), RELEASE_DEADLINE_MS, 'the thread store did not answer')
+    owned.clearing = releaseThread(pool, { threadId: owned.threadId, hostId: owned.hostId, epoch: owned.fencing.epoch }, { deadlineMs: RELEASE_DEADLINE_MS })
       .then(() => undefined)
       .catch((error: unknown) => log('warn', 'releasing a thread in the thread store failed; it is free once this host lease lapses', { threadId: owned.threadId, error: String(error) }));
     const clearing = owned.clearing;
@@ -108,7 +109,7 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
   }
 
   pendingCount(): number {
-    return this.#pending;
+    return this.#acquiring.size;
   }
 
   close(): ReadonlyMap<string, ReleaseResult> {
