@@ -11,7 +11,7 @@
 // lock: whoever writes the source, the bytes before its last newline no longer change.
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { readPrefix, historyBaseOf, locateRollout, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
+import { readPrefix, historyBaseOf, locateRollout, rolloutFileId, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
 import { historyModeOf, parseRollout, type HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { ForkRequest } from '../../common/actor-messages.js';
@@ -88,9 +88,10 @@ export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
   if (cut < lines.length) {
     const ordinal = parseLine(lines[cut] as string)?.ordinal ?? null;
     if (ordinal === null) throw new Error(`the source's line where the fork ends has no ordinal`);
-    return { historyMode, base: baseAt(request.sourceThreadId, request.sourcePath, own, ordinal), copied: [], kept, cwd };
+    return { historyMode, base: baseAt(request.sourcePath, own, ordinal), copied: [], kept, cwd };
   }
-  const base = { threadId: request.sourceThreadId, endOrdinalExclusive: nextOrdinal(own), endByteOffset: Buffer.byteLength(own) };
+  // The source's newest file (a reverted source's is not its first): bases name files.
+  const base = { threadId: rolloutFileId(request.sourcePath) ?? request.sourceThreadId, endOrdinalExclusive: nextOrdinal(own), endByteOffset: Buffer.byteLength(own) };
   return { historyMode, base, copied: [], kept, cwd };
 }
 
@@ -115,22 +116,25 @@ export function turnStartIndex(lines: string[], turnId: string, after: boolean):
 }
 
 // The file and byte offset where the line of ordinal `ordinal` starts, following the source's
-// own base when the cut falls in it (a fork of a fork, cut before the fork's own turns).
-export function baseAt(threadId: string, path: string, own: string, ordinal: number): HistoryBase {
+// own base when the cut falls in it (a fork of a fork, cut before the fork's own turns). A base
+// names the file by its id (history-base.ts), read from `path`'s name.
+export function baseAt(path: string, own: string, ordinal: number): HistoryBase {
+  const fileId = rolloutFileId(path);
+  if (fileId === null) throw new Error(`${path} is not named as a rollout`);
   const firstEnd = own.indexOf('\n');
   const inherited = historyBaseOf(firstEnd === -1 ? own : own.slice(0, firstEnd));
   if (inherited !== null && ordinal < inherited.endOrdinalExclusive) {
     const basePath = locateRollout(path, inherited.threadId);
     const baseOwn = basePath === null ? null : readPrefix(basePath, inherited.endByteOffset);
-    if (basePath === null || baseOwn === null) throw new Error(`the base of thread ${threadId} cannot be read`);
-    return baseAt(inherited.threadId, basePath, baseOwn, ordinal);
+    if (basePath === null || baseOwn === null) throw new Error(`the base of ${path} cannot be read`);
+    return baseAt(basePath, baseOwn, ordinal);
   }
   let offset = 0;
   for (const line of own.split('\n')) {
-    if (parseLine(line)?.ordinal === ordinal) return { threadId, endOrdinalExclusive: ordinal, endByteOffset: offset };
+    if (parseLine(line)?.ordinal === ordinal) return { threadId: fileId, endOrdinalExclusive: ordinal, endByteOffset: offset };
     offset += Buffer.byteLength(line) + 1;
   }
-  throw new Error(`thread ${threadId} has no line of ordinal ${ordinal}`);
+  throw new Error(`${path} has no line of ordinal ${ordinal}`);
 }
 
 // After the highest ordinal of the source's own lines (its session_meta's, when it has no other).

@@ -9,11 +9,10 @@
 // The previous file is read whole, but only its complete lines, and never under a lock other
 // than the thread's own writer lock, which the host holds for this actor.
 import { mkdir, open } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import type { RevertRequest } from '../../common/actor-messages.js';
 import { forkRefused } from '../../common/errors.js';
 import { readPrefix, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
-import { parseRevertedRolloutFileName } from '../../common/rollout/rollout-path.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
 import { historyModeOf, parseRollout } from '../../common/rollout/rollout-reader.js';
 import { baseAt, splitLines, turnStartIndex } from './fork-rollout.js';
@@ -54,6 +53,5 @@ function revertBase(request: RevertRequest, threadId: string): HistoryBase | nul
   const cut = turnStartIndex(lines, beforeTurnId, false);
   const ordinal = parseLine(lines[cut] ?? '')?.ordinal ?? null;
   if (ordinal === null) throw new Error(`the line where turn ${beforeTurnId} starts has no ordinal`);
-  const fileId = parseRevertedRolloutFileName(basename(previousPath))?.fileId ?? threadId;
-  return baseAt(fileId, previousPath, own, ordinal);
+  return baseAt(previousPath, own, ordinal);
 }

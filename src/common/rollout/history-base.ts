@@ -145,3 +145,6 @@ function findIn(dir: string, wanted: string, deep: boolean): string | null {
 function fileIdOf(name: string): string | null {
   return parseRevertedRolloutFileName(name)?.fileId ?? parseRolloutFileName(name)?.threadId ?? null;
 }
+
+/** The file id of the rollout at `path`, as a history base names it; null for a name no rollout has. */
+export const rolloutFileId = (path: string): string | null => fileIdOf(basename(path));

@@ -6,14 +6,12 @@
 // deadline. The source's writer lock is never taken or waited for: the fork gets its own.
 import type { Connection } from '../connections.js';
 import { noRolloutFound, threadArchived } from '../../common/errors.js';
-import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { threadForkParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
 import { uuidv7 } from '../protocol/uuid.js';
-import { findArchivedRollout } from '../stored-threads/archived-rollouts.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { fillMirror } from '../threads/mirror-fill.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
@@ -35,7 +33,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   const state = await loadThread(ctx, thread, {
     session,
     // An ephemeral fork is written nowhere: its actor keeps the history it read (fork-rollout.ts).
-    history: params.ephemeral ? null : { store: 'files', path: rolloutPathFor(ctx.home, thread.id, now) },
+    history: params.ephemeral ? null : ctx.threadStore.newThread(thread.id, now),
     resume: true,
     serializeHistory: !params.excludeTurns,
     createdAtMs: now,
@@ -71,8 +69,8 @@ async function sourceRollout(ctx: HostContext, id: string): Promise<string> {
     if (loaded.identity.ephemeral || !loaded.materialized || loaded.identity.path === null) throw noRolloutFound(id);
     return loaded.identity.path;
   }
-  const found = await ctx.rollouts.find(id).catch(() => null);
-  if (found !== null) return found;
-  if ((await findArchivedRollout(ctx.home, id)) !== null) throw threadArchived(id);
+  const found = await ctx.threadStore.locate(id);
+  if (found?.store === 'files') return found.path;
+  if ((await ctx.threadStore.locateArchived(id)) !== null) throw threadArchived(id);
   throw noRolloutFound(id);
 }

@@ -76,7 +76,7 @@ export class FilesThreadStore implements ThreadStore {
 
   /** Every file of the thread moves to archived_sessions/: its rollout and those it continues (a reverted thread's). */
   async archive(threadId: string): Promise<void> {
-    await archiveRollouts(this.home, await liveThreadFiles(this.home, threadId));
+    await archiveRollouts(this.home, await withFsDeadline(liveThreadFiles(this.home, threadId), `finding the rollouts of thread ${threadId}`));
   }
 
   async unarchive(threadId: string, nowMs: number): Promise<HistoryLocation | null> {
@@ -87,7 +87,11 @@ export class FilesThreadStore implements ThreadStore {
 
   /** Every file of the thread, live or archived, and its lines of session_index.jsonl. */
   async remove(threadId: string): Promise<void> {
-    const files = [...(await liveThreadFiles(this.home, threadId)), ...(await archivedThreadFiles(this.home, threadId))];
+    const [live, archived] = await withFsDeadline(
+      Promise.all([liveThreadFiles(this.home, threadId), archivedThreadFiles(this.home, threadId)]),
+      `finding the rollouts of thread ${threadId}`,
+    );
+    const files = [...live, ...archived];
     for (const file of files) await withFsDeadline(fsPromises().unlink(file), `removing ${file}`);
     await this.names.forget(threadId);
   }

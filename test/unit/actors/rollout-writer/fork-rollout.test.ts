@@ -54,6 +54,15 @@ describe('a paginated source', () => {
     });
   });
 
+  test('a source whose rollout a revert started is based on that file, named by its own id', () => {
+    const fileId = '01a24450-0000-7000-8000-0000000000f1';
+    const revertedPath = join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T12-00-00-${PAGINATED_ID}_${fileId}.jsonl`);
+    writeFileSync(revertedPath, PAGINATED);
+    const request = paginated({ sourcePath: revertedPath });
+    expect(forkStart(request, NOW).base).toEqual({ threadId: fileId, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
+    expect(forkStart({ ...request, lastTurnId: TURNS.paginated[0]! }, NOW).base).toEqual({ threadId: fileId, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) });
+  });
+
   test('forked up to its first turn, or before its second, ends at the second turn\'s start', () => {
     const base = { threadId: PAGINATED_ID, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) };
     expect(forkStart(paginated({ lastTurnId: TURNS.paginated[0]! }), NOW).base).toEqual(base);
