@@ -493,8 +493,6 @@ export class ThreadActor {
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
     writes.add('end', this.#format.turnEnd(timing, end, completedAtMs));
     const { failure, landed } = await writes.settle();
-    // The turn's lines are projected before its end is reported and the actor goes quiet.
-    await this.#projector?.flush();
     if (failure !== null) {
       if (outcome.status === 'completed') {
         const message = `failed to record the turn in the thread history: ${failure.message}`;
@@ -510,8 +508,11 @@ export class ThreadActor {
     this.#current!.reported = true;
     this.#live = null;
     // Every line of the turn is with the kernel: quiet before the host hears of the end, so an
-    // unload that follows at once can be fenced. Nothing below writes.
-    if (this.#owed.length === 0) this.#fence.leave();
+    // unload that follows at once can be fenced. Nothing below writes. A turn whose lines the
+    // reference's history database has yet to receive is reported first and stays active
+    // until they are projected (#fenced): the turn's end never waits for that transaction,
+    // and the writer lock is still never released before it.
+    if (this.#owed.length === 0 && !(this.#projector?.pending ?? false)) this.#fence.leave();
     this.#emit({
       type: 'turnEnded',
       threadId,

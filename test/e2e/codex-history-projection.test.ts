@@ -1,9 +1,9 @@
 // thread-host keeping the reference's paginated history database current, end to end: the real
 // CLI in a home holding a thread_history_1.sqlite as codex 0.171.0 creates it (the rows the
 // reference writes for the same rollout are tested in test/unit/actors/codex-history-db).
-// Each turn's rows are there when turn/completed arrives; a foreign write lock held for
-// seconds costs a turn at most the deadline and is caught up by the next turn; the key and a
-// lockfile home turn it off.
+// Each turn's rows are there before the writer lock is released (an unload's thread/closed);
+// a foreign write lock held for seconds delays no turn and is caught up by the next turn; the
+// key and a lockfile home turn it off.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,12 +59,17 @@ function rowsOfWholeRollout(threadId: string, rolloutPath: string) {
 const statuses = (rows: { turns: unknown[] }) => rows.turns.map((t) => (t as { status: string }).status);
 
 describe('a paginated thread thread-host writes', () => {
-  test('has each turn in the database, exactly as one catch-up of its rollout would write it, when turn/completed arrives', async () => {
-    const server = await TestServer.start({ home, modelUrl: mock.url });
+  test('has each turn in the database, exactly as one catch-up of its rollout would write it, when the thread unloads', async () => {
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
     try {
       const { thread } = await server.request('thread/start', {});
       for (const [n, text] of ['one', 'two'].entries()) {
+        if (n > 0) await server.request('thread/resume', { threadId: thread.id, excludeTurns: true });
         await turn(server, thread.id, text);
+        // Unloading releases the writer lock, which waits for the projection.
+        const closed = server.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 20_000);
+        await server.request('thread/unsubscribe', { threadId: thread.id });
+        await closed;
         const rows = threadRows(dbPath, thread.id);
         expect(statuses(rows)).toEqual(Array(n + 1).fill('completed'));
         expect(rows).toEqual(rowsOfWholeRollout(thread.id, thread.path));
@@ -92,7 +97,7 @@ describe('a paginated thread thread-host writes', () => {
         holder.exec('ROLLBACK');
         holder.close();
       }
-      // The deadline (250 ms) plus a turn on the mock, on a loaded machine.
+      // A turn on the mock, on a loaded machine: its end does not wait for the lock.
       expect(took).toBeLessThan(1_500);
       expect(threadRows(dbPath, thread.id)).toEqual(projectedOne);
       await turn(server, thread.id, 'three');

@@ -6,8 +6,9 @@ import { HistoryDatabase } from './history-database.js';
 
 /**
  * How long a projection waits for another connection's write lock (the connection's busy
- * timeout) before it leaves the tail to the reference's own catch-up. A turn's end waits for
- * at most one such wait; the reference holds its own write lock for milliseconds.
+ * timeout) before it leaves the tail to the reference's own catch-up. The writer lock's
+ * release after a turn waits for at most one such wait; the reference holds its own write
+ * lock for milliseconds.
  */
 export const PROJECTION_DEADLINE_MS = 250;
 

@@ -1,23 +1,25 @@
 // Keeps the reference's paginated history database current for one thread this actor writes:
 // the batches that land in the rollout are projected into the database as the reference would
 // project them (projected-line.ts, projection-sql.ts), in short transactions, while this host
-// still holds the thread's writer lock (the actor waits for `flush()` before it reports a
-// turn's end and goes quiet, which is what lets the host release the lock).
+// still holds the thread's writer lock (the actor reports a turn's end as soon as its lines
+// are in the rollout, then waits for `flush()` before it goes quiet, which is what lets the
+// host release the lock).
 //
 //   batch lands ──► bytes kept ──► checkpoint read ──► tail cut and checked ──► BEGIN IMMEDIATE
 //                  (from memory; the file is read only when the checkpoint is behind them;
 //                   the checkpoint is read only when this projector has not committed one,
 //                   since the transaction checks it again under the write lock anyway)
 //
-// A turn waits for one transaction, at its end. The batches that land before it are projected
-// by the flush at the turn's end or, in a turn that lasts, a little after they land
-// (IN_TURN_DELAY_MS), so the reference's reads show a long turn in progress without any turn
-// waiting for those transactions: on a quick turn they never run apart from the last one.
+// A turn is followed by one transaction, after its end is reported. The batches that land
+// before it are projected by the flush at the turn's end or, in a turn that lasts, a little
+// after they land (IN_TURN_DELAY_MS), so the reference's reads show a long turn in progress
+// without any turn waiting for those transactions: on a quick turn they never run apart from
+// the last one.
 //
 // It never holds anything up for long: the database's write lock is never waited for by
 // blocking; a write that finds it taken is tried again asynchronously until the database's
-// deadline, counted from the flush when one waits for it, so a turn's end waits for at most one
-// deadline and the worker's other actors run meanwhile. A projection that loses that wait
+// deadline, counted from the flush when one waits for it, so the actor stays active (and the
+// lock held) for at most one deadline after a turn, and the worker's other actors run meanwhile. A projection that loses that wait
 // leaves the database as it was (the reference catches up from the rollout at its next resume)
 // and stops trying until the next turn. Runs one at a time, coalesced: batches that land while
 // one runs are projected together by the next; a batch that makes no row (session_meta,
@@ -109,6 +111,11 @@ export class ThreadHistoryProjector {
         this.#queue();
       }, IN_TURN_DELAY_MS).unref();
     }
+  }
+
+  /** Landed lines wait for their projection (or one is running). */
+  get pending(): boolean {
+    return !this.#done && (this.#unprojected !== null || this.#queued);
   }
 
   /** Settles once every landed batch has been projected or given up on. */
