@@ -207,12 +207,13 @@ export class ThreadActor {
 
   #openProjector(rolloutPath: string): ThreadHistoryProjector | null {
     const database = configuredHistoryDatabase();
-    // The reference projects each file a revert started under that file's own id, through its
-    // history base (reference-answers/thread-revert.jsonl); this projection keys rows by thread
-    // id. Such a thread is left to the reference's catch-up at its next resume.
-    if (database === null || parseRevertedRolloutFileName(basename(rolloutPath)) !== null) return null;
+    if (database === null) return null;
+    // The reference projects each file a revert started under that file's own id, its lines
+    // after the history base that names the prefix it continues (reference-answers/
+    // thread-revert.jsonl), and a thread's first file under the thread's id.
+    const reverted = parseRevertedRolloutFileName(basename(rolloutPath));
     return new ThreadHistoryProjector({
-      threadId: this.#init.threadId,
+      threadId: reverted?.fileId ?? this.#init.threadId,
       rolloutPath,
       database,
       holdsWriterLock: () => this.#revoked === null && !this.#fence.fenced,

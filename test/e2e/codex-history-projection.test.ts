@@ -6,12 +6,13 @@
 // key and a lockfile home turn it off.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { HistoryDatabase } from '../../src/actors/codex-history-db/history-database.js';
 import { projectTail } from '../../src/actors/codex-history-db/rollout-tail.js';
+import { parseRevertedRolloutFileName } from '../../src/common/rollout/rollout-path.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
 import { TestServer } from '../helpers/test-server.js';
@@ -39,6 +40,15 @@ async function turn(server: TestServer, threadId: string, text: string): Promise
   return performance.now() - started;
 }
 
+/** Unloads the thread, which releases its writer lock: its rows are projected by then. */
+async function unload(server: TestServer, threadId: string): Promise<void> {
+  const closed = server.waitForNotification('thread/closed', (p) => p.threadId === threadId, 20_000);
+  await server.request('thread/unsubscribe', { threadId });
+  await closed;
+}
+
+const resume = (server: TestServer, threadId: string) => server.request('thread/resume', { threadId, excludeTurns: true });
+
 /** The rows one catch-up of the whole rollout writes into a fresh database. */
 function rowsOfWholeRollout(threadId: string, rolloutPath: string) {
   const dir = mkdtempSync(join(tmpdir(), 'history-projection-whole-'));
@@ -64,12 +74,9 @@ describe('a paginated thread thread-host writes', () => {
     try {
       const { thread } = await server.request('thread/start', {});
       for (const [n, text] of ['one', 'two'].entries()) {
-        if (n > 0) await server.request('thread/resume', { threadId: thread.id, excludeTurns: true });
+        if (n > 0) await resume(server, thread.id);
         await turn(server, thread.id, text);
-        // Unloading releases the writer lock, which waits for the projection.
-        const closed = server.waitForNotification('thread/closed', (p) => p.threadId === thread.id, 20_000);
-        await server.request('thread/unsubscribe', { threadId: thread.id });
-        await closed;
+        await unload(server, thread.id);
         const rows = threadRows(dbPath, thread.id);
         expect(statuses(rows)).toEqual(Array(n + 1).fill('completed'));
         expect(rows).toEqual(rowsOfWholeRollout(thread.id, thread.path));
@@ -79,18 +86,42 @@ describe('a paginated thread thread-host writes', () => {
     }
   }, 60_000);
 
+  test('reverted, has the file the revert started projected under that file\'s id, and the first file as it was', async () => {
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      await turn(server, thread.id, 'kept');
+      await turn(server, thread.id, 'dropped');
+      const { data: newest } = await server.request('thread/turns/list', { threadId: thread.id, sortDirection: 'desc', limit: 1 });
+      const { thread: reverted } = await server.request('thread/revert', { threadId: thread.id, beforeTurnId: newest[0].id });
+      await turn(server, thread.id, 'after the revert');
+      await unload(server, thread.id);
+      const fileId = parseRevertedRolloutFileName(basename(reverted.path))!.fileId;
+      expect(statuses(threadRows(dbPath, fileId))).toEqual(['completed']);
+      expect(threadRows(dbPath, fileId)).toEqual(rowsOfWholeRollout(fileId, reverted.path));
+      expect(threadRows(dbPath, thread.id)).toEqual(rowsOfWholeRollout(thread.id, thread.path));
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
   test('goes on with its turns while another process holds the write lock for seconds, and catches up after', async () => {
-    const server = await TestServer.start({ home, modelUrl: mock.url });
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
     try {
       const { thread } = await server.request('thread/start', {});
       await turn(server, thread.id, 'one');
+      await unload(server, thread.id);
       const projectedOne = threadRows(dbPath, thread.id);
+      expect(statuses(projectedOne)).toEqual(['completed']);
+      await resume(server, thread.id);
       const holder = new Database(dbPath);
       holder.exec('BEGIN IMMEDIATE');
       const heldSince = performance.now();
       let took: number;
       try {
         took = await turn(server, thread.id, 'two');
+        // The unload waits for the projection until its deadline, then releases the lock.
+        await unload(server, thread.id);
         // Held for seconds: the turn ended long before it was let go.
         while (performance.now() - heldSince < 3_000) await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
@@ -100,7 +131,9 @@ describe('a paginated thread thread-host writes', () => {
       // A turn on the mock, on a loaded machine: its end does not wait for the lock.
       expect(took).toBeLessThan(1_500);
       expect(threadRows(dbPath, thread.id)).toEqual(projectedOne);
+      await resume(server, thread.id);
       await turn(server, thread.id, 'three');
+      await unload(server, thread.id);
       const rows = threadRows(dbPath, thread.id);
       expect(statuses(rows)).toEqual(['completed', 'completed', 'completed']);
       expect(rows).toEqual(rowsOfWholeRollout(thread.id, thread.path));

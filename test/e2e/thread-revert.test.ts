@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
-import { revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
+import { parseRevertedRolloutFileName, revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { conversationOf } from '../helpers/reference-lines.js';
 import { revertScenario } from '../helpers/revert-scenario.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
@@ -91,9 +91,12 @@ test('a thread the reference reverted is read, resumed and continued as the refe
       expect(name === newest ? after[name]!.subarray(0, bytes.length) : after[name]).toEqual(bytes);
     }
     expect(after[newest]!.length).toBeGreaterThan(before[newest]!.length);
-    // Not into the database: the reference keys a reverted thread's rows by file id, through
-    // history bases this projection does not follow; it catches up at its next resume.
+    // Not under the thread's id: the reference keys the rows of a file a revert started by
+    // that file's id.
     expect(threadRows(database, threadId)).toEqual({ turns: [], items: [], checkpoint });
+    // Nor under the newest file's id: the reference wrote that file, with records thread-host
+    // does not write, so the reference catches it up itself at its next resume.
+    expect(threadRows(database, parseRevertedRolloutFileName(newest)!.fileId)).toEqual({ turns: [], items: [], checkpoint: null });
   } finally {
     expect(await server.close()).toBe(0);
     rmSync(home, { recursive: true, force: true });

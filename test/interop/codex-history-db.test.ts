@@ -3,7 +3,8 @@
 // reference's cold reads (answered from that database only) show every turn: of a codex thread
 // thread-host continued, and of threads thread-host created. Parity: the rows thread-host wrote
 // are the rows the reference writes when it rebuilds the projection from the rollout (its rows
-// deleted, the thread resumed). A database whose migrations are not 0.171.0's is left untouched.
+// deleted, the thread resumed), a reverted thread's newest file included (projected under its
+// own file id). A database whose migrations are not 0.171.0's is left untouched.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +128,52 @@ describe('the reference\'s history database, shared', () => {
       await ref.close();
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  test('a thread thread-host reverted reads as one the reference reverted, and its rows are the reference\'s own', async () => {
+    // The same scenario by each side, in a home of its own whose database the reference created.
+    const scenario = async (side: 'codex' | 'thread-host', home: string) => {
+      const server = await start(side, home);
+      const { thread } = await server.request('thread/start', {});
+      await turn(server, thread.id, 'kept');
+      await turn(server, thread.id, 'dropped');
+      const { data } = await server.request('thread/turns/list', { threadId: thread.id, sortDirection: 'desc', limit: 1 });
+      const { thread: reverted } = await server.request('thread/revert', { threadId: thread.id, beforeTurnId: data[0].id });
+      await turn(server, thread.id, 'after the revert');
+      await unload(server, thread.id);
+      await server.close();
+      return { threadId: thread.id as string, revertedPath: reverted.path as string, fileId: (reverted.path as string).slice(-42, -6) };
+    };
+    const homes = { codex: newHome(), 'thread-host': newHome() };
+    try {
+      const views: Record<string, unknown> = {};
+      for (const side of ['codex', 'thread-host'] as const) {
+        // The reference creates its database with its first turn.
+        const creator = await start('codex', homes[side]);
+        const { thread: seed } = await creator.request('thread/start', {});
+        await turn(creator, seed.id, 'seed');
+        await creator.close();
+        const { threadId, fileId, revertedPath } = await scenario(side, homes[side]);
+        const dbPath = join(homes[side], 'thread_history_1.sqlite');
+        const ref = await start('codex', homes[side]);
+        views[side] = await coldReads(ref, threadId);
+        if (side === 'thread-host') {
+          // The reference rebuilds the newest file's projection on resume (only that file's).
+          const ours = threadRows(dbPath, fileId);
+          expect(ours.turns.length).toBe(1);
+          expect((ours.checkpoint as Message).next_rollout_byte_offset).toBe(statSync(revertedPath).size);
+          deleteProjection(dbPath, fileId);
+          await ref.request('thread/resume', { threadId, excludeTurns: true });
+          await unload(ref, threadId);
+          const rebuilt = threadRows(dbPath, fileId);
+          expect({ turns: rebuilt.turns, items: rebuilt.items }).toEqual({ turns: ours.turns, items: ours.items });
+        }
+        await ref.close();
+      }
+      expect(views['thread-host']).toEqual(views.codex);
+    } finally {
+      for (const home of Object.values(homes)) rmSync(home, { recursive: true, force: true });
     }
   }, 180_000);
 
