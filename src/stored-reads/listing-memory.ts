@@ -3,12 +3,11 @@
 // when last read (rollout-directories.ts), and the heads read from them (rollout-heads.ts).
 // Both only save reading again what cannot have changed.
 import { join } from 'node:path';
-import { SESSIONS_DIR } from '../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, SESSIONS_DIR } from '../common/rollout/rollout-path.js';
 import { RolloutDirectories, type RolloutFile } from './rollout-directories.js';
 import { RolloutHeads } from './rollout-heads.js';
 
 /** The archive's directory under the home (the reference's, as src/main/stored-threads/archived-rollouts.ts). */
-const ARCHIVED_SESSIONS_DIR = 'archived_sessions';
 
 /** One listed tree: its directories as last walked, and their files in creation order. */
 interface Tree {

@@ -18,7 +18,7 @@
 
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { newestNameFirst, parseRevertedRolloutFileName, parseRolloutFileName, SESSIONS_DIR } from './rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, newestNameFirst, parseRevertedRolloutFileName, parseRolloutFileName, SESSIONS_DIR } from './rollout-path.js';
 
 /** Where a fork's history begins: a prefix of its source's own rollout. */
 export interface HistoryBase {
@@ -29,7 +29,6 @@ export interface HistoryBase {
 
 /** Links followed from a fork to its source's source at most (a loop of bad files ends here). */
 const MAX_BASE_DEPTH = 64;
-const ARCHIVED_DIR = 'archived_sessions';
 
 /** The `history_base` of a rollout's first line, or null when it is no fork by reference. */
 export function historyBaseOf(firstLine: string): HistoryBase | null {
@@ -110,13 +109,13 @@ export function locateRollout(near: string, threadId: string): string | null {
   const home = homeOf(near);
   const sameDirectory = findIn(dirname(near), wanted, false);
   if (sameDirectory !== null || home === null) return sameDirectory;
-  return findIn(join(home, SESSIONS_DIR), wanted, true) ?? findIn(join(home, ARCHIVED_DIR), wanted, false);
+  return findIn(join(home, SESSIONS_DIR), wanted, true) ?? findIn(join(home, ARCHIVED_SESSIONS_DIR), wanted, false);
 }
 
 // <home>/sessions/YYYY/MM/DD/<file> or <home>/archived_sessions/<file>.
 function homeOf(path: string): string | null {
   const parent = dirname(path);
-  if (basename(parent) === ARCHIVED_DIR) return dirname(parent);
+  if (basename(parent) === ARCHIVED_SESSIONS_DIR) return dirname(parent);
   const sessions = dirname(dirname(dirname(parent)));
   return basename(sessions) === SESSIONS_DIR ? dirname(sessions) : null;
 }

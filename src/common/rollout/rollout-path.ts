@@ -8,10 +8,13 @@
 // (`OffsetDateTime::now_local()`); the thread id is what identifies the file, the date only
 // spreads files over directories.
 
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** The directory under CODEX_HOME that holds every live rollout. */
 export const SESSIONS_DIR = 'sessions';
+
+/** The flat directory under CODEX_HOME that archived rollouts move to, under their own names. */
+export const ARCHIVED_SESSIONS_DIR = 'archived_sessions';
 
 // A rollout name: the local start time, then the thread's UUID. Anchored at both ends so that
 // sidecar files (`.jsonl.zst`, editor backups) never match.
@@ -49,8 +52,13 @@ export function threadIdOfRolloutName(name: string): string | null {
  * Which of a thread's files is its rollout (the greatest rank): the newest one a revert
  * started (file ids are UUIDv7, ordered by time), else its first file ('' ranks below any id).
  */
-export function rolloutFileRank(name: string): string {
+function rolloutFileRank(name: string): string {
   return parseRevertedRolloutFileName(name)?.fileId ?? '';
+}
+
+/** Whether the file at `path` is a newer file of its thread than the one at `than` (none: true). */
+export function isNewerRolloutFile(path: string, than: string | null | undefined): boolean {
+  return than === null || than === undefined || rolloutFileRank(basename(path)) > rolloutFileRank(basename(than));
 }
 
 /** The path the reference would choose for a thread created at `createdAtMs` (local time). */

@@ -8,9 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type pg from 'pg';
 import { readRolloutText, storedThread } from '../../common/postgres/stored-lines.js';
-import { parseRolloutFileName, rolloutPathFor, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName, rolloutPathFor, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { ARCHIVED_SESSIONS_DIR } from '../stored-threads/archived-rollouts.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
 
 export type ExportOutcome = { kind: 'written' | 'alreadyThere'; path: string };

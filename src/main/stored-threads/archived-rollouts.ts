@@ -5,19 +5,18 @@
 // async fs call with a deadline (fs-deadline.ts); nothing here blocks the main thread.
 import { basename, join } from 'node:path';
 import { fsPromises } from '../lazy-builtin.js';
-import { rolloutFileRank, SESSIONS_DIR, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, isNewerRolloutFile, SESSIONS_DIR, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 import { withFsDeadline } from './fs-deadline.js';
-
-export const ARCHIVED_SESSIONS_DIR = 'archived_sessions';
 
 /**
  * The archived rollout of `threadId` (the newest of its files, when the reference reverted it:
  * history-base.ts), or null when <home>/archived_sessions holds none.
  */
 export async function findArchivedRollout(home: string, threadId: string): Promise<string | null> {
-  const files = await archivedThreadFiles(home, threadId);
-  return files.reduce<string | null>((newest, path) => (newest === null || rolloutFileRank(basename(path)) > rolloutFileRank(basename(newest)) ? path : newest), null);
+  return newestOf(await archivedThreadFiles(home, threadId));
 }
+
+const newestOf = (files: readonly string[]): string | null => files.reduce<string | null>((newest, path) => (isNewerRolloutFile(path, newest) ? path : newest), null);
 
 /** Every archived file of `threadId`: its first file and those reverts started. */
 export async function archivedThreadFiles(home: string, threadId: string): Promise<string[]> {
@@ -45,10 +44,11 @@ export async function archiveRollouts(home: string, paths: readonly string[]): P
  * new path of its rollout (the newest file), or null when none was archived.
  */
 export async function unarchiveRollouts(home: string, threadId: string, nowMs: number): Promise<string | null> {
-  const newest = await findArchivedRollout(home, threadId);
+  const files = await archivedThreadFiles(home, threadId);
+  const newest = newestOf(files);
   if (newest === null) return null;
   let moved = '';
-  for (const path of await archivedThreadFiles(home, threadId)) {
+  for (const path of files) {
     const target = await unarchiveRollout(home, path, nowMs);
     if (path === newest) moved = target;
   }

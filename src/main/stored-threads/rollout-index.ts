@@ -8,8 +8,9 @@
 // processes are found again by a fresh walk.
 import { basename } from 'node:path';
 import { fsPromises } from '../lazy-builtin.js';
+import { withFsDeadline } from './fs-deadline.js';
 import { walkRolloutPaths } from './rollout-locator.js';
-import { rolloutFileRank, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
+import { isNewerRolloutFile, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 
 // Remembered paths kept at most (oldest forgotten first): about 15 MB at the limit, and a
 // forgotten thread is found again by a walk.
@@ -32,9 +33,16 @@ export class RolloutIndex {
     if (this.#paths.size > MAX_REMEMBERED) this.#paths.delete(this.#paths.keys().next().value as string);
   }
 
-  /** The rollout of `threadId`, or null when there is none under <home>/sessions. */
-  async find(threadId: string): Promise<string | null> {
+  /**
+   * The rollout of `threadId`, or null when there is none under <home>/sessions; an internal
+   * error when the filesystem does not answer within the home's file deadline (fs-deadline.ts).
+   */
+  find(threadId: string): Promise<string | null> {
     const id = threadId.toLowerCase();
+    return withFsDeadline(this.#find(id), `finding the rollout of thread ${id}`);
+  }
+
+  async #find(id: string): Promise<string | null> {
     const known = await this.#checked(id);
     if (known !== null) return known;
     // A walk already under way may have passed the file's directory before the file existed,
@@ -67,12 +75,10 @@ export class RolloutIndex {
         for await (const path of walkRolloutPaths(this.home)) {
           const id = threadIdOfRolloutName(basename(path));
           // The walk is newest first: of two first files of an id the first seen is kept.
-          const kept = id === null ? undefined : newest.get(id);
-          if (id !== null && (kept === undefined || rolloutFileRank(basename(path)) > rolloutFileRank(basename(kept)))) newest.set(id, path);
+          if (id !== null && isNewerRolloutFile(path, newest.get(id))) newest.set(id, path);
         }
         for (const [id, path] of newest) {
-          const known = this.#paths.get(id);
-          if (known === undefined || rolloutFileRank(basename(path)) > rolloutFileRank(basename(known))) this.#set(id, path);
+          if (isNewerRolloutFile(path, this.#paths.get(id))) this.#set(id, path);
         }
       } finally {
         this.#walk = null;
