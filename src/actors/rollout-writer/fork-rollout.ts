@@ -64,16 +64,30 @@ export interface ForkStart {
 const TURN_STARTS = new Set(['task_started', 'turn_started']);
 const LEADING_TIMESTAMP = /^\{"timestamp":"[^"]*"/;
 
+/** A rollout's complete lines as written (`own`), the same with its history base put in, and that parsed. */
+export interface ReadHistory {
+  own: string;
+  expanded: string;
+  parsed: ReturnType<typeof parseRollout>;
+}
+
+/** Reads the rollout at `path` whole (complete lines only), its history base put in; null when it cannot be read. */
+export function readHistory(path: string): ReadHistory | null {
+  const own = readPrefix(path, Number.POSITIVE_INFINITY);
+  if (own === null) return null;
+  const expanded = withHistoryBase(path, own);
+  return { own, expanded, parsed: parseRollout(expanded) };
+}
+
 /** Reads the source and decides the fork's first lines; refuses as the reference does. */
 export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
-  const own = readPrefix(request.sourcePath, Number.POSITIVE_INFINITY);
-  if (own === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
-  const expanded = withHistoryBase(request.sourcePath, own);
-  const parsed = parseRollout(expanded);
-  if (parsed.meta === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
-  const historyMode = historyModeOf(parsed.meta);
+  const read = readHistory(request.sourcePath);
+  if (read === null || read.parsed.meta === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
+  const { own, expanded, parsed } = read;
+  const meta = read.parsed.meta;
+  const historyMode = historyModeOf(meta);
   const { lastTurnId, beforeTurnId } = request;
-  const cwd = parsed.meta.cwd;
+  const cwd = meta.cwd;
   if (lastTurnId !== null && !parsed.turns.some((turn) => turn.id === lastTurnId)) {
     throw forkRefused(historyMode === 'paginated' ? `turn not found: ${lastTurnId}` : `lastTurnId '${lastTurnId}' was not found in the source thread`);
   }

@@ -12,10 +12,10 @@ import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { RevertRequest } from '../../common/actor-messages.js';
 import { forkRefused } from '../../common/errors.js';
-import { readPrefix, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
+import type { HistoryBase } from '../../common/rollout/history-base.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
-import { historyModeOf, parseRollout } from '../../common/rollout/rollout-reader.js';
-import { baseAt, splitLines, turnStartIndex } from './fork-rollout.js';
+import { historyModeOf } from '../../common/rollout/rollout-reader.js';
+import { baseAt, readHistory, splitLines, turnStartIndex } from './fork-rollout.js';
 import { stampOrdinal } from './paginated-format.js';
 import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
 
@@ -41,10 +41,9 @@ export async function writeRevertRollout(path: string, request: RevertRequest, m
 /** Where the kept history ends: null when no turn comes before `beforeTurnId`. */
 function revertBase(request: RevertRequest, threadId: string): HistoryBase | null {
   const { previousPath, beforeTurnId } = request;
-  const own = readPrefix(previousPath, Number.POSITIVE_INFINITY);
-  if (own === null) throw new Error(`the rollout of thread ${threadId} cannot be read`);
-  const expanded = withHistoryBase(previousPath, own);
-  const parsed = parseRollout(expanded);
+  const read = readHistory(previousPath);
+  if (read === null) throw new Error(`the rollout of thread ${threadId} cannot be read`);
+  const { own, expanded, parsed } = read;
   if (parsed.meta === null || historyModeOf(parsed.meta) !== 'paginated') throw forkRefused('thread/revert only supports paginated threads');
   const index = parsed.turns.findIndex((turn) => turn.id === beforeTurnId);
   if (index === -1) throw forkRefused(`turn not found: ${beforeTurnId}`);
