@@ -43,5 +43,8 @@ test('the banner, health endpoints, Origin refusal and non-upgrade answers', asy
   expect(await client.request('thread/loaded/list', {})).toEqual({ data: [], nextCursor: null });
   expect(await server.metric('thread_host_connections')).toBe(1);
   expect(await server.metric('thread_host_loaded_threads{status="idle"}')).toBe(0);
+  // Read off the main thread (host-metrics.ts), and still the process's whole count: the
+  // scrape's own connection stays open after it (keep-alive).
+  expect(await server.metric('process_open_fds')).toBe(server.openFds());
   expect(await server.stop()).toBe(0);
 });

@@ -4,6 +4,7 @@
 // computed when scraped, so serving requests never pays for them; process figures (RSS, open
 // fds, event-loop delay) are prom-client's default metrics. Names are listed in the README.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { fsPromises } from '../lazy-builtin.js';
 import type { ThreadDirectory } from '../threads/directory.js';
 import type { HostRecorder } from './host-recorder.js';
 
@@ -16,6 +17,8 @@ export interface HostMetrics {
   stop(): void;
 }
 
+/** prom-client's default metric of open descriptors (Linux only). */
+const OPEN_FDS = 'process_open_fds';
 // Event-loop delay sampling resolution: fine enough to see a 10 ms stall.
 const EVENT_LOOP_RESOLUTION_MS = 10;
 // Seconds. Turns against a model take 0.01–100 s; lock waits and unloads are ms unless contended.
@@ -63,6 +66,23 @@ export function createHostMetrics(): HostMetrics {
     recorder,
     observe: ({ directory, connectionCount }) => {
       collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
+      // prom-client counts open descriptors with a readdirSync of /proc/self/fd on the main
+      // thread: with thousands of threads loaded (a descriptor each) every scrape stalled
+      // request handling (bench case `fanout` with --idle-threads, its server event-loop delay).
+      // The same figure, read off the main thread.
+      if (registry.getSingleMetric(OPEN_FDS) !== undefined) {
+        registry.removeSingleMetric(OPEN_FDS);
+        new Gauge({
+          name: OPEN_FDS,
+          help: 'Number of open file descriptors.',
+          registers,
+          async collect() {
+            const fds = await fsPromises().readdir('/proc/self/fd').catch(() => null);
+            // Less the descriptor the read itself held open.
+            if (fds !== null) this.set(fds.length - 1);
+          },
+        });
+      }
       new Gauge({
         name: 'thread_host_connections',
         help: 'Open client connections',
