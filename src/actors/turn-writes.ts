@@ -26,14 +26,18 @@ export class TurnWrites {
     this.#appender = appender;
   }
 
-  /** Queues `lines` as one append; a no-op for an ephemeral thread. */
+  /**
+   * Queues `lines` as one append; a no-op for an ephemeral thread. They may linger until the
+   * turn settles (one store round trip for a quick turn's lines), or a short while.
+   */
   add(label: Label, lines: string[]): void {
     if (this.#appender === null || lines.length === 0) return;
-    this.#writes.push({ label, done: this.#appender.append(lines) });
+    this.#writes.push({ label, done: this.#appender.append(lines, { lingering: true }) });
   }
 
-  /** Waits for every queued batch. */
+  /** Sends what lingers, then waits for every queued batch. */
   async settle(): Promise<TurnWritesOutcome> {
+    this.#appender?.flush();
     const results = await Promise.allSettled(this.#writes.map((write) => write.done));
     const landed = new Set<Label>();
     let failure: Error | null = null;

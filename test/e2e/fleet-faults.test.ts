@@ -6,6 +6,7 @@
 // run 0..n-1, and epochs never decrease along them, so nothing a host wrote under an epoch it
 // had lost follows the line that fenced it.
 import { APPEND_STATEMENT_NAME } from '../../src/common/postgres/fenced-append.js';
+import { LINGER_MS } from '../../src/actors/postgres-history/commit-groups.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';
@@ -131,9 +132,10 @@ test('a partition that delivers late: the stale append writes nothing and the ow
   try {
     const { thread } = await owner.request('thread/start', {});
     const first = await runTurn(owner, thread.id, 'before the partition');
-    // The owner's next turn: once its user message is stored, the partition begins with the
-    // owner's next append (its answer's), which waits in the proxy with everything after it.
-    mock.enqueue({ kind: 'stall', ms: 500 });
+    // The owner's next turn: once its user message is stored (its turn's lines linger for
+    // LINGER_MS first), the partition begins with the owner's next append (its answer's),
+    // which waits in the proxy with everything after it.
+    mock.enqueue({ kind: 'stall', ms: LINGER_MS + 500 });
     const { turn: cut } = await owner.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'across the partition' }] });
     await vi.waitFor(async () => expect((await storedLines(db, thread.id)).some((line) => line.line.includes('across the partition'))).toBe(true), { timeout: 10_000 });
     proxy.holdFrom(APPEND_STATEMENT);

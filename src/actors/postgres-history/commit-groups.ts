@@ -4,6 +4,18 @@
 // reply arrives (a fast model) commits the rest at once instead of batch by batch. Order is
 // kept: groups run one at a time, each holding its batches in call order. A group lands or
 // fails whole, as one statement does; each batch's promise says which.
+//
+// A lingering batch (a turn's start, its items) does not start a statement of its own: it waits
+// for the next batch that does, for `flush()` (the turn settling), or for LINGER_MS at most, so
+// a quick turn costs one round trip to the store instead of two (bench case turn-sequential
+// with --thread-store both). Nothing waits on a lingering batch but the turn that queued it.
+
+/**
+ * How long a lingering batch may wait for the rest of its turn. Long next to a turn on the mock
+ * model; short next to the seconds of a turn on a real model, whose lines then go in while it
+ * runs.
+ */
+export const LINGER_MS = 1_000;
 
 interface Waiting {
   lines: string[];
@@ -16,6 +28,7 @@ export class CommitGroups {
   /** Lines handed to `push` whose group has not settled yet. */
   #queuedLines = 0;
   #draining: Promise<void> | null = null;
+  #lingering: NodeJS.Timeout | null = null;
 
   constructor(write: (lines: string[]) => Promise<void>) {
     this.#write = write;
@@ -25,16 +38,25 @@ export class CommitGroups {
     return this.#queuedLines;
   }
 
-  /** Lands `lines` with whatever else is waiting when the statement ahead of them ends. */
-  push(lines: string[]): Promise<void> {
+  /** Lands `lines` with whatever else is waiting when the statement ahead of them ends (`lingering`: or later, see above). */
+  push(lines: string[], lingering = false): Promise<void> {
     this.#queuedLines += lines.length;
     const landed = new Promise<void>((resolve, reject) => this.#waiting.push({ lines, settle: (error) => (error === null ? resolve() : reject(error)) }));
-    this.#draining ??= this.#drain();
+    if (!lingering) this.flush();
+    else if (this.#draining === null) this.#lingering ??= setTimeout(() => this.flush(), LINGER_MS).unref();
     return landed;
   }
 
-  /** Resolves once nothing waits and nothing is in flight. */
+  /** Sends whatever waits, lingering batches included. */
+  flush(): void {
+    if (this.#lingering !== null) clearTimeout(this.#lingering);
+    this.#lingering = null;
+    if (this.#waiting.length > 0) this.#draining ??= this.#drain();
+  }
+
+  /** Resolves once nothing waits and nothing is in flight (what lingers is sent). */
   async idle(): Promise<void> {
+    this.flush();
     while (this.#draining !== null) await this.#draining;
   }
 

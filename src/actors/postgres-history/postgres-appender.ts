@@ -9,6 +9,7 @@
 //
 // Batches handed over while a statement is in flight go together in the next one (group
 // commit, commit-groups.ts): one WAL flush for a turn's closing lines instead of one per batch.
+// A turn's batches linger until it settles, so a quick turn is one statement.
 //
 // A batch whose outcome is unknown (the connection dropped or the deadline passed around the
 // commit) is cut back before anything else is written, as a torn file write is: the lines at
@@ -74,9 +75,13 @@ export class PostgresAppender implements HistoryAppender {
     return this.#state.kind === 'failed';
   }
 
-  append(lines: string[]): Promise<void> {
+  append(lines: string[], options: { lingering?: boolean } = {}): Promise<void> {
     if (this.#closing !== null) return Promise.reject(new Error(`the history of thread ${this.#threadId} is closed; cannot append`));
-    return this.#groups.push(lines);
+    return this.#groups.push(lines, options.lingering ?? false);
+  }
+
+  flush(): void {
+    this.#groups.flush();
   }
 
   reset(): 'ready' | 'unrecoverable' {

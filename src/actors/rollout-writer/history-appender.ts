@@ -9,8 +9,14 @@ export interface HistoryAppender {
   peekOrdinal(): number | null;
   /** True after a failed append, until `reset()`. */
   readonly failed: boolean;
-  /** Appends `lines` (each a record without its '\n') as one batch, after every batch queued before it. */
-  append(lines: string[]): Promise<void>;
+  /**
+   * Appends `lines` (each a record without its '\n') as one batch, after every batch queued
+   * before it. A `lingering` batch may wait, a short while at most, to go with the next ones
+   * (a store with a round trip per write); `flush()` sends it.
+   */
+  append(lines: string[], options?: { lingering?: boolean }): Promise<void>;
+  /** Sends every lingering batch now. */
+  flush(): void;
   /** Lets appends continue after a failure, once the caller has settled what the gap means; call it with nothing pending. */
   reset(): 'ready' | 'unrecoverable';
   /** The writer lost the thread: nothing more lands, not even batches already queued. */
