@@ -84,7 +84,7 @@ export class HostShutdown {
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();
     }
-    await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
+    await Promise.all([ctx.pool.close(), ctx.storedHistory.close(), ctx.codexStateMirror?.close()]);
     this.#releaseListener();
     clearTimeout(keepAlive);
   }
