@@ -56,7 +56,7 @@ const queued = (r: StateRows) => r.queued_items.map(({ created_at_ms, updated_at
 
 describe('a thread thread-host changes', () => {
   test('has its name, read receipt and queue in the reference\'s databases after each change, and none of them after its deletion', async () => {
-    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+    const server = await TestServer.start({ home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0', env: { THREAD_HOST_LOG: 'info' } });
     try {
       const { thread } = await server.request('thread/start', {});
       const { turn } = await server.request('turn/start', { threadId: thread.id, input: [text('one')] });
@@ -110,7 +110,32 @@ describe('a thread thread-host changes', () => {
     } finally {
       await server.close();
     }
-    expect(server.logLines().filter((line) => String(line.msg ?? line.message).includes('mirror'))).toEqual([]);
+    expect(server.logLines().filter((line) => String(line.msg).includes('mirror'))).toEqual([]);
+  }, 60_000);
+
+  test('in a home without the reference\'s databases, creates none and says why once per database', async () => {
+    rmSync(databases.state);
+    rmSync(databases.queue);
+    const server = await TestServer.start({ home, modelUrl: mock.url, env: { THREAD_HOST_LOG: 'info' } });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      const { turn } = await server.request('turn/start', { threadId: thread.id, input: [text('one')] });
+      await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+      for (const name of ['first', 'second']) await server.request('thread/name/set', { threadId: thread.id, name });
+      for (const words of ['A', 'B']) await server.request('thread/queue/add', { threadId: thread.id, input: [text(words)], clientUserMessageId: words, responsesapiClientMetadata: null });
+      const notices = () => server.logLines().filter((line) => line.msg === 'not mirroring into the reference database');
+      const until = Date.now() + 5_000;
+      while (notices().length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const reason = 'the database does not exist (the reference creates it)';
+      expect(notices().map(({ database, threadId, reason: why }) => ({ database, threadId, why }))).toEqual([
+        { database: databases.state, threadId: thread.id, why: reason },
+        { database: databases.queue, threadId: thread.id, why: reason },
+      ]);
+    } finally {
+      await server.close();
+    }
+    expect([databases.state, databases.queue].map(existsSync)).toEqual([false, false]);
   }, 60_000);
 
   test.each([
