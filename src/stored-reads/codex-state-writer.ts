@@ -10,15 +10,13 @@
 // mirrored is reported once per database and kind, for the host's log.
 import type { CodexStateChange, CodexStateMirrorReply, CodexStateMirrorRequest, MirroredReceipt, MirrorNotice, QueuedSubmission } from '../common/codex-db/codex-state-changes.js';
 import { PINNED_QUEUE_MIGRATIONS, PINNED_STATE_MIGRATIONS } from '../common/codex-db/codex-state-migrations.js';
-import { PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
+import { lockRetryPause, PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
 import { QUEUE_SQL, STATE_SQL } from './codex-state-sql.js';
 import { queuedPayload } from './queued-payload.js';
 
 /** How long a change waits for another connection's write lock before it is given up. */
 export const MIRROR_DEADLINE_MS = 250;
 
-/** Pauses between tries for a write lock another connection holds (SQLite's own busy handler's). */
-const RETRY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
 type StateStatements = Statements<keyof typeof STATE_SQL>;
 type QueueStatements = Statements<keyof typeof QUEUE_SQL>;
@@ -79,7 +77,7 @@ export class CodexStateWriter {
     for (let tries = 0; ; tries += 1) {
       const outcome = database.write(body);
       if (outcome.kind !== 'busy') return outcome;
-      const pause = Math.min(RETRY_PAUSES_MS[Math.min(tries, RETRY_PAUSES_MS.length - 1)]!, deadline - performance.now());
+      const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
       if (pause <= 0) return outcome;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
