@@ -1,5 +1,6 @@
 // What request handlers share: the process's home, configuration and the main-thread
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
+import type { CodexStateMirror } from './stored-threads/codex-state-mirror.js';
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './stored-threads/rollout-index.js';
@@ -46,6 +47,8 @@ export interface HostContext {
   threadReadStates: ThreadReadStates;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
+  /** Names, read receipts and queues mirrored into the reference's state and queue databases; null when off. */
+  codexStateMirror: CodexStateMirror | null;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

@@ -33,17 +33,17 @@ const input = (text: string) => [{ type: 'text', text, text_elements: [] }];
 
 test('at ulimit -n 256, starts past the descriptor budget get "host is full" and every turn on the admitted threads completes and is recorded', async () => {
   const server = await TestServer.start({ modelUrl: mock.url, command: withOpenFileLimit(256), env: { THREAD_HOST_WORKERS: '2' } });
-  // (256 - 64 fixed - (2 pool + 3 dedicated workers) × 4) / 3 descriptors per thread = 57.
+  // (256 - 64 fixed - (2 pool + 4 dedicated workers) × 4) / 3 descriptors per thread = 56.
   const full = {
     code: -32001,
     message:
-      'host is full: 57 threads are loaded, the most it admits; raise the open-file limit (ulimit -n, now 256) or set max_loaded_threads (now 57), or unload threads',
+      'host is full: 56 threads are loaded, the most it admits; raise the open-file limit (ulimit -n, now 256) or set max_loaded_threads (now 56), or unload threads',
     data: { reason: 'hostFull' },
   };
   const first = await startMany(server, 120);
   const admitted = first.filter((m) => 'result' in m).map((m) => m.result.thread as { id: string; path: string });
-  expect(admitted.length).toBe(57);
-  expect(first.filter((m) => 'error' in m).map((m) => m.error)).toEqual(Array(63).fill(full));
+  expect(admitted.length).toBe(56);
+  expect(first.filter((m) => 'error' in m).map((m) => m.error)).toEqual(Array(64).fill(full));
 
   // Every admitted thread takes a turn (a rollout and a model socket each) while more starts flood in.
   const turns = admitted.map((thread) => server.request('turn/start', { threadId: thread.id, input: input(`hello ${thread.id}`) }));
@@ -52,7 +52,7 @@ test('at ulimit -n 256, starts past the descriptor budget get "host is full" and
   const completed = await Promise.all(
     admitted.map((thread) => server.waitForNotification('turn/completed', (p) => p.threadId === thread.id, 30_000)),
   );
-  expect(completed.map((p) => p.turn.status)).toEqual(Array(57).fill('completed'));
+  expect(completed.map((p) => p.turn.status)).toEqual(Array(56).fill('completed'));
   expect((await flood).map((m) => m.error)).toEqual(Array(40).fill(full));
   for (const thread of admitted) {
     const rollout = readFileSync(thread.path, 'utf8');

@@ -1,8 +1,9 @@
 // thread/queue/* as codex-cli 0.171.0 answers them on the same requests
 // (test/fixtures/reference-answers/queue.jsonl): queued input runs in order, one turn each,
 // when the thread has no turn in progress; the answers and errors are the reference's. The
-// queue is thread-host's own durable copy (thread-queues/<id>.json), never the reference's
-// queue_1.sqlite: it survives an unload and a restart, and runs when the thread is resumed.
+// queue is thread-host's own durable copy (thread-queues/<id>.json), never read from the
+// reference's queue_1.sqlite (which it is mirrored into: codex-state-mirror.test.ts): it
+// survives an unload and a restart, and runs when the thread is resumed.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -41,6 +41,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     threadReadStates: new ThreadReadStates(home, () => undefined),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
+    codexStateMirror: null,
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },
     lockLost: () => undefined,
     actorSpawnTimeoutMs: 1_000,

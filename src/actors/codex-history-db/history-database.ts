@@ -1,19 +1,11 @@
 // thread-host's connection to the reference's paginated history database
-// (thread_history_1.sqlite), one per database per pool worker, opened on first use. It writes
-// only into a database it can trust to have the reference's 0.171.0 schema: one that exists
-// (it is never created here), is in WAL mode, and whose `_sqlx_migrations` equal the pinned
-// list. It never migrates, vacuums, checkpoints, changes the database's settings or deletes a
-// row; the connection's own settings (no busy wait, no automatic checkpoints, NORMAL sync as
-// the reference's own connections use) last only as long as it does.
-//
-// better-sqlite3 is synchronous: this runs only in pool workers, and it never waits for
-// another connection's lock. A write that finds the lock taken returns 'busy' at once and the
-// caller tries again later (thread-history-projector.ts), so the worker's other actors keep
-// running while the reference holds its write lock. Every descriptor on the database's files
-// is the SQLite client's own (its POSIX locks are per process and would be dropped by any
-// other close).
-import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
+// (thread_history_1.sqlite), one per database per pool worker, opened on first use: a
+// PinnedDatabase (src/common/codex-db/pinned-database.ts: written only when it exists, is in
+// WAL mode and has codex 0.171.0's migrations; never waited for by blocking) running the
+// projection's statements. It deletes no row. A write that finds the lock taken returns 'busy'
+// at once and the caller tries again later (thread-history-projector.ts), so the worker's
+// other actors keep running while the reference holds its write lock.
+import { PinnedDatabase, type Statements } from '../../common/codex-db/pinned-database.js';
 import { PINNED_HISTORY_MIGRATIONS } from './pinned-migrations.js';
 import type { Checkpoint, PlacedLine } from './rollout-tail.js';
 import { APPLY_SQL } from './projection-sql.js';
@@ -27,40 +19,28 @@ export type ApplyOutcome =
   | { kind: 'moved'; found: Checkpoint | null }
   | { kind: 'unusable'; reason: string };
 
-type Write = (threadId: string, from: Checkpoint, lines: readonly PlacedLine[], next: Checkpoint) => ApplyOutcome;
-
-type Opened = { kind: 'open'; db: Database.Database; statements: Statements; write: Write } | { kind: 'refused'; reason: string };
-
-type Statements = { [K in keyof typeof APPLY_SQL | 'migrations' | 'dataVersion']: Database.Statement };
+type ApplyStatements = Statements<keyof typeof APPLY_SQL>;
 
 export class HistoryDatabase {
-  readonly path: string;
-  /** How long a writer waits for another connection's write lock before it gives up (the caller's loop). */
-  readonly deadlineMs: number;
-  #opened: Opened | null = null;
-  /**
-   * This connection's `data_version` when the migrations were last found pinned, under the
-   * write lock. It changes only when another connection commits, so while it stays the same
-   * the migrations cannot have changed and are not read again.
-   */
-  #migrationsCheckedAt: number | null = null;
-  readonly #noticed = new Set<string>();
+  readonly #database: PinnedDatabase<keyof typeof APPLY_SQL>;
 
   constructor(path: string, deadlineMs: number) {
-    this.path = path;
-    this.deadlineMs = deadlineMs;
+    this.#database = new PinnedDatabase({ path, deadlineMs, migrations: PINNED_HISTORY_MIGRATIONS, release: 'codex 0.171.0', sql: APPLY_SQL });
+  }
+
+  get path(): string {
+    return this.#database.path;
+  }
+
+  /** How long a writer waits for another connection's write lock before it gives up (the caller's loop). */
+  get deadlineMs(): number {
+    return this.#database.deadlineMs;
   }
 
   /** The thread's checkpoint (null: never projected), or why this database is not written. */
   checkpoint(threadId: string): { kind: 'checkpoint'; at: Checkpoint | null } | { kind: 'busy' } | { kind: 'unusable'; reason: string } {
-    const opened = this.#open();
-    if (opened.kind === 'refused') return { kind: 'unusable', reason: opened.reason };
-    try {
-      return { kind: 'checkpoint', at: readCheckpoint(opened.statements, threadId) };
-    } catch (error) {
-      if (isBusy(error)) return { kind: 'busy' };
-      return { kind: 'unusable', reason: `reading the checkpoint failed: ${(error as Error).message}` };
-    }
+    const read = this.#database.read('reading the checkpoint', (s) => readCheckpoint(s, threadId));
+    return read.kind === 'done' ? { kind: 'checkpoint', at: read.value } : read;
   }
 
   /**
@@ -68,118 +48,34 @@ export class HistoryDatabase {
    * applies `lines` as the reference applies them, and moves the checkpoint to `next`.
    */
   apply(threadId: string, from: Checkpoint, lines: readonly PlacedLine[], next: Checkpoint): ApplyOutcome {
-    const opened = this.#open();
-    if (opened.kind === 'refused') return { kind: 'unusable', reason: opened.reason };
-    try {
-      return opened.write(threadId, from, lines, next);
-    } catch (error) {
-      if (isBusy(error)) return { kind: 'busy' };
-      return { kind: 'unusable', reason: `writing failed: ${(error as Error).message}` };
-    }
-  }
-
-  // The body of apply's transaction, run under the write lock.
-  #write(s: Statements, threadId: string, from: Checkpoint, lines: readonly PlacedLine[], next: Checkpoint): ApplyOutcome {
-    // Again under the write lock: a newer reference may have migrated it since it was opened.
-    const dataVersion = s.dataVersion.get() as number;
-    if (dataVersion !== this.#migrationsCheckedAt) {
-      const migrated = migrationsRefusal(s.migrations);
-      if (migrated !== null) return { kind: 'unusable', reason: migrated };
-      this.#migrationsCheckedAt = dataVersion;
-    }
-    const found = readCheckpoint(s, threadId);
-    const expected = found ?? { offset: 0, ordinal: 0 };
-    if (expected.offset !== from.offset || expected.ordinal !== from.ordinal) return { kind: 'moved', found };
-    for (const line of lines) applyLine(s, threadId, line);
-    s.upsertCheckpoint.run(threadId, next.offset, next.ordinal);
-    return { kind: 'applied' };
+    const written = this.#database.write((s): ApplyOutcome => {
+      const found = readCheckpoint(s, threadId);
+      const expected = found ?? { offset: 0, ordinal: 0 };
+      if (expected.offset !== from.offset || expected.ordinal !== from.ordinal) return { kind: 'moved', found };
+      for (const line of lines) applyLine(s, threadId, line);
+      s.upsertCheckpoint.run(threadId, next.offset, next.ordinal);
+      return { kind: 'applied' };
+    });
+    return written.kind === 'done' ? written.value : written;
   }
 
   /** True the first time a kind of refusal is noted for this database: it is logged once. */
   firstNotice(category: string): boolean {
-    if (this.#noticed.has(category)) return false;
-    this.#noticed.add(category);
-    return true;
+    return this.#database.firstNotice(category);
   }
 
   close(): void {
-    if (this.#opened?.kind === 'open') this.#opened.db.close();
-    this.#opened = null;
-    this.#migrationsCheckedAt = null;
-  }
-
-  #open(): Opened {
-    if (this.#opened !== null) return this.#opened;
-    // Not yet created by the reference: nothing to share yet, and it is never created here.
-    // Asked again next time, so a database the reference creates later is found.
-    if (!existsSync(this.path)) return { kind: 'refused', reason: 'the database does not exist (the reference creates it)' };
-    let db: Database.Database | null = null;
-    try {
-      // Checked through a read-only connection: closing it never checkpoints, so a database
-      // refused here is left byte for byte as it was.
-      const probe = new Database(this.path, { readonly: true, fileMustExist: true, timeout: this.deadlineMs });
-      let refusal: string | null;
-      try {
-        refusal = schemaRefusal(probe);
-      } finally {
-        probe.close();
-      }
-      if (refusal !== null) {
-        this.#opened = { kind: 'refused', reason: refusal };
-        return this.#opened;
-      }
-      // No busy timeout: a lock another connection holds is waited for by trying again
-      // asynchronously, never by blocking the worker.
-      db = new Database(this.path, { fileMustExist: true, timeout: 0 });
-      db.pragma('wal_autocheckpoint = 0');
-      db.pragma('synchronous = NORMAL');
-      const open = db;
-      const sql = { ...APPLY_SQL, migrations: MIGRATIONS_SQL, dataVersion: 'PRAGMA data_version' };
-      const statements = Object.fromEntries(Object.entries(sql).map(([name, text]) => [name, open.prepare(text)])) as Statements;
-      statements.dataVersion.pluck();
-      const write = open.transaction((...args: Parameters<Write>) => this.#write(statements, ...args)).immediate;
-      this.#opened = { kind: 'open', db, statements, write };
-    } catch (error) {
-      db?.close();
-      this.#opened = { kind: 'refused', reason: `opening it failed: ${(error as Error).message}` };
-    }
-    return this.#opened;
+    this.#database.close();
   }
 }
 
-/** Why a database is not the reference's 0.171.0 schema in WAL mode; null when it is. */
-function schemaRefusal(db: Database.Database): string | null {
-  const mode = String(db.pragma('journal_mode', { simple: true }));
-  if (mode.toLowerCase() !== 'wal') return `its journal mode is ${mode}, not wal`;
-  return migrationsRefusal(db.prepare(MIGRATIONS_SQL));
-}
-
-const MIGRATIONS_SQL = 'SELECT version, hex(checksum) AS checksum, success FROM _sqlx_migrations ORDER BY version';
-
-function migrationsRefusal(migrations: Database.Statement): string | null {
-  const rows = migrations.all() as Array<{
-    version: number;
-    checksum: string;
-    success: number;
-  }>;
-  const found = rows.map((row) => `${row.version}:${row.checksum}:${row.success}`).join(',');
-  const pinned = PINNED_HISTORY_MIGRATIONS.map(([version, checksum]) => `${version}:${checksum}:1`).join(',');
-  if (found !== pinned) return `its migrations are not codex 0.171.0's (versions ${rows.map((row) => row.version).join(',') || 'none'})`;
-  return null;
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
-}
-
-function readCheckpoint(s: Statements, threadId: string): Checkpoint | null {
+function readCheckpoint(s: ApplyStatements, threadId: string): Checkpoint | null {
   const row = s.selectCheckpoint.get(threadId) as { offset: number; ordinal: number } | undefined;
   return row === undefined ? null : { offset: row.offset, ordinal: row.ordinal };
 }
 
 // The reference's `apply_change_set` for one line: turns first, then items.
-function applyLine(s: Statements, threadId: string, line: PlacedLine): void {
+function applyLine(s: ApplyStatements, threadId: string, line: PlacedLine): void {
   for (const turn of line.turns) {
     const terminal = turn.status !== 'inProgress';
     s.upsertTurn.run(

@@ -26,6 +26,7 @@
 // token_count) waits for the next one or for `flush()`.
 import { open } from 'node:fs/promises';
 import type { LogFn } from '../../common/log.js';
+import { lockRetryPause } from '../../common/codex-db/pinned-database.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
 
@@ -43,8 +44,6 @@ const MAX_CATCH_UP_BYTES = 16 * 1024 * 1024;
  */
 export const IN_TURN_DELAY_MS = 1_000;
 
-/** Pauses between tries for a write lock another connection holds (SQLite's own busy handler's). */
-const RETRY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
 /**
  * Bytes that landed in the rollout at `offset`, kept until they are projected: the appender's
@@ -162,7 +161,7 @@ export class ThreadHistoryProjector {
       for (let tries = 0; ; tries += 1) {
         if ((await this.#tryProject(complete)) !== 'busy') return;
         const deadline = Math.min(ownDeadline, this.#flushDeadline ?? Infinity);
-        const pause = Math.min(RETRY_PAUSES_MS[Math.min(tries, RETRY_PAUSES_MS.length - 1)]!, deadline - performance.now());
+        const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
         if (pause <= 0) {
           this.#deferred = true;
           return this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');

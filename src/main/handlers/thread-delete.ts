@@ -4,7 +4,8 @@
 // lines leave session_index.jsonl, and its queued input (thread-queues/) goes. A thread another process has loaded gets "already has an
 // active writer"; an id with no rollout "no rollout found", unless it was loaded here (a thread
 // never written has nothing on disk to remove). Everyone hears `thread/deleted` after the reply.
-// The reference also removes the thread from its state database, which thread-host does not keep.
+// The reference also removes the thread from its state and queue databases: so does the mirror
+// into them (stored-threads/codex-state-mirror.ts), when it is on.
 // On the PostgreSQL store the thread's rows go, under its ownership (thread-changes.ts); the
 // thread store removes either; what thread-host keeps of it in the home goes on both.
 import type { Connection } from '../connections.js';
@@ -30,6 +31,7 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
     await ctx.threadMetadata.forget(id, ctx.clock.now());
     await ctx.threadReadStates.forget(id, ctx.clock.now());
     await queueStoreOf(ctx).remove(id);
+    ctx.codexStateMirror?.threadDeleted(id);
   };
   // An ephemeral thread has no history in any store, so no writer could race its removal (and
   // the PostgreSQL store holds no row of it to own): only what the host keeps of it goes.

@@ -2,11 +2,13 @@
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
 import { systemClock } from '../../common/clock.js';
+import { codexStateDatabasesBeside } from '../../common/codex-db/codex-state-changes.js';
 import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
 import { RolloutIndex } from '../stored-threads/rollout-index.js';
+import { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
 import { FilesThreadStore } from '../stored-threads/thread-store.js';
 import { ThreadReadStates } from '../stored-threads/thread-read-states.js';
 import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
@@ -96,6 +98,12 @@ export function buildHost(
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const rollouts = new RolloutIndex(options.home);
+  // The reference's state and queue databases sit beside its history database, and are
+  // mirrored into under the same switch (codex_history_projection; off on a lockfile home).
+  const codexStateMirror =
+    fleet !== null || startup.codexHistoryDatabase === null
+      ? null
+      : CodexStateMirror.inWorker({ filename: workerEntry('stored-history'), databases: codexStateDatabasesBeside(startup.codexHistoryDatabase), clock: systemClock, log });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
@@ -114,11 +122,12 @@ export function buildHost(
     locks,
     lockLost: onLost,
     // Names live in the store: session_index.jsonl for files, the threads table for PostgreSQL.
-    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log)),
+    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log, codexStateMirror?.nameSet)),
     rollouts,
     threadMetadata: new ThreadMetadata(options.home, log),
-    threadReadStates: new ThreadReadStates(options.home, log),
+    threadReadStates: new ThreadReadStates(options.home, log, undefined, codexStateMirror?.receiptRecorded),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
+    codexStateMirror,
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,

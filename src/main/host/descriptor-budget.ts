@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
 import { builtin } from '../lazy-builtin.js';
+import { CODEX_STATE_MIRROR_WORKERS } from '../stored-threads/codex-state-mirror.js';
 import { STORED_HISTORY_WORKERS } from '../stored-threads/stored-history.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
@@ -24,10 +25,10 @@ export const DESCRIPTORS_PER_THREAD = 3;
 // scans, the lock janitor (bench case `full-host` runs a host at this budget).
 export const FIXED_RESERVE = 64;
 // Each worker thread's event loop and message ports (4 descriptors, counted): the pool's, and
-// the three dedicated workers (the line parser, and stored history's listing and reading),
-// which start on first use.
+// the dedicated workers (the line parser, stored history's listing and reading, and the mirror
+// into the reference's state databases), which start on first use.
 export const RESERVE_PER_WORKER = 4;
-const DEDICATED_WORKERS = 1 + STORED_HISTORY_WORKERS;
+const DEDICATED_WORKERS = 1 + STORED_HISTORY_WORKERS + CODEX_STATE_MIRROR_WORKERS;
 
 /** The soft and hard open-file limits; null when the platform tells us neither. */
 export function readOpenFileLimit(): OpenFileLimit | null {

@@ -1,7 +1,8 @@
 // Graceful shutdown, in reverse order of start, with a deadline on every stage: stop reading
 // input, answer requests already in flight, interrupt running turns, unload every thread
-// (flush rollouts, release writer locks, write the read states they moved), stop reporting and the locks, flush output, drop
-// the connections, stop the pool and the stored-history worker, remove the listener's files.
+// (flush rollouts, release writer locks, write the read states they moved and mirror what is
+// mirrored), stop reporting and the locks, flush output, drop the connections, stop the pool
+// and the stored-history workers, remove the listener's files.
 import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
 import { withDeadline } from '../threads/unloader.js';
@@ -70,6 +71,9 @@ export class HostShutdown {
       // The read states the last turn ends moved are written before the process goes (each
       // line has the home-file deadline).
       await ctx.threadReadStates.settled();
+      // And what the mirror into the reference's databases was handed of them, and of every
+      // change before (each bounded by its wait for the reference's write lock).
+      await ctx.codexStateMirror?.settled();
     })();
     await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
     ctx.supervisor.stop();
@@ -84,7 +88,7 @@ export class HostShutdown {
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();
     }
-    await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
+    await Promise.all([ctx.pool.close(), ctx.storedHistory.close(), ctx.codexStateMirror?.close()]);
     this.#releaseListener();
     clearTimeout(keepAlive);
   }

@@ -98,9 +98,11 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
   workerStuck: (_doing, ms) => `the stored-history worker is still blocked in a read that made no progress for ${ms} ms (a hung filesystem?); retry once it returns`,
 };
 
-/** What the log says of a request: where it was reading. */
-function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
-  return request.kind === 'list' ? { request: 'list', home: request.query.home } : { request: request.kind, history: describeLocation(request.location, request.threadId) };
+/** What the log says of a request: where it was reading (or what it mirrored). */
+export function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
+  if (request.kind === 'list') return { request: 'list', home: request.query.home };
+  if (request.kind === 'mirrorCodexState') return { request: request.change.kind, threadId: request.change.threadId };
+  return { request: request.kind, history: describeLocation(request.location, request.threadId) };
 }
 
 /** Worded as the router words any other failure of a request. */

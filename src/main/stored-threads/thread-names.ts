@@ -16,7 +16,8 @@ export class ThreadNames {
   readonly #names = new Map<string, string>();
   readonly #path: string;
 
-  constructor(home: string, log: LogFn) {
+  /** `onNamed` hears each rename once it is in the index (codex-state-mirror.ts). */
+  constructor(home: string, log: LogFn, private readonly onNamed: (threadId: string, name: string) => void = () => undefined) {
     this.#path = join(home, FILE);
     for (const line of readLinesAtStart(this.#path, log, 'thread names')) this.#learn(line);
   }
@@ -30,6 +31,7 @@ export class ThreadNames {
   async set(threadId: string, name: string, nowMs: number): Promise<void> {
     await appendLine(this.#path, { id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
     this.#names.set(threadId.toLowerCase(), name);
+    this.onNamed(threadId, name);
   }
 
   /**

@@ -1,9 +1,10 @@
 // Where a client stopped reading each thread: the `readState` of thread/read and thread/list,
 // set by `thread/readState/update` and moved by every turn's end. codex 0.171.0 keeps it only
 // in its state database (state_5.sqlite, table thread_read_receipts: first_unread_turn,
-// revision, last_published_turn), which thread-host does not write, so thread-host keeps its
-// own durable copy: $CODEX_HOME/thread-host-read-state.jsonl, one line appended per change
-// holding the thread's whole state after it,
+// revision, last_published_turn), which thread-host mirrors each change into when it may
+// (codex-state-mirror.ts) but never reads, so thread-host keeps its own durable copy:
+// $CODEX_HOME/thread-host-read-state.jsonl, one line appended per change holding the thread's
+// whole state after it,
 //   {"id":"<thread id>","first_unread":{"type":"turn","turn_id":"…"}|{"type":"thread_start"}|null,
 //    "revision":"<uuid>","last_published_turn":"<turn id>"|null,"updated_at":"<RFC 3339>"}
 // the last line of an id giving it; `"revision":null` forgets a deleted thread. As with
@@ -27,7 +28,8 @@ export interface ThreadReadState {
   revision: string;
 }
 
-interface Receipt extends ThreadReadState {
+/** What is kept of a thread: its state, and the last turn whose end moved it. */
+export interface Receipt extends ThreadReadState {
   lastPublishedTurn: string | null;
 }
 
@@ -37,8 +39,14 @@ export class ThreadReadStates {
   readonly #log: LogFn;
   #appends: Promise<void> = Promise.resolve();
 
-  // node:crypto is loaded at the first revision, not at start (lazy-builtin.ts).
-  constructor(home: string, log: LogFn, readonly newRevision: () => string = () => builtin<typeof import('node:crypto')>('node:crypto').randomUUID()) {
+  // node:crypto is loaded at the first revision, not at start (lazy-builtin.ts). `onRecorded`
+  // hears each state (null: forgotten) once its line is written (codex-state-mirror.ts).
+  constructor(
+    home: string,
+    log: LogFn,
+    readonly newRevision: () => string = () => builtin<typeof import('node:crypto')>('node:crypto').randomUUID(),
+    private readonly onRecorded: (threadId: string, receipt: Receipt | null) => void = () => undefined,
+  ) {
     this.#path = join(home, FILE);
     this.#log = log;
     for (const line of readLinesAtStart(this.#path, log, 'thread read states')) this.#learn(line);
@@ -131,7 +139,7 @@ export class ThreadReadStates {
     const line = receipt === null
       ? { id, first_unread: null, revision: null, last_published_turn: null, updated_at: new Date(nowMs).toISOString() }
       : { id, first_unread: lineOf(receipt.firstUnread), revision: receipt.revision, last_published_turn: receipt.lastPublishedTurn, updated_at: new Date(nowMs).toISOString() };
-    const append = this.#appends.then(() => appendLine(this.#path, line));
+    const append = this.#appends.then(() => appendLine(this.#path, line)).then(() => this.onRecorded(id, receipt));
     this.#appends = append.catch(() => undefined);
     return append;
   }

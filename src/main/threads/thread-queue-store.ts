@@ -1,23 +1,18 @@
 // The input queued for threads (thread/queue/*), kept by thread-host in its own home: one JSON
 // file per thread, `<home>/thread-queues/<thread id>.json`, replaced whole and atomically (a
 // temporary file, then a rename) on every change, so a queue survives an unload and a restart.
-// The reference keeps its queue in its own database (queue_1.sqlite); thread-host neither
-// reads nor writes that file. Requests are answered from memory once the change is on disk;
-// a thread's file is read once, the first time its queue is asked for, and its writes are
-// chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
+// The reference keeps its queue in its own database (queue_1.sqlite), which thread-host
+// mirrors each change into when it may (codex-state-mirror.ts) but never reads. Requests are
+// answered from memory once the change is on disk; a thread's file is read once, the first
+// time its queue is asked for, and its writes are chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
 import { internalError } from '../../common/errors.js';
 import { withFsDeadline } from '../stored-threads/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
-import type { UserInput } from '../../common/wire-types.js';
+import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
+import type { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
 
-/** One queued input, as the wire shows it (`QueuedSubmission`). */
-export interface QueuedSubmission {
-  id: string;
-  input: UserInput[];
-  clientUserMessageId: string;
-  responsesapiClientMetadata: Record<string, string> | null;
-}
+export type { QueuedSubmission };
 
 export class ThreadQueueStore {
   readonly #dir: string;
@@ -26,7 +21,11 @@ export class ThreadQueueStore {
   readonly #writes = new Map<string, Promise<void>>();
   #writeCount = 0;
 
-  constructor(home: string) {
+  /** `onChanged` hears each change once it is on disk (codex-state-mirror.ts). */
+  constructor(
+    home: string,
+    private readonly onChanged: (threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void = () => undefined,
+  ) {
     this.#dir = join(home, 'thread-queues');
   }
 
@@ -54,10 +53,11 @@ export class ThreadQueueStore {
   /** Makes `queue` the thread's queue, in memory at once and on disk when this resolves. */
   replace(threadId: string, queue: QueuedSubmission[]): Promise<void> {
     const key = threadId.toLowerCase();
+    const before = this.#queues.get(key) ?? [];
     this.#queues.set(key, queue);
     const text = JSON.stringify({ threadId, queue });
     const previous = this.#writes.get(key) ?? Promise.resolve();
-    const write = previous.catch(() => undefined).then(() => this.#write(key, text));
+    const write = previous.catch(() => undefined).then(() => this.#write(key, text)).then(() => this.onChanged(threadId, before, queue));
     this.#writes.set(key, write);
     void write.finally(() => {
       if (this.#writes.get(key) === write) this.#writes.delete(key);
@@ -105,10 +105,10 @@ export class ThreadQueueStore {
 const stores = new WeakMap<object, ThreadQueueStore>();
 
 /** The store of a host (one per HostContext, created on first use). */
-export function queueStoreOf(ctx: { home: string }): ThreadQueueStore {
+export function queueStoreOf(ctx: { home: string; codexStateMirror: CodexStateMirror | null }): ThreadQueueStore {
   let store = stores.get(ctx);
   if (store === undefined) {
-    store = new ThreadQueueStore(ctx.home);
+    store = new ThreadQueueStore(ctx.home, ctx.codexStateMirror?.queueChanged);
     stores.set(ctx, store);
   }
   return store;

@@ -13,9 +13,9 @@ test('the open-file limit is read from the "Max open files" row of /proc/self/li
   expect(parseProcLimits('Limit Soft Limit Hard Limit Units\n')).toEqual(null);
 });
 
-test('a thread costs three descriptors beside a fixed reserve of 64 and 4 per worker (the pool\'s and the three dedicated ones), and at least one thread fits', () => {
+test('a thread costs three descriptors beside a fixed reserve of 64 and 4 per worker (the pool\'s and the four dedicated ones), and at least one thread fits', () => {
   expect([maxLoadedThreadsFor(1024, 2), maxLoadedThreadsFor(256, 2), maxLoadedThreadsFor(20_000, 4), maxLoadedThreadsFor(16, 2)]).toEqual([
-    313, 57, 6_636, 1,
+    312, 56, 6_634, 1,
   ]);
 });
 
@@ -23,14 +23,14 @@ test('a configured max_loaded_threads wins over the budget, and the remedy names
   const logs: string[] = [];
   const log = (level: string, message: string) => void logs.push(`${level}: ${message}`);
   expect(loadLimitFor(null, 2, { soft: 256, hard: 256 }, log)).toEqual({
-    maxLoadedThreads: 57,
-    remedy: 'raise the open-file limit (ulimit -n, now 256) or set max_loaded_threads (now 57), or unload threads',
+    maxLoadedThreads: 56,
+    remedy: 'raise the open-file limit (ulimit -n, now 256) or set max_loaded_threads (now 56), or unload threads',
   });
   expect(loadLimitFor(100, 2, { soft: 256, hard: 256 }, log)).toEqual({
     maxLoadedThreads: 100,
     remedy: 'raise max_loaded_threads (now 100) in config.toml or unload threads',
   });
-  expect(loadLimitFor(null, 2, null, log).maxLoadedThreads).toBe(313);
+  expect(loadLimitFor(null, 2, null, log).maxLoadedThreads).toBe(312);
   expect(logs).toEqual([
     'info: max_loaded_threads from the open-file limit',
     'warn: max_loaded_threads is above what the open-file limit can hold',

@@ -21,6 +21,8 @@ function recordingHost(steps: string[]): HostContext {
     supervisor: { unloadAll: async (reason: string) => void steps.push(`unloadAll ${reason}`), stop: () => void steps.push('supervisor.stop') },
     locks: { close: () => void steps.push('locks.close'), settled: async () => void steps.push('locks.settled') },
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
+    threadReadStates: { settled: async () => void steps.push('threadReadStates.settled') },
+    codexStateMirror: { settled: async () => void steps.push('codexStateMirror.settled'), close: async () => void steps.push('codexStateMirror.close') },
     threadStore: { close: async () => void steps.push('threadStore.close') },
   } as unknown as HostContext;
 }
@@ -50,6 +52,8 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'log shutting down {"why":"SIGTERM","loaded":1}',
       'interrupt thread-1 turn-1',
       'unloadAll shutdown',
+      'threadReadStates.settled',
+      'codexStateMirror.settled',
       'supervisor.stop',
       'stopReporting',
       'locks.close',
@@ -59,6 +63,7 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'transport.close',
       'pool.close',
       'storedHistory.close',
+      'codexStateMirror.close',
       'listener.cleanUp',
     ],
   });
@@ -73,6 +78,8 @@ test('a start that failed before the transport served runs the same sequence wit
     'log shutting down {"why":"start-up failed","loaded":1}',
     'interrupt thread-1 turn-1',
     'unloadAll shutdown',
+    'threadReadStates.settled',
+    'codexStateMirror.settled',
     'supervisor.stop',
     'stopReporting',
     'locks.close',
@@ -80,6 +87,7 @@ test('a start that failed before the transport served runs the same sequence wit
     'threadStore.close',
     'pool.close',
     'storedHistory.close',
+    'codexStateMirror.close',
     'listener.cleanUp',
   ]);
 });

@@ -1,0 +1,61 @@
+// What the main thread hands the stored-history worker to mirror into the reference's state
+// and queue databases (src/stored-reads/codex-state-writer.ts), once thread-host's own durable
+// copy of the change is written: a thread's name, its read receipt, its queue, its deletion.
+import { dirname, join } from 'node:path';
+import type { UserInput } from '../wire-types.js';
+
+/** The reference's databases beside its history database (they share its SQLite home). */
+export interface CodexStateDatabases {
+  /** state_5.sqlite: `threads` (the name), `thread_read_receipts`. */
+  state: string;
+  /** queue_1.sqlite: `queued_items`. */
+  queue: string;
+}
+
+export function codexStateDatabasesBeside(historyDatabase: string): CodexStateDatabases {
+  const sqliteHome = dirname(historyDatabase);
+  return { state: join(sqliteHome, 'state_5.sqlite'), queue: join(sqliteHome, 'queue_1.sqlite') };
+}
+
+/** One queued input, as the wire shows it (`QueuedSubmission`). */
+export interface QueuedSubmission {
+  id: string;
+  input: UserInput[];
+  clientUserMessageId: string;
+  responsesapiClientMetadata: Record<string, string> | null;
+}
+
+/** Where a client stopped reading a thread, as thread-host keeps it (thread-read-states.ts). */
+export interface MirroredReceipt {
+  firstUnread: { type: 'turn'; turnId: string } | { type: 'threadStart' } | null;
+  revision: string;
+  lastPublishedTurn: string | null;
+}
+
+export type CodexStateChange =
+  | { kind: 'name'; threadId: string; name: string }
+  /** null: the receipt is forgotten (the thread was deleted). */
+  | { kind: 'readReceipt'; threadId: string; receipt: MirroredReceipt | null }
+  /** The thread's queue went from `before` to `after` (one add, update, delete, reorder or start). */
+  | { kind: 'queue'; threadId: string; before: readonly QueuedSubmission[]; after: readonly QueuedSubmission[]; nowMs: number }
+  | { kind: 'threadDeleted'; threadId: string };
+
+/** Main → worker. */
+export interface CodexStateMirrorRequest {
+  kind: 'mirrorCodexState';
+  databases: CodexStateDatabases;
+  change: CodexStateChange;
+}
+
+/** Why (part of) a change was not mirrored, for the host's log (each kind once per database). */
+export interface MirrorNotice {
+  database: string;
+  threadId: string;
+  reason: string;
+}
+
+/** Worker → main. */
+export interface CodexStateMirrorReply {
+  kind: 'mirrored';
+  notices: MirrorNotice[];
+}

@@ -1,0 +1,97 @@
+// The main thread's side of mirroring thread-host's thread names, read receipts and queues into
+// the reference's state and queue databases (state_5.sqlite, queue_1.sqlite), so the reference
+// reading the same home shows them: it reads names and read receipts from its state database
+// only (session_index.jsonl is not read while a `threads` row exists) and its queue from its
+// queue database only. thread-host's own durable copies (session_index.jsonl,
+// thread-host-read-state.jsonl, thread-queues/) stay what it answers from; each change is
+// handed here after it is written there, and goes to a stored-history worker of its own
+// (src/stored-reads/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
+// requests are answered from memory, and the mirror follows. Off with the history projection
+// (`codex_history_projection = false`, a lockfile home, the PostgreSQL store).
+import type { Clock } from '../../common/clock.js';
+import type { CodexStateChange, CodexStateDatabases, CodexStateMirrorRequest, MirroredReceipt, QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
+import type { LogFn } from '../../common/log.js';
+import type { StoredHistoryReply, StoredHistoryRequest } from '../../common/stored-history-messages.js';
+import { DedicatedWorker, type JobResult } from '../dedicated-worker.js';
+import { describeRequest } from './stored-history.js';
+
+/** Where mirror jobs run: a worker in the host; in-process in tests. */
+export interface MirrorJobs {
+  run(request: StoredHistoryRequest): Promise<JobResult<StoredHistoryReply>>;
+  close(): Promise<void>;
+}
+
+/**
+ * How long one change may take in the worker before it is given up and the worker replaced:
+ * far past the wait for the reference's write lock that bounds it there.
+ */
+export const MIRROR_JOB_DEADLINE_MS = 10_000;
+
+/** The workers a host runs for the mirror (the descriptor budget counts them). */
+export const CODEX_STATE_MIRROR_WORKERS = 1;
+
+export class CodexStateMirror {
+  #settled: Promise<void> = Promise.resolve();
+
+  /** The mirror in a worker of its own (the stored-history worker's entry), started with its first change. */
+  static inWorker(options: { filename: string; databases: CodexStateDatabases; clock: Clock; log: LogFn }): CodexStateMirror {
+    const jobs = new DedicatedWorker<StoredHistoryRequest, StoredHistoryReply>({
+      filename: options.filename,
+      name: 'codex-state mirror',
+      deadlineMs: MIRROR_JOB_DEADLINE_MS,
+      clock: options.clock,
+      log: options.log,
+      describe: describeRequest,
+    });
+    return new CodexStateMirror(jobs, options.databases, options.clock, options.log);
+  }
+
+  constructor(
+    private readonly jobs: MirrorJobs,
+    private readonly databases: CodexStateDatabases,
+    private readonly clock: Clock,
+    private readonly log: LogFn,
+  ) {}
+
+  /** A thread was renamed (session_index.jsonl holds it). */
+  readonly nameSet = (threadId: string, name: string): void => this.#mirror({ kind: 'name', threadId, name });
+
+  /** A thread's read receipt changed, or was forgotten (null), in thread-host-read-state.jsonl. */
+  readonly receiptRecorded = (threadId: string, receipt: MirroredReceipt | null): void => this.#mirror({ kind: 'readReceipt', threadId, receipt });
+
+  /** A thread's queue went from `before` to `after` in thread-queues/. */
+  readonly queueChanged = (threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]): void =>
+    this.#mirror({ kind: 'queue', threadId, before, after, nowMs: this.clock.now() });
+
+  /** A thread was deleted: its row, its receipt and its queued input go, as the reference deletes them. */
+  readonly threadDeleted = (threadId: string): void => this.#mirror({ kind: 'threadDeleted', threadId });
+
+  /** Settles once every change handed over so far is mirrored or given up on. */
+  settled(): Promise<void> {
+    return this.#settled;
+  }
+
+  close(): Promise<void> {
+    return this.jobs.close();
+  }
+
+  #mirror(change: CodexStateChange): void {
+    const request: CodexStateMirrorRequest = { kind: 'mirrorCodexState', databases: this.databases, change };
+    const done = this.jobs.run(request).then((result) => this.#report(request, result));
+    this.#settled = this.#settled.then(() => done);
+  }
+
+  #report(request: CodexStateMirrorRequest, result: JobResult<StoredHistoryReply>): void {
+    if (result.kind === 'failed') {
+      this.log('warn', 'could not mirror a thread change into the reference databases', { ...describeRequest(request), reason: result.reason });
+      return;
+    }
+    const reply = result.reply;
+    if (reply.kind === 'failed') {
+      this.log('warn', 'could not mirror a thread change into the reference databases', { ...describeRequest(request), error: reply.stack ?? reply.message });
+      return;
+    }
+    if (reply.kind !== 'mirrored') return;
+    for (const notice of reply.notices) this.log('info', 'not mirroring into the reference database', { ...notice });
+  }
+}
