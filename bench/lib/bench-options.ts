@@ -35,6 +35,7 @@ Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-
   groups: under-lock, turns, all;
   soak (10 minutes), handoff (several servers on one home), thread-list (thousands of rollouts),
   takeover (PostgreSQL store: a host SIGKILLed or SIGSTOPped, another takes its thread over),
+  forwarding (PostgreSQL store: turns from a client of the owner and of another host),
   and fanout, huge-line and stored-read (WebSocket: a command with {port}, a free port
   substituted; this host's default command is switched to ws://127.0.0.1:{port}) run only
   when named
@@ -58,7 +59,8 @@ Options:
   --lease-ms <ms>        takeover: the hosts' fleet_lease_ms (default 2000)
   --takeover-repeats <n> takeover: takeovers measured per signal (default 5)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
-  --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
+  --turns <n>            Measured sequential turns, and forwarding's of each kind (default 50;
+                         --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
   --churn-clients <n>    Concurrent churn clients (default 8)
   --churn-s <s>          Churn duration (default 10)

@@ -55,6 +55,12 @@ const GOALS: readonly Goal[] = [
   },
   { label: 'takeover after SIGKILL, slowest, beyond the lease', scenario: 'takeover', case: 'SIGKILL', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
   { label: 'takeover after SIGSTOP, slowest, beyond the lease', scenario: 'takeover', case: 'SIGSTOP', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
+  // Issue 31: forwarded p50 − direct p50 on one thread; the bare echo's round trip beside it.
+  {
+    label: 'forwarding adds to a turn (p50)', scenario: 'forwarding', case: '', figure: 'forwarding adds, p50',
+    floor: { scenario: 'forwarding', case: '', figure: 'bare node echo (the floor) p50' },
+    target: { kind: 'bound', atMost: 1 },
+  },
   { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
   // Both homes: a first start is the reference's slow case (it creates its files), a reused
   // home its fast one.

@@ -85,7 +85,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
@@ -329,6 +329,25 @@ test('bench --thread-store both runs the turn cases on PostgreSQL beside the fil
   for (const r of takeovers) expect(r.figures['earliest takeover − lease']!.value).toBeGreaterThanOrEqual(-250);
   expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['takeover after SIGKILL, slowest, beyond the lease', 'takeover after SIGSTOP, slowest, beyond the lease']);
   expect(stdout).toContain('| turn-concurrent | postgres | pass | runs ↑ | 1/1 |');
+});
+
+test('bench forwarding runs turns from a client of the owner and of another host, interleaved, with the echo beside', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'forwarding');
+  const { code, stderr } = await runCli(['bench', 'forwarding', '--turns', '4', '--warmup', '1', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([['forwarding', '', true, []]]);
+  const [result] = report.results;
+  expect(Object.entries(result!.latency).map(([name, summary]) => [name, summary.count])).toEqual([
+    ['turn, direct', 4],
+    ['turn, forwarded', 4],
+    ['bare node echo (the floor)', 4],
+    ['completion to the forwarded subscriber, after the direct one', 4],
+  ]);
+  expect(Object.keys(result!.figures)).toEqual(['forwarding adds, p50', 'forwarding adds, p99', 'forwarded ÷ direct, p50', 'turns failed']);
+  expect(result!.figures['turns failed']!.value).toBe(0);
+  expect(result!.figures['forwarding adds, p50']!.value).toBeCloseTo(result!.latency['turn, forwarded']!.p50 - result!.latency['turn, direct']!.p50, 2);
+  expect(measuredGoals(evaluateGoals(report.summary)).map((g) => [g.goal, g.floor])).toEqual([['forwarding adds to a turn (p50)', result!.latency['bare node echo (the floor)']!.p50]]);
 });
 
 test('bench --thread-store refuses anything but files, postgres or both', async () => {
