@@ -69,6 +69,9 @@ const GOALS: readonly Goal[] = [
   // Issue 12, with --compare (not --mix): each server's processes alone on a home.
   { label: 'handoff: violations (histories, lock table, dead holders)', scenario: 'handoff', case: '', figure: 'violations', target: { kind: 'bound', atMost: 0 } },
   { label: "handoff: Jain's fairness index", scenario: 'handoff', case: '', figure: "Jain's fairness index", target: { kind: 'bound', atLeast: 0.9 } },
+  // Issue 31: the same race with P hosts on one database, judged from its rows.
+  { label: 'handoff on PostgreSQL: violations (the rows)', scenario: 'handoff', case: 'postgres', figure: 'violations', target: { kind: 'bound', atMost: 0 } },
+  { label: "handoff on PostgreSQL: Jain's fairness index of acquisitions", scenario: 'handoff', case: 'postgres', figure: "Jain's fairness index", target: { kind: 'bound', atLeast: 0.9 } },
   {
     label: 'handoff: loaded/list p99 on every process', scenario: 'handoff', case: '', figure: 'loaded/list p99, worst process',
     floor: { scenario: 'handoff', case: '', figure: 'bare node echo during the race (the floor) p99' },

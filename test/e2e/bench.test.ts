@@ -350,6 +350,28 @@ test('bench forwarding runs turns from a client of the owner and of another host
   expect(measuredGoals(evaluateGoals(report.summary)).map((g) => [g.goal, g.floor])).toEqual([['forwarding adds to a turn (p50)', result!.latency['bare node echo (the floor)']!.p50]]);
 });
 
+test('bench handoff --thread-store postgres: 3 hosts on one database race for 2 threads, one killed, judged from the rows', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'handoff-postgres');
+  // The kill comes 50 ms into the race; the killed host's thread is free again after its 1 s lease.
+  const args = ['bench', 'handoff', '--thread-store', 'postgres', '--processes', '3', '--threads', '2', '--rounds', '5', '--kill-every', '0.05', '--max-kills', '1', '--lease-ms', '1000', '--out', dir];
+  const { code, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  const [result] = report.results;
+  expect([report.results.length, result!.scenario, result!.case, result!.pass, result!.failures]).toEqual([1, 'handoff', 'postgres', true, []]);
+  expect(Object.keys(result!.figures).sort()).toEqual(
+    [
+      'handoffs per s', 'resume tries per acquisition', "Jain's fairness index", 'acquisition share min', 'acquisition share max', 'longest starvation',
+      'loaded/list p99, worst process', 'bench client stall max', 'kills', 'replacement ready after kill, max', 'violations', 'turns acknowledged', 'turns cut by kills',
+      ...(result!.figures['thread free again after a kill, max'] === undefined ? [] : ['thread free again after a kill, max']),
+    ].sort(),
+  );
+  expect([result!.figures.kills!.value, result!.figures.violations!.value, result!.raw.violations]).toEqual([1, 0, []]);
+  // Two seed turns and 30 handoffs; a kill between a turn's completion and its thread/closed redoes that handoff.
+  expect([32, 33]).toContain(result!.figures['turns acknowledged']!.value);
+  expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['handoff on PostgreSQL: violations (the rows)', "handoff on PostgreSQL: Jain's fairness index of acquisitions"]);
+});
+
 test('bench --thread-store refuses anything but files, postgres or both', async () => {
   const { code, stderr } = await runCli(['bench', '--thread-store', 'sqlite'], 10_000);
   expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --thread-store: expected files, postgres or both, got 'sqlite'\nRun 'thread-host bench --help' for usage.\n" });
