@@ -26,17 +26,24 @@ export interface BenchFleet {
 
 /**
  * Runs `body` against `count` hosts of `ctx.server` (as WebSocket servers) on one fresh
- * database. The clients the body opens go in `clients` and are closed before the hosts stop.
- * Fails the case (and runs nothing) when the server command cannot serve WebSocket.
+ * database, each home's config.toml also holding `extraConfig`. The clients the body opens go
+ * in `clients` and are closed before the hosts stop. Fails the case (and runs nothing) when the
+ * server command cannot serve WebSocket.
  */
-export async function withBenchFleet(ctx: CaseContext, scenario: string, count: number, body: (fleet: BenchFleet, clients: WsBenchClient[]) => Promise<void>): Promise<void> {
+export async function withBenchFleet(
+  ctx: CaseContext,
+  scenario: string,
+  count: number,
+  body: (fleet: BenchFleet, clients: WsBenchClient[]) => Promise<void>,
+  extraConfig = '',
+): Promise<void> {
   const command = wsCommandOf(ctx.server);
   if (command === null) {
     ctx.rec.fail(`${scenario} needs a WebSocket server command with {port} (e.g. "… app-server --listen ws://127.0.0.1:{port}")`);
     return;
   }
   const database = await benchDatabase(ctx.params.postgresUrl);
-  const config = [postgresStoreConfig(database, FLEET_LEASE_MS, FLEET_RENEW_MS), `fleet_secret_file = ${JSON.stringify(SECRET_FILE)}`].join('\n');
+  const config = [postgresStoreConfig(database, FLEET_LEASE_MS, FLEET_RENEW_MS), `fleet_secret_file = ${JSON.stringify(SECRET_FILE)}`, extraConfig].join('\n');
   const secret = randomBytes(32).toString('hex');
   const homes = Array.from({ length: count }, () => createHome(ctx.mock.url, config));
   for (const home of homes) writeFileSync(join(home, SECRET_FILE), `${secret}\n`, { mode: 0o600 });

@@ -372,6 +372,23 @@ test('bench handoff --thread-store postgres: 3 hosts on one database race for 2 
   expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['handoff on PostgreSQL: violations (the rows)', "handoff on PostgreSQL: Jain's fairness index of acquisitions"]);
 });
 
+test('bench fanout --thread-store postgres spreads clients over 3 hosts, subscribed through forwarding, and reports each host', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'fanout-fleet');
+  const args = ['bench', 'fanout', '--thread-store', 'postgres', '--clients', '6', '--fanout-threads', '3', '--subscriptions', '2', '--fanout-rounds', '2', '--fanout-s', '1', '--turn-rate', '0', '--out', dir];
+  const { code, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([['fanout', '3 hosts saturated', true, []]]);
+  const [result] = report.results;
+  expect(Object.keys(result!.latency)).toEqual([
+    'delivery', 'probe', 'delivery, clients of host 0', 'delivery, clients of host 1', 'delivery, clients of host 2', 'probe, host 0', 'probe, host 1', 'probe, host 2',
+  ]);
+  // Client i on host i mod 3 subscribes to threads 2i and 2i+1 mod 3, thread t owned by host t: 8 of its 12 subscriptions are forwarded.
+  expect([result!.figures['subscriptions through a peer link']!.value, result!.figures['events to non-subscribers']!.value, result!.figures['probe errors']!.value]).toEqual([8, 0, 0]);
+  const perHost = [0, 1, 2].reduce((sum, h) => sum + result!.latency[`delivery, clients of host ${h}`]!.count, 0);
+  expect(perHost).toBe(result!.latency.delivery!.count);
+});
+
 test('bench --thread-store refuses anything but files, postgres or both', async () => {
   const { code, stderr } = await runCli(['bench', '--thread-store', 'sqlite'], 10_000);
   expect({ code, stderr }).toEqual({ code: 2, stderr: "thread-host bench: --thread-store: expected files, postgres or both, got 'sqlite'\nRun 'thread-host bench --help' for usage.\n" });
