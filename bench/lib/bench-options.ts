@@ -33,7 +33,8 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-under-lock,
   start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale;
   groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home), thread-list (thousands of rollouts),
+  soak (10 minutes), handoff (several servers on one home, or hosts on one database),
+  thread-list (thousands of rollouts),
   takeover (PostgreSQL store: a host SIGKILLed or SIGSTOPped, another takes its thread over),
   forwarding (PostgreSQL store: turns from a client of the owner and of another host),
   and fanout, huge-line and stored-read (WebSocket: a command with {port}, a free port
@@ -54,7 +55,7 @@ Options:
                          (default flock; lockfile cases configure thread-host only)
   --thread-store <s>     files, postgres or both: the thread store of turn-sequential,
                          turn-concurrent and handoff, side by side (default files); takeover,
-                         forwarding and fanout's 3-host case run on postgres
+                         forwarding and fanout's 3-host cases run on postgres
   --postgres-url <url>   The database of the postgres cases (default: a throwaway cluster the
                          bench starts, initdb in a temporary folder, a database per case)
   --lease-ms <ms>        takeover and handoff on postgres: the hosts' fleet_lease_ms (default 2000)
