@@ -33,8 +33,10 @@ with its own mock model on loopback, and writes results.json, report.html and ta
 Scenarios (default: all): seed, idle-unload, probe-floor, locked-unload, resume-under-lock,
   start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale;
   groups: under-lock, turns, all;
-  soak (10 minutes), handoff (several servers on one home), thread-list (thousands of rollouts),
+  soak (10 minutes), handoff (several servers on one home, or hosts on one database),
+  thread-list (thousands of rollouts),
   takeover (PostgreSQL store: a host SIGKILLed or SIGSTOPped, another takes its thread over),
+  forwarding (PostgreSQL store: turns from a client of the owner and of another host),
   and fanout, huge-line and stored-read (WebSocket: a command with {port}, a free port
   substituted; this host's default command is switched to ws://127.0.0.1:{port}) run only
   when named
@@ -51,14 +53,16 @@ Options:
                          (locked-unload, resume-under-lock, start-under-lock), side by side per K,
                          and of turn-sequential and turn-concurrent, side by side
                          (default flock; lockfile cases configure thread-host only)
-  --thread-store <s>     files, postgres or both: the thread store of turn-sequential and
-                         turn-concurrent, side by side (default files); takeover is postgres only
+  --thread-store <s>     files, postgres or both: the thread store of turn-sequential,
+                         turn-concurrent and handoff, side by side (default files); takeover,
+                         forwarding and fanout's 3-host cases run on postgres
   --postgres-url <url>   The database of the postgres cases (default: a throwaway cluster the
                          bench starts, initdb in a temporary folder, a database per case)
-  --lease-ms <ms>        takeover: the hosts' fleet_lease_ms (default 2000)
+  --lease-ms <ms>        takeover and handoff on postgres: the hosts' fleet_lease_ms (default 2000)
   --takeover-repeats <n> takeover: takeovers measured per signal (default 5)
   --interval-ms <ms>     Open-loop thread/loaded/list period (default 15)
-  --turns <n>            Measured sequential turns (default 50; --warmup 5 before them)
+  --turns <n>            Measured sequential turns, and forwarding's of each kind (default 50;
+                         --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
   --churn-clients <n>    Concurrent churn clients (default 8)
   --churn-s <s>          Churn duration (default 10)
@@ -74,7 +78,7 @@ Options:
   --cold-repeats <n>     Starts per cold-start run (default 10)
   --soak-s <s>           Soak duration (default 600)
   --soak-sample-s <s>    Soak sampling period (default 10)
-  --processes <n>        handoff: server processes sharing the home (default 4)
+  --processes <n>        handoff: server processes sharing the home, or hosts the database (default 4)
   --threads <n>          handoff: threads they race for (default 8)
   --rounds <n>           handoff: passes over every thread per process (default 25)
   --kill-every <s>       handoff: SIGKILL a random server every <s> seconds, start another (default off)

@@ -55,6 +55,12 @@ const GOALS: readonly Goal[] = [
   },
   { label: 'takeover after SIGKILL, slowest, beyond the lease', scenario: 'takeover', case: 'SIGKILL', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
   { label: 'takeover after SIGSTOP, slowest, beyond the lease', scenario: 'takeover', case: 'SIGSTOP', figure: 'slowest takeover − lease', target: { kind: 'bound', atMost: 1_000 } },
+  // Issue 31: forwarded p50 − direct p50 on one thread; the bare echo's round trip beside it.
+  {
+    label: 'forwarding adds to a turn (p50)', scenario: 'forwarding', case: '', figure: 'forwarding adds, p50',
+    floor: { scenario: 'forwarding', case: '', figure: 'bare node echo (the floor) p50' },
+    target: { kind: 'bound', atMost: 1 },
+  },
   { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
   // Both homes: a first start is the reference's slow case (it creates its files), a reused
   // home its fast one.
@@ -63,6 +69,9 @@ const GOALS: readonly Goal[] = [
   // Issue 12, with --compare (not --mix): each server's processes alone on a home.
   { label: 'handoff: violations (histories, lock table, dead holders)', scenario: 'handoff', case: '', figure: 'violations', target: { kind: 'bound', atMost: 0 } },
   { label: "handoff: Jain's fairness index", scenario: 'handoff', case: '', figure: "Jain's fairness index", target: { kind: 'bound', atLeast: 0.9 } },
+  // Issue 31: the same race with P hosts on one database, judged from its rows.
+  { label: 'handoff on PostgreSQL: violations (the rows)', scenario: 'handoff', case: 'postgres', figure: 'violations', target: { kind: 'bound', atMost: 0 } },
+  { label: "handoff on PostgreSQL: Jain's fairness index of acquisitions", scenario: 'handoff', case: 'postgres', figure: "Jain's fairness index", target: { kind: 'bound', atLeast: 0.9 } },
   {
     label: 'handoff: loaded/list p99 on every process', scenario: 'handoff', case: '', figure: 'loaded/list p99, worst process',
     floor: { scenario: 'handoff', case: '', figure: 'bare node echo during the race (the floor) p99' },

@@ -7,9 +7,10 @@
 //   turn/start → turn/completed → thread/unsubscribe → thread/closed ──> next thread <──┘
 //
 // A kill (from the scenario's kill loop) makes whatever the slot awaits fail at once; the slot
-// records the cut turn, if one was started, starts a replacement on the same home and goes on
-// with the same thread. Every wait has a deadline, retries are bounded in count and time, and
-// the whole loop stops at the race's end time.
+// records the cut turn, if one was started, starts a replacement on the same home (the slot's
+// own, on the PostgreSQL store, where each host has one) and goes on with the same thread.
+// Every wait has a deadline, retries are bounded in count and time, and the whole loop stops
+// at the race's end time.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AppServerClient } from './app-server-client.js';
@@ -36,9 +37,10 @@ export interface Acquisition {
   attempts: number;
 }
 
-/** What every slot shares: the home, the threads, the clock's end, and where results go. */
+/** What every slot shares: the homes, the threads, the clock's end, and where results go. */
 export interface RaceShared {
-  home: string;
+  /** The home slot `index` runs its processes in: one for all on the files store, one each on PostgreSQL. */
+  homeOf(index: number): string;
   threads: readonly string[];
   rounds: number;
   endAt: number;
@@ -70,6 +72,8 @@ export class HandoffSlot {
   clientStallMaxMs = 0;
   /** When each replacement after a kill answered initialize. */
   readonly restartedAt: number[] = [];
+  /** The thread this slot's process was granted and has not seen closed yet; null between. */
+  holding: string | null = null;
   label = '';
   userAgent = '';
   finishedAt = Number.NaN;
@@ -164,6 +168,7 @@ export class HandoffSlot {
       }
     }
     this.#shared.acquisitions.push({ slot: this.index, threadId, firstTryAt, acquiredAt: performance.now(), attempts });
+    this.holding = threadId;
 
     this.#seq += 1;
     // Brackets end the token, so "[hx 1.1 2]" is never found inside "[hx 1.1 21]".
@@ -183,6 +188,7 @@ export class HandoffSlot {
       const { status } = await client.request('thread/unsubscribe', { threadId }, STEP_DEADLINE_MS);
       if (status !== 'unsubscribed') throw new Error(`thread/unsubscribe ${threadId}: ${status}`);
       await closed;
+      this.holding = null;
       return 'done';
     } catch (error) {
       if (this.#killed) return 'killed';
@@ -193,7 +199,8 @@ export class HandoffSlot {
 
   async #spawn(): Promise<void> {
     this.#generation += 1;
-    const client = await AppServerClient.start(this.server, this.#shared.home);
+    this.holding = null;
+    const client = await AppServerClient.start(this.server, this.#shared.homeOf(this.index));
     this.#client = client;
     // Only now: until the replacement is up, `kill` finds the slot still killed and leaves it be.
     this.#killed = false;

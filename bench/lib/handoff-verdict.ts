@@ -44,8 +44,12 @@ export interface LockSample {
   holders: ReadonlyArray<{ threadId: string; pid: number }>;
 }
 
-/** `deadHolder`: a killed server's writer lock still held after it died (scenarios/handoff.ts checks it). */
-export type ViolationKind = 'missing' | 'duplicate' | 'wrongStatus' | 'unexpected' | 'unreadable' | 'twoWriters' | 'deadHolder';
+/**
+ * `deadHolder`: a killed server's writer lock still held after it died (scenarios/handoff.ts
+ * checks it); `misplacedOrdinal` and `epochRegression`: a PostgreSQL history's rows out of order
+ * or written under a lost epoch (scenarios/handoff-postgres.ts).
+ */
+export type ViolationKind = 'missing' | 'duplicate' | 'wrongStatus' | 'unexpected' | 'unreadable' | 'twoWriters' | 'deadHolder' | 'misplacedOrdinal' | 'epochRegression';
 
 export interface Violation {
   kind: ViolationKind;

@@ -13,6 +13,11 @@
 //   server CPU per delivered event   all of the server's threads, and its main thread alone
 //   non-subscriber events   turn/item events that reached a client not subscribed: must be 0
 // Needs a WebSocket command (`--listen ws://127.0.0.1:{port}`); this host's default is switched.
+// With --thread-store postgres (or both), the same two cases also run on 3 hosts on one database
+// (`3 hosts saturated`, `3 hosts paced …`; bench-fleet.ts): threads are started round-robin
+// over the hosts, client i connects to host i mod 3, so most subscriptions reach their thread's
+// owner through forwarding; delivery and probe are then reported per host too, and the server
+// figures are the hosts' sums (CPU, RSS) or worst (event-loop delay).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { OVERLOADED, RpcReplyError } from '../lib/app-server-client.js';
@@ -22,6 +27,7 @@ import { rssKb } from '../lib/proc-rss.js';
 import { createHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
 import type { WsEndpoint } from '../lib/ws-endpoint.js';
+import { withBenchFleet } from '../lib/bench-fleet.js';
 import { textInput, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
 
 /** Clients connect this many at a time (a burst of 200 handshakes measures nothing useful). */
@@ -38,7 +44,8 @@ const LOOP_RESOLUTION_MS = 5;
 /** Idle threads are started this many at a time. */
 const IDLE_STARTS_IN_FLIGHT = 16;
 
-const SATURATED: ScenarioCase = { id: 'saturated', k: 0 };
+/** Hosts of the fleet cases. */
+const FLEET_HOSTS = 3;
 type Pace = 'saturated' | 'paced';
 
 /** Notifications only a thread's subscribers may get (broadcasts are thread/started, status, closed). */
@@ -47,49 +54,73 @@ const isSubscriberOnly = (method: string): boolean => method.startsWith('turn/')
 export const fanout: Scenario = {
   name: 'fanout',
   summary: 'C WebSocket clients, T threads, S subscriptions each: event delivery latency, probe latency, RSS per connection, leaks to non-subscribers',
-  cases: (params) => [SATURATED, ...(params.fanoutTurnRate > 0 ? [{ id: `paced ${params.fanoutTurnRate}/s`, k: params.fanoutTurnRate }] : [])],
+  cases: (params) => {
+    const paced = params.fanoutTurnRate > 0 ? [`paced ${params.fanoutTurnRate}/s`] : [];
+    const single = params.threadStores.includes('files') ? ['saturated', ...paced].map((id): ScenarioCase => ({ id, k: 0 })) : [];
+    const fleet = params.threadStores.includes('postgres') ? ['saturated', ...paced].map((id): ScenarioCase => ({ id: `${FLEET_HOSTS} hosts ${id}`, k: 0, threadStore: 'postgres' })) : [];
+    return [...single, ...fleet];
+  },
   async run(ctx, scenarioCase) {
-    const command = wsCommandOrFail(ctx, 'fanout');
-    if (command === null) return;
+    const pace: Pace = scenarioCase.id.endsWith('saturated') ? 'saturated' : 'paced';
     // Idle threads hold one descriptor each (their writer lock), not the three a thread with a
     // turn in flight reserves, so a host sized from the open-file limit would refuse many of
     // them: the home admits every thread of the case (the reference ignores the key).
-    const home = createHome(ctx.mock.url, ctx.params.fanoutIdleThreads > 0 ? `max_loaded_threads = ${ctx.params.fanoutThreads + ctx.params.fanoutIdleThreads}` : '');
-    await withWsEndpoint(ctx, command, home, (endpoint, clients) => measure(ctx, endpoint, clients, scenarioCase === SATURATED ? 'saturated' : 'paced'));
+    const config = ctx.params.fanoutIdleThreads > 0 ? `max_loaded_threads = ${ctx.params.fanoutThreads + ctx.params.fanoutIdleThreads}` : '';
+    if (scenarioCase.threadStore === 'postgres') {
+      await withBenchFleet(ctx, 'fanout', FLEET_HOSTS, ({ hosts }, clients) => measure(ctx, hosts, clients, pace), config);
+      return;
+    }
+    const command = wsCommandOrFail(ctx, 'fanout');
+    if (command === null) return;
+    await withWsEndpoint(ctx, command, createHome(ctx.mock.url, config), (endpoint, clients) => measure(ctx, [endpoint], clients, pace));
   },
 };
 
-async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchClient[], pace: Pace): Promise<void> {
+/** Sums a per-process reading over the hosts. */
+const summed = (hosts: readonly WsEndpoint[], read: (pid: number) => number): number => hosts.reduce((sum, host) => sum + read(host.pid), 0);
+
+async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: WsBenchClient[], pace: Pace): Promise<void> {
   const { rec, params } = ctx;
-  const owner = await WsBenchClient.connect(endpoint.url);
-  clients.push(owner);
+  // One owner client per host; thread t is started by host t mod H's, which then owns it.
+  const owners = await Promise.all(hosts.map((host) => WsBenchClient.connect(host.url)));
+  clients.push(...owners);
+  const ownerOf = new Map<string, WsBenchClient>();
   /** Turns started per thread in the measured phase (a client's expected turn/completed count). */
   const turnsOn = new Map<string, number>();
   const turnOn = async (threadId: string, label: string): Promise<void> => {
+    const owner = ownerOf.get(threadId)!;
     const done = owner.waitFor('turn/completed', threadId, TURN_DEADLINE_MS);
     await patiently(() => owner.request('turn/start', { threadId, input: textInput(label) }, TURN_DEADLINE_MS));
     await done;
   };
-  // Threads need one turn on disk before another client can resume (subscribe to) them.
+  // Threads need one turn stored before another client (or host) can resume (subscribe to) them.
   const threadIds: string[] = [];
-  for (let t = 0; t < params.fanoutThreads; t += 1) threadIds.push(String((await owner.request('thread/start', {})).thread.id));
+  for (let t = 0; t < params.fanoutThreads; t += 1) {
+    const owner = owners[t % owners.length]!;
+    const threadId = String((await owner.request('thread/start', {})).thread.id);
+    ownerOf.set(threadId, owner);
+    threadIds.push(threadId);
+  }
   await Promise.all(threadIds.map((threadId) => turnOn(threadId, 'seed')));
-  if (params.fanoutIdleThreads > 0) await startIdleThreads(ctx, owner);
+  if (params.fanoutIdleThreads > 0) await startIdleThreads(ctx, owners[0]!);
   ctx.progress(0.1);
 
   await delay(SETTLE_MS);
-  const rssBeforeKb = rssKb(endpoint.pid);
+  const rssBeforeKb = summed(hosts, rssKb);
   const subscribers: WsBenchClient[] = [];
   while (subscribers.length < params.fanoutClients) {
     const batch = Math.min(CONNECT_BATCH, params.fanoutClients - subscribers.length);
-    subscribers.push(...(await Promise.all(Array.from({ length: batch }, () => WsBenchClient.connect(endpoint.url)))));
+    const first = subscribers.length;
+    subscribers.push(...(await Promise.all(Array.from({ length: batch }, (_, j) => WsBenchClient.connect(hosts[(first + j) % hosts.length]!.url)))));
   }
   clients.push(...subscribers);
   await delay(SETTLE_MS);
-  rec.figure('RSS per connection', (rssKb(endpoint.pid) - rssBeforeKb) / params.fanoutClients, 'kB');
+  rec.figure('RSS per connection', (summed(hosts, rssKb) - rssBeforeKb) / params.fanoutClients, 'kB');
   ctx.progress(0.3);
 
+  const hostOf = (client: number): number => client % hosts.length;
   const delivery = new LatencyHistogram();
+  const deliveryByHost = hosts.map(() => new LatencyHistogram());
   let nonSubscriber = 0;
   const completedSeen: number[] = [];
   const subscriptions = subscribers.map((client, i) => {
@@ -98,12 +129,19 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     client.onNotification = (method, p, arrivedAtMs, emittedAtMs) => {
       if (!isSubscriberOnly(method)) return;
       if (!mine.has(String(p.threadId))) nonSubscriber += 1;
-      else if (Number.isFinite(emittedAtMs)) delivery.recordMs(Math.max(0, arrivedAtMs - emittedAtMs));
+      else if (Number.isFinite(emittedAtMs)) {
+        delivery.recordMs(Math.max(0, arrivedAtMs - emittedAtMs));
+        deliveryByHost[hostOf(i)]!.recordMs(Math.max(0, arrivedAtMs - emittedAtMs));
+      }
       if (method === 'turn/completed') completedSeen[i]! += 1;
     };
     return mine;
   });
   await Promise.all(subscribers.map((client, i) => Promise.all([...subscriptions[i]!].map((threadId) => patiently(() => client.request('thread/resume', { threadId, excludeTurns: true }))))));
+  if (hosts.length > 1) {
+    const forwarded = subscriptions.reduce((sum, mine, i) => sum + [...mine].filter((threadId) => ownerOf.get(threadId) !== owners[hostOf(i)]).length, 0);
+    rec.figure('subscriptions through a peer link', forwarded, 'count', 'none');
+  }
   ctx.progress(0.4);
 
   // The bench process (200 clients and the mock model) shares the machine with the server: its
@@ -112,14 +150,18 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   const benchLoop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   benchLoop.enable();
   // prom-client resets its event-loop histogram at each scrape: this one starts the window.
-  await endpoint.metric(SERVER_LOOP_MAX);
+  await Promise.all(hosts.map((host) => host.metric(SERVER_LOOP_MAX)));
   const probe = new LatencyHistogram();
+  const probeByHost = hosts.map(() => new LatencyHistogram());
   let probeErrors = 0;
   const probeParams = { limit: params.fanoutProbeLimit };
-  const probeOnce = (client: WsBenchClient) => {
+  const probeOnce = (client: WsBenchClient, i: number) => {
     const sentAt = performance.now();
     client.request('thread/loaded/list', probeParams).then(
-      () => probe.recordMs(performance.now() - sentAt),
+      () => {
+        probe.recordMs(performance.now() - sentAt);
+        probeByHost[hostOf(i)]!.recordMs(performance.now() - sentAt);
+      },
       () => (probeErrors += 1),
     );
   };
@@ -128,16 +170,16 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
     const offset = (i * params.fanoutProbeMs) / subscribers.length;
     let timer: NodeJS.Timeout | undefined;
     const first = setTimeout(() => {
-      probeOnce(client);
-      timer = setInterval(() => probeOnce(client), params.fanoutProbeMs);
+      probeOnce(client, i);
+      timer = setInterval(() => probeOnce(client, i), params.fanoutProbeMs);
     }, offset);
     return () => {
       clearTimeout(first);
       clearInterval(timer);
     };
   });
-  const cpuBeforeMs = cpuMs(endpoint.pid);
-  const mainCpuBeforeMs = mainThreadCpuMs(endpoint.pid);
+  const cpuBeforeMs = summed(hosts, cpuMs);
+  const mainCpuBeforeMs = summed(hosts, mainThreadCpuMs);
   const phaseStart = performance.now();
   const phaseEnd = phaseStart + params.fanoutSeconds * 1000;
   const started = (threadId: string) => turnsOn.set(threadId, (turnsOn.get(threadId) ?? 0) + 1);
@@ -187,10 +229,14 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   const expected = subscriptions.map((mine) => [...mine].reduce((sum, threadId) => sum + (turnsOn.get(threadId) ?? 0), 0));
   const deadline = Date.now() + TURN_DEADLINE_MS;
   while (completedSeen.some((n, i) => n < expected[i]!) && Date.now() < deadline) await delay(20);
-  const serverCpuMs = cpuMs(endpoint.pid) - cpuBeforeMs;
-  const serverMainCpuMs = mainThreadCpuMs(endpoint.pid) - mainCpuBeforeMs;
+  const serverCpuMs = summed(hosts, cpuMs) - cpuBeforeMs;
+  const serverMainCpuMs = summed(hosts, mainThreadCpuMs) - mainCpuBeforeMs;
   rec.latency('delivery', delivery);
   rec.latency('probe', probe);
+  if (hosts.length > 1) {
+    deliveryByHost.forEach((histogram, h) => rec.latency(`delivery, clients of host ${h}`, histogram));
+    probeByHost.forEach((histogram, h) => rec.latency(`probe, host ${h}`, histogram));
+  }
   // Everything the server did in the phase (turns, writes, probes) per event delivered.
   rec.figure('server CPU per delivered event', (serverCpuMs * 1000) / Math.max(1, delivery.count), 'µs');
   // The main thread's part alone: every request and notification goes through it, so this is
@@ -200,8 +246,8 @@ async function measure(ctx: CaseContext, endpoint: WsEndpoint, clients: WsBenchC
   rec.figure('events to non-subscribers', nonSubscriber, 'count');
   rec.figure('probe errors', probeErrors, 'count');
   rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');
-  const serverLoopMax = await endpoint.metric(SERVER_LOOP_MAX);
-  if (serverLoopMax !== null) rec.figure('server event-loop delay max', serverLoopMax * 1000, 'ms');
+  const serverLoopMax = await Promise.all(hosts.map((host) => host.metric(SERVER_LOOP_MAX)));
+  if (serverLoopMax.every((max) => max !== null)) rec.figure('server event-loop delay max', Math.max(...(serverLoopMax as number[])) * 1000, 'ms');
   rec.check(nonSubscriber === 0, `${nonSubscriber} turn/item events reached clients not subscribed to the thread`);
   rec.check(probeErrors === 0, `${probeErrors} thread/loaded/list probes failed`);
   const short = completedSeen.filter((n, i) => n !== expected[i]).length;

@@ -14,29 +14,31 @@
 //
 // A failed case keeps its home (its path is printed and in results.json) for inspection, with
 // handoff-ledger.json, so that it (or a copy with planted faults) can be judged again by
-// --verify-home.
+// --verify-home. With --thread-store postgres (or both) the race runs on one database too, as
+// case `postgres` (handoff-postgres.ts).
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import { AppServerClient } from '../lib/app-server-client.js';
 import type { CaseRecorder } from '../lib/case-result.js';
 import { checkDeadHolder, EXIT_DEADLINE_MS } from '../lib/dead-holder-check.js';
-import { jainIndex, longestStarvation, sharesInWindow } from '../lib/handoff-figures.js';
+import { recordRaceFigures } from '../lib/handoff-race-figures.js';
 import { HandoffSlot, type Acquisition, type RaceShared } from '../lib/handoff-slot.js';
 import { historyViolations, lockViolations, type LockSample, type SentTurn, type Violation } from '../lib/handoff-verdict.js';
-import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, windowStats } from '../lib/list-probe.js';
 import { BARE_ECHO_COMMAND } from '../lib/bare-echo.js';
 import { readLedger, writeLedger } from '../lib/handoff-ledger.js';
+import { seedThreads } from '../lib/handoff-seed.js';
 import { readBack } from '../lib/history-read-back.js';
+import { killVictims } from '../lib/kill-victims.js';
 import { HOST_CLI } from '../lib/repo-paths.js';
 import { mulberry32 } from '../lib/seeded-random.js';
 import type { ServerCommand } from '../lib/server-command.js';
 import { createHome, keepHome, removeHome, UNLOAD_NOW } from '../lib/server-home.js';
 import { WriterLockSampler } from '../lib/writer-lock-sampler.js';
-import { SINGLE_CASE, textInput, type CaseContext, type Scenario } from './scenario.js';
+import { postgresHandoff } from './handoff-postgres.js';
+import { SINGLE_CASE, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
 
-const STEP_DEADLINE_MS = 30_000;
+const POSTGRES_CASE: ScenarioCase = { id: 'postgres', k: 0, threadStore: 'postgres' };
 
 /** One kill: when, whom, which threads the kernel said it held, and how long until they moved on. */
 interface Kill {
@@ -60,11 +62,13 @@ interface Kill {
 
 export const handoff: Scenario = {
   name: 'handoff',
-  summary: 'P processes (mixed with --mix) race for T threads, R rounds each, with --kill-every kills: verdict on histories and the kernel lock table, fairness, waits',
-  cases: () => SINGLE_CASE,
+  summary: 'P processes (mixed with --mix) race for T threads, R rounds each, with --kill-every kills: verdict on histories and the kernel lock table (on PostgreSQL: the rows), fairness, waits',
+  // The files store's case keeps its id ''; --thread-store postgres or both adds `postgres`.
+  cases: (params) => [...(params.threadStores.includes('files') ? SINGLE_CASE : []), ...(params.threadStores.includes('postgres') ? [POSTGRES_CASE] : [])],
   mixes: true,
-  async run(ctx) {
+  async run(ctx, scenarioCase) {
     const { params, rec, fleet } = ctx;
+    if (scenarioCase.threadStore === 'postgres') return postgresHandoff(ctx);
     if (params.verifyHome !== null) return verifyHome(params.verifyHome, fleet, rec);
     // Only thread-host has the embedded model; a home any other implementation shares uses the mock.
     const embedded = fleet.every((s) => s.argv.includes(HOST_CLI));
@@ -118,37 +122,6 @@ async function verifyHome(home: string, fleet: readonly ServerCommand[], rec: Ca
   for (const v of violations) rec.fail(v.message);
 }
 
-/** Server A starts T threads with one turn each (so they are on disk), unloads them, exits. */
-async function seedThreads(server: ServerCommand, home: string, count: number, historyMode: string, sent: SentTurn[], rec: CaseRecorder): Promise<string[]> {
-  const client = await AppServerClient.start(server, home);
-  const label = `seed ${server.name} pid ${client.pid}`;
-  try {
-    const threads: string[] = [];
-    for (let i = 0; i < count; i += 1) {
-      const { thread } = await client.request('thread/start', { historyMode }, STEP_DEADLINE_MS);
-      const threadId = String(thread.id);
-      const token = `[hx seed ${i}]`;
-      const turn: SentTurn = { threadId, token, turnId: null, process: label, outcome: 'cut', status: null };
-      const completed = client.waitFor('turn/completed', threadId, STEP_DEADLINE_MS);
-      sent.push(turn);
-      const reply = await client.request('turn/start', { threadId, input: textInput(`handoff ${token}`) }, STEP_DEADLINE_MS);
-      turn.turnId = String(reply.turn?.id ?? '') || null;
-      turn.status = String((await completed).params.turn?.status);
-      turn.outcome = 'acknowledged';
-      threads.push(threadId);
-    }
-    for (const threadId of threads) {
-      const closed = client.waitFor('thread/closed', threadId, STEP_DEADLINE_MS);
-      await client.request('thread/unsubscribe', { threadId }, STEP_DEADLINE_MS);
-      await closed;
-    }
-    return threads;
-  } finally {
-    const { code, signal } = await client.close();
-    rec.check(code === 0, `${label}: exit ${code ?? signal} after stdin EOF`);
-  }
-}
-
 /** The race itself, with the lock sampler and the kill loop around it; records its figures. */
 async function race(ctx: CaseContext, home: string, threads: string[], sent: SentTurn[], random: () => number): Promise<{ lockSamples: LockSample[]; processes: Map<number, string>; kills: Kill[] }> {
   const { params, rec, fleet } = ctx;
@@ -157,7 +130,7 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
   const acquisitions: Acquisition[] = [];
   const total = params.processes * params.rounds * threads.length;
   const shared: RaceShared = {
-    home,
+    homeOf: () => home,
     threads,
     rounds: params.rounds,
     endAt: Number.POSITIVE_INFINITY, // set when the race starts, once every process is up
@@ -214,16 +187,7 @@ async function race(ctx: CaseContext, home: string, threads: string[], sent: Sen
 
 /** Every `killEveryMs`, SIGKILLs a random slot's live process (at most `maxKills` times). */
 async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, lockDir: string, kills: Kill[], params: CaseContext['params'], random: () => number, signal: AbortSignal): Promise<void> {
-  while (kills.length < params.maxKills && !signal.aborted) {
-    try {
-      await delay(params.killEveryMs, undefined, { signal });
-    } catch {
-      return; // the race ended
-    }
-    const live = slots.filter((s) => s.pid !== undefined && Number.isNaN(s.finishedAt));
-    // A lone process left racing has nobody to hand off to: killing it only measures restarts.
-    if (live.length < 2) return;
-    const victim = live[Math.floor(random() * live.length)]!;
+  for await (const victim of killVictims(slots, params.killEveryMs, random, signal)) {
     // What the kernel says it holds, an instant before: those threads must move on at once.
     const held = sampler.sample().holders.filter((h) => h.pid === victim.pid).map((h) => h.threadId);
     const label = victim.label;
@@ -233,37 +197,12 @@ async function killLoop(slots: HandoffSlot[], sampler: WriterLockSampler, lockDi
     const isRacer = (p: number): boolean => p !== pid && slots.some((s) => s.pid === p);
     const check = await checkDeadHolder(pid, at, lockDir, held, isRacer);
     kills.push({ at, slot: victim.index, pid, process: label, heldThreads: held, recoveryMs: null, replacementMs: null, ...check });
+    if (kills.length >= params.maxKills) return;
   }
 }
 
 function recordFigures(rec: CaseRecorder, slots: HandoffSlot[], acquisitions: Acquisition[], kills: Kill[], lockSamples: readonly LockSample[], startedAt: number): void {
-  const finishedAt = Math.max(...slots.map((s) => s.finishedAt));
-  const elapsedS = (finishedAt - startedAt) / 1000;
-  const wait = new LatencyHistogram();
-  for (const a of acquisitions) wait.recordMs(a.acquiredAt - a.firstTryAt);
-  const handoffs = slots.reduce((sum, s) => sum + s.completions.length, 0);
-  rec.figure('handoffs per s', handoffs / elapsedS, 'per s', 'higher');
-  rec.figure('resume tries per acquisition', acquisitions.reduce((sum, a) => sum + a.attempts, 0) / Math.max(1, acquisitions.length), 'count');
-  rec.latency('acquisition wait', wait);
-
-  // Fairness over the contended window: until the first process finished its rounds.
-  const contendedUntil = Math.min(...slots.map((s) => s.finishedAt));
-  const shares = sharesInWindow(slots.map((s) => s.completions), startedAt, contendedUntil);
-  rec.figure("Jain's fairness index", jainIndex(shares), 'ratio', 'higher');
-  rec.figure('turn share min', Math.min(...shares), 'ratio', 'higher');
-  rec.figure('turn share max', Math.max(...shares), 'ratio', 'none');
-  rec.figure('longest starvation', Math.max(...slots.map((s) => longestStarvation(s.completions, startedAt, s.finishedAt))), 'ms');
-  rec.raw('turnShares', Object.fromEntries(slots.map((s, i) => [`p${s.index} ${s.server.name}`, shares[i]])));
-
-  let worstListP99 = 0;
-  for (const slot of slots) {
-    const list = windowStats(slot.probeSamples, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY);
-    rec.latency(`loaded/list p${slot.index} ${slot.server.name}`, list.latency);
-    worstListP99 = Math.max(worstListP99, list.latency.p99);
-    rec.check(list.failed === 0, `${slot.label}: ${list.failed} thread/loaded/list requests failed: ${list.errors.join('; ') || 'no answer'}`);
-  }
-  rec.figure('loaded/list p99, worst process', worstListP99, 'ms');
-  rec.figure('bench client stall max', Math.max(...slots.map((s) => s.clientStallMaxMs)), 'ms', 'none');
+  recordRaceFigures(rec, slots, acquisitions, startedAt, 'turn');
 
   for (const kill of kills) {
     const moved = kill.heldThreads.map((threadId) => lockSamples.find((s) => s.at > kill.at && s.holders.some((h) => h.threadId === threadId && h.pid !== kill.pid))?.at);

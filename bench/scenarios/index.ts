@@ -6,6 +6,7 @@ import { coldStart } from './cold-start.js';
 import { fullHost } from './full-host.js';
 import { idleUnload } from './idle-unload.js';
 import { fanout } from './fanout.js';
+import { forwarding } from './forwarding.js';
 import { handoff } from './handoff.js';
 import { hugeLine } from './huge-line.js';
 import { lockedUnload } from './locked-unload.js';
@@ -41,15 +42,17 @@ export const SCENARIOS: readonly Scenario[] = [
   threadList,
   storedRead,
   takeover,
+  forwarding,
 ];
 
 /**
  * Scenarios that run only when named, not in `all` (the default): soak takes 10 minutes,
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
  * fanout, huge-line and stored-read need a WebSocket server, thread-list writes thousands of
- * rollouts, stored-read one of tens of megabytes, and takeover runs on the PostgreSQL store.
+ * rollouts, stored-read one of tens of megabytes, and takeover and forwarding run several
+ * hosts on the PostgreSQL store.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover', 'forwarding']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

@@ -85,7 +85,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,
@@ -329,6 +329,67 @@ test('bench --thread-store both runs the turn cases on PostgreSQL beside the fil
   for (const r of takeovers) expect(r.figures['earliest takeover − lease']!.value).toBeGreaterThanOrEqual(-250);
   expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['takeover after SIGKILL, slowest, beyond the lease', 'takeover after SIGSTOP, slowest, beyond the lease']);
   expect(stdout).toContain('| turn-concurrent | postgres | pass | runs ↑ | 1/1 |');
+});
+
+test('bench forwarding runs turns from a client of the owner and of another host, interleaved, with the echo beside', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'forwarding');
+  const { code, stderr } = await runCli(['bench', 'forwarding', '--turns', '4', '--warmup', '1', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([['forwarding', '', true, []]]);
+  const [result] = report.results;
+  expect(Object.entries(result!.latency).map(([name, summary]) => [name, summary.count])).toEqual([
+    ['turn, direct', 4],
+    ['turn, forwarded', 4],
+    ['bare node echo (the floor)', 4],
+    ['completion to the forwarded subscriber, after the direct one', 4],
+  ]);
+  expect(Object.keys(result!.figures)).toEqual(['forwarding adds, p50', 'forwarding adds, p99', 'forwarded ÷ direct, p50', 'turns failed']);
+  expect(result!.figures['turns failed']!.value).toBe(0);
+  expect(result!.figures['forwarding adds, p50']!.value).toBeCloseTo(result!.latency['turn, forwarded']!.p50 - result!.latency['turn, direct']!.p50, 2);
+  expect(measuredGoals(evaluateGoals(report.summary)).map((g) => [g.goal, g.floor])).toEqual([['forwarding adds to a turn (p50)', result!.latency['bare node echo (the floor)']!.p50]]);
+});
+
+test('bench handoff --thread-store postgres: 3 hosts on one database race for 2 threads, one killed, judged from the rows', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'handoff-postgres');
+  // The kill comes 50 ms into the race; a thread the killed host held waits for its 1 s lease.
+  const args = ['bench', 'handoff', '--thread-store', 'postgres', '--processes', '3', '--threads', '2', '--rounds', '5', '--kill-every', '0.05', '--max-kills', '1', '--lease-ms', '1000', '--out', dir];
+  const { code, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  const [result] = report.results;
+  expect([report.results.length, result!.scenario, result!.case, result!.pass, result!.failures]).toEqual([1, 'handoff', 'postgres', true, []]);
+  expect(Object.keys(result!.figures).sort()).toEqual(
+    [
+      'handoffs per s', 'resume tries per acquisition', "Jain's fairness index", 'acquisition share min', 'acquisition share max', 'longest starvation',
+      'loaded/list p99, worst process', 'bench client stall max', 'kills', 'replacement ready after kill, max', 'violations', 'turns acknowledged', 'turns cut by kills',
+      ...(result!.figures["killed host's thread acquired again, max"] === undefined ? [] : ["killed host's thread acquired again, min", "killed host's thread acquired again, max"]),
+    ].sort(),
+  );
+  expect([result!.figures.kills!.value, result!.figures.violations!.value, result!.raw.violations]).toEqual([1, 0, []]);
+  // Two seed turns and 30 handoffs; a kill between a turn's completion and its thread/closed redoes that handoff.
+  expect([32, 33]).toContain(result!.figures['turns acknowledged']!.value);
+  // Another host takes it no sooner than the lease after the killed host's last renewal (a quarter of it).
+  const acquiredAgain = result!.figures["killed host's thread acquired again, min"];
+  if (acquiredAgain !== undefined) expect(acquiredAgain.value).toBeGreaterThanOrEqual(750);
+  expect(measuredGoals(evaluateGoals(report.summary)).map((g) => g.goal)).toEqual(['handoff on PostgreSQL: violations (the rows)', "handoff on PostgreSQL: Jain's fairness index of acquisitions"]);
+});
+
+test('bench fanout --thread-store postgres spreads clients over 3 hosts, subscribed through forwarding, and reports each host', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'fanout-fleet');
+  const args = ['bench', 'fanout', '--thread-store', 'postgres', '--clients', '6', '--fanout-threads', '3', '--subscriptions', '2', '--fanout-rounds', '2', '--fanout-s', '1', '--turn-rate', '0', '--out', dir];
+  const { code, stderr } = await runCli(args, 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([['fanout', '3 hosts saturated', true, []]]);
+  const [result] = report.results;
+  expect(Object.keys(result!.latency)).toEqual([
+    'delivery', 'probe', 'delivery, clients of host 0', 'delivery, clients of host 1', 'delivery, clients of host 2', 'probe, host 0', 'probe, host 1', 'probe, host 2',
+  ]);
+  // Client i on host i mod 3 subscribes to threads 2i and 2i+1 mod 3, thread t owned by host t: 8 of its 12 subscriptions are forwarded.
+  expect([result!.figures['subscriptions through a peer link']!.value, result!.figures['events to non-subscribers']!.value, result!.figures['probe errors']!.value]).toEqual([8, 0, 0]);
+  const perHost = [0, 1, 2].reduce((sum, h) => sum + result!.latency[`delivery, clients of host ${h}`]!.count, 0);
+  expect(perHost).toBe(result!.latency.delivery!.count);
 });
 
 test('bench --thread-store refuses anything but files, postgres or both', async () => {

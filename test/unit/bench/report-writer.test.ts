@@ -99,7 +99,7 @@ test('goals read the summary: a list p99 over the bare echo of the same run, and
     { goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, floor: 1.25, ofFloor: 2 / 1.25, target: '≤ 1.5 × floor', verdict: 'missed' },
   ]);
   expect(goals.filter((g) => g.a === null).every((g) => g.verdict === 'n/a')).toBe(true);
-  expect(goals.length).toBe(37);
+  expect(goals.length).toBe(40);
 });
 
 test('a goal read against a floor is n/a when the run did not measure that floor', () => {
@@ -158,7 +158,7 @@ test('handoff goals: no violation, fairness at least 0.9, and the worst process\
     rec.latency('bare node echo during the race (the floor)', { count: 1, p50: echoP99, p90: echoP99, p99: echoP99, max: echoP99 });
     return rec.finish();
   };
-  const goals = evaluateGoals(summarize([handoff('host', 0, 0.95, 10, 6), handoff('ref', 1, 0.5, 150, 8)], ['host', 'ref'])).filter((g) => g.goal.startsWith('handoff'));
+  const goals = evaluateGoals(summarize([handoff('host', 0, 0.95, 10, 6), handoff('ref', 1, 0.5, 150, 8)], ['host', 'ref'])).filter((g) => g.goal.startsWith('handoff:'));
   expect(goals).toEqual([
     { goal: 'handoff: violations (histories, lock table, dead holders)', unit: 'count', a: 0, b: 1, ratio: 0, floor: null, ofFloor: null, target: '≤ 0', verdict: 'met' },
     { goal: "handoff: Jain's fairness index", unit: 'ratio', a: 0.95, b: 0.5, ratio: 1.9, floor: null, ofFloor: null, target: '≥ 0.9', verdict: 'met' },
@@ -173,6 +173,21 @@ test('handoff goals: no violation, fairness at least 0.9, and the worst process\
       '| handoff: loaded/list p99 on every process | ms | 10 | 150 | 0.067 | 6 | 1.7 | ≤ 1.5 × floor | missed |',
     ].join('\n'),
   );
+});
+
+test('handoff on PostgreSQL: its own case, judged on its rows and on the fairness of acquisitions', () => {
+  const handoff = (violations: number, jain: number): CaseResult => {
+    const rec = new CaseRecorder('handoff', 'postgres', 'host', 1);
+    rec.figure('violations', violations, 'count');
+    rec.figure("Jain's fairness index", jain, 'ratio', 'higher');
+    return rec.finish();
+  };
+  const verdicts = (result: CaseResult) => measuredGoals(evaluateGoals(summarize([result], ['host']))).map((g) => [g.goal, g.a, g.target, g.verdict]);
+  expect(verdicts(handoff(0, 0.93))).toEqual([
+    ['handoff on PostgreSQL: violations (the rows)', 0, '≤ 0', 'met'],
+    ["handoff on PostgreSQL: Jain's fairness index of acquisitions", 0.93, '≥ 0.9', 'met'],
+  ]);
+  expect(verdicts(handoff(2, 0.8)).map((row) => row[3])).toEqual(['missed', 'missed']);
 });
 
 describe('the report files', () => {
