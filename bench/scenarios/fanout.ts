@@ -180,6 +180,7 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   });
   const cpuBeforeMs = summed(hosts, cpuMs);
   const mainCpuBeforeMs = summed(hosts, mainThreadCpuMs);
+  const benchCpuBeforeMs = mainThreadCpuMs(process.pid);
   const phaseStart = performance.now();
   const phaseEnd = phaseStart + params.fanoutSeconds * 1000;
   const started = (threadId: string) => turnsOn.set(threadId, (turnsOn.get(threadId) ?? 0) + 1);
@@ -225,6 +226,7 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
     for (const stop of probing) stop();
     benchLoop.disable();
   }
+  const benchBusy = (mainThreadCpuMs(process.pid) - benchCpuBeforeMs) / (performance.now() - phaseStart);
   // The last subscriber events may still be on the way after the owner saw its completions.
   const expected = subscriptions.map((mine) => [...mine].reduce((sum, threadId) => sum + (turnsOn.get(threadId) ?? 0), 0));
   const deadline = Date.now() + TURN_DEADLINE_MS;
@@ -245,7 +247,12 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   rec.figure('server main-thread CPU per delivered event', (serverMainCpuMs * 1000) / Math.max(1, delivery.count), 'µs');
   rec.figure('events to non-subscribers', nonSubscriber, 'count');
   rec.figure('probe errors', probeErrors, 'count');
+  // The bench's own main thread reads every client's messages and serves the mock model: when
+  // it is busy, a probe's reply waits there too, so these say how much of the probe's latency
+  // the bench itself may hold.
+  rec.figure('bench event-loop delay p99', benchLoop.percentile(99) / 1e6, 'ms');
   rec.figure('bench event-loop delay max', benchLoop.max / 1e6, 'ms');
+  rec.figure('bench main-thread busy share', benchBusy, 'ratio', 'none');
   const serverLoopMax = await Promise.all(hosts.map((host) => host.metric(SERVER_LOOP_MAX)));
   if (serverLoopMax.every((max) => max !== null)) rec.figure('server event-loop delay max', Math.max(...(serverLoopMax as number[])) * 1000, 'ms');
   rec.check(nonSubscriber === 0, `${nonSubscriber} turn/item events reached clients not subscribed to the thread`);
