@@ -8,11 +8,17 @@
 // (src/stored-reads/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
 // requests are answered from memory, and the mirror follows. Off with the history projection
 // (`codex_history_projection = false`, a lockfile home, the PostgreSQL store).
+//
+// A home codex never ran in has neither database, and every turn's end changes a read
+// receipt: whether either exists is asked here first (an async access, at most every
+// PRESENCE_RECHECK_MS), so such a home starts no worker and posts nothing per turn (bench case
+// `idle-unload`, at once after a turn).
 import type { Clock } from '../../common/clock.js';
 import type { CodexStateChange, CodexStateDatabases, CodexStateMirrorRequest, MirroredReceipt, QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobResult } from '../dedicated-worker.js';
+import { fsPromises } from '../lazy-builtin.js';
 import { describeRequest } from './stored-history.js';
 
 /** Where mirror jobs run: a worker in the host; in-process in tests. */
@@ -27,11 +33,21 @@ export interface MirrorJobs {
  */
 export const MIRROR_JOB_DEADLINE_MS = 10_000;
 
+/** How long a finding that the databases exist, or do not, is trusted before it is checked again. */
+export const PRESENCE_RECHECK_MS = 2_000;
+
+/** The reason logged when neither database exists, as the worker words it. */
+const ABSENT = 'the database does not exist (the reference creates it)';
+
 /** The workers a host runs for the mirror (the descriptor budget counts them). */
 export const CODEX_STATE_MIRROR_WORKERS = 1;
 
 export class CodexStateMirror {
   #settled: Promise<void> = Promise.resolve();
+  /** Presence checks in the order of the changes that asked, so changes are posted in order. */
+  #gate: Promise<unknown> = Promise.resolve();
+  #presence: { any: boolean; atMs: number } | null = null;
+  readonly #absenceNoticed = new Set<string>();
 
   /** The mirror in a worker of its own (the stored-history worker's entry), started with its first change. */
   static inWorker(options: { filename: string; databases: CodexStateDatabases; clock: Clock; log: LogFn }): CodexStateMirror {
@@ -77,8 +93,28 @@ export class CodexStateMirror {
 
   #mirror(change: CodexStateChange): void {
     const request: CodexStateMirrorRequest = { kind: 'mirrorCodexState', databases: this.databases, change };
-    const done = this.jobs.run(request).then((result) => this.#report(request, result));
+    const present = this.#gate.then(() => this.#anyPresent(change.threadId));
+    this.#gate = present;
+    const done = present.then((any) => (any ? this.jobs.run(request).then((result) => this.#report(request, result)) : undefined));
     this.#settled = this.#settled.then(() => done);
+  }
+
+  // Whether either database exists, from the last finding while it is fresh. When neither does
+  // the change is dropped, as the worker would drop it, and that is said once per database.
+  async #anyPresent(threadId: string): Promise<boolean> {
+    const known = this.#presence;
+    if (known !== null && this.clock.now() - known.atMs < PRESENCE_RECHECK_MS) return known.any;
+    const paths = [this.databases.state, this.databases.queue];
+    const found = await Promise.all(paths.map((path) => fsPromises().access(path).then(() => true, () => false)));
+    const any = found.some(Boolean);
+    this.#presence = { any, atMs: this.clock.now() };
+    if (!any) {
+      for (const database of paths.filter((path) => !this.#absenceNoticed.has(path))) {
+        this.#absenceNoticed.add(database);
+        this.log('info', 'not mirroring into the reference database', { database, threadId, reason: ABSENT });
+      }
+    }
+    return any;
   }
 
   #report(request: CodexStateMirrorRequest, result: JobResult<StoredHistoryReply>): void {
