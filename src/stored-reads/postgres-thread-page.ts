@@ -49,7 +49,13 @@ export async function listPostgresThreadPage(connection: PostgresConnection, que
   const lastShown = page.at(-1);
   return {
     kind: 'page',
-    summaries: page.map(({ listed, head }): RolloutSummary => ({ ...head, updatedAtMs: listed.updatedAtMs, storedName: listed.name })),
+    summaries: page.map(({ listed, head }): RolloutSummary => ({
+      ...head,
+      updatedAtMs: listed.updatedAtMs,
+      storedName: listed.name,
+      storedReceipt: listed.receipt,
+      storedMetadata: listed.metadata,
+    })),
     nextCursor: lastShown !== undefined && rows.length > size ? `${timestamp(lastShown.key, byCreation ? 'seconds' : 'millis')}|${lastShown.head.threadId}` : null,
     backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.head.createdAtMs : first.key) + direction, 'fixedMillis'),
   };

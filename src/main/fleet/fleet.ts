@@ -16,6 +16,8 @@ import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
 import { fleetTokenPolicy, readFleetSecret } from './fleet-token.js';
 import { Forwarder } from './forwarder.js';
 import { HostMembership } from './host-membership.js';
+import { PostgresReadStates } from './postgres-read-states.js';
+import { PostgresThreadMetadata } from './postgres-thread-metadata.js';
 import { PostgresThreadStore } from './postgres-thread-store.js';
 import { RequestRouting } from './request-routing.js';
 
@@ -30,6 +32,9 @@ const ADVERTISE_DEADLINE_MS = 5_000;
 
 export interface Fleet {
   store: PostgresThreadStore;
+  /** Read states and metadata, in the threads rows every host shares. */
+  readStates: PostgresReadStates;
+  metadata: PostgresThreadMetadata;
   locks: PostgresWriterLocks;
   /** Set by the host once built: the threads lost when this host's lease lapsed. */
   onLost: (loss: LockLoss) => void;
@@ -66,8 +71,12 @@ export async function joinFleet(config: PostgresStoreConfig, listen: ListenTarge
     void pool.end();
     throw new StartupError(`cannot register with the PostgreSQL thread store: ${(error as Error).message}`);
   });
+  const readStates = new PostgresReadStates(pool, log);
+  const metadata = new PostgresThreadMetadata(pool);
   fleet = {
-    store: new PostgresThreadStore(config.connection, pool, () => membership.leave(LEAVE_DEADLINE_MS)),
+    store: new PostgresThreadStore(config.connection, pool, () => membership.leave(LEAVE_DEADLINE_MS), { readStates, metadata }),
+    readStates,
+    metadata,
     locks: new PostgresWriterLocks({ pool, membership, log }),
     onLost: () => undefined,
     peerAuth: secret === null ? null : fleetTokenPolicy(secret),

@@ -116,8 +116,9 @@ export function buildHost(
     // Names live in the store: session_index.jsonl for files, the threads table for PostgreSQL.
     threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log)),
     rollouts,
-    threadMetadata: new ThreadMetadata(options.home, log),
-    threadReadStates: new ThreadReadStates(options.home, log),
+    // Read states and metadata live in the store too: thread-host's own files, or the threads table.
+    threadMetadata: fleet?.metadata ?? new ThreadMetadata(options.home, log),
+    threadReadStates: fleet?.readStates ?? new ThreadReadStates(options.home, log),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,

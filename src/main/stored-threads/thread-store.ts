@@ -6,6 +6,7 @@
 // what clients change of a stored thread besides its history: its name, its archiving, its
 // deletion (the handlers check the request, unload the thread and hold its ownership).
 import type { HistoryLocation } from '../../common/history-location.js';
+import type { RolloutSummary } from '../../common/stored-history-messages.js';
 import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
@@ -28,6 +29,12 @@ export interface ThreadStore {
   newThread(threadId: string, createdAtMs: number): HistoryLocation;
   /** The thread's name as this host knows it (from memory), or null when it has none. */
   nameOf(threadId: string): string | null;
+  /**
+   * A thread/list row the store answered: what it holds of the thread besides the history
+   * (name, read state, metadata), which this host then answers from memory. The files store's
+   * rows hold none of it.
+   */
+  learnListed(summary: RolloutSummary): void;
   /** Names the thread, durably; the caller checked that it exists. */
   setName(threadId: string, name: string, nowMs: number): Promise<void>;
   /** Archives a stored thread whose writer lock (ownership) the caller holds. */
@@ -69,6 +76,8 @@ export class FilesThreadStore implements ThreadStore {
   nameOf(threadId: string): string | null {
     return this.names.get(threadId);
   }
+
+  learnListed(): void {}
 
   setName(threadId: string, name: string, nowMs: number): Promise<void> {
     return this.names.set(threadId, name, nowMs);

@@ -1,0 +1,18 @@
+// The two thread stores an e2e suite runs on: the home's rollout files (the default) and the
+// PostgreSQL store, on a database of its own for each call (test-database.ts). Suites that
+// must give the same answers on both run `describe.each(THREAD_STORES)`.
+import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
+import { testDatabase } from './test-database.js';
+
+export type ThreadStoreKind = 'files' | 'postgres';
+
+export const THREAD_STORES: readonly ThreadStoreKind[] = ['files', 'postgres'];
+
+/** config.toml lines selecting `store` (a fresh database for PostgreSQL), followed by `extra`. */
+export async function storeRootConfig(store: ThreadStoreKind, ...extra: string[]): Promise<string> {
+  const lines = store === 'files' ? [] : postgresLines(await testDatabase());
+  return [...lines, ...extra].join('\n');
+}
+
+/** The lines that put a host on the PostgreSQL store at `db`. */
+export const postgresLines = (db: PostgresConnection): string[] => [`thread_store = "postgres"`, `postgres_url = ${JSON.stringify(db.url)}`];
