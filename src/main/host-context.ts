@@ -6,6 +6,7 @@ import type { RolloutIndex } from './stored-threads/rollout-index.js';
 import type { ThreadStore } from './stored-threads/thread-store.js';
 import type { StoredHistory } from './stored-threads/stored-history.js';
 import type { MetadataKeeper, ReadStateKeeper } from './stored-threads/thread-state-keepers.js';
+import type { ThreadQueues } from './threads/thread-queues.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { LockLoss, WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -43,6 +44,8 @@ export interface HostContext {
   threadMetadata: MetadataKeeper;
   /** Where clients stopped reading each thread (thread-host's own file, or the PostgreSQL store), answered from memory. */
   threadReadStates: ReadStateKeeper;
+  /** Input queued for threads (thread-host's own files, or the PostgreSQL store). */
+  threadQueues: ThreadQueues;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
   /** Deadlines for waiting on a worker. */

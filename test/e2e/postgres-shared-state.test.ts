@@ -111,3 +111,57 @@ test('metadata patched through one host is what every host reads and lists, patc
     await Promise.all([a.close(), b.close()]);
   }
 });
+
+const text = (value: string) => [{ type: 'text', text: value }];
+const userTurnOf = (server: TestServer, clientId: string) =>
+  server.waitForNotification('item/completed', (p: Message) => p.item.type === 'userMessage' && p.item.clientId === clientId, 20_000);
+
+test('input queued through B for a thread loaded on A runs on A, in order, and A\'s subscribers hear of each change', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  try {
+    const threadId = await startedThread(a, 'one');
+    // Idle on A: input queued through B runs on A at once.
+    await b.request('thread/queue/add', { threadId, clientUserMessageId: 'b-now', input: text('from B, idle') });
+    const ranNow = await userTurnOf(a, 'b-now');
+    await a.waitForNotification('turn/completed', (p: Message) => p.turn.id === ranNow.turnId);
+    expect(ranNow.item.content).toEqual([{ type: 'text', text: 'from B, idle', text_elements: [] }]);
+
+    // Busy on A: input queued through both hosts waits, in the order queued, and runs after the turn.
+    mock.enqueue({ kind: 'stall', ms: 1_500 });
+    const { turn: slow } = await a.request('turn/start', { threadId, input: text('SLOW') });
+    await a.waitForNotification('turn/started', (p: Message) => p.turn.id === slow.id);
+    const first = (await b.request('thread/queue/add', { threadId, clientUserMessageId: 'b-1', input: text('first, from B') })).queuedSubmission;
+    const second = (await a.request('thread/queue/add', { threadId, clientUserMessageId: 'a-2', input: text('second, from A') })).queuedSubmission;
+    expect([await a.request('thread/queue/list', { threadId }), await b.request('thread/queue/list', { threadId })]).toEqual([
+      { data: [first, second], nextCursor: null },
+      { data: [first, second], nextCursor: null },
+    ]);
+    const ranFirst = await userTurnOf(a, 'b-1');
+    expect(ranFirst.turnId).not.toBe(slow.id);
+    const ranSecond = await userTurnOf(a, 'a-2');
+    await a.waitForNotification('turn/completed', (p: Message) => p.turn.id === ranSecond.turnId);
+    expect(await b.request('thread/queue/list', { threadId })).toEqual({ data: [], nextCursor: null });
+    // A's subscriber heard of every change: B's adds and A's own, and each run taking one off.
+    expect(a.notifications('thread/queue/changed').length).toBe(6);
+    expect(b.notifications('thread/queue/changed')).toEqual([]);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test('changes to one queue made through two hosts at once all apply', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  try {
+    const threadId = await startedThread(a, 'one');
+    await unloaded(a, threadId);
+    const adds = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).request('thread/queue/add', { threadId, clientUserMessageId: `c-${i}`, input: text(`input ${i}`) })),
+    );
+    const listed = (await b.request('thread/queue/list', { threadId })).data as Message[];
+    expect(listed.map((submission) => submission.id).sort()).toEqual(adds.map((added) => added.queuedSubmission.id).sort());
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});

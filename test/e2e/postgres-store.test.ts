@@ -118,10 +118,10 @@ test('methods whose state lives in the home are refused on the PostgreSQL store,
   const host = await startHost(db);
   try {
     const { thread } = await host.request('thread/start', {});
-    expect(await host.request('thread/queue/list', { threadId: thread.id }).catch((error: unknown) => error)).toEqual(
+    expect(await host.request('thread/fork', { threadId: thread.id }).catch((error: unknown) => error)).toEqual(
       new RpcReplyError(
         -32600,
-        'thread/queue/list is not available with thread_store = "postgres": thread-host keeps what it changes in the home\'s files, which the hosts of a fleet do not share',
+        'thread/fork is not available with thread_store = "postgres": thread-host keeps what it changes in the home\'s files, which the hosts of a fleet do not share',
       ),
     );
   } finally {

@@ -9,7 +9,7 @@ import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connec
 import { MIGRATION_LOCK_ID, MIGRATIONS_DIR, MIGRATIONS_TABLE, SchemaTooNewError, migrateSchema } from '../../src/common/postgres/schema-migrations.js';
 import { testDatabase } from '../helpers/test-database.js';
 
-const SHIPPED = ['0001_thread-store', '0002_thread-read-state-and-metadata'];
+const SHIPPED = ['0001_thread-store', '0002_thread-read-state-and-metadata', '0003_thread-queues'];
 const NEWER = '0099_thread-tags';
 const folders: string[] = [];
 afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
@@ -56,6 +56,9 @@ describe('migrateSchema', () => {
       'thread_owners.epoch bigint',
       'thread_owners.owner_host uuid',
       'thread_owners.next_ordinal bigint',
+      'thread_queues.thread_id text',
+      'thread_queues.submissions jsonb',
+      'thread_queues.version bigint',
       'threads.thread_id text',
       'threads.created_at timestamp with time zone',
       'threads.updated_at timestamp with time zone',

@@ -11,6 +11,8 @@ import { FilesThreadStore } from '../stored-threads/thread-store.js';
 import { ThreadReadStates } from '../stored-threads/thread-read-states.js';
 import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
+import { queueStoreOf } from '../threads/thread-queue-store.js';
+import { FilesThreadQueues } from '../threads/thread-queues.js';
 import { StoredHistory } from '../stored-threads/stored-history.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
@@ -119,6 +121,7 @@ export function buildHost(
     // Read states and metadata live in the store too: thread-host's own files, or the threads table.
     threadMetadata: fleet?.metadata ?? new ThreadMetadata(options.home, log),
     threadReadStates: fleet?.readStates ?? new ThreadReadStates(options.home, log),
+    threadQueues: fleet?.queues ?? new FilesThreadQueues(() => queueStoreOf(ctx)),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
