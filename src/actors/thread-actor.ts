@@ -3,7 +3,7 @@
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
 import { basename } from 'node:path';
-import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHistory, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
 import { compactionLines } from './rollout-writer/compaction-lines.js';
 import { taskStarted } from './rollout-writer/rollout-lines.js';
@@ -26,9 +26,9 @@ import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
 import type { HistoryAppender } from './rollout-writer/history-appender.js';
 import { PostgresAppender } from './postgres-history/postgres-appender.js';
-import { readStoredRollout } from './postgres-history/worker-postgres.js';
+import { readStoredRollout, readStoredRolloutIfAny } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
-import { ephemeralForkText, writeForkRollout } from './rollout-writer/fork-rollout.js';
+import { ephemeralForkText, fileForkSource, storedForkLines, storeForkSource, writeForkRollout } from './rollout-writer/fork-rollout.js';
 import { writeRevertRollout } from './rollout-writer/revert-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
@@ -110,15 +110,19 @@ export class ThreadActor {
     if (history === null) {
       if (fork === undefined) return null;
       // An ephemeral fork: its history is read as its rollout would hold it, and never written.
-      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory));
+      const source = fork.source.store === 'files' ? fileForkSource(fork) : storeForkSource(await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId));
+      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory, source));
       const historyMode = historyModeOf(parsed.meta!);
       this.#format = formatFor(historyMode, threadId);
       return this.#replayed(parsed, historyMode);
     }
     const path = describeLocation(history, threadId);
-    // A fork's rollout is written first, then read back as any resume reads its rollout (the
-    // host forks threads of the files store only).
+    // A fork's rollout is written first, then read back as any resume reads its rollout.
     if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
+    if (fork !== undefined && history.store === 'postgres') {
+      const sourceText = fork.source.store === 'postgres' ? await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId) : null;
+      await this.#writeFirstLines(history, storedForkLines(fork, sourceText, this.#forkMeta(), this.#clock.now()));
+    }
     // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts).
     if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
     const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
@@ -171,6 +175,25 @@ export class ThreadActor {
     writes.add(label, formatted.lines);
     const at = (line: number | undefined) => (base === null || line === undefined ? null : base + line);
     return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
+  }
+
+  /**
+   * A new thread's first lines in the PostgreSQL store, written by its owner (a fenced append
+   * under the epoch it acquired) before it is read back; its appender then goes on after them.
+   */
+  async #writeFirstLines(history: Extract<ActorHistory, { store: 'postgres' }>, lines: string[]): Promise<void> {
+    const { threadId } = this.#init;
+    const appender = new PostgresAppender(threadId, history, {
+      ordinals: null,
+      fence: this.#fence,
+      onFenced: (message) => this.#emit({ type: 'writerFenced', threadId, message }),
+    });
+    try {
+      await appender.append(lines);
+    } finally {
+      await appender.close();
+    }
+    this.#init.history = { ...history, nextLine: history.nextLine + lines.length };
   }
 
   #openAppender(nextOrdinal: number): HistoryAppender | null {

@@ -79,7 +79,11 @@ export interface RevertRequest {
 /** What the host asks of a fork's actor: the source, found by the host, and where to cut it. */
 export interface ForkRequest {
   sourceThreadId: string;
-  sourcePath: string;
+  /**
+   * Where the source's history is: its rollout file, or the PostgreSQL store's rows of it (the
+   * store the fork is written to). Read only, never under the source's writer lock.
+   */
+  source: HistoryLocation;
   /** The last turn the fork keeps; null: every turn the source has written. */
   lastTurnId: string | null;
   /** The first turn the fork leaves out; null: as `lastTurnId` says. */

@@ -73,7 +73,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
-  ['thread/fork', homeFileSpec(P.threadForkParams, threadFork)],
+  ['thread/fork', spec(P.threadForkParams, threadFork)],
   ['thread/revert', homeFileSpec(P.threadRevertParams, threadRevert)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],

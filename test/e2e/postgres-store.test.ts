@@ -118,10 +118,10 @@ test('methods whose state lives in the home are refused on the PostgreSQL store,
   const host = await startHost(db);
   try {
     const { thread } = await host.request('thread/start', {});
-    expect(await host.request('thread/fork', { threadId: thread.id }).catch((error: unknown) => error)).toEqual(
+    expect(await host.request('thread/revert', { threadId: thread.id, beforeTurnId: '00000000-0000-7000-8000-000000000000' }).catch((error: unknown) => error)).toEqual(
       new RpcReplyError(
         -32600,
-        'thread/fork is not available with thread_store = "postgres": thread-host keeps what it changes in the home\'s files, which the hosts of a fleet do not share',
+        'thread/revert is not available with thread_store = "postgres": thread-host keeps what it changes in the home\'s files, which the hosts of a fleet do not share',
       ),
     );
   } finally {

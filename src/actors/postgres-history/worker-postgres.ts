@@ -25,8 +25,13 @@ export async function cutBackInStore(connection: PostgresConnection, request: { 
 
 /** A thread's whole history as the rollout file's text, for a cold resume. */
 export async function readStoredRollout(connection: PostgresConnection, threadId: string): Promise<string> {
-  const [{ sharedPool }, { readRolloutText }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/stored-lines.js')]);
-  const text = await readRolloutText(sharedPool(connection, POOL), threadId);
+  const text = await readStoredRolloutIfAny(connection, threadId);
   if (text === null) throw new Error(`no history is stored for thread ${threadId} in the PostgreSQL thread store`);
   return text;
+}
+
+/** As readStoredRollout; null when the store holds no such thread (a fork's source that went). */
+export async function readStoredRolloutIfAny(connection: PostgresConnection, threadId: string): Promise<string | null> {
+  const [{ sharedPool }, { readRolloutText }] = await Promise.all([import('../../common/postgres/shared-pools.js'), import('../../common/postgres/stored-lines.js')]);
+  return readRolloutText(sharedPool(connection, POOL), threadId);
 }

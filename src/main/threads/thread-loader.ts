@@ -63,7 +63,8 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
 
 async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
   if (request.history === null) return;
-  const newThread = request.resume ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
+  // A fork is a new thread too, though its actor reads (its source) as a resume does.
+  const newThread = request.resume && request.fork === undefined ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs, ...(newThread === undefined ? {} : { newThread }) });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw acquired.ownerEndpoint ? new OwnedElsewhere(thread.id, acquired.ownerEndpoint) : activeWriter(thread.id);
