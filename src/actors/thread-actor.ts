@@ -12,7 +12,7 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
 import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
-import { threadPreview } from '../common/rollout/thread-preview.js';
+import { storedThreadPreview, threadPreview } from '../common/rollout/thread-preview.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -26,10 +26,10 @@ import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
 import type { HistoryAppender } from './rollout-writer/history-appender.js';
 import { PostgresAppender } from './postgres-history/postgres-appender.js';
-import { readStoredRollout, readStoredRolloutIfAny } from './postgres-history/worker-postgres.js';
+import { readStoredHistoryText, readStoredRollout, readStoredRolloutIfAny, replaceInStore } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
 import { ephemeralForkText, fileForkSource, storedForkLines, storeForkSource, writeForkRollout } from './rollout-writer/fork-rollout.js';
-import { writeRevertRollout } from './rollout-writer/revert-rollout.js';
+import { previewBeforeRevert, storedRevertLines, writeRevertRollout } from './rollout-writer/revert-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -43,6 +43,10 @@ type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
 type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork' | 'revert'>;
+
+// A revert's replacement of the thread's rows is one statement, like an append batch; past this
+// its outcome is unknown and the revert fails (the rows are then the old history or the new).
+const REPLACE_DEADLINE_MS = 5_000;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -123,9 +127,18 @@ export class ThreadActor {
       const sourceText = fork.source.store === 'postgres' ? await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId) : null;
       await this.#writeFirstLines(history, storedForkLines(fork, sourceText, this.#forkMeta(), this.#clock.now()));
     }
-    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts).
+    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts);
+    // on the store, the thread's rows become what its reader sees of that file.
     if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
-    const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
+    if (revert !== undefined && history.store === 'postgres') {
+      const previous = await readStoredRollout(history.connection, threadId);
+      const lines = storedRevertLines(previous, revert, this.#forkMeta());
+      const replacement = { threadId, epoch: history.epoch, lines, createdAtMs: revert.atMs, rolloutName: revert.fileName, previousPreview: previewBeforeRevert(previous) };
+      const replaced = await replaceInStore(history.connection, replacement, REPLACE_DEADLINE_MS);
+      if (replaced === 'fenced') throw new Error(`thread ${threadId} is no longer held in the thread store; its revert changed nothing`);
+      this.#init.history = { ...history, nextLine: lines.length };
+    }
+    const parsed = await this.#readHistory(history);
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
     if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
@@ -134,7 +147,6 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
-    if (history.store === 'files') parsed.preview = threadPreview(history.path, threadId, parsed.preview);
     return this.#replayed(parsed, historyMode);
   }
 
@@ -175,6 +187,20 @@ export class ThreadActor {
     writes.add(label, formatted.lines);
     const at = (line: number | undefined) => (base === null || line === undefined ? null : base + line);
     return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
+  }
+
+  /** The thread's history as a cold resume reads it, with the preview a read shows (its first message ever). */
+  async #readHistory(history: ActorHistory): Promise<ParsedRollout> {
+    const { threadId } = this.#init;
+    if (history.store === 'files') {
+      const parsed = await readRollout(history.path);
+      parsed.preview = threadPreview(history.path, threadId, parsed.preview);
+      return parsed;
+    }
+    const stored = await readStoredHistoryText(history.connection, threadId);
+    const parsed = parseRollout(stored.text);
+    parsed.preview = storedThreadPreview(stored.firstPreview, parsed.preview);
+    return parsed;
   }
 
   /**

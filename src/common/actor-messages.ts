@@ -70,7 +70,10 @@ export interface ActorInit {
 
 /** What the host asks of a reverted thread's actor: the file the thread lived in, and the first turn it drops. */
 export interface RevertRequest {
-  previousPath: string;
+  /** The file the thread lived in; null on the PostgreSQL store, whose rows the actor reads and replaces. */
+  previousPath: string | null;
+  /** The new file's name, as the files store names it (the store records it as the thread's). */
+  fileName: string;
   beforeTurnId: string;
   /** When the revert was asked: the new file's name and session_meta carry this one time. */
   atMs: number;

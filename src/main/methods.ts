@@ -55,26 +55,17 @@ export interface MethodSpec<T = unknown> {
   kind: MethodKind;
   /** The params type is the unit `()`: absent params are taken, not "missing field `params`". */
   paramsOptional: boolean;
-  /**
-   * What the method changes is kept in the home's files (metadata, read states, queues, forks),
-   * which the hosts of a fleet do not share: refused on the PostgreSQL thread store. (Names,
-   * archiving and deletion the thread store makes itself: thread-store.ts.)
-   */
-  filesStoreOnly: boolean;
 }
 
 const spec = <T>(decode: Decoder<T>, handle: Handler<T>, kind: MethodKind = 'served'): MethodSpec =>
-  ({ decode, handle, kind, paramsOptional: decode === D.noParams, filesStoreOnly: false }) as MethodSpec;
-
-/** A method whose state lives in the home's files (see `filesStoreOnly`). */
-const homeFileSpec = <T>(decode: Decoder<T>, handle: Handler<T>): MethodSpec => ({ ...spec(decode, handle), filesStoreOnly: true });
+  ({ decode, handle, kind, paramsOptional: decode === D.noParams }) as MethodSpec;
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
   ['thread/fork', spec(P.threadForkParams, threadFork)],
-  ['thread/revert', homeFileSpec(P.threadRevertParams, threadRevert)],
+  ['thread/revert', spec(P.threadRevertParams, threadRevert)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],

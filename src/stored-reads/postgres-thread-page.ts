@@ -8,6 +8,7 @@ import type { ListedThread } from '../common/postgres/stored-lines.js';
 import { parseRollout } from '../common/rollout/rollout-reader.js';
 import type { RolloutSummary, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
 import { rolloutHead } from './head-reads.js';
+import { storedThreadPreview } from '../common/rollout/thread-preview.js';
 import { readerPool } from './postgres-reads.js';
 import { filters, timestamp } from './thread-page.js';
 
@@ -51,6 +52,7 @@ export async function listPostgresThreadPage(connection: PostgresConnection, que
     kind: 'page',
     summaries: page.map(({ listed, head }): RolloutSummary => ({
       ...head,
+      preview: storedThreadPreview(listed.firstPreview, head.preview),
       updatedAtMs: listed.updatedAtMs,
       storedName: listed.name,
       storedReceipt: listed.receipt,

@@ -1,12 +1,14 @@
-// What clients set of a thread besides its history and name, shared by the hosts of one
-// PostgreSQL store: read states (thread/readState/update, moved by turn ends) and metadata
-// (thread/metadata/update). A change made through host A is what host B reads, lists and
-// checks a revision against. (The reference's answers on one host are replayed by
-// thread-read-state and thread-metadata.test.ts, on both stores.)
+// What clients change of a thread besides its name, shared by the hosts of one PostgreSQL
+// store: read states (thread/readState/update, moved by turn ends), metadata
+// (thread/metadata/update), queued input (thread/queue/*) and reverts. A change made through
+// host A is what host B reads, lists, checks a revision against or runs. (The reference's
+// answers on one host are replayed by the read-state, metadata, queue, fork and revert suites,
+// on both stores.)
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { startedThread } from '../helpers/recorded-thread-changes.js';
+import { conversationOf } from '../helpers/reference-lines.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { postgresLines } from '../helpers/thread-stores.js';
@@ -161,6 +163,28 @@ test('changes to one queue made through two hosts at once all apply', async () =
     );
     const listed = (await b.request('thread/queue/list', { threadId })).data as Message[];
     expect(listed.map((submission) => submission.id).sort()).toEqual(adds.map((added) => added.queuedSubmission.id).sort());
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
+
+test('a thread reverted on A reads, lists and resumes on B with only the turns it kept', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  try {
+    const threadId = await startedThread(a, 'one');
+    const { turn: dropped } = await a.request('turn/start', { threadId, input: text('two') });
+    await a.waitForNotification('turn/completed', (p: Message) => p.turn.id === dropped.id);
+    const [kept] = (await a.request('thread/read', { threadId, includeTurns: true })).thread.turns as Message[];
+    expect((await a.request('thread/revert', { threadId, beforeTurnId: dropped.id })).thread.turns).toEqual([]);
+    const read = (await b.request('thread/read', { threadId, includeTurns: true })).thread;
+    expect([read.turns, read.preview, (await b.request('thread/list', {})).data.map((t: Message) => [t.id, t.preview])]).toEqual([[kept], 'one', [[threadId, 'one']]]);
+    await unloaded(a, threadId);
+    expect((await b.request('thread/resume', { threadId })).thread.turns).toEqual([kept]);
+    const sampled = mock.requests.length;
+    const { turn } = await b.request('turn/start', { threadId, input: text('three') });
+    await b.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+    expect(mock.requests.slice(sampled).map((request) => conversationOf((request.body as Message).input))).toEqual([[['user', 'one'], ['assistant', 'Done'], ['user', 'three']]]);
   } finally {
     await Promise.all([a.close(), b.close()]);
   }

@@ -9,7 +9,7 @@ import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connec
 import { MIGRATION_LOCK_ID, MIGRATIONS_DIR, MIGRATIONS_TABLE, SchemaTooNewError, migrateSchema } from '../../src/common/postgres/schema-migrations.js';
 import { testDatabase } from '../helpers/test-database.js';
 
-const SHIPPED = ['0001_thread-store', '0002_thread-read-state-and-metadata', '0003_thread-queues'];
+const SHIPPED = ['0001_thread-store', '0002_thread-read-state-and-metadata', '0003_thread-queues', '0004_thread-first-preview'];
 const NEWER = '0099_thread-tags';
 const folders: string[] = [];
 afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
@@ -72,6 +72,7 @@ describe('migrateSchema', () => {
       'threads.read_last_published_turn text',
       'threads.git_info jsonb',
       'threads.daybreak_enabled boolean',
+      'threads.first_preview text',
     ]);
   });
 

@@ -87,9 +87,9 @@ describe('listThreads', () => {
   test('each row has its head: up to the first user message, or every line while none came', async () => {
     const rows = await listThreads(pool, { ...base, limit: 3 });
     expect(rows).toEqual([
-      { threadId: 'list-c', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 1), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 4), historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, CONTEXT], headWhole: false, ...UNSET },
-      { threadId: 'list-b', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: 'rollout-2026-05-01T12-00-00-b.jsonl', head: [META, CONTEXT, USER], headWhole: true, ...UNSET },
-      { threadId: 'list-a', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, USER], headWhole: true, ...UNSET },
+      { threadId: 'list-c', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 1), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 4), historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, CONTEXT], headWhole: false, ...UNSET, firstPreview: null },
+      { threadId: 'list-b', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: 'rollout-2026-05-01T12-00-00-b.jsonl', head: [META, CONTEXT, USER], headWhole: true, ...UNSET, firstPreview: null },
+      { threadId: 'list-a', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, USER], headWhole: true, ...UNSET, firstPreview: null },
     ]);
   });
 });

@@ -14,15 +14,26 @@ import { receiptOf, type ReceiptRow, type StoredReceipt } from './read-receipts.
 
 /** The stored rollout of `threadId` from `fromOrdinal` on, as file text; null when the store has no such thread. */
 export async function readRolloutText(pool: pg.Pool, threadId: string, options: CallOptions & { fromOrdinal?: number } = {}): Promise<string | null> {
-  const result = await queryWithin<{ text: string | null; present: boolean }>(
+  return (await readStoredHistory(pool, threadId, options))?.text ?? null;
+}
+
+export interface StoredHistoryText {
+  text: string;
+  /** The thread's first message ever, once a revert replaced its rows (reverted-history.ts); null before. */
+  firstPreview: string | null;
+}
+
+/** As readRolloutText, with what a read shows of the thread beside its lines. */
+export async function readStoredHistory(pool: pg.Pool, threadId: string, options: CallOptions & { fromOrdinal?: number } = {}): Promise<StoredHistoryText | null> {
+  const result = await queryWithin<{ text: string | null; first_preview: string | null }>(
     pool,
     deadlineOf(pool, options),
-    `SELECT (SELECT string_agg(line || E'\\n', '' ORDER BY ordinal) FROM rollout_lines WHERE thread_id = $1 AND ordinal >= $2) AS text,
-            EXISTS (SELECT 1 FROM threads WHERE thread_id = $1) AS present`,
+    `SELECT (SELECT string_agg(line || E'\\n', '' ORDER BY ordinal) FROM rollout_lines WHERE thread_id = $1 AND ordinal >= $2) AS text, t.first_preview
+     FROM threads t WHERE t.thread_id = $1`,
     [threadId, options.fromOrdinal ?? 0],
   );
-  const row = result.rows[0]!;
-  return row.present ? (row.text ?? '') : null;
+  const row = result.rows[0];
+  return row === undefined ? null : { text: row.text ?? '', firstPreview: row.first_preview };
 }
 
 export interface ListQuery {
@@ -52,6 +63,8 @@ export interface ListedThread {
   /** Where clients stopped reading it, and its metadata: a listing shows both. */
   receipt: StoredReceipt;
   metadata: StoredMetadata;
+  /** Its first message ever, once a revert replaced its rows; null before (its rows show it). */
+  firstPreview: string | null;
 }
 
 // A head without a user message yet is every line so far, up to this many: a thread that
@@ -77,7 +90,7 @@ export async function listThreads(pool: pg.Pool, query: ListQuery, call?: CallOp
     pool,
     deadlineOf(pool, call),
     `SELECT t.thread_id, ${msOf('t.created_at')} AS created_ms, ${msOf('t.updated_at')} AS updated_ms, t.history_mode, t.name,
-            ${msOf('t.archived_at')} AS archived_ms, t.rollout_name, t.head_end, ${FACTS('t.')},
+            ${msOf('t.archived_at')} AS archived_ms, t.rollout_name, t.head_end, t.first_preview, ${FACTS('t.')},
             ARRAY(SELECT l.line FROM rollout_lines l
                   WHERE l.thread_id = t.thread_id AND l.ordinal < coalesce(t.head_end, ${OPEN_HEAD_LINES})
                   ORDER BY l.ordinal) AS head
@@ -103,6 +116,7 @@ function listedThread(row: ListedRow): ListedThread {
     headWhole: row.head_end !== null,
     receipt: receiptOf(row),
     metadata: { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled },
+    firstPreview: row.first_preview,
   };
 }
 
@@ -121,6 +135,7 @@ interface ListedRow extends ReceiptRow {
   head: string[];
   git_info: StoredMetadata['gitInfo'];
   daybreak_enabled: boolean | null;
+  first_preview: string | null;
 }
 
 // Whole milliseconds, as the files store compares them; the keys below compare the same way
@@ -134,7 +149,7 @@ export async function storedThread(pool: pg.Pool, threadId: string, call?: CallO
     pool,
     deadlineOf(pool, call),
     `SELECT thread_id, ${msOf('created_at')} AS created_ms, ${msOf('updated_at')} AS updated_ms, history_mode, name,
-            ${msOf('archived_at')} AS archived_ms, rollout_name, ${FACTS('')}
+            ${msOf('archived_at')} AS archived_ms, rollout_name, first_preview, ${FACTS('')}
      FROM threads WHERE thread_id = $1`,
     [threadId],
   );

@@ -57,6 +57,16 @@ export class PostgresThreadStore implements ThreadStore {
     return this.#location;
   }
 
+  revertedHistory(): HistoryLocation {
+    return this.#location;
+  }
+
+  loadedHistory(): HistoryLocation {
+    return this.#location;
+  }
+
+  historyMoved(): void {}
+
   nameOf(threadId: string): string | null {
     return this.#names.get(threadId.toLowerCase()) ?? null;
   }

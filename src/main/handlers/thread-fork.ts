@@ -70,10 +70,9 @@ async function sourceHistory(ctx: HostContext, id: string): Promise<HistoryLocat
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromMirror && loaded.identity) {
-    if (loaded.identity.ephemeral || !loaded.materialized) throw noRolloutFound(id);
-    if (loaded.identity.path !== null) return { store: 'files', path: loaded.identity.path };
-    if (ctx.threadStore.postgres !== null) return { store: 'postgres', connection: ctx.threadStore.postgres };
-    throw noRolloutFound(id);
+    const history = loaded.identity.ephemeral || !loaded.materialized ? null : ctx.threadStore.loadedHistory(loaded.identity.path);
+    if (history === null) throw noRolloutFound(id);
+    return history;
   }
   const found = await ctx.threadStore.locate(id);
   if (found !== null) return found;

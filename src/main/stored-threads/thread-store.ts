@@ -27,6 +27,18 @@ export interface ThreadStore {
   locateArchived(threadId: string): Promise<HistoryLocation | null>;
   /** Where a new thread's history will be written. */
   newThread(threadId: string, createdAtMs: number): HistoryLocation;
+  /**
+   * Where a reverted thread's history is written: the files store's new rollout at `path`, or
+   * the PostgreSQL store's rows of the thread, which its actor replaces.
+   */
+  revertedHistory(path: string): HistoryLocation;
+  /**
+   * Where the history of a materialized, non-ephemeral thread loaded here is, from the file its
+   * identity names (null: none, as on the PostgreSQL store); null when there is none.
+   */
+  loadedHistory(path: string | null): HistoryLocation | null;
+  /** The thread's history is at `location` now (a revert's new file), once its load read it there. */
+  historyMoved(threadId: string, location: HistoryLocation): void;
   /** The thread's name as this host knows it (from memory), or null when it has none. */
   nameOf(threadId: string): string | null;
   /**
@@ -71,6 +83,18 @@ export class FilesThreadStore implements ThreadStore {
 
   newThread(threadId: string, createdAtMs: number): HistoryLocation {
     return { store: 'files', path: rolloutPathFor(this.home, threadId, createdAtMs) };
+  }
+
+  revertedHistory(path: string): HistoryLocation {
+    return { store: 'files', path };
+  }
+
+  loadedHistory(path: string | null): HistoryLocation | null {
+    return filesAt(path);
+  }
+
+  historyMoved(threadId: string, location: HistoryLocation): void {
+    if (location.store === 'files') this.rollouts.remember(threadId, location.path);
   }
 
   nameOf(threadId: string): string | null {

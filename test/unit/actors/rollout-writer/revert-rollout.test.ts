@@ -3,7 +3,7 @@
 // names is the one the reference named for the same cut, through the chain of earlier files.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { writeRevertRollout } from '../../../../src/actors/rollout-writer/revert-rollout.js';
@@ -42,7 +42,7 @@ const NEW_PATH = (): string => join(dir, `rollout-2026-12-05T03-00-00-${THREAD}_
 /** Reverts the thread living in `previous` before `beforeTurnId`; the new file's one line, parsed. */
 async function revert(previous: string, beforeTurnId: string): Promise<Record<string, unknown>> {
   const path = NEW_PATH();
-  await writeRevertRollout(path, { previousPath: join(dir, previous), beforeTurnId, atMs: NOW_MS }, META);
+  await writeRevertRollout(path, { previousPath: join(dir, previous), fileName: basename(path), beforeTurnId, atMs: NOW_MS }, META);
   const text = readFileSync(path, 'utf8');
   expect(text.endsWith('\n') && text.indexOf('\n') === text.length - 1).toBe(true);
   return JSON.parse(text) as Record<string, unknown>;
