@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ephemeralForkText, fileForkSource, forkStart, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { ephemeralForkText, fileForkSource, forkStart, storedForkLines, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { withHistoryBase } from '../../../../src/common/rollout/history-base.js';
 import type { ForkRequest } from '../../../../src/common/actor-messages.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
@@ -143,5 +144,37 @@ describe('ephemeralForkText', () => {
     expect([JSON.parse(first!).payload.forked_from_id, JSON.parse(first!).payload.history_base, rest]).toEqual([LEGACY_ID, undefined, LEGACY.trim().split('\n').slice(0, 14)]);
     expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow('thread/fork refused: ephemeral paginated thread/fork requires `excludeTurns: true`');
     expect(ephemeralForkText(paginated(), meta(), Date.parse(NOW), false).split('\n').slice(1)).toEqual(PAGINATED.trim().split('\n'));
+  });
+});
+
+/** A record's line without what a session_meta says of a base file, which the store's rows never name. */
+const withoutBase = (line: string): string => {
+  const record = JSON.parse(line) as { payload: Record<string, unknown> };
+  delete record.payload.history_base;
+  delete record.payload.forked_from_ordinal_exclusive;
+  return JSON.stringify(record);
+};
+
+describe('storedForkLines', () => {
+  test("are what the files store's reader sees of the fork's file, for every cut of either source", async () => {
+    const cases: Array<[string, ForkRequest, string]> = [
+      ['paginated whole', paginated(), PAGINATED],
+      ['paginated up to its first turn', paginated({ lastTurnId: TURNS.paginated[0]! }), PAGINATED],
+      ['paginated before its first turn', paginated({ beforeTurnId: TURNS.paginated[0]! }), PAGINATED],
+      ['legacy whole', legacy(), LEGACY],
+      ['legacy up to its first turn', legacy({ lastTurnId: TURNS.legacy[0]! }), LEGACY],
+    ];
+    for (const [name, request, sourceText] of cases) {
+      const path = join(home, 'sessions', '2026', '12', '05', `rollout-2026-12-05T03-00-00-${FORK_ID}.jsonl`);
+      await writeForkRollout(path, request, meta(), Date.parse(NOW));
+      const read = withHistoryBase(path, readFileSync(path, 'utf8')).trim().split('\n');
+      const rows = storedForkLines({ ...request, source: { store: 'postgres', connection: { url: null } } }, sourceText, meta(), Date.parse(NOW));
+      expect(rows.map((line, i) => (i === 0 ? withoutBase(line) : line)), name).toEqual(read.map((line, i) => (i === 0 ? withoutBase(line) : line)));
+      rmSync(path);
+    }
+  });
+
+  test('refuse a source the store holds none of, in the reference\'s words', () => {
+    expect(() => storedForkLines(paginated(), null, meta(), Date.parse(NOW))).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
   });
 });
