@@ -54,13 +54,13 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
   const previousPath = thread.identity!.path;
   const previous = ctx.threadStore.loadedHistory(previousPath);
   if (previous === null) throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  if (cut === -1) {
+    await reload(ctx, thread, previous, undefined);
+    throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  }
   const now = ctx.clock.now();
   const path = revertedRolloutPathFor(ctx.home, thread.id, uuidv7(now), now);
-  const reloaded =
-    cut === -1
-      ? await reload(ctx, thread, previous, undefined)
-      : await reload(ctx, thread, ctx.threadStore.revertedHistory(path), { previousPath, fileName: basename(path), beforeTurnId, atMs: now });
-  if (cut === -1) throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  const reloaded = await reload(ctx, thread, ctx.threadStore.revertedHistory(path), { previousPath, fileName: basename(path), beforeTurnId, atMs: now });
   const readState = ctx.threadReadStates.reverted(thread.id, kept, ctx.clock.now());
   if (readState !== null) ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
