@@ -3,7 +3,7 @@
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
 import { basename } from 'node:path';
-import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHistory, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
 import { compactionLines } from './rollout-writer/compaction-lines.js';
 import { taskStarted } from './rollout-writer/rollout-lines.js';
@@ -12,7 +12,7 @@ import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
 import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
-import { threadPreview } from '../common/rollout/thread-preview.js';
+import { storedThreadPreview, threadPreview } from '../common/rollout/thread-preview.js';
 import { Mailbox } from '../common/mailbox.js';
 import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
@@ -26,10 +26,10 @@ import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { RolloutAppender } from './rollout-writer/rollout-appender.js';
 import type { HistoryAppender } from './rollout-writer/history-appender.js';
 import { PostgresAppender } from './postgres-history/postgres-appender.js';
-import { readStoredRollout } from './postgres-history/worker-postgres.js';
+import { readStoredHistoryText, readStoredRollout, readStoredRolloutIfAny, replaceInStore } from './postgres-history/worker-postgres.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
-import { ephemeralForkText, writeForkRollout } from './rollout-writer/fork-rollout.js';
-import { writeRevertRollout } from './rollout-writer/revert-rollout.js';
+import { ephemeralForkText, fileForkSource, storedForkLines, storeForkSource, writeForkRollout } from './rollout-writer/fork-rollout.js';
+import { previewBeforeRevert, storedRevertLines, writeRevertRollout } from './rollout-writer/revert-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -43,6 +43,10 @@ type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
 type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork' | 'revert'>;
+
+// A revert's replacement of the thread's rows is one statement, like an append batch; past this
+// its outcome is unknown and the revert fails (the rows are then the old history or the new).
+const REPLACE_DEADLINE_MS = 5_000;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -110,18 +114,31 @@ export class ThreadActor {
     if (history === null) {
       if (fork === undefined) return null;
       // An ephemeral fork: its history is read as its rollout would hold it, and never written.
-      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory));
+      const source = fork.source.store === 'files' ? fileForkSource(fork) : storeForkSource(await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId));
+      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory, source));
       const historyMode = historyModeOf(parsed.meta!);
       this.#format = formatFor(historyMode, threadId);
       return this.#replayed(parsed, historyMode);
     }
     const path = describeLocation(history, threadId);
-    // A fork's rollout is written first, then read back as any resume reads its rollout (the
-    // host forks threads of the files store only).
+    // A fork's rollout is written first, then read back as any resume reads its rollout.
     if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
-    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts).
+    if (fork !== undefined && history.store === 'postgres') {
+      const sourceText = fork.source.store === 'postgres' ? await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId) : null;
+      await this.#writeFirstLines(history, storedForkLines(fork, sourceText, this.#forkMeta(), this.#clock.now()));
+    }
+    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts);
+    // on the store, the thread's rows become what its reader sees of that file.
     if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
-    const parsed = history.store === 'files' ? await readRollout(history.path) : parseRollout(await readStoredRollout(history.connection, threadId));
+    if (revert !== undefined && history.store === 'postgres') {
+      const previous = await readStoredRollout(history.connection, threadId);
+      const lines = storedRevertLines(previous, revert, this.#forkMeta());
+      const replacement = { threadId, epoch: history.epoch, lines, createdAtMs: revert.atMs, rolloutName: revert.fileName, previousPreview: previewBeforeRevert(previous) };
+      const replaced = await replaceInStore(history.connection, replacement, REPLACE_DEADLINE_MS);
+      if (replaced === 'fenced') throw new Error(`thread ${threadId} is no longer held in the thread store; its revert changed nothing`);
+      this.#init.history = { ...history, nextLine: lines.length };
+    }
+    const parsed = await this.#readHistory(history);
     const point = parsed.appendPoint;
     if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
     if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
@@ -130,7 +147,6 @@ export class ThreadActor {
     const historyMode = point.kind;
     this.#format = formatFor(historyMode, this.#init.threadId);
     this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
-    if (history.store === 'files') parsed.preview = threadPreview(history.path, threadId, parsed.preview);
     return this.#replayed(parsed, historyMode);
   }
 
@@ -171,6 +187,39 @@ export class ThreadActor {
     writes.add(label, formatted.lines);
     const at = (line: number | undefined) => (base === null || line === undefined ? null : base + line);
     return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
+  }
+
+  /** The thread's history as a cold resume reads it, with the preview a read shows (its first message ever). */
+  async #readHistory(history: ActorHistory): Promise<ParsedRollout> {
+    const { threadId } = this.#init;
+    if (history.store === 'files') {
+      const parsed = await readRollout(history.path);
+      parsed.preview = threadPreview(history.path, threadId, parsed.preview);
+      return parsed;
+    }
+    const stored = await readStoredHistoryText(history.connection, threadId);
+    const parsed = parseRollout(stored.text);
+    parsed.preview = storedThreadPreview(stored.firstPreview, parsed.preview);
+    return parsed;
+  }
+
+  /**
+   * A new thread's first lines in the PostgreSQL store, written by its owner (a fenced append
+   * under the epoch it acquired) before it is read back; its appender then goes on after them.
+   */
+  async #writeFirstLines(history: Extract<ActorHistory, { store: 'postgres' }>, lines: string[]): Promise<void> {
+    const { threadId } = this.#init;
+    const appender = new PostgresAppender(threadId, history, {
+      ordinals: null,
+      fence: this.#fence,
+      onFenced: (message) => this.#emit({ type: 'writerFenced', threadId, message }),
+    });
+    try {
+      await appender.append(lines);
+    } finally {
+      await appender.close();
+    }
+    this.#init.history = { ...history, nextLine: history.nextLine + lines.length };
   }
 
   #openAppender(nextOrdinal: number): HistoryAppender | null {

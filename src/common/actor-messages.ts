@@ -70,7 +70,10 @@ export interface ActorInit {
 
 /** What the host asks of a reverted thread's actor: the file the thread lived in, and the first turn it drops. */
 export interface RevertRequest {
-  previousPath: string;
+  /** The file the thread lived in; null on the PostgreSQL store, whose rows the actor reads and replaces. */
+  previousPath: string | null;
+  /** The new file's name, as the files store names it (the store records it as the thread's). */
+  fileName: string;
   beforeTurnId: string;
   /** When the revert was asked: the new file's name and session_meta carry this one time. */
   atMs: number;
@@ -79,7 +82,11 @@ export interface RevertRequest {
 /** What the host asks of a fork's actor: the source, found by the host, and where to cut it. */
 export interface ForkRequest {
   sourceThreadId: string;
-  sourcePath: string;
+  /**
+   * Where the source's history is: its rollout file, or the PostgreSQL store's rows of it (the
+   * store the fork is written to). Read only, never under the source's writer lock.
+   */
+  source: HistoryLocation;
   /** The last turn the fork keeps; null: every turn the source has written. */
   lastTurnId: string | null;
   /** The first turn the fork leaves out; null: as `lastTurnId` says. */

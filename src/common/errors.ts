@@ -58,13 +58,6 @@ export const hostFull = (loaded: number, remedy: string): RpcError =>
 export const serverDraining = (): RpcError =>
   new RpcError(ErrorCode.InvalidRequest, 'server is shutting down', { reason: 'draining' });
 
-/** A method whose state thread-host keeps in the home's files, asked of a host on the PostgreSQL thread store. */
-export const notOnThisStore = (method: string): RpcError =>
-  new RpcError(
-    ErrorCode.InvalidRequest,
-    `${method} is not available with thread_store = "postgres": thread-host keeps what it changes in the home's files, which the hosts of a fleet do not share`,
-  );
-
 /** The reference's text when the coordination lock stays held past the acquire deadline. */
 export const COORDINATION_TIMEOUT_TEXT =
   'thread-store internal error: timed out waiting for the thread writer coordination lock; ' +

@@ -6,7 +6,9 @@
 import type { CodexStateMirrorReply, CodexStateMirrorRequest } from './codex-db/codex-state-changes.js';
 import type { HistoryMode } from './rollout/rollout-reader.js';
 import type { HistoryLocation } from './history-location.js';
+import type { StoredMetadata } from './postgres/metadata-patches.js';
 import type { PostgresConnection } from './postgres/postgres-connection.js';
+import type { StoredReceipt } from './postgres/read-receipts.js';
 import type { SessionSource } from './rollout/session-source.js';
 import type { ItemsPageRequest, TurnsPageRequest } from './rollout/history-pages.js';
 
@@ -31,6 +33,9 @@ export interface RolloutSummary {
   historyMode: HistoryMode;
   /** The name the store holds with the thread (the PostgreSQL store's); absent where names are the host's to know. */
   storedName?: string | null;
+  /** The read state and metadata the store holds with the thread (the PostgreSQL store's), likewise. */
+  storedReceipt?: StoredReceipt;
+  storedMetadata?: StoredMetadata;
 }
 
 /** Which rollouts a listing keeps (null: no filter of that kind; an empty list of ids or cwds keeps none). */

@@ -21,6 +21,7 @@ import { StdioTransport } from './transport/stdio.js';
 import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
 import type { Fleet } from './fleet/fleet.js';
 import { warmUpHost } from './host/warm-up.js';
+import { queueChangedElsewhere } from './handlers/thread-queue.js';
 
 export interface AppServerOptions {
   home: string;
@@ -71,6 +72,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
   const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder, fleet);
   const router = new Router(ctx, startup.limits.maxInFlightRequests, fleet?.routing(ctx.outgoing) ?? null);
+  fleet?.watchQueues((threadId) => queueChangedElsewhere(ctx, threadId));
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));

@@ -6,8 +6,8 @@ import type { Clock } from '../common/clock.js';
 import type { RolloutIndex } from './stored-threads/rollout-index.js';
 import type { ThreadStore } from './stored-threads/thread-store.js';
 import type { StoredHistory } from './stored-threads/stored-history.js';
-import type { ThreadReadStates } from './stored-threads/thread-read-states.js';
-import type { ThreadMetadata } from './stored-threads/thread-metadata.js';
+import type { MetadataKeeper, ReadStateKeeper } from './stored-threads/thread-state-keepers.js';
+import type { ThreadQueues } from './threads/thread-queues.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { LockLoss, WriterLockBackend } from './locks/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -41,10 +41,12 @@ export interface HostContext {
   threadStore: ThreadStore;
   /** Where rollouts are, learned once instead of walking sessions/ per request. */
   rollouts: RolloutIndex;
-  /** What thread/metadata/update set (thread-host's own file), read at start and kept in memory. */
-  threadMetadata: ThreadMetadata;
-  /** Where clients stopped reading each thread (thread-host's own file), read at start and kept in memory. */
-  threadReadStates: ThreadReadStates;
+  /** What thread/metadata/update set (thread-host's own file, or the PostgreSQL store), answered from memory. */
+  threadMetadata: MetadataKeeper;
+  /** Where clients stopped reading each thread (thread-host's own file, or the PostgreSQL store), answered from memory. */
+  threadReadStates: ReadStateKeeper;
+  /** Input queued for threads (thread-host's own files, or the PostgreSQL store). */
+  threadQueues: ThreadQueues;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
   /** Names, read receipts and queues mirrored into the reference's state and queue databases; null when off. */

@@ -55,26 +55,17 @@ export interface MethodSpec<T = unknown> {
   kind: MethodKind;
   /** The params type is the unit `()`: absent params are taken, not "missing field `params`". */
   paramsOptional: boolean;
-  /**
-   * What the method changes is kept in the home's files (metadata, read states, queues, forks),
-   * which the hosts of a fleet do not share: refused on the PostgreSQL thread store. (Names,
-   * archiving and deletion the thread store makes itself: thread-store.ts.)
-   */
-  filesStoreOnly: boolean;
 }
 
 const spec = <T>(decode: Decoder<T>, handle: Handler<T>, kind: MethodKind = 'served'): MethodSpec =>
-  ({ decode, handle, kind, paramsOptional: decode === D.noParams, filesStoreOnly: false }) as MethodSpec;
-
-/** A method whose state lives in the home's files (see `filesStoreOnly`). */
-const homeFileSpec = <T>(decode: Decoder<T>, handle: Handler<T>): MethodSpec => ({ ...spec(decode, handle), filesStoreOnly: true });
+  ({ decode, handle, kind, paramsOptional: decode === D.noParams }) as MethodSpec;
 
 export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['initialize', spec(P.initializeParams, initialize)],
   ['thread/start', spec(P.threadStartParams, threadStart)],
   ['thread/resume', spec(P.threadResumeParams, threadResume)],
-  ['thread/fork', homeFileSpec(P.threadForkParams, threadFork)],
-  ['thread/revert', homeFileSpec(P.threadRevertParams, threadRevert)],
+  ['thread/fork', spec(P.threadForkParams, threadFork)],
+  ['thread/revert', spec(P.threadRevertParams, threadRevert)],
   ['thread/unsubscribe', spec(P.threadIdParams, threadUnsubscribe)],
   ['thread/loaded/list', spec(P.threadLoadedListParams, threadLoadedList)],
   ['thread/read', spec(P.threadReadParams, threadRead)],
@@ -99,16 +90,16 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/archive', spec(P.threadIdParams, threadArchive)],
   ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],
   ['thread/delete', spec(P.threadIdParams, threadDelete)],
-  ['thread/metadata/update', homeFileSpec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
-  ['thread/readState/update', homeFileSpec(D.threadReadStateUpdateParams, threadReadStateUpdate)],
+  ['thread/metadata/update', spec(D.threadMetadataUpdateParams, threadMetadataUpdate)],
+  ['thread/readState/update', spec(D.threadReadStateUpdateParams, threadReadStateUpdate)],
   ['thread/goal/get', spec(D.threadGoalGetParams, threadGoalGet, 'empty')],
   ['thread/backgroundTerminals/list', spec(D.backgroundTerminalsListParams, threadBackgroundTerminalsList, 'empty')],
   ['thread/compact/start', spec(T.threadCompactStartParams, threadCompactStart)],
   ['turn/steer', spec(T.turnSteerParams, turnSteer)],
-  ['thread/queue/add', homeFileSpec(T.threadQueueAddParams, Q.threadQueueAdd)],
-  ['thread/queue/list', homeFileSpec(T.threadQueueListParams, Q.threadQueueList)],
-  ['thread/queue/update', homeFileSpec(T.threadQueueUpdateParams, Q.threadQueueUpdate)],
-  ['thread/queue/delete', homeFileSpec(T.threadQueueDeleteParams, Q.threadQueueDelete)],
-  ['thread/queue/reorder', homeFileSpec(T.threadQueueReorderParams, Q.threadQueueReorder)],
-  ['thread/queue/start', homeFileSpec(T.threadQueueStartParams, Q.threadQueueStart)],
+  ['thread/queue/add', spec(T.threadQueueAddParams, Q.threadQueueAdd)],
+  ['thread/queue/list', spec(T.threadQueueListParams, Q.threadQueueList)],
+  ['thread/queue/update', spec(T.threadQueueUpdateParams, Q.threadQueueUpdate)],
+  ['thread/queue/delete', spec(T.threadQueueDeleteParams, Q.threadQueueDelete)],
+  ['thread/queue/reorder', spec(T.threadQueueReorderParams, Q.threadQueueReorder)],
+  ['thread/queue/start', spec(T.threadQueueStartParams, Q.threadQueueStart)],
 ]);

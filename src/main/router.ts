@@ -7,7 +7,7 @@
 // thread-scoped request for a thread another host owns is answered by that host instead
 // (fleet/request-routing.ts decides, around the handler).
 import type { Connection } from './connections.js';
-import { asRpcError, deserializeError, notInitialized, notOnThisStore, overloaded, RpcError, serverDraining } from '../common/errors.js';
+import { asRpcError, deserializeError, notInitialized, overloaded, RpcError, serverDraining } from '../common/errors.js';
 import type { HostContext } from './host-context.js';
 import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
@@ -124,7 +124,6 @@ export class Router {
       if (method !== 'initialize' && !connection.initialized) throw notInitialized();
       // During shutdown (SIGTERM with stdin still open) new work is refused, not half-started.
       if (this.ctx.draining) throw serverDraining();
-      if (spec.filesStoreOnly && this.ctx.threadStore.kind !== 'files') throw notOnThisStore(method);
       const routed: RoutedRequest = { connection, id, method, params, decoded };
       const forwarded = this.routing?.before(routed) ?? null;
       if (forwarded !== null) {

@@ -4,6 +4,7 @@
 // files store never loads them.
 import type pg from 'pg';
 import type { PostgresConnection } from '../common/postgres/postgres-connection.js';
+import type { StoredHistoryText } from '../common/postgres/stored-lines.js';
 
 // Listings and reads run in two workers, each one request at a time.
 const CONNECTIONS_PER_WORKER = 2;
@@ -14,8 +15,8 @@ export async function readerPool(connection: PostgresConnection): Promise<pg.Poo
   return sharedPool(connection, { max: CONNECTIONS_PER_WORKER, name: 'thread-host stored-history' });
 }
 
-/** A thread's whole history as the rollout's text; null when the store holds none. */
-export async function storedRolloutText(connection: PostgresConnection, threadId: string): Promise<string | null> {
-  const [pool, { readRolloutText }] = await Promise.all([readerPool(connection), import('../common/postgres/stored-lines.js')]);
-  return readRolloutText(pool, threadId);
+/** A thread's whole history as the rollout's text, and its first message ever if a revert replaced it; null when the store holds none. */
+export async function storedHistoryText(connection: PostgresConnection, threadId: string): Promise<StoredHistoryText | null> {
+  const [pool, { readStoredHistory }] = await Promise.all([readerPool(connection), import('../common/postgres/stored-lines.js')]);
+  return readStoredHistory(pool, threadId);
 }

@@ -8,6 +8,7 @@ import type { ListedThread } from '../common/postgres/stored-lines.js';
 import { parseRollout } from '../common/rollout/rollout-reader.js';
 import type { RolloutSummary, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
 import { rolloutHead } from './head-reads.js';
+import { storedThreadPreview } from '../common/rollout/thread-preview.js';
 import { readerPool } from './postgres-reads.js';
 import { filters, timestamp } from './thread-page.js';
 
@@ -49,7 +50,14 @@ export async function listPostgresThreadPage(connection: PostgresConnection, que
   const lastShown = page.at(-1);
   return {
     kind: 'page',
-    summaries: page.map(({ listed, head }): RolloutSummary => ({ ...head, updatedAtMs: listed.updatedAtMs, storedName: listed.name })),
+    summaries: page.map(({ listed, head }): RolloutSummary => ({
+      ...head,
+      preview: storedThreadPreview(listed.firstPreview, head.preview),
+      updatedAtMs: listed.updatedAtMs,
+      storedName: listed.name,
+      storedReceipt: listed.receipt,
+      storedMetadata: listed.metadata,
+    })),
     nextCursor: lastShown !== undefined && rows.length > size ? `${timestamp(lastShown.key, byCreation ? 'seconds' : 'millis')}|${lastShown.head.threadId}` : null,
     backwardsCursor: first === undefined ? null : timestamp((byCreation ? first.head.createdAtMs : first.key) + direction, 'fixedMillis'),
   };

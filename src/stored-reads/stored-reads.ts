@@ -13,20 +13,21 @@ import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollo
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
-import { threadPreview } from '../common/rollout/thread-preview.js';
+import { storedThreadPreview, threadPreview } from '../common/rollout/thread-preview.js';
+import type { StoredHistoryText } from '../common/postgres/stored-lines.js';
 import { pathOf } from '../common/history-location.js';
-import { storedRolloutText } from './postgres-reads.js';
+import { storedHistoryText } from './postgres-reads.js';
 
 export async function answerStoredRead(request: StoredRead): Promise<StoredHistoryReply> {
-  const text = await storedText(request);
-  if (text === null) return { kind: 'noRollout' };
-  const parsed = parseRollout(text);
+  const stored = await storedText(request);
+  if (stored === null) return { kind: 'noRollout' };
+  const parsed = parseRollout(stored.text);
   if (parsed.meta === null) return { kind: 'noRollout' };
   const historyMode = historyModeOf(parsed.meta);
   const source = sourceWithPositions(request.threadId, historyMode, parsed.turns, parsed.positions);
   let result: unknown;
   try {
-    result = resultOf(request, parsed, source);
+    result = resultOf(request, parsed, source, stored.firstPreview);
   } catch (error) {
     if (error instanceof RpcError) return { kind: 'rpcError', ...error.toJSON() };
     throw error;
@@ -34,11 +35,12 @@ export async function answerStoredRead(request: StoredRead): Promise<StoredHisto
   return { kind: 'answer', json: ownedUtf8(JSON.stringify(result)), historyMode };
 }
 
-function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySource): unknown {
+function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySource, firstPreview: string | null): unknown {
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, pathOf(request.location), parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
-  if (request.location.store === 'files') summary.preview = threadPreview(request.location.path, request.threadId, summary.preview);
+  summary.preview =
+    request.location.store === 'files' ? threadPreview(request.location.path, request.threadId, summary.preview) : storedThreadPreview(firstPreview, summary.preview);
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
   // A read names a fork's source, as the reference's does (its listings do not).
   thread.forkedFromId = parsed.meta!.forkedFromId;
@@ -48,9 +50,12 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   return request.readState === undefined ? { thread } : { thread, readState: request.readState };
 }
 
-/** The thread's history as rollout text: the file read synchronously (one read at a time here), or the store's rows; null when the store has none. */
-function storedText(request: StoredRead): string | null | Promise<string | null> {
+/**
+ * The thread's history as rollout text: the file read synchronously (one read at a time here),
+ * or the store's rows with the first message a revert kept of them; null when the store has none.
+ */
+function storedText(request: StoredRead): StoredHistoryText | null | Promise<StoredHistoryText | null> {
   const { location } = request;
   // A fork's rollout starts from its source's (history-base.ts).
-  return location.store === 'files' ? withHistoryBase(location.path, readFileSync(location.path, 'utf8')) : storedRolloutText(location.connection, request.threadId);
+  return location.store === 'files' ? { text: withHistoryBase(location.path, readFileSync(location.path, 'utf8')), firstPreview: null } : storedHistoryText(location.connection, request.threadId);
 }

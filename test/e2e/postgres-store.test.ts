@@ -112,19 +112,3 @@ test('a host paused past its lease mid-turn writes nothing after another host to
     await Promise.all([a.close(), b.close()]);
   }
 });
-
-test('methods whose state lives in the home are refused on the PostgreSQL store, naming why', async () => {
-  const db = await testDatabase();
-  const host = await startHost(db);
-  try {
-    const { thread } = await host.request('thread/start', {});
-    expect(await host.request('thread/queue/list', { threadId: thread.id }).catch((error: unknown) => error)).toEqual(
-      new RpcReplyError(
-        -32600,
-        'thread/queue/list is not available with thread_store = "postgres": thread-host keeps what it changes in the home\'s files, which the hosts of a fleet do not share',
-      ),
-    );
-  } finally {
-    await host.close();
-  }
-});

@@ -6,19 +6,24 @@
 // reference serves it: the scenario test/fixtures/reference-answers/thread-revert.jsonl records
 // (test/helpers/revert-scenario.ts) gives the same transcript on thread-host, but for the lines
 // test/fixtures/revert/thread-host-differences.json lists with why (thread-host's own rollout
-// lines, hence ordinals in cursors, and a few things it does not keep).
+// lines, hence ordinals in cursors, and a few things it does not keep). That scenario runs on
+// the PostgreSQL store too, where a revert replaces the thread's rows with what the files
+// store's reader sees of the new file (`onTheStore` says how the recording reads there).
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
 import { parseRevertedRolloutFileName, revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { conversationOf } from '../helpers/reference-lines.js';
 import { revertScenario } from '../helpers/revert-scenario.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
+import { rootConfigOn, storeDatabase, THREAD_STORES } from '../helpers/thread-stores.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/rollouts/reference-reverted/', import.meta.url));
 const answers = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8')) as Message;
@@ -131,24 +136,73 @@ function expectedTranscript(): unknown[] {
   return recording.map((line, index) => differences.lines[String(index + 1)]?.line ?? line);
 }
 
-test('thread/revert answers, notifies, writes and feeds the model as the reference does', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'thread-host-revert-'));
+type FileViews = Record<string, unknown[][]>;
+
+/**
+ * The transcript as the PostgreSQL store gives it: no thread has a file (`path` null), and the
+ * snapshots of the rollout files become each thread's rows, which are what the files store's
+ * reader sees of its newest file: that file's session_meta, then its history base's lines (the
+ * base's own base put in first, recursively), then its own lines; no session_meta names a base.
+ */
+function onTheStore(transcript: unknown[]): unknown[] {
+  const text = JSON.stringify(transcript).replace(/"\$CODEX_HOME\/sessions\/[^"]*\.jsonl"/g, 'null');
+  return (JSON.parse(text) as Message[]).map((line) => (line.files === undefined ? line : { files: rowsReadFrom(line.files as FileViews) }));
+}
+
+function rowsReadFrom(files: FileViews): FileViews {
+  const named = (id: string) => Object.keys(files).find((name) => name.endsWith(`-${id}.jsonl`) || name.endsWith(`_${id}.jsonl`))!;
+  const expand = (name: string, end: number | null): unknown[][] => {
+    const [meta, ...own] = files[name]!;
+    const base = (meta![3] as Message).history_base as { thread_id: string; end_ordinal_exclusive: number } | null;
+    const inherited = base === null ? [] : expand(named(base.thread_id), base.end_ordinal_exclusive);
+    return [meta!, ...inherited, ...own.filter((view) => end === null || (view[0] as number) < end)];
+  };
+  const newest = new Map<string, string>();
+  for (const name of Object.keys(files).sort((a, b) => fileNumber(a) - fileNumber(b))) newest.set(/rollout-<time>-(<[a-z]+>)/.exec(name)![1]!, name);
+  return Object.fromEntries(
+    [...newest].map(([thread, name]) => [`rows of ${thread}`, expand(name, null).map((view) => (view[1] === 'session_meta' ? [...view.slice(0, 3), { ...(view[3] as Message), history_base: null }] : view))]),
+  );
+}
+
+/** A revert file's number (its `<file-N>` label); a thread's first file comes before them all. */
+const fileNumber = (name: string): number => Number(/_<file-(\d+)>\.jsonl$/.exec(name)?.[1] ?? 0);
+
+/** Each thread's rollout records in the store, by `rows of <thread id>`. */
+async function storedRows(db: PostgresConnection): Promise<Record<string, string[]>> {
+  const client = new pg.Client({ connectionString: db.url! });
+  await client.connect();
   try {
-    let first = true;
-    const lines = await revertScenario({
-      mock,
-      home,
-      start: () => {
-        const options = first ? { home, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' } : { home, keepConfig: true };
-        first = false;
-        return TestServer.start(options);
-      },
-    });
-    expect(lines).toEqual(expectedTranscript());
+    const rows = await client.query<{ thread_id: string; line: string }>('SELECT thread_id, line FROM rollout_lines ORDER BY thread_id, ordinal');
+    const byThread: Record<string, string[]> = {};
+    for (const row of rows.rows) (byThread[`rows of ${row.thread_id}`] ??= []).push(row.line);
+    return byThread;
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    await client.end();
   }
-}, 60_000);
+}
+
+describe.each(THREAD_STORES)('%s store', (store) => {
+  test('thread/revert answers, notifies, writes and feeds the model as the reference does', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'thread-host-revert-'));
+    try {
+      const db = await storeDatabase(store);
+      let first = true;
+      const lines = await revertScenario({
+        mock,
+        home,
+        start: () => {
+          const options = first ? { home, modelUrl: mock.url, rootConfig: rootConfigOn(db, 'thread_unload_delay_secs = 0') } : { home, keepConfig: true };
+          first = false;
+          return TestServer.start(options);
+        },
+        ...(db === null ? {} : { storedRows: () => storedRows(db) }),
+      });
+      expect(lines).toEqual(db === null ? expectedTranscript() : onTheStore(expectedTranscript()));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 test("a thread the reference reverted, resumed cold, is reverted again through the reference's chain of files", async () => {
   const server = await TestServer.start({ modelUrl: mock.url });

@@ -18,12 +18,17 @@ export interface RevertScenarioSide {
   start(): Promise<TestServer>;
   mock: MockModel;
   home: string;
+  /**
+   * Where the histories are when they are not files under the home (the PostgreSQL store): each
+   * thread's records in order, by `rows of <thread id>`, shown as `recordView` shows them.
+   */
+  storedRows?: () => Promise<Record<string, string[]>>;
 }
 
 const REVERT_FILE = /_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl/g;
 
 /** What a rollout record shows in the transcript: its ordinal and kind, and what identifies it. */
-function recordView(line: string): unknown[] {
+export function recordView(line: string): unknown[] {
   const record = JSON.parse(line) as Message;
   const payload = record.payload ?? {};
   const kind = [record.ordinal ?? null, record.type, payload.type ?? null];
@@ -124,14 +129,17 @@ export async function revertScenario(side: RevertScenarioSide): Promise<Transcri
     await server.waitForNotification('turn/completed', (p: Message) => p.turn.id === reply.result.turn.id, 20_000);
     push({ turn: text, turnId: reply.result.turn.id, modelRequests: side.mock.requests.slice(sampled).map((r) => conversationOf((r.body as Message).input)) });
   };
-  const files = () => push({ files: rolloutFiles(side.home) });
+  const files = async () => {
+    const rows = side.storedRows === undefined ? null : await side.storedRows();
+    push({ files: rows === null ? rolloutFiles(side.home) : Object.fromEntries(Object.entries(rows).map(([key, records]) => [key, records.map(recordView)])) });
+  };
 
   await ask('thread/start', {}, '<thread>');
   await turn('<thread>', 'one');
   await turn('<thread>', 'two');
   await turn('<thread>', 'three');
   await ask('thread/revert', { threadId: '<thread>', beforeTurnId: '<turn-2>' });
-  files();
+  await files();
   await ask('thread/read', { threadId: '<thread>', includeTurns: true });
   await ask('thread/turns/list', { threadId: '<thread>' });
   await ask('thread/items/list', { threadId: '<thread>' });
@@ -149,7 +157,7 @@ export async function revertScenario(side: RevertScenarioSide): Promise<Transcri
   labels.label(slow.turn.id, 'turn');
   while (side.mock.requests.length === sampled) await new Promise((resolve) => setTimeout(resolve, 10));
   await ask('thread/revert', { threadId: '<thread>', beforeTurnId: '<turn-4>' });
-  files();
+  await files();
 
   await ask('thread/start', { historyMode: 'legacy' }, '<legacy>');
   await turn('<legacy>', 'legacy one');
@@ -157,7 +165,7 @@ export async function revertScenario(side: RevertScenarioSide): Promise<Transcri
 
   await turn('<thread>', 'five');
   await ask('thread/revert', { threadId: '<thread>', beforeTurnId: '<turn-1>' });
-  files();
+  await files();
   await turn('<thread>', 'six');
   await server.request('thread/unsubscribe', { threadId: labels.concrete('<thread>') });
   await server.waitForNotification('thread/closed', (p: Message) => p.threadId === labels.concrete('<thread>'));
@@ -171,7 +179,7 @@ export async function revertScenario(side: RevertScenarioSide): Promise<Transcri
   await ask('thread/read', { threadId: '<thread>', includeTurns: true });
   await ask('thread/resume', { threadId: '<thread>' });
   await turn('<thread>', 'seven');
-  files();
+  await files();
   await server.close();
   return lines;
 }

@@ -17,10 +17,13 @@ import { ThreadReadStates } from '../../src/main/stored-threads/thread-read-stat
 import { ThreadNames } from '../../src/main/stored-threads/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
+import { ThreadQueueStore } from '../../src/main/threads/thread-queue-store.js';
+import { FilesThreadQueues } from '../../src/main/threads/thread-queues.js';
 
 export function stubHostContext(home: string, overrides: Record<string, unknown> = {}): HostContext {
   const connections = new ConnectionTable();
   const rollouts = new RolloutIndex(home);
+  const queueStore = new ThreadQueueStore(home);
   return {
     home,
     configDocument: {},
@@ -39,6 +42,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     threadStore: new FilesThreadStore(home, rollouts, new ThreadNames(home, () => undefined)),
     threadMetadata: new ThreadMetadata(home, () => undefined),
     threadReadStates: new ThreadReadStates(home, () => undefined),
+    threadQueues: new FilesThreadQueues(() => queueStore),
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
     codexStateMirror: null,

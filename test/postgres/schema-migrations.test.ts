@@ -9,7 +9,8 @@ import { PostgresDeadlineError } from '../../src/common/postgres/postgres-connec
 import { MIGRATION_LOCK_ID, MIGRATIONS_DIR, MIGRATIONS_TABLE, SchemaTooNewError, migrateSchema } from '../../src/common/postgres/schema-migrations.js';
 import { testDatabase } from '../helpers/test-database.js';
 
-const FIRST = '0001_thread-store';
+const SHIPPED = ['0001_thread-store', '0002_thread-read-state-and-metadata', '0003_thread-queues', '0004_thread-first-preview'];
+const NEWER = '0099_thread-tags';
 const folders: string[] = [];
 afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
 
@@ -28,14 +29,14 @@ function newerMigrations(): string {
   const folder = mkdtempSync(join(tmpdir(), 'thread-host-migrations-'));
   folders.push(folder);
   cpSync(MIGRATIONS_DIR, folder, { recursive: true });
-  writeFileSync(join(folder, '0002_thread-tags.sql'), '-- Up Migration\nALTER TABLE threads ADD COLUMN tags text[];\n');
+  writeFileSync(join(folder, `${NEWER}.sql`), '-- Up Migration\nALTER TABLE threads ADD COLUMN tags text[];\n');
   return folder;
 }
 
 describe('migrateSchema', () => {
   test('creates the schema on a fresh database, then finds nothing to run', async () => {
     const db = await testDatabase();
-    expect(await migrateSchema(db)).toEqual([FIRST]);
+    expect(await migrateSchema(db)).toEqual(SHIPPED);
     expect(await migrateSchema(db)).toEqual([]);
     const columns = await rows<{ table_name: string; column_name: string; data_type: string }>(
       db.url,
@@ -55,6 +56,9 @@ describe('migrateSchema', () => {
       'thread_owners.epoch bigint',
       'thread_owners.owner_host uuid',
       'thread_owners.next_ordinal bigint',
+      'thread_queues.thread_id text',
+      'thread_queues.submissions jsonb',
+      'thread_queues.version bigint',
       'threads.thread_id text',
       'threads.created_at timestamp with time zone',
       'threads.updated_at timestamp with time zone',
@@ -63,29 +67,35 @@ describe('migrateSchema', () => {
       'threads.archived_at timestamp with time zone',
       'threads.rollout_name text',
       'threads.head_end bigint',
+      'threads.read_first_unread jsonb',
+      'threads.read_revision text',
+      'threads.read_last_published_turn text',
+      'threads.git_info jsonb',
+      'threads.daybreak_enabled boolean',
+      'threads.first_preview text',
     ]);
   });
 
   test('hosts starting at once: one migrates, the others wait and find it done', async () => {
     const db = await testDatabase();
     const ran = await Promise.all(Array.from({ length: 6 }, () => migrateSchema(db)));
-    expect(ran.filter((names) => names.length > 0)).toEqual([[FIRST]]);
+    expect(ran.filter((names) => names.length > 0)).toEqual([SHIPPED]);
     expect(ran.filter((names) => names.length === 0)).toHaveLength(5);
-    expect(await rows<{ name: string }>(db.url, `SELECT name FROM ${MIGRATIONS_TABLE}`)).toEqual([{ name: FIRST }]);
+    expect(await rows<{ name: string }>(db.url, `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`)).toEqual(SHIPPED.map((name) => ({ name })));
   });
 
   test('a newer build migrates on; this one then refuses the newer schema, naming both versions', async () => {
     const db = await testDatabase();
-    expect(await migrateSchema(db)).toEqual([FIRST]);
-    expect(await migrateSchema(db, { migrationsDir: newerMigrations() })).toEqual(['0002_thread-tags']);
+    expect(await migrateSchema(db)).toEqual(SHIPPED);
+    expect(await migrateSchema(db, { migrationsDir: newerMigrations() })).toEqual([NEWER]);
     const refused = await migrateSchema(db).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SchemaTooNewError);
     expect((refused as Error).message).toBe(
-      "the database's thread store schema is at version 0002_thread-tags, newer than this thread-host knows (up to 0001_thread-store); " +
+      `the database's thread store schema is at version ${NEWER}, newer than this thread-host knows (up to ${SHIPPED.at(-1)}); ` +
         'run a thread-host at least as new as the one that migrated it',
     );
     // Nothing was run down or changed.
-    expect(await rows<{ name: string }>(db.url, `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`)).toEqual([{ name: FIRST }, { name: '0002_thread-tags' }]);
+    expect(await rows<{ name: string }>(db.url, `SELECT name FROM ${MIGRATIONS_TABLE} ORDER BY id`)).toEqual([...SHIPPED, NEWER].map((name) => ({ name })));
   });
 
   test('a migration that cannot take the lock in time fails at its deadline', async () => {
@@ -103,6 +113,6 @@ describe('migrateSchema', () => {
       await holder.end();
     }
     // Once the holder is gone, the schema migrates.
-    expect(await migrateSchema(db)).toEqual([FIRST]);
+    expect(await migrateSchema(db)).toEqual(SHIPPED);
   });
 });

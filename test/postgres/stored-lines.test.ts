@@ -7,6 +7,9 @@ import { listThreads, readRolloutText, type ListQuery } from '../../src/common/p
 import { acquireThread } from '../../src/common/postgres/thread-ownership.js';
 import { migratedStore } from '../helpers/test-database.js';
 
+/** A thread's read state and metadata before any client set them. */
+const UNSET = { receipt: { firstUnread: null, revision: null, lastPublishedTurn: null }, metadata: { gitInfo: null, daybreakEnabled: null } };
+
 let pool: pg.Pool;
 let hostId: string;
 
@@ -84,9 +87,9 @@ describe('listThreads', () => {
   test('each row has its head: up to the first user message, or every line while none came', async () => {
     const rows = await listThreads(pool, { ...base, limit: 3 });
     expect(rows).toEqual([
-      { threadId: 'list-c', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 1), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 4), historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, CONTEXT], headWhole: false },
-      { threadId: 'list-b', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: 'rollout-2026-05-01T12-00-00-b.jsonl', head: [META, CONTEXT, USER], headWhole: true },
-      { threadId: 'list-a', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, USER], headWhole: true },
+      { threadId: 'list-c', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 1), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 4), historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, CONTEXT], headWhole: false, ...UNSET, firstPreview: null },
+      { threadId: 'list-b', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: 'rollout-2026-05-01T12-00-00-b.jsonl', head: [META, CONTEXT, USER], headWhole: true, ...UNSET, firstPreview: null },
+      { threadId: 'list-a', createdAtMs: Date.UTC(2026, 4, 1, 12, 0, 0), updatedAtMs: Date.UTC(2026, 4, 1, 12, 0, 5) + 5, historyMode: 'legacy', name: null, archivedAtMs: null, rolloutName: null, head: [META, USER], headWhole: true, ...UNSET, firstPreview: null },
     ]);
   });
 });

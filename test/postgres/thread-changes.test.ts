@@ -8,6 +8,9 @@ import { acquireThread } from '../../src/common/postgres/thread-ownership.js';
 import { archiveThread, deleteThread, renameThread, storedThreadState, unarchiveThread, type HeldThread } from '../../src/common/postgres/thread-changes.js';
 import { migratedStore } from '../helpers/test-database.js';
 
+/** A thread's read state and metadata before any client set them. */
+const UNSET = { receipt: { firstUnread: null, revision: null, lastPublishedTurn: null }, metadata: { gitInfo: null, daybreakEnabled: null } };
+
 const LONG_LEASE_MS = 60_000;
 let pool: pg.Pool;
 let hostId: string;
@@ -49,13 +52,13 @@ test('a thread\'s state: none, started but not written, written; names set on a 
   expect(await storedThreadState(pool, 'state-1')).toBeNull();
   expect(await renameThread(pool, 'state-1', 'nobody')).toBe(false);
   await heldThread('state-1', 0);
-  expect(await storedThreadState(pool, 'state-1')).toEqual({ name: null, archived: false, written: false });
+  expect(await storedThreadState(pool, 'state-1')).toEqual({ name: null, archived: false, written: false, ...UNSET });
   await heldThread('state-2', 2);
   expect(await renameThread(pool, 'state-2', 'named')).toBe(true);
   expect(await renameThread(pool, 'state-2', 'renamed')).toBe(true);
   expect([await storedThreadState(pool, 'state-1'), await storedThreadState(pool, 'state-2')]).toEqual([
-    { name: null, archived: false, written: false },
-    { name: 'renamed', archived: false, written: true },
+    { name: null, archived: false, written: false, ...UNSET },
+    { name: 'renamed', archived: false, written: true, ...UNSET },
   ]);
 });
 

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { registerHost, renewHost, retireHost } from '../../src/common/postgres/host-lease.js';
+import { archiveThread } from '../../src/common/postgres/thread-changes.js';
 import { acquireThread, ownerOf, releaseThread } from '../../src/common/postgres/thread-ownership.js';
 import { migratedStore } from '../helpers/test-database.js';
 
@@ -28,7 +29,7 @@ describe('acquireThread', () => {
       nextOrdinal: 0,
       historyMode: 'paginated',
     });
-    expect(await ownerOf(pool, 'fresh-1')).toEqual({ epoch: 1, ownerHost: host, endpoint: 'ws://127.0.0.1:1001', ownerLive: true, nextOrdinal: 0 });
+    expect(await ownerOf(pool, 'fresh-1')).toEqual({ epoch: 1, ownerHost: host, endpoint: 'ws://127.0.0.1:1001', ownerLive: true, nextOrdinal: 0, archived: false });
   });
 
   test('a storm of hosts: one winner per round, epochs 1, 2, 3, …', async () => {
@@ -96,7 +97,7 @@ describe('acquireThread', () => {
     expect(await releaseThread(pool, { threadId: 'handed-a', hostId: first, epoch: 1 })).toBe(true);
     expect(await acquireThread(pool, { threadId: 'handed-a', hostId: second, create: false })).toMatchObject({ kind: 'acquired', epoch: 2 });
     await retireHost(pool, first);
-    expect(await ownerOf(pool, 'handed-b')).toEqual({ epoch: 1, ownerHost: null, endpoint: null, ownerLive: false, nextOrdinal: 0 });
+    expect(await ownerOf(pool, 'handed-b')).toEqual({ epoch: 1, ownerHost: null, endpoint: null, ownerLive: false, nextOrdinal: 0, archived: false });
     expect(await acquireThread(pool, { threadId: 'handed-b', hostId: second, create: false })).toMatchObject({ kind: 'acquired', epoch: 2 });
   });
 
@@ -104,5 +105,37 @@ describe('acquireThread', () => {
     const host = await registerHost(pool, 'ws://127.0.0.1:6001', LONG_LEASE_MS);
     expect(await acquireThread(pool, { threadId: 'again', hostId: host, create: true })).toMatchObject({ kind: 'acquired', epoch: 1 });
     expect(await acquireThread(pool, { threadId: 'again', hostId: host, create: false })).toMatchObject({ kind: 'acquired', epoch: 2 });
+  });
+
+  test('a thread archived between a lookup and the acquisition is not taken, unless archived threads are asked for', async () => {
+    const archiving = await registerHost(pool, 'ws://127.0.0.1:7001', LONG_LEASE_MS);
+    const resuming = await registerHost(pool, 'ws://127.0.0.1:7002', LONG_LEASE_MS);
+    const held = await acquireThread(pool, { threadId: 'archived-meanwhile', hostId: archiving, create: true, historyMode: 'legacy' });
+    if (held.kind !== 'acquired') throw new Error(`not acquired: ${held.kind}`);
+    // The resuming host's lookup saw the thread live; the other host archives and lets it go.
+    expect(await archiveThread(pool, { threadId: 'archived-meanwhile', hostId: archiving, epoch: held.epoch })).toBe(true);
+    expect(await releaseThread(pool, { threadId: 'archived-meanwhile', hostId: archiving, epoch: held.epoch })).toBe(true);
+    expect(await acquireThread(pool, { threadId: 'archived-meanwhile', hostId: resuming, create: false })).toEqual({ kind: 'archived' });
+    expect(await ownerOf(pool, 'archived-meanwhile')).toEqual({ epoch: 1, ownerHost: null, endpoint: null, ownerLive: false, nextOrdinal: 0, archived: true });
+    expect(await acquireThread(pool, { threadId: 'archived-meanwhile', hostId: resuming, create: false, takeArchived: true })).toEqual({
+      kind: 'acquired',
+      epoch: 2,
+      nextOrdinal: 0,
+      historyMode: 'legacy',
+    });
+  });
+
+  test('an archived thread a live host holds (archiving it) is answered archived, not owned elsewhere', async () => {
+    const archiving = await registerHost(pool, 'ws://127.0.0.1:7003', LONG_LEASE_MS);
+    const resuming = await registerHost(pool, 'ws://127.0.0.1:7004', LONG_LEASE_MS);
+    const held = await acquireThread(pool, { threadId: 'being-archived', hostId: archiving, create: true, historyMode: 'legacy' });
+    if (held.kind !== 'acquired') throw new Error(`not acquired: ${held.kind}`);
+    expect(await archiveThread(pool, { threadId: 'being-archived', hostId: archiving, epoch: held.epoch })).toBe(true);
+    expect(await acquireThread(pool, { threadId: 'being-archived', hostId: resuming, create: false })).toEqual({ kind: 'archived' });
+    expect(await acquireThread(pool, { threadId: 'being-archived', hostId: resuming, create: false, takeArchived: true })).toEqual({
+      kind: 'ownedElsewhere',
+      ownerHost: archiving,
+      endpoint: 'ws://127.0.0.1:7003',
+    });
   });
 });

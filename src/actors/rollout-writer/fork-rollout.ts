@@ -9,9 +9,15 @@
 // The cut is where the turn after `lastTurnId` starts (its task_started), or the end of what the
 // source has written. Only complete lines of the source are read, and never under its writer
 // lock: whoever writes the source, the bytes before its last newline no longer change.
+//
+// On the PostgreSQL store (`storedForkLines`) the source is its rows, read as one snapshot of
+// whole lines while any host may be appending to it, and the fork's rows hold its history
+// itself, as the files store's reader sees a fork's file with its base put in: the session_meta
+// (at the same ordinal, naming no base: the store has no files to name), then the lines kept.
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { readPrefix, historyBaseOf, locateRollout, rolloutFileId, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
+import { pathOf } from '../../common/history-location.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
 import { historyModeOf, parseRollout, type HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { ForkRequest } from '../../common/actor-messages.js';
@@ -24,7 +30,7 @@ import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
  * before the fork is answered: its first lines are all it is until its first turn.
  */
 export async function writeForkRollout(path: string, request: ForkRequest, meta: SessionMetaInput, nowMs: number): Promise<void> {
-  const start = forkStart(request, new Date(nowMs).toISOString());
+  const start = forkStart(request, new Date(nowMs).toISOString(), fileForkSource(request));
   const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: start.base } }, nowMs, start.historyMode);
   const lines = [start.base === null ? first : stampOrdinal(first, start.base.endOrdinalExclusive), ...start.copied];
   await mkdir(dirname(path), { recursive: true });
@@ -41,16 +47,48 @@ export async function writeForkRollout(path: string, request: ForkRequest, meta:
  * An ephemeral fork's history, never written: its session_meta, then the lines it keeps. The
  * reference keeps a paginated one only when the fork answers without its turns.
  */
-export function ephemeralForkText(request: ForkRequest, meta: SessionMetaInput, nowMs: number, answersWithTurns: boolean): string {
-  const start = forkStart(request, new Date(nowMs).toISOString());
+export function ephemeralForkText(
+  request: ForkRequest,
+  meta: SessionMetaInput,
+  nowMs: number,
+  answersWithTurns: boolean,
+  source: ForkSource | null = fileForkSource(request),
+): string {
+  const start = forkStart(request, new Date(nowMs).toISOString(), source);
   if (start.historyMode === 'paginated' && answersWithTurns) throw forkRefused('ephemeral paginated thread/fork requires `excludeTurns: true`');
   const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: null } }, nowMs, start.historyMode);
   return [first, ...start.kept].join('\n');
 }
 
+/**
+ * A fork's first lines in the PostgreSQL store, from its source's rows (`sourceText`, null
+ * when the store holds none): its session_meta, then the lines it keeps.
+ */
+export function storedForkLines(request: ForkRequest, sourceText: string | null, meta: SessionMetaInput, nowMs: number): string[] {
+  const start = forkStart(request, new Date(nowMs).toISOString(), storeForkSource(sourceText));
+  const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: null } }, nowMs, start.historyMode);
+  return start.historyMode === 'legacy' ? [first, ...start.copied] : [stampOrdinal(first, start.firstOrdinal!), ...start.kept];
+}
+
+/** The source as read: its own text, and its history (a file's with its base put in); `path` null for the store's rows. */
+export interface ForkSource {
+  own: string;
+  expanded: string;
+  path: string | null;
+}
+
+/** The source's file as a fork reads it; null when it cannot be read (or the source is not a file). */
+export function fileForkSource(request: ForkRequest): ForkSource | null {
+  const path = pathOf(request.source);
+  const own = path === null ? null : readPrefix(path, Number.POSITIVE_INFINITY);
+  return path === null || own === null ? null : { own, expanded: withHistoryBase(path, own), path };
+}
+
 /** What a fork's rollout starts with, but its own session_meta (built by the caller from `base`). */
 export interface ForkStart {
   historyMode: HistoryMode;
+  /** Paginated: the ordinal of the fork's session_meta (where the history it keeps ends); legacy: null. */
+  firstOrdinal: number | null;
   /** Paginated: where the history lives; legacy: null (the lines are copied). */
   base: HistoryBase | null;
   /** Legacy: the source's lines to copy after the session_meta. */
@@ -64,30 +102,15 @@ export interface ForkStart {
 const TURN_STARTS = new Set(['task_started', 'turn_started']);
 const LEADING_TIMESTAMP = /^\{"timestamp":"[^"]*"/;
 
-/** A rollout's complete lines as written (`own`), the same with its history base put in, and that parsed. */
-export interface ReadHistory {
-  own: string;
-  expanded: string;
-  parsed: ReturnType<typeof parseRollout>;
-}
-
-/** Reads the rollout at `path` whole (complete lines only), its history base put in; null when it cannot be read. */
-export function readHistory(path: string): ReadHistory | null {
-  const own = readPrefix(path, Number.POSITIVE_INFINITY);
-  if (own === null) return null;
-  const expanded = withHistoryBase(path, own);
-  return { own, expanded, parsed: parseRollout(expanded) };
-}
-
-/** Reads the source and decides the fork's first lines; refuses as the reference does. */
-export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
-  const read = readHistory(request.sourcePath);
-  if (read === null || read.parsed.meta === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
-  const { own, expanded, parsed } = read;
-  const meta = read.parsed.meta;
-  const historyMode = historyModeOf(meta);
+/** Decides the fork's first lines from its source (null: none to read); refuses as the reference does. */
+export function forkStart(request: ForkRequest, nowIso: string, source: ForkSource | null): ForkStart {
+  if (source === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
+  const { own, expanded, path } = source;
+  const parsed = parseRollout(expanded);
+  if (parsed.meta === null) throw forkRefused(`no rollout found for thread id ${request.sourceThreadId}`);
+  const historyMode = historyModeOf(parsed.meta);
   const { lastTurnId, beforeTurnId } = request;
-  const cwd = meta.cwd;
+  const cwd = parsed.meta.cwd;
   if (lastTurnId !== null && !parsed.turns.some((turn) => turn.id === lastTurnId)) {
     throw forkRefused(historyMode === 'paginated' ? `turn not found: ${lastTurnId}` : `lastTurnId '${lastTurnId}' was not found in the source thread`);
   }
@@ -97,16 +120,17 @@ export function forkStart(request: ForkRequest, nowIso: string): ForkStart {
   const kept = lines.slice(0, cut);
   if (historyMode === 'legacy') {
     const copied = kept.map((line) => line.replace(LEADING_TIMESTAMP, `{"timestamp":"${nowIso}"`));
-    return { historyMode, base: null, copied, kept, cwd };
+    return { historyMode, firstOrdinal: null, base: null, copied, kept, cwd };
   }
   if (cut < lines.length) {
     const ordinal = parseLine(lines[cut] as string)?.ordinal ?? null;
     if (ordinal === null) throw new Error(`the source's line where the fork ends has no ordinal`);
-    return { historyMode, base: baseAt(request.sourcePath, own, ordinal), copied: [], kept, cwd };
+    return { historyMode, firstOrdinal: ordinal, base: path === null ? null : baseAt(path, own, ordinal), copied: [], kept, cwd };
   }
+  const firstOrdinal = nextOrdinal(own);
   // The source's newest file (a reverted source's is not its first): bases name files.
-  const base = { threadId: rolloutFileId(request.sourcePath) ?? request.sourceThreadId, endOrdinalExclusive: nextOrdinal(own), endByteOffset: Buffer.byteLength(own) };
-  return { historyMode, base, copied: [], kept, cwd };
+  const base = path === null ? null : { threadId: rolloutFileId(path) ?? request.sourceThreadId, endOrdinalExclusive: firstOrdinal, endByteOffset: Buffer.byteLength(own) };
+  return { historyMode, firstOrdinal, base, copied: [], kept, cwd };
 }
 
 export function splitLines(text: string): string[] {
@@ -157,3 +181,6 @@ function nextOrdinal(own: string): number {
   for (const line of splitLines(own)) highest = Math.max(highest, parseLine(line)?.ordinal ?? -1);
   return highest + 1;
 }
+
+/** A source read from the PostgreSQL store (its rows are its whole history: no base to put in); null when it holds none. */
+export const storeForkSource = (text: string | null): ForkSource | null => (text === null ? null : { own: text, expanded: text, path: null });

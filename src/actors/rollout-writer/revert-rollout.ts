@@ -8,14 +8,18 @@
 //
 // The previous file is read whole, but only its complete lines, and never under a lock other
 // than the thread's own writer lock, which the host holds for this actor.
+//
+// On the PostgreSQL store (`storedRevertLines`) the thread's rows are replaced, by its owner, with
+// what the files store's reader sees of the new file: its session_meta, then the kept lines
+// (src/common/postgres/reverted-history.ts).
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { RevertRequest } from '../../common/actor-messages.js';
 import { forkRefused } from '../../common/errors.js';
-import type { HistoryBase } from '../../common/rollout/history-base.js';
+import { readPrefix, withHistoryBase } from '../../common/rollout/history-base.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
-import { historyModeOf } from '../../common/rollout/rollout-reader.js';
-import { baseAt, readHistory, splitLines, turnStartIndex } from './fork-rollout.js';
+import { historyModeOf, parseRollout } from '../../common/rollout/rollout-reader.js';
+import { baseAt, splitLines, turnStartIndex } from './fork-rollout.js';
 import { stampOrdinal } from './paginated-format.js';
 import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
 
@@ -26,7 +30,11 @@ import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
  * as thread/fork's do, errors.ts).
  */
 export async function writeRevertRollout(path: string, request: RevertRequest, meta: SessionMetaInput): Promise<void> {
-  const base = revertBase(request, meta.threadId);
+  const { previousPath } = request;
+  const own = previousPath === null ? null : readPrefix(previousPath, Number.POSITIVE_INFINITY);
+  if (previousPath === null || own === null) throw new Error(`the rollout of thread ${meta.threadId} cannot be read`);
+  const cut = revertCut(request, withHistoryBase(previousPath, own));
+  const base = cut === null ? null : baseAt(previousPath, own, cut.ordinal);
   const first = sessionMeta({ ...meta, createdAtMs: request.atMs, ...(base === null ? {} : { historyBase: base }) }, request.atMs, 'paginated');
   await mkdir(dirname(path), { recursive: true });
   const file = await open(path, 'wx');
@@ -38,12 +46,23 @@ export async function writeRevertRollout(path: string, request: RevertRequest, m
   }
 }
 
-/** Where the kept history ends: null when no turn comes before `beforeTurnId`. */
-function revertBase(request: RevertRequest, threadId: string): HistoryBase | null {
-  const { previousPath, beforeTurnId } = request;
-  const read = readHistory(previousPath);
-  if (read === null) throw new Error(`the rollout of thread ${threadId} cannot be read`);
-  const { own, expanded, parsed } = read;
+/** The thread's whole new history in the PostgreSQL store, from its rows before the revert (`previousText`). */
+export function storedRevertLines(previousText: string, request: RevertRequest, meta: SessionMetaInput): string[] {
+  const cut = revertCut(request, previousText);
+  const first = sessionMeta({ ...meta, createdAtMs: request.atMs }, request.atMs, 'paginated');
+  return [stampOrdinal(first, cut?.ordinal ?? 0), ...(cut?.kept ?? [])];
+}
+
+/** The preview the thread's rows show before a revert replaces them (what the files store keeps in the first file). */
+export const previewBeforeRevert = (previousText: string): string => parseRollout(previousText).preview;
+
+/**
+ * Where the kept history (`expanded`: the thread's history as read) ends: the ordinal of the line
+ * where `beforeTurnId` starts, and the lines before it; null when no turn comes before it.
+ */
+function revertCut(request: RevertRequest, expanded: string): { ordinal: number; kept: string[] } | null {
+  const { beforeTurnId } = request;
+  const parsed = parseRollout(expanded);
   if (parsed.meta === null || historyModeOf(parsed.meta) !== 'paginated') throw forkRefused('thread/revert only supports paginated threads');
   const index = parsed.turns.findIndex((turn) => turn.id === beforeTurnId);
   if (index === -1) throw forkRefused(`turn not found: ${beforeTurnId}`);
@@ -52,5 +71,5 @@ function revertBase(request: RevertRequest, threadId: string): HistoryBase | nul
   const cut = turnStartIndex(lines, beforeTurnId, false);
   const ordinal = parseLine(lines[cut] ?? '')?.ordinal ?? null;
   if (ordinal === null) throw new Error(`the line where turn ${beforeTurnId} starts has no ordinal`);
-  return baseAt(previousPath, own, ordinal);
+  return { ordinal, kept: lines.slice(0, cut) };
 }

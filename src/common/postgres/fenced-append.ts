@@ -113,7 +113,7 @@ export async function cutBackAppend(pool: pg.Pool, request: { threadId: string; 
 }
 
 /** How many of `lines` lead up to and include the first user message, or null when none holds one. */
-function headLinesIn(lines: readonly string[]): number | null {
+export function headLinesIn(lines: readonly string[]): number | null {
   const at = lines.findIndex(
     (line) => line.includes(USER_MESSAGE_EVENT) || (line.includes(USER_MESSAGE_ITEM) && line.includes(ITEM_COMPLETED)),
   );

@@ -8,19 +8,32 @@
 // breaking ties; a cursor is the last row's key, and a page holds the rows strictly after it.
 import type pg from 'pg';
 import type { HistoryMode } from '../rollout/rollout-reader.js';
+import type { StoredMetadata } from './metadata-patches.js';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
+import { receiptOf, type ReceiptRow, type StoredReceipt } from './read-receipts.js';
 
 /** The stored rollout of `threadId` from `fromOrdinal` on, as file text; null when the store has no such thread. */
 export async function readRolloutText(pool: pg.Pool, threadId: string, options: CallOptions & { fromOrdinal?: number } = {}): Promise<string | null> {
-  const result = await queryWithin<{ text: string | null; present: boolean }>(
+  return (await readStoredHistory(pool, threadId, options))?.text ?? null;
+}
+
+export interface StoredHistoryText {
+  text: string;
+  /** The thread's first message ever, once a revert replaced its rows (reverted-history.ts); null before. */
+  firstPreview: string | null;
+}
+
+/** As readRolloutText, with what a read shows of the thread beside its lines. */
+export async function readStoredHistory(pool: pg.Pool, threadId: string, options: CallOptions & { fromOrdinal?: number } = {}): Promise<StoredHistoryText | null> {
+  const result = await queryWithin<{ text: string | null; first_preview: string | null }>(
     pool,
     deadlineOf(pool, options),
-    `SELECT (SELECT string_agg(line || E'\\n', '' ORDER BY ordinal) FROM rollout_lines WHERE thread_id = $1 AND ordinal >= $2) AS text,
-            EXISTS (SELECT 1 FROM threads WHERE thread_id = $1) AS present`,
+    `SELECT (SELECT string_agg(line || E'\\n', '' ORDER BY ordinal) FROM rollout_lines WHERE thread_id = $1 AND ordinal >= $2) AS text, t.first_preview
+     FROM threads t WHERE t.thread_id = $1`,
     [threadId, options.fromOrdinal ?? 0],
   );
-  const row = result.rows[0]!;
-  return row.present ? (row.text ?? '') : null;
+  const row = result.rows[0];
+  return row === undefined ? null : { text: row.text ?? '', firstPreview: row.first_preview };
 }
 
 export interface ListQuery {
@@ -47,6 +60,11 @@ export interface ListedThread {
   head: string[];
   /** The head holds the first user message, so appends no longer change it. */
   headWhole: boolean;
+  /** Where clients stopped reading it, and its metadata: a listing shows both. */
+  receipt: StoredReceipt;
+  metadata: StoredMetadata;
+  /** Its first message ever, once a revert replaced its rows; null before (its rows show it). */
+  firstPreview: string | null;
 }
 
 // A head without a user message yet is every line so far, up to this many: a thread that
@@ -72,7 +90,7 @@ export async function listThreads(pool: pg.Pool, query: ListQuery, call?: CallOp
     pool,
     deadlineOf(pool, call),
     `SELECT t.thread_id, ${msOf('t.created_at')} AS created_ms, ${msOf('t.updated_at')} AS updated_ms, t.history_mode, t.name,
-            ${msOf('t.archived_at')} AS archived_ms, t.rollout_name, t.head_end,
+            ${msOf('t.archived_at')} AS archived_ms, t.rollout_name, t.head_end, t.first_preview, ${FACTS('t.')},
             ARRAY(SELECT l.line FROM rollout_lines l
                   WHERE l.thread_id = t.thread_id AND l.ordinal < coalesce(t.head_end, ${OPEN_HEAD_LINES})
                   ORDER BY l.ordinal) AS head
@@ -96,10 +114,16 @@ function listedThread(row: ListedRow): ListedThread {
     rolloutName: row.rollout_name,
     head: row.head,
     headWhole: row.head_end !== null,
+    receipt: receiptOf(row),
+    metadata: { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled },
+    firstPreview: row.first_preview,
   };
 }
 
-interface ListedRow {
+const FACTS = (table: string): string =>
+  ['read_first_unread', 'read_revision', 'read_last_published_turn', 'git_info', 'daybreak_enabled'].map((column) => `${table}${column}`).join(', ');
+
+interface ListedRow extends ReceiptRow {
   thread_id: string;
   created_ms: string;
   updated_ms: string;
@@ -109,6 +133,9 @@ interface ListedRow {
   rollout_name: string | null;
   head_end: string | null;
   head: string[];
+  git_info: StoredMetadata['gitInfo'];
+  daybreak_enabled: boolean | null;
+  first_preview: string | null;
 }
 
 // Whole milliseconds, as the files store compares them; the keys below compare the same way
@@ -122,7 +149,7 @@ export async function storedThread(pool: pg.Pool, threadId: string, call?: CallO
     pool,
     deadlineOf(pool, call),
     `SELECT thread_id, ${msOf('created_at')} AS created_ms, ${msOf('updated_at')} AS updated_ms, history_mode, name,
-            ${msOf('archived_at')} AS archived_ms, rollout_name
+            ${msOf('archived_at')} AS archived_ms, rollout_name, first_preview, ${FACTS('')}
      FROM threads WHERE thread_id = $1`,
     [threadId],
   );

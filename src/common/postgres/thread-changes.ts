@@ -5,7 +5,9 @@
 // statement names the owner and epoch the caller acquired, so it does nothing for a caller
 // another host has fenced out since. Renaming and unarchiving take no ownership, as on files.
 import type pg from 'pg';
+import type { StoredMetadata } from './metadata-patches.js';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
+import { receiptOf, type ReceiptRow, type StoredReceipt } from './read-receipts.js';
 
 /** A thread's ownership, as acquired (thread-ownership.ts). */
 export interface HeldThread {
@@ -19,19 +21,32 @@ export interface StoredThreadState {
   archived: boolean;
   /** The store holds the thread's first record (a thread started but never written has none). */
   written: boolean;
+  /** Where clients stopped reading it (read-receipts.ts). */
+  receipt: StoredReceipt;
+  /** What thread/metadata/update set of it (metadata-patches.ts). */
+  metadata: StoredMetadata;
 }
 
-/** The thread's name and archive state, or null when the store has no such thread. */
+/** What the store holds of the thread besides its history, or null when it has no such thread. */
 export async function storedThreadState(pool: pg.Pool, threadId: string, call?: CallOptions): Promise<StoredThreadState | null> {
-  const result = await queryWithin<StoredThreadState>(
+  const result = await queryWithin<Omit<StoredThreadState, 'receipt' | 'metadata'> & ReceiptRow & { git_info: StoredMetadata['gitInfo']; daybreak_enabled: boolean | null }>(
     pool,
     deadlineOf(pool, call),
     `SELECT t.name, t.archived_at IS NOT NULL AS archived,
-            EXISTS (SELECT 1 FROM rollout_lines l WHERE l.thread_id = t.thread_id AND l.ordinal = 0) AS written
+            EXISTS (SELECT 1 FROM rollout_lines l WHERE l.thread_id = t.thread_id AND l.ordinal = 0) AS written,
+            t.read_first_unread, t.read_revision, t.read_last_published_turn, t.git_info, t.daybreak_enabled
      FROM threads t WHERE t.thread_id = $1`,
     [threadId],
   );
-  return result.rows[0] ?? null;
+  const row = result.rows[0];
+  if (row === undefined) return null;
+  return {
+    name: row.name,
+    archived: row.archived,
+    written: row.written,
+    receipt: receiptOf(row),
+    metadata: { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled },
+  };
 }
 
 /** Names the thread; false when the store has no such thread. */

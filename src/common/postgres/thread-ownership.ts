@@ -6,6 +6,12 @@
 //
 // This host taking a thread it already holds succeeds with a new epoch: that fences out
 // whatever writer of its own still held the old one.
+//
+// An archived thread is not taken unless the caller asks for it (thread/archive and
+// thread/delete, which change the thread itself): a resume whose lookup found the thread live
+// and another host archived it before the acquisition must not load it (the files store, whose
+// rollout moved meanwhile, answers that resume as archived). The check is in the same statement
+// as the take, so no archive can slip between them: archiving holds the ownership it checks.
 import type pg from 'pg';
 import type { HistoryMode } from '../rollout/rollout-reader.js';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
@@ -13,6 +19,7 @@ import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection
 export type Acquisition =
   | { kind: 'acquired'; epoch: number; nextOrdinal: number; historyMode: HistoryMode | null }
   | { kind: 'ownedElsewhere'; ownerHost: string; endpoint: string }
+  | { kind: 'archived' }
   | { kind: 'notFound' };
 
 export interface AcquireRequest {
@@ -20,6 +27,12 @@ export interface AcquireRequest {
   hostId: string;
   /** Create the thread if it does not exist; false never creates one. */
   create: boolean;
+  /**
+   * Take the thread even when it is archived (default false: answered `archived`). Creating
+   * (`create`) takes an existing thread whatever its state: a new thread is never archived, and
+   * an import takes again what it imported.
+   */
+  takeArchived?: boolean;
   /**
    * A thread created here: its history mode, its creation time (default: the database's now)
    * and the reference's file name for its rollout (what an export names the file).
@@ -37,6 +50,7 @@ export interface ThreadOwner {
   /** The owner's lease has not expired (false when there is no owner). */
   ownerLive: boolean;
   nextOrdinal: number;
+  archived: boolean;
 }
 
 // The owner is gone, this host, or a host whose lease lapsed: the thread is free to take.
@@ -64,6 +78,7 @@ const TAKE = `
   UPDATE thread_owners o SET epoch = o.epoch + 1, owner_host = $2
   FROM threads t
   WHERE o.thread_id = $1 AND t.thread_id = o.thread_id AND ${FREE_TO_TAKE}
+    AND ($3::boolean OR t.archived_at IS NULL)
   RETURNING o.epoch, o.next_ordinal, t.history_mode`;
 
 // A thread released or lapsed between the failed take and the look at its owner is tried again,
@@ -76,13 +91,14 @@ export async function acquireThread(pool: pg.Pool, request: AcquireRequest, call
   for (let attempt = 1; ; attempt += 1) {
     const taken = request.create
       ? await queryWithin<AcquiredRow>(pool, deadlineMs, CREATE_OR_TAKE, [request.threadId, request.hostId, request.historyMode ?? null, request.createdAtMs ?? null, request.rolloutName ?? null])
-      : await queryWithin<AcquiredRow>(pool, deadlineMs, TAKE, [request.threadId, request.hostId]);
+      : await queryWithin<AcquiredRow>(pool, deadlineMs, TAKE, [request.threadId, request.hostId, request.takeArchived === true]);
     const row = taken.rows[0];
     if (row !== undefined) {
       return { kind: 'acquired', epoch: Number(row.epoch), nextOrdinal: Number(row.next_ordinal), historyMode: row.history_mode };
     }
     const owner = await ownerOf(pool, request.threadId, { deadlineMs });
     if (owner === null) return { kind: 'notFound' };
+    if (owner.archived && !request.create && request.takeArchived !== true) return { kind: 'archived' };
     if (owner.ownerLive && owner.ownerHost !== null) return { kind: 'ownedElsewhere', ownerHost: owner.ownerHost, endpoint: owner.endpoint ?? '' };
     if (attempt === ATTEMPTS) throw new Error(`postgres: thread ${request.threadId} changed hands during ${ATTEMPTS} attempts to acquire it`);
   }
@@ -107,15 +123,16 @@ export async function releaseThread(pool: pg.Pool, release: { threadId: string; 
 
 /** Who holds `threadId` now, or null when the store has no such thread. */
 export async function ownerOf(pool: pg.Pool, threadId: string, call?: CallOptions): Promise<ThreadOwner | null> {
-  const result = await queryWithin<{ epoch: string; owner_host: string | null; endpoint: string | null; owner_live: boolean; next_ordinal: string }>(
+  const result = await queryWithin<{ epoch: string; owner_host: string | null; endpoint: string | null; owner_live: boolean; next_ordinal: string; archived: boolean }>(
     pool,
     deadlineOf(pool, call),
-    `SELECT o.epoch, o.owner_host, h.endpoint, coalesce(h.lease_until > now(), false) AS owner_live, o.next_ordinal
-     FROM thread_owners o LEFT JOIN hosts h ON h.host_id = o.owner_host
+    `SELECT o.epoch, o.owner_host, h.endpoint, coalesce(h.lease_until > now(), false) AS owner_live, o.next_ordinal,
+            t.archived_at IS NOT NULL AS archived
+     FROM thread_owners o JOIN threads t ON t.thread_id = o.thread_id LEFT JOIN hosts h ON h.host_id = o.owner_host
      WHERE o.thread_id = $1`,
     [threadId],
   );
   const row = result.rows[0];
   if (row === undefined) return null;
-  return { epoch: Number(row.epoch), ownerHost: row.owner_host, endpoint: row.endpoint, ownerLive: row.owner_live, nextOrdinal: Number(row.next_ordinal) };
+  return { epoch: Number(row.epoch), ownerHost: row.owner_host, endpoint: row.endpoint, ownerLive: row.owner_live, nextOrdinal: Number(row.next_ordinal), archived: row.archived };
 }

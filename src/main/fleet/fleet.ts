@@ -16,6 +16,11 @@ import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
 import { fleetTokenPolicy, readFleetSecret } from './fleet-token.js';
 import { Forwarder } from './forwarder.js';
 import { HostMembership } from './host-membership.js';
+import { randomUUID } from 'node:crypto';
+import { PostgresQueues } from './postgres-queues.js';
+import { PostgresReadStates } from './postgres-read-states.js';
+import { QueueChangeListener } from './queue-change-listener.js';
+import { PostgresThreadMetadata } from './postgres-thread-metadata.js';
 import { PostgresThreadStore } from './postgres-thread-store.js';
 import { RequestRouting } from './request-routing.js';
 
@@ -30,6 +35,13 @@ const ADVERTISE_DEADLINE_MS = 5_000;
 
 export interface Fleet {
   store: PostgresThreadStore;
+  /** Read states and metadata, in the threads rows every host shares. */
+  readStates: PostgresReadStates;
+  metadata: PostgresThreadMetadata;
+  /** Queued input, in the table every host shares. */
+  queues: PostgresQueues;
+  /** Starts hearing of queue changes other hosts make (null: any thread's queue may have changed). */
+  watchQueues(onChange: (threadId: string | null) => void): void;
   locks: PostgresWriterLocks;
   /** Set by the host once built: the threads lost when this host's lease lapsed. */
   onLost: (loss: LockLoss) => void;
@@ -66,8 +78,20 @@ export async function joinFleet(config: PostgresStoreConfig, listen: ListenTarge
     void pool.end();
     throw new StartupError(`cannot register with the PostgreSQL thread store: ${(error as Error).message}`);
   });
+  const readStates = new PostgresReadStates(pool, log);
+  const metadata = new PostgresThreadMetadata(pool);
+  // A name of this process's own, not its registration's, which a lapsed lease replaces.
+  const queues = new PostgresQueues(pool, randomUUID());
+  const queueChanges = new QueueChangeListener({ connection: config.connection, origin: queues.origin, log });
+  const leave = async () => {
+    await Promise.all([membership.leave(LEAVE_DEADLINE_MS), queueChanges.close()]);
+  };
   fleet = {
-    store: new PostgresThreadStore(config.connection, pool, () => membership.leave(LEAVE_DEADLINE_MS)),
+    store: new PostgresThreadStore(config.connection, pool, leave, { readStates, metadata }),
+    readStates,
+    metadata,
+    queues,
+    watchQueues: (onChange) => queueChanges.start(onChange),
     locks: new PostgresWriterLocks({ pool, membership, log }),
     onLost: () => undefined,
     peerAuth: secret === null ? null : fleetTokenPolicy(secret),

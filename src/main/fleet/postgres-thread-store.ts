@@ -10,13 +10,18 @@
 // the names it learned: the ones it set, and the one each lookup (`locate`, which every cold
 // read and resume makes) found. A thread loaded here that another host renames shows the old
 // name here until this host looks it up again (thread/list rows show the stored name at once).
+// A lookup teaches the thread's read state and metadata the same way (postgres-read-states.ts,
+// postgres-thread-metadata.ts).
 import type { Pool } from 'pg';
 import type { HistoryLocation } from '../../common/history-location.js';
+import type { RolloutSummary } from '../../common/stored-history-messages.js';
 import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
 import { archiveThread, deleteThread, renameThread, storedThreadState, unarchiveThread, type HeldThread } from '../../common/postgres/thread-changes.js';
 import { internalError } from '../../common/errors.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
 import type { ThreadStore } from '../stored-threads/thread-store.js';
+import type { PostgresReadStates } from './postgres-read-states.js';
+import type { PostgresThreadMetadata } from './postgres-thread-metadata.js';
 
 const LOOKUP_DEADLINE_MS = 10_000;
 
@@ -31,6 +36,8 @@ export class PostgresThreadStore implements ThreadStore {
     private readonly pool: Pool,
     /** Retires this host's registration (shutdown), before the connections close. */
     private readonly leave: () => Promise<void>,
+    /** What lookups teach besides the name. */
+    private readonly learners: { readStates: PostgresReadStates; metadata: PostgresThreadMetadata },
   ) {
     this.#location = { store: 'postgres', connection: postgres };
   }
@@ -50,8 +57,24 @@ export class PostgresThreadStore implements ThreadStore {
     return this.#location;
   }
 
+  revertedHistory(): HistoryLocation {
+    return this.#location;
+  }
+
+  loadedHistory(): HistoryLocation {
+    return this.#location;
+  }
+
+  historyMoved(): void {}
+
   nameOf(threadId: string): string | null {
     return this.#names.get(threadId.toLowerCase()) ?? null;
+  }
+
+  learnListed(summary: RolloutSummary): void {
+    if (summary.storedName !== undefined) this.#learnName(summary.threadId, summary.storedName);
+    if (summary.storedReceipt !== undefined) this.learners.readStates.learn(summary.threadId, summary.storedReceipt);
+    if (summary.storedMetadata !== undefined) this.learners.metadata.learn(summary.threadId, summary.storedMetadata);
   }
 
   /** A thread loaded here that the store holds no row of (ephemeral) is named in this host's memory only. */
@@ -84,10 +107,13 @@ export class PostgresThreadStore implements ThreadStore {
     await this.pool.end();
   }
 
-  /** What the store says of the thread, remembering its name. */
+  /** What the store says of the thread, remembering its name, read state and metadata. */
   async #lookUp(threadId: string): Promise<{ written: boolean; archived: boolean } | null> {
     const state = await storedThreadState(this.pool, threadId, { deadlineMs: LOOKUP_DEADLINE_MS });
-    if (state !== null) this.#learnName(threadId, state.name);
+    if (state === null) return null;
+    this.#learnName(threadId, state.name);
+    this.learners.readStates.learn(threadId, state.receipt);
+    this.learners.metadata.learn(threadId, state.metadata);
     return state;
   }
 

@@ -1,10 +1,13 @@
 // `thread/fork`: a new thread holding the source's history, whole or up to and including
 // `lastTurnId`, loaded and subscribed like a started one, as codex 0.171.0 does it. The host
-// only finds the source's rollout (from memory when the source is loaded here); the new
-// thread's actor reads it, writes the new rollout in the reference's form and reads that back
-// as a cold resume would (src/actors/rollout-writer/fork-rollout.ts), all under the spawn's
-// deadline. The source's writer lock is never taken or waited for: the fork gets its own.
+// only finds the source's history (from memory when the source is loaded here); the new
+// thread's actor reads it, writes the new rollout in the reference's form (or, on the
+// PostgreSQL store, the fork's rows, as the new thread's owner) and reads that back as a cold
+// resume would (src/actors/rollout-writer/fork-rollout.ts), all under the spawn's deadline.
+// The source's writer lock (ownership) is never taken or waited for: the fork gets its own, so
+// a thread another host has loaded is forked while that host goes on writing it.
 import type { Connection } from '../connections.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 import { noRolloutFound, threadArchived } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
@@ -25,7 +28,7 @@ type Params = ReturnType<typeof threadForkParams>;
 export async function threadFork(ctx: HostContext, connection: Connection, params: Params, afterReply: (effect: () => void) => void): Promise<unknown> {
   const sourceId = requireThreadId(params.threadId, 'session id');
   const session = resolveSession(ctx, params);
-  const sourcePath = await sourceRollout(ctx, sourceId);
+  const source = await sourceHistory(ctx, sourceId);
   for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
   const now = ctx.clock.now();
   const thread = new LoadedThread(uuidv7(now), now);
@@ -40,7 +43,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
     originator: connection.clientName ?? 'thread-host',
     operation: 'start',
     historyMode: session.config.historyMode,
-    fork: { sourceThreadId: sourceId, sourcePath, lastTurnId: params.lastTurnId, beforeTurnId: params.beforeTurnId, sourceCwd: params.cwd === null },
+    fork: { sourceThreadId: sourceId, source, lastTurnId: params.lastTurnId, beforeTurnId: params.beforeTurnId, sourceCwd: params.cwd === null },
   });
   // A resume's actor always reads the rollout, and so does a fork's.
   const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
@@ -59,18 +62,20 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   };
 }
 
-// The source's rollout: a thread loaded here is where its identity says (from memory), once
-// it has one; any other is looked up as thread/resume looks it up. A thread with nothing
-// written (ephemeral, or no turn yet) has no history to fork, as for the reference.
-async function sourceRollout(ctx: HostContext, id: string): Promise<string> {
+// The source's history: a thread loaded here is where its identity says (from memory), once
+// it has one (its file, or else the thread store's rows); any other is looked up as
+// thread/resume looks it up. A thread with nothing written (ephemeral, or no turn yet) has no
+// history to fork, as for the reference.
+async function sourceHistory(ctx: HostContext, id: string): Promise<HistoryLocation> {
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromMirror && loaded.identity) {
-    if (loaded.identity.ephemeral || !loaded.materialized || loaded.identity.path === null) throw noRolloutFound(id);
-    return loaded.identity.path;
+    const history = loaded.identity.ephemeral || !loaded.materialized ? null : ctx.threadStore.loadedHistory(loaded.identity.path);
+    if (history === null) throw noRolloutFound(id);
+    return history;
   }
   const found = await ctx.threadStore.locate(id);
-  if (found?.store === 'files') return found.path;
+  if (found !== null) return found;
   if ((await ctx.threadStore.locateArchived(id)) !== null) throw threadArchived(id);
   throw noRolloutFound(id);
 }

@@ -48,6 +48,8 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
     size: pageSize(params.limit),
   };
   const page = await ctx.storedHistory.listPage(query);
+  // The PostgreSQL store's rows hold what every host set of each thread: this host learns it first.
+  for (const summary of page.summaries) ctx.threadStore.learnListed(summary);
   // Every listed thread is materialized: each has a read state (thread-read-states.ts).
   const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.threadReadStates.get(summary.threadId)]));
   return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), readStates, nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };

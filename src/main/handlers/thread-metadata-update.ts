@@ -3,8 +3,9 @@
 // Daybreak choice, loaded here or stored (another process's writer does not matter: no history
 // is written), and answers the thread as a read shows it. thread-host keeps no projects, so
 // any project but "" (clear) is "project not found", as for the reference without that project.
-// Durable in thread-host's own file (history/thread-metadata.ts): the reference keeps these
-// only in its state database, which thread-host does not write.
+// Durable in thread-host's own file (stored-threads/thread-metadata.ts), or on the PostgreSQL
+// store in the threads row every host shares (fleet/postgres-thread-metadata.ts): the reference
+// keeps these only in its state database, which thread-host does not write.
 import type { Connection } from '../connections.js';
 import { invalidRequest, noRolloutFound } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -28,10 +29,10 @@ export async function threadMetadataUpdate(ctx: HostContext, _connection: Connec
     await ctx.threadMetadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
     return { thread: withThreadFacts(ctx, loadedThreadView(loaded, null)) };
   }
-  const path = await ctx.rollouts.find(id);
-  if (path === null) throw noRolloutFound(id);
+  const location = await ctx.threadStore.locate(id);
+  if (location === null) throw noRolloutFound(id);
   await ctx.threadMetadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
-  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, { store: 'files', path }, false), 'thread/metadata/update');
+  const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, false), 'thread/metadata/update');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   return answer.result;
 }

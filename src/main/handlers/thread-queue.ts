@@ -1,9 +1,12 @@
 // `thread/queue/add|list|update|delete|reorder|start`: input queued for a thread, run in order,
 // one turn each, whenever the thread is loaded and has no turn in progress (after a turn ends,
 // after a resume, or at once when added to an idle loaded thread), as the reference runs its
-// queue. Kept durable by thread-queue-store.ts in thread-host's own home, not in the
-// reference's queue_1.sqlite. Each change is announced to the thread's subscribers with
-// `thread/queue/changed` after the reply. Errors are the reference's.
+// queue. Kept durable by the thread store (threads/thread-queues.ts): in thread-host's own home
+// (thread-queue-store.ts), not in the reference's queue_1.sqlite, or in the PostgreSQL store's
+// table every host shares. Each change is an edit of the queue as the store holds it then, and
+// is announced to the thread's subscribers with `thread/queue/changed` after the reply; on
+// PostgreSQL, a change made through another host is announced by the host that has the thread
+// loaded, which also runs it (`queueChangedElsewhere`). Errors are the reference's.
 import { internalError, invalidRequest, threadNotLoaded } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
@@ -13,7 +16,8 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
-import { queueStoreOf, type QueuedSubmission } from '../threads/thread-queue-store.js';
+import type { QueuedSubmission } from '../threads/thread-queue-store.js';
+import type { QueueEdit } from '../threads/thread-queues.js';
 import { afterEachTurnEnd } from '../threads/turn-events.js';
 import { turnStart } from './turn.js';
 
@@ -31,14 +35,14 @@ export async function threadQueueAdd(ctx: HostContext, _c: Connection, params: P
     clientUserMessageId: params.clientUserMessageId,
     responsesapiClientMetadata: params.responsesapiClientMetadata,
   };
-  await change(ctx, id, [...(await queueStoreOf(ctx).get(id)), submission], afterReply);
+  await change(ctx, id, (queue) => ({ queue: [...queue, submission], result: undefined }), afterReply);
   afterReply(() => drainQueue(ctx, id));
   return { queuedSubmission: submission };
 }
 
 export async function threadQueueList(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueListParams>): Promise<unknown> {
   const id = await requireThread(ctx, params.threadId);
-  const queue = await queueStoreOf(ctx).get(id);
+  const queue = await ctx.threadQueues.get(id);
   const start = params.cursor === null ? 0 : Number.parseInt(params.cursor, 10);
   if (!Number.isInteger(start) || start < 0 || String(start) !== params.cursor && params.cursor !== null) throw invalidRequest(`invalid cursor: ${params.cursor}`);
   const end = start + (params.limit ?? DEFAULT_PAGE);
@@ -48,33 +52,50 @@ export async function threadQueueList(ctx: HostContext, _c: Connection, params: 
 export async function threadQueueUpdate(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueUpdateParams>, afterReply: AfterReply): Promise<unknown> {
   const id = await requireThread(ctx, params.threadId);
   if (params.input.length === 0) throw invalidRequest('only user input can be added to the user-message queue');
-  const queue = await queueStoreOf(ctx).get(id);
-  const at = indexOf(queue, params.queuedSubmissionId);
   const metadata = params.responsesapiClientMetadata;
-  // Non-empty metadata replaces the submission's; none, or an empty map, keeps it.
-  const updated = { ...queue[at]!, input: params.input, ...(metadata !== null && Object.keys(metadata).length > 0 ? { responsesapiClientMetadata: metadata } : {}) };
-  await change(ctx, id, queue.map((submission, i) => (i === at ? updated : submission)), afterReply);
+  const updated = await change(
+    ctx,
+    id,
+    (queue) => {
+      const at = indexOf(queue, params.queuedSubmissionId);
+      // Non-empty metadata replaces the submission's; none, or an empty map, keeps it.
+      const submission = { ...queue[at]!, input: params.input, ...(metadata !== null && Object.keys(metadata).length > 0 ? { responsesapiClientMetadata: metadata } : {}) };
+      return { queue: queue.map((queued, i) => (i === at ? submission : queued)), result: submission };
+    },
+    afterReply,
+  );
   return { queuedSubmission: updated };
 }
 
 export async function threadQueueDelete(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueDeleteParams>, afterReply: AfterReply): Promise<unknown> {
   const id = await requireThread(ctx, params.threadId);
-  const queue = await queueStoreOf(ctx).get(id);
-  const kept = queue.filter((submission) => submission.id !== params.queuedSubmissionId);
-  if (kept.length === queue.length) return { deleted: false };
-  await change(ctx, id, kept, afterReply);
-  return { deleted: true };
+  const deleted = await change(
+    ctx,
+    id,
+    (queue) => {
+      const kept = queue.filter((submission) => submission.id !== params.queuedSubmissionId);
+      return kept.length === queue.length ? { queue: null, result: false } : { queue: kept, result: true };
+    },
+    afterReply,
+  );
+  return { deleted };
 }
 
 export async function threadQueueReorder(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueReorderParams>, afterReply: AfterReply): Promise<unknown> {
   const id = await requireThread(ctx, params.threadId);
-  const queue = await queueStoreOf(ctx).get(id);
-  const byId = new Map(queue.map((submission) => [submission.id, submission]));
   const order = params.queuedSubmissionIds;
-  if (order.length !== queue.length || new Set(order).size !== order.length || !order.every((sid) => byId.has(sid))) {
-    throw invalidRequest('queue reorder must include every queued submission exactly once');
-  }
-  await change(ctx, id, order.map((sid) => byId.get(sid)!), afterReply);
+  await change(
+    ctx,
+    id,
+    (queue) => {
+      const byId = new Map(queue.map((submission) => [submission.id, submission]));
+      if (order.length !== queue.length || new Set(order).size !== order.length || !order.every((sid) => byId.has(sid))) {
+        throw invalidRequest('queue reorder must include every queued submission exactly once');
+      }
+      return { queue: order.map((sid) => byId.get(sid)!), result: undefined };
+    },
+    afterReply,
+  );
   return {};
 }
 
@@ -83,7 +104,7 @@ export async function threadQueueStart(ctx: HostContext, _c: Connection, params:
   const thread = idleLoaded(ctx, id);
   if (thread === 'busy') throw invalidRequest('thread already has an active or pending turn');
   if (thread === null) throw threadNotLoaded(id);
-  const queue = await queueStoreOf(ctx).get(id);
+  const queue = await ctx.threadQueues.get(id);
   // A named submission that is not there is "not found", even in an empty queue.
   const at = params.queuedSubmissionId === null ? 0 : indexOf(queue, params.queuedSubmissionId);
   if (queue.length === 0) throw invalidRequest('queue is empty');
@@ -97,10 +118,9 @@ export async function threadQueueStart(ctx: HostContext, _c: Connection, params:
 export function drainQueue(ctx: HostContext, threadId: string): void {
   const state = idleLoaded(ctx, threadId);
   if (state === null || state === 'busy') return;
-  const store = queueStoreOf(ctx);
-  const known = store.peek(threadId);
+  const known = ctx.threadQueues.peek(threadId);
   if (known !== undefined && known.length === 0) return;
-  void store
+  void ctx.threadQueues
     .get(threadId)
     .then((queue) => {
       if (queue.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
@@ -113,34 +133,59 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
 // Queued input runs once the thread's turn in progress ends. Only a queue already in memory can
 // have input here: a resumed thread's was read by the resume's own drain, and a thread started
 // here gets one only through thread/queue/add, which keeps it in memory. So a turn's end never
-// waits on the disk to learn that a thread has no queue (bench case `idle-unload`, at once).
+// waits on the disk to learn that a thread has no queue (bench case `idle-unload`, at once). On
+// PostgreSQL, input queued through another host for a thread loaded here is read into memory
+// when this host hears of it (`queueChangedElsewhere`).
 afterEachTurnEnd((ctx, threadId) => {
-  if (queueStoreOf(ctx).peek(threadId) !== undefined) drainQueue(ctx, threadId);
+  if (ctx.threadQueues.peek(threadId) !== undefined) drainQueue(ctx, threadId);
 });
+
+/**
+ * Another host changed the thread's queue (PostgreSQL store), or may have while this host was
+ * not listening (`threadId` null: every thread loaded here). A thread loaded here learns its
+ * queue, its subscribers hear of the change, and queued input runs if it is idle.
+ */
+export function queueChangedElsewhere(ctx: HostContext, threadId: string | null): void {
+  const threads = threadId === null ? ctx.directory.all() : [ctx.directory.get(threadId)].filter((thread) => thread !== undefined);
+  for (const thread of threads) {
+    if (thread.lifecycle.kind !== 'loaded') continue;
+    void ctx.threadQueues
+      .get(thread.id)
+      .then(() => {
+        if (threadId !== null) ctx.outgoing.notifyMany(thread.subscribers, 'thread/queue/changed', { threadId: thread.id });
+        drainQueue(ctx, thread.id);
+      })
+      .catch((error: unknown) => ctx.log('warn', 'could not read a queue changed by another host', { threadId: thread.id, error: String(error) }));
+  }
+}
 
 // The submission leaves the queue and becomes a turn, as if sent by turn/start.
 async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {
   const submission = queue[at]!;
   const started = turnStart(ctx, undefined as never, turnStartParams({ threadId, input: submission.input, clientUserMessageId: submission.clientUserMessageId }));
-  // The turn is in progress before the queue's write: a second drain cannot take it again.
-  const removal = change(ctx, threadId, queue.filter((_, i) => i !== at), afterReply);
+  // The turn is in progress before the queue's write: a second drain cannot take it again. The
+  // submission leaves by its id: the queue may have changed since it was read.
+  const removal = change(ctx, threadId, (current) => ({ queue: current.filter((queued) => queued.id !== submission.id), result: undefined }), afterReply);
   const answer = await started;
   await removal;
   return answer;
 }
 
-async function change(ctx: HostContext, threadId: string, queue: QueuedSubmission[], afterReply: AfterReply): Promise<void> {
-  await queueStoreOf(ctx).replace(threadId, queue);
+/** Applies `edit` to the thread's queue; if it changed, the subscribers hear of it after the reply. */
+async function change<T>(ctx: HostContext, threadId: string, edit: QueueEdit<T>, afterReply: AfterReply): Promise<T> {
+  const { changed, result } = await ctx.threadQueues.change(threadId, edit);
+  if (!changed) return result;
   afterReply(() => {
     const subscribers = ctx.directory.get(threadId)?.subscribers;
     if (subscribers) ctx.outgoing.notifyMany(subscribers, 'thread/queue/changed', { threadId });
   });
+  return result;
 }
 
 /** The thread's id, when it is loaded or stored; the reference's thread-store error otherwise. */
 async function requireThread(ctx: HostContext, raw: string): Promise<string> {
   const id = requireThreadId(raw);
-  if (ctx.directory.get(id) === undefined && (await ctx.rollouts.find(id)) === null) {
+  if (ctx.directory.get(id) === undefined && (await ctx.threadStore.locate(id)) === null) {
     throw internalError(`failed to read thread: invalid thread-store request: no rollout found for thread id ${id}`);
   }
   return id;
@@ -152,7 +197,7 @@ function idleLoaded(ctx: HostContext, threadId: string): LoadedThread | 'busy' |
   return thread.pendingTurns > 0 ? 'busy' : thread;
 }
 
-function indexOf(queue: QueuedSubmission[], submissionId: string): number {
+function indexOf(queue: readonly QueuedSubmission[], submissionId: string): number {
   const at = queue.findIndex((submission) => submission.id === submissionId);
   if (at < 0) throw invalidRequest(`queued submission not found: ${submissionId}`);
   return at;

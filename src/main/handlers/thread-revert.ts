@@ -6,8 +6,12 @@
 // new file by a fresh actor that writes its first line and reads it back as a cold resume
 // would, under the spawn's deadline, and given back to its subscribers (`idle`, then
 // `thread/reverted`). Reads and the model then see only the kept turns. A turn the thread does
-// not hold is refused after the same unload and reload, as the reference does.
+// not hold is refused after the same unload and reload, as the reference does. On the
+// PostgreSQL store the reloaded thread's actor replaces its rows, as their owner, with what the
+// files store's reader sees of the new file (src/common/postgres/reverted-history.ts).
+import { basename } from 'node:path';
 import type { Connection } from '../connections.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
 import type { PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
 import { revertedRolloutPathFor } from '../../common/rollout/rollout-path.js';
@@ -47,11 +51,16 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
   await interruptTurns(ctx, thread);
   const cut = thread.turns.findIndex((turn) => turn.id === beforeTurnId);
   const kept = new Set(thread.turns.slice(0, cut === -1 ? thread.turns.length : cut).map((turn) => turn.id));
-  const previousPath = thread.identity!.path!;
+  const previousPath = thread.identity!.path;
+  const previous = ctx.threadStore.loadedHistory(previousPath);
+  if (previous === null) throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  if (cut === -1) {
+    await reload(ctx, thread, previous, undefined);
+    throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  }
   const now = ctx.clock.now();
-  const path = cut === -1 ? previousPath : revertedRolloutPathFor(ctx.home, thread.id, uuidv7(now), now);
-  const reloaded = await reload(ctx, thread, path, cut === -1 ? undefined : { previousPath, beforeTurnId, atMs: now });
-  if (cut === -1) throw invalidRequest(`turn not found: ${beforeTurnId}`);
+  const path = revertedRolloutPathFor(ctx.home, thread.id, uuidv7(now), now);
+  const reloaded = await reload(ctx, thread, ctx.threadStore.revertedHistory(path), { previousPath, fileName: basename(path), beforeTurnId, atMs: now });
   const readState = ctx.threadReadStates.reverted(thread.id, kept, ctx.clock.now());
   if (readState !== null) ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
@@ -77,13 +86,13 @@ async function interruptTurns(ctx: HostContext, thread: LoadedThread): Promise<v
 }
 
 /**
- * Unloads `thread` and loads it again from `path` (for a revert, after its actor wrote the new
- * file's first line), with the settings it ran with, for the connections subscribed to it.
+ * Unloads `thread` and loads it again from `history` (for a revert, after its actor wrote the
+ * new file's first line), with the settings it ran with, for the connections subscribed to it.
  */
 async function reload(
   ctx: HostContext,
   thread: LoadedThread,
-  path: string,
+  history: HistoryLocation,
   revert: RevertRequest | undefined,
 ): Promise<{ thread: LoadedThread; state: PostedResumeState }> {
   const subscribers = [...thread.subscribers];
@@ -107,7 +116,7 @@ async function reload(
   });
   const state = await loadThread(ctx, fresh, {
     session,
-    history: { store: 'files', path },
+    history,
     resume: true,
     serializeHistory: false,
     createdAtMs: ctx.clock.now(),
@@ -120,7 +129,7 @@ async function reload(
   fillMirror(ctx, fresh, state.history);
   // The preview stays the thread's first message, even when no turn is kept (thread-preview.ts).
   fresh.resumed(resumedFacts(fresh, state, { cwd: settings.cwd, model: settings.model }, state.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null));
-  ctx.rollouts.remember(fresh.id, path);
+  ctx.threadStore.historyMoved(fresh.id, history);
   publishThread(ctx, fresh, state.history.turnCount);
   for (const connection of subscribers) if (ctx.connections.isOpen(connection)) fresh.subscribe(connection);
   ctx.supervisor.noteChanged(fresh);

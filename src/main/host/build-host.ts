@@ -13,6 +13,8 @@ import { FilesThreadStore } from '../stored-threads/thread-store.js';
 import { ThreadReadStates } from '../stored-threads/thread-read-states.js';
 import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
+import { queueStoreOf } from '../threads/thread-queue-store.js';
+import { FilesThreadQueues } from '../threads/thread-queues.js';
 import { StoredHistory } from '../stored-threads/stored-history.js';
 import type { HostContext } from '../host-context.js';
 import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
@@ -124,8 +126,10 @@ export function buildHost(
     // Names live in the store: session_index.jsonl for files, the threads table for PostgreSQL.
     threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log, codexStateMirror?.nameSet)),
     rollouts,
-    threadMetadata: new ThreadMetadata(options.home, log),
-    threadReadStates: new ThreadReadStates(options.home, log, undefined, codexStateMirror?.receiptRecorded),
+    // Read states and metadata live in the store too: thread-host's own files, or the threads table.
+    threadMetadata: fleet?.metadata ?? new ThreadMetadata(options.home, log),
+    threadReadStates: fleet?.readStates ?? new ThreadReadStates(options.home, log, undefined, codexStateMirror?.receiptRecorded),
+    threadQueues: fleet?.queues ?? new FilesThreadQueues(() => queueStoreOf(ctx)),
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     codexStateMirror,
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,

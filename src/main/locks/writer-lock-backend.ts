@@ -42,7 +42,9 @@ export interface WriterLock {
 export type AcquireResult<Lock extends WriterLock = WriterLock> =
   | { kind: 'acquired'; lock: Lock }
   | { kind: 'activeWriter'; /** A store that knows the owner (PostgreSQL): the URL its host advertised ('' when none). */ ownerEndpoint?: string }
-  | { kind: 'timedOut'; cause?: string };
+  | { kind: 'timedOut'; cause?: string }
+  /** A store that keeps archiving itself (PostgreSQL) holds the thread archived, and `takeArchived` was not asked. */
+  | { kind: 'archived' };
 
 /**
  * How a release ended. Ownership is given up in every case. 'unlinked': nothing is left
@@ -66,6 +68,13 @@ export interface AcquireOptions {
    * Absent for a resume, which never creates a thread there. Backends on a home's files ignore it.
    */
   newThread?: { createdAtMs: number; historyMode: HistoryMode; rolloutName: string };
+  /**
+   * For a store that keeps archiving itself (PostgreSQL): take an archived thread too (archiving
+   * and deleting it); otherwise, a thread archived meanwhile is answered 'archived', so that a
+   * load never holds one. Backends on a home's files ignore it (an archived rollout is found by
+   * no load there).
+   */
+  takeArchived?: boolean;
 }
 
 /** Acquires and releases thread writer locks for one home. */

@@ -1,7 +1,7 @@
 // A writer-lock backend that times every acquisition for `/metrics` and otherwise passes
 // through: the seam stays the backend's, whichever backend it is.
 import type { Clock } from '../../common/clock.js';
-import type { AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../locks/writer-lock-backend.js';
+import type { AcquireOptions, AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../locks/writer-lock-backend.js';
 import type { HostRecorder } from './host-recorder.js';
 
 export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBackend<Lock> {
@@ -19,7 +19,7 @@ export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBa
     if (inner.settled) this.settled = () => inner.settled!();
   }
 
-  async acquire(threadId: string, options?: { timeoutMs?: number }): Promise<AcquireResult<Lock>> {
+  async acquire(threadId: string, options?: AcquireOptions): Promise<AcquireResult<Lock>> {
     const startedAt = this.clock.now();
     const result = await this.inner.acquire(threadId, options);
     this.recorder.lockAcquired(result.kind, this.clock.now() - startedAt);

@@ -84,7 +84,7 @@ export class ThreadMetadata {
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** The reference's patch: a field left out stays, null clears it; nothing left is no Git info. */
-function patchedGitInfo(before: GitInfo | null, patch: ThreadMetadataPatch['gitInfo']): GitInfo | null {
+export function patchedGitInfo(before: GitInfo | null, patch: ThreadMetadataPatch['gitInfo']): GitInfo | null {
   if (patch === null) return before;
   const pick = (key: keyof GitInfo): string | null => (patch[key] === undefined ? (before?.[key] ?? null) : patch[key]!);
   const after = { sha: pick('sha'), branch: pick('branch'), originUrl: pick('originUrl') };

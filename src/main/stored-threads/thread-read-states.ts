@@ -165,13 +165,13 @@ export class ThreadReadStates {
   }
 }
 
-function lineOf(position: UnreadPosition | null): unknown {
+export function lineOf(position: UnreadPosition | null): unknown {
   if (position === null) return null;
   return position.type === 'turn' ? { type: 'turn', turn_id: position.turnId } : { type: 'thread_start' };
 }
 
 /** The line's position; undefined when it is of no known shape. */
-function positionOf(value: unknown): UnreadPosition | null | undefined {
+export function positionOf(value: unknown): UnreadPosition | null | undefined {
   if (value === null) return null;
   if (typeof value !== 'object') return undefined;
   const position = value as { type?: unknown; turn_id?: unknown };

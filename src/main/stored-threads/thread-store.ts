@@ -6,6 +6,7 @@
 // what clients change of a stored thread besides its history: its name, its archiving, its
 // deletion (the handlers check the request, unload the thread and hold its ownership).
 import type { HistoryLocation } from '../../common/history-location.js';
+import type { RolloutSummary } from '../../common/stored-history-messages.js';
 import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
@@ -26,8 +27,26 @@ export interface ThreadStore {
   locateArchived(threadId: string): Promise<HistoryLocation | null>;
   /** Where a new thread's history will be written. */
   newThread(threadId: string, createdAtMs: number): HistoryLocation;
+  /**
+   * Where a reverted thread's history is written: the files store's new rollout at `path`, or
+   * the PostgreSQL store's rows of the thread, which its actor replaces.
+   */
+  revertedHistory(path: string): HistoryLocation;
+  /**
+   * Where the history of a materialized, non-ephemeral thread loaded here is, from the file its
+   * identity names (null: none, as on the PostgreSQL store); null when there is none.
+   */
+  loadedHistory(path: string | null): HistoryLocation | null;
+  /** The thread's history is at `location` now (a revert's new file), once its load read it there. */
+  historyMoved(threadId: string, location: HistoryLocation): void;
   /** The thread's name as this host knows it (from memory), or null when it has none. */
   nameOf(threadId: string): string | null;
+  /**
+   * A thread/list row the store answered: what it holds of the thread besides the history
+   * (name, read state, metadata), which this host then answers from memory. The files store's
+   * rows hold none of it.
+   */
+  learnListed(summary: RolloutSummary): void;
   /** Names the thread, durably; the caller checked that it exists. */
   setName(threadId: string, name: string, nowMs: number): Promise<void>;
   /** Archives a stored thread whose writer lock (ownership) the caller holds. */
@@ -66,9 +85,23 @@ export class FilesThreadStore implements ThreadStore {
     return { store: 'files', path: rolloutPathFor(this.home, threadId, createdAtMs) };
   }
 
+  revertedHistory(path: string): HistoryLocation {
+    return { store: 'files', path };
+  }
+
+  loadedHistory(path: string | null): HistoryLocation | null {
+    return filesAt(path);
+  }
+
+  historyMoved(threadId: string, location: HistoryLocation): void {
+    if (location.store === 'files') this.rollouts.remember(threadId, location.path);
+  }
+
   nameOf(threadId: string): string | null {
     return this.names.get(threadId);
   }
+
+  learnListed(): void {}
 
   setName(threadId: string, name: string, nowMs: number): Promise<void> {
     return this.names.set(threadId, name, nowMs);

@@ -13,11 +13,13 @@ const FALLBACK_LOCK_TIMEOUT_MS = 30_000;
 
 /** `work`'s result, run while this host holds the thread's writer lock; released after it in any case. */
 export async function withBriefWriterLock<T>(ctx: HostContext, threadId: string, work: (lock: WriterLock) => Promise<T>): Promise<T> {
-  const acquired = await ctx.locks.acquire(threadId, { timeoutMs: lockTimeoutMs(ctx) });
+  // Archiving and deleting change the thread itself, archived or not (thread/delete removes an archived one).
+  const acquired = await ctx.locks.acquire(threadId, { timeoutMs: lockTimeoutMs(ctx), takeArchived: true });
   if (acquired.kind === 'activeWriter') throw activeWriter(threadId);
   if (acquired.kind === 'timedOut') {
     throw internalError(`timed out waiting for the writer lock of thread ${threadId}${acquired.cause === undefined ? '' : ` (${acquired.cause})`}`);
   }
+  if (acquired.kind === 'archived') throw internalError(`thread ${threadId} was refused as archived though archived threads were asked for`);
   try {
     return await work(acquired.lock);
   } finally {

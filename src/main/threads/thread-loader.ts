@@ -9,7 +9,7 @@ import { pathOf, type HistoryLocation } from '../../common/history-location.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { basename } from 'node:path';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
-import { activeWriter, coordinationTimeout, forkRefusalOf, internalError } from '../../common/errors.js';
+import { activeWriter, coordinationTimeout, forkRefusalOf, internalError, threadArchived } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { OwnedElsewhere } from '../fleet/owned-elsewhere.js';
 import { HOST_VERSION } from '../protocol/thread-view.js';
@@ -63,10 +63,13 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
 
 async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
   if (request.history === null) return;
-  const newThread = request.resume ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
+  // A fork is a new thread too, though its actor reads (its source) as a resume does.
+  const newThread = request.resume && request.fork === undefined ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs, ...(newThread === undefined ? {} : { newThread }) });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw acquired.ownerEndpoint ? new OwnedElsewhere(thread.id, acquired.ownerEndpoint) : activeWriter(thread.id);
+  // Archived by another host since this load's lookup: answered as a resume of an archived thread.
+  if (acquired.kind === 'archived') throw threadArchived(thread.id);
   thread.writerLockTaken(acquired.lock);
 }
 

@@ -63,10 +63,11 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
       if (hostId === null) return { kind: 'timedOut', cause: 'this host is not registered with the thread store (its lease lapsed and registering again has not succeeded)' };
       const left = Math.max(0, timeoutMs - (performance.now() - startedAt));
       const { newThread } = options;
-      const request = { threadId, hostId, create: newThread !== undefined, ...(newThread === undefined ? {} : { createdAtMs: newThread.createdAtMs, historyMode: newThread.historyMode, rolloutName: newThread.rolloutName }) };
+      const request = { threadId, hostId, create: newThread !== undefined, takeArchived: options.takeArchived === true, ...(newThread === undefined ? {} : { createdAtMs: newThread.createdAtMs, historyMode: newThread.historyMode, rolloutName: newThread.rolloutName }) };
       const outcome = await acquireThread(this.#options.pool, request, { deadlineMs: left });
       if (outcome.kind === 'notFound') return { kind: 'timedOut', cause: `thread ${threadId} is no longer in the thread store` };
       if (outcome.kind === 'ownedElsewhere') return { kind: 'activeWriter', ownerEndpoint: outcome.endpoint };
+      if (outcome.kind === 'archived') return { kind: 'archived' };
       const lock: OwnedLock = { threadId, hostId, fencing: { epoch: outcome.epoch, nextLine: outcome.nextOrdinal }, lease: null, released: false, clearing: null };
       this.#owned.set(threadId, lock);
       return { kind: 'acquired', lock };

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ephemeralForkText, forkStart, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { ephemeralForkText, fileForkSource, forkStart, storedForkLines, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { withHistoryBase } from '../../../../src/common/rollout/history-base.js';
 import type { ForkRequest } from '../../../../src/common/actor-messages.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
@@ -35,18 +36,21 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 const paginated = (cut: Partial<ForkRequest> = {}): ForkRequest => ({
   sourceThreadId: PAGINATED_ID,
-  sourcePath: paginatedPath,
+  source: { store: 'files', path: paginatedPath },
   lastTurnId: null,
   beforeTurnId: null,
   sourceCwd: true,
   ...cut,
 });
-const legacy = (cut: Partial<ForkRequest> = {}): ForkRequest => ({ ...paginated(cut), sourceThreadId: LEGACY_ID, sourcePath: legacyPath });
+/** What a fork of `request`'s source file starts with. */
+const startOf = (request: ForkRequest) => forkStart(request, NOW, fileForkSource(request));
+const legacy = (cut: Partial<ForkRequest> = {}): ForkRequest => ({ ...paginated(cut), sourceThreadId: LEGACY_ID, source: { store: 'files', path: legacyPath } });
 
 describe('a paginated source', () => {
   test('forked whole is based on all it has written', () => {
-    expect(forkStart(paginated(), NOW)).toEqual({
+    expect(startOf(paginated())).toEqual({
       historyMode: 'paginated',
+      firstOrdinal: 23,
       base: { threadId: PAGINATED_ID, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) },
       copied: [],
       kept: PAGINATED.trim().split('\n'),
@@ -58,30 +62,30 @@ describe('a paginated source', () => {
     const fileId = '01a24450-0000-7000-8000-0000000000f1';
     const revertedPath = join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T12-00-00-${PAGINATED_ID}_${fileId}.jsonl`);
     writeFileSync(revertedPath, PAGINATED);
-    const request = paginated({ sourcePath: revertedPath });
-    expect(forkStart(request, NOW).base).toEqual({ threadId: fileId, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
-    expect(forkStart({ ...request, lastTurnId: TURNS.paginated[0]! }, NOW).base).toEqual({ threadId: fileId, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) });
+    const request = paginated({ source: { store: 'files', path: revertedPath } });
+    expect(startOf(request).base).toEqual({ threadId: fileId, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
+    expect(startOf({ ...request, lastTurnId: TURNS.paginated[0]! }).base).toEqual({ threadId: fileId, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) });
   });
 
   test('forked up to its first turn, or before its second, ends at the second turn\'s start', () => {
     const base = { threadId: PAGINATED_ID, endOrdinalExclusive: 14, endByteOffset: offsetOfLine(PAGINATED, 14) };
-    expect(forkStart(paginated({ lastTurnId: TURNS.paginated[0]! }), NOW).base).toEqual(base);
-    expect(forkStart(paginated({ beforeTurnId: TURNS.paginated[1]! }), NOW).base).toEqual(base);
-    expect(forkStart(paginated({ lastTurnId: TURNS.paginated[1]! }), NOW).base).toEqual({ ...base, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
+    expect(startOf(paginated({ lastTurnId: TURNS.paginated[0]! })).base).toEqual(base);
+    expect(startOf(paginated({ beforeTurnId: TURNS.paginated[1]! })).base).toEqual(base);
+    expect(startOf(paginated({ lastTurnId: TURNS.paginated[1]! })).base).toEqual({ ...base, endOrdinalExclusive: 23, endByteOffset: Buffer.byteLength(PAGINATED) });
   });
 
   test('is refused a turn it does not have, in the reference\'s words', () => {
-    expect(() => forkStart(paginated({ lastTurnId: 'nope' }), NOW)).toThrow('thread/fork refused: turn not found: nope');
-    expect(() => forkStart(paginated({ beforeTurnId: 'x' }), NOW)).toThrow('thread/fork refused: turn not found: x');
-    expect(() => forkStart(paginated({ sourcePath: join(home, 'gone.jsonl') }), NOW)).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
+    expect(() => startOf(paginated({ lastTurnId: 'nope' }))).toThrow('thread/fork refused: turn not found: nope');
+    expect(() => startOf(paginated({ beforeTurnId: 'x' }))).toThrow('thread/fork refused: turn not found: x');
+    expect(() => startOf(paginated({ source: { store: 'files', path: join(home, 'gone.jsonl') } }))).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
   });
 
   test('that is itself a fork, cut before its own turns, is based on its source\'s lines', async () => {
     const forkPath = join(home, 'sessions', '2026', '12', '02', `rollout-2026-12-02T12-00-00-${FORK_ID}.jsonl`);
     await writeForkRollout(forkPath, paginated({ lastTurnId: TURNS.paginated[0]! }), meta(), Date.parse(NOW));
-    const request = { ...paginated(), sourceThreadId: FORK_ID, sourcePath: forkPath };
-    expect(forkStart({ ...request, beforeTurnId: TURNS.paginated[0]! }, NOW).base).toEqual({ threadId: PAGINATED_ID, endOrdinalExclusive: 1, endByteOffset: offsetOfLine(PAGINATED, 1) });
-    expect(forkStart(request, NOW).base).toEqual({ threadId: FORK_ID, endOrdinalExclusive: 15, endByteOffset: Buffer.byteLength(readFileSync(forkPath)) });
+    const request: ForkRequest = { ...paginated(), sourceThreadId: FORK_ID, source: { store: 'files', path: forkPath } };
+    expect(startOf({ ...request, beforeTurnId: TURNS.paginated[0]! }).base).toEqual({ threadId: PAGINATED_ID, endOrdinalExclusive: 1, endByteOffset: offsetOfLine(PAGINATED, 1) });
+    expect(startOf(request).base).toEqual({ threadId: FORK_ID, endOrdinalExclusive: 15, endByteOffset: Buffer.byteLength(readFileSync(forkPath)) });
   });
 });
 
@@ -89,12 +93,12 @@ describe('a legacy source', () => {
   test('forked up to its first turn copies the lines before the second, at the time of the fork', () => {
     const kept = LEGACY.trim().split('\n').slice(0, 14);
     const copied = kept.map((line) => line.replace(/^\{"timestamp":"[^"]*"/, `{"timestamp":"${NOW}"`));
-    expect(forkStart(legacy({ lastTurnId: TURNS.legacy[0]! }), NOW)).toEqual({ historyMode: 'legacy', base: null, copied, kept, cwd: '/home/me/.codex' });
-    expect(forkStart(legacy(), NOW).copied).toHaveLength(23);
+    expect(startOf(legacy({ lastTurnId: TURNS.legacy[0]! }))).toEqual({ historyMode: 'legacy', firstOrdinal: null, base: null, copied, kept, cwd: '/home/me/.codex' });
+    expect(startOf(legacy()).copied).toHaveLength(23);
   });
 
   test('is refused a turn it does not have, in the reference\'s words', () => {
-    expect(() => forkStart(legacy({ lastTurnId: 'nope' }), NOW)).toThrow("thread/fork refused: lastTurnId 'nope' was not found in the source thread");
+    expect(() => startOf(legacy({ lastTurnId: 'nope' }))).toThrow("thread/fork refused: lastTurnId 'nope' was not found in the source thread");
   });
 });
 
@@ -140,5 +144,37 @@ describe('ephemeralForkText', () => {
     expect([JSON.parse(first!).payload.forked_from_id, JSON.parse(first!).payload.history_base, rest]).toEqual([LEGACY_ID, undefined, LEGACY.trim().split('\n').slice(0, 14)]);
     expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow('thread/fork refused: ephemeral paginated thread/fork requires `excludeTurns: true`');
     expect(ephemeralForkText(paginated(), meta(), Date.parse(NOW), false).split('\n').slice(1)).toEqual(PAGINATED.trim().split('\n'));
+  });
+});
+
+/** A record's line without what a session_meta says of a base file, which the store's rows never name. */
+const withoutBase = (line: string): string => {
+  const record = JSON.parse(line) as { payload: Record<string, unknown> };
+  delete record.payload.history_base;
+  delete record.payload.forked_from_ordinal_exclusive;
+  return JSON.stringify(record);
+};
+
+describe('storedForkLines', () => {
+  test("are what the files store's reader sees of the fork's file, for every cut of either source", async () => {
+    const cases: Array<[string, ForkRequest, string]> = [
+      ['paginated whole', paginated(), PAGINATED],
+      ['paginated up to its first turn', paginated({ lastTurnId: TURNS.paginated[0]! }), PAGINATED],
+      ['paginated before its first turn', paginated({ beforeTurnId: TURNS.paginated[0]! }), PAGINATED],
+      ['legacy whole', legacy(), LEGACY],
+      ['legacy up to its first turn', legacy({ lastTurnId: TURNS.legacy[0]! }), LEGACY],
+    ];
+    for (const [name, request, sourceText] of cases) {
+      const path = join(home, 'sessions', '2026', '12', '05', `rollout-2026-12-05T03-00-00-${FORK_ID}.jsonl`);
+      await writeForkRollout(path, request, meta(), Date.parse(NOW));
+      const read = withHistoryBase(path, readFileSync(path, 'utf8')).trim().split('\n');
+      const rows = storedForkLines({ ...request, source: { store: 'postgres', connection: { url: null } } }, sourceText, meta(), Date.parse(NOW));
+      expect(rows.map((line, i) => (i === 0 ? withoutBase(line) : line)), name).toEqual(read.map((line, i) => (i === 0 ? withoutBase(line) : line)));
+      rmSync(path);
+    }
+  });
+
+  test('refuse a source the store holds none of, in the reference\'s words', () => {
+    expect(() => storedForkLines(paginated(), null, meta(), Date.parse(NOW))).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
   });
 });

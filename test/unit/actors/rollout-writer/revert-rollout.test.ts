@@ -3,10 +3,11 @@
 // names is the one the reference named for the same cut, through the chain of earlier files.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { writeRevertRollout } from '../../../../src/actors/rollout-writer/revert-rollout.js';
+import { storedRevertLines, writeRevertRollout } from '../../../../src/actors/rollout-writer/revert-rollout.js';
+import { withHistoryBase } from '../../../../src/common/rollout/history-base.js';
 import type { SessionMetaInput } from '../../../../src/actors/rollout-writer/rollout-lines.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/rollouts/reference-reverted/sessions/', import.meta.url));
@@ -42,7 +43,7 @@ const NEW_PATH = (): string => join(dir, `rollout-2026-12-05T03-00-00-${THREAD}_
 /** Reverts the thread living in `previous` before `beforeTurnId`; the new file's one line, parsed. */
 async function revert(previous: string, beforeTurnId: string): Promise<Record<string, unknown>> {
   const path = NEW_PATH();
-  await writeRevertRollout(path, { previousPath: join(dir, previous), beforeTurnId, atMs: NOW_MS }, META);
+  await writeRevertRollout(path, { previousPath: join(dir, previous), fileName: basename(path), beforeTurnId, atMs: NOW_MS }, META);
   const text = readFileSync(path, 'utf8');
   expect(text.endsWith('\n') && text.indexOf('\n') === text.length - 1).toBe(true);
   return JSON.parse(text) as Record<string, unknown>;
@@ -99,4 +100,26 @@ test('a turn the history does not hold (an earlier revert dropped it) is not fou
   await expect(revert(NEWEST, TURN.second)).rejects.toThrow(`thread/fork refused: turn not found: ${TURN.second}`);
   await expect(revert(NEWEST, 'nope')).rejects.toThrow('thread/fork refused: turn not found: nope');
   expect(existsSync(NEW_PATH())).toBe(false);
+});
+
+/** A record's line without the session_meta's history base, which the store's rows never name. */
+const withoutBase = (line: string): string => {
+  const record = JSON.parse(line) as { payload: Record<string, unknown> };
+  delete record.payload.history_base;
+  return JSON.stringify(record);
+};
+
+test("the store's rows after a revert are what the files store's reader sees of the new file", async () => {
+  for (const [previous, turnId] of [
+    [NEWEST, TURN.newestOwn],
+    [NEWEST, TURN.first],
+    [SECOND, TURN.secondFilesOwn],
+  ] as const) {
+    const previousText = withHistoryBase(join(dir, previous), readFileSync(join(dir, previous), 'utf8'));
+    await revert(previous, turnId);
+    const read = withHistoryBase(NEW_PATH(), readFileSync(NEW_PATH(), 'utf8')).trim().split('\n');
+    const rows = storedRevertLines(previousText, { previousPath: null, fileName: basename(NEW_PATH()), beforeTurnId: turnId, atMs: NOW_MS }, META);
+    expect(rows.map((line, i) => (i === 0 ? withoutBase(line) : line))).toEqual(read.map((line, i) => (i === 0 ? withoutBase(line) : line)));
+    rmSync(NEW_PATH());
+  }
 });

@@ -1,0 +1,45 @@
+// What thread/metadata/update sets (a thread's Git facts and its Daybreak choice), in the
+// threads row every host shares (migrations/0002). The files store keeps the same in
+// thread-host's own file (src/main/stored-threads/thread-metadata.ts). A patch is applied by one
+// statement to the row as it is then, so patches from two hosts both apply, field by field.
+import type pg from 'pg';
+import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
+
+/** The Git facts as the row holds them: members null or absent are not set. */
+export interface StoredGitInfo {
+  sha?: string | null;
+  branch?: string | null;
+  origin_url?: string | null;
+}
+
+export interface StoredMetadata {
+  gitInfo: StoredGitInfo | null;
+  daybreakEnabled: boolean | null;
+}
+
+/**
+ * A patch as the client sends it: a Git member left out stays, null clears it (no Git patch at
+ * all: null); a null Daybreak choice stays.
+ */
+export interface MetadataPatch {
+  gitInfo: StoredGitInfo | null;
+  daybreakEnabled: boolean | null;
+}
+
+/** Applies the patch; the metadata after it, or null when the store has no such thread. */
+export async function patchMetadata(pool: pg.Pool, threadId: string, patch: MetadataPatch, call?: CallOptions): Promise<StoredMetadata | null> {
+  // Members cleared drop out of the object, and an object left empty is no Git facts at all.
+  const result = await queryWithin<{ git_info: StoredGitInfo | null; daybreak_enabled: boolean | null }>(
+    pool,
+    deadlineOf(pool, call),
+    `UPDATE threads SET
+       git_info = CASE WHEN $2::jsonb IS NULL THEN git_info
+                       ELSE nullif(jsonb_strip_nulls(coalesce(git_info, '{}'::jsonb) || $2::jsonb), '{}'::jsonb) END,
+       daybreak_enabled = coalesce($3, daybreak_enabled)
+     WHERE thread_id = $1
+     RETURNING git_info, daybreak_enabled`,
+    [threadId, patch.gitInfo === null ? null : JSON.stringify(patch.gitInfo), patch.daybreakEnabled],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled };
+}
