@@ -3,7 +3,8 @@
 // link (the fleet token, the client's own initialize replayed): the client gets A's answers and
 // every notification A's own client gets, byte for byte; an owner that dies closes the threads
 // for the client, which resumes on B once the lease lapsed; a wrong token is refused; what a
-// peer asks is never forwarded again (hop limit 1): it gets the owner as a hint; and a host woken
+// peer asks is never forwarded again (hop limit 1): it gets the owner as a hint; a revert and the
+// start of queued input are the owner's too; and a host woken
 // after its lease lapsed forwards its clients to the new owner.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +133,30 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
     [stalled.id, 'interrupted'],
     [last.id, 'completed'],
   ]);
+  await Promise.all([a.stop(), b.stop()]);
+});
+
+test('a client of B reverts A’s thread and starts its queued input: both are answered by A', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  const onA = await a.connect();
+  const onB = await b.connect();
+  const threadId = await startedThread(onA);
+  const { turn: dropped } = await onA.request('turn/start', { threadId, input: textInput('second, reverted from B') });
+  await onA.waitForNotification('turn/completed', (p) => p.turn.id === dropped.id);
+
+  const reverted = await onB.request('thread/revert', { threadId, beforeTurnId: dropped.id });
+  expect((reverted.thread.turns as Message[]).map((t) => t.id)).toEqual([]);
+  await onA.waitForNotification('thread/reverted', (p) => p.threadId === threadId);
+  const firstTexts = async (client: WsClient) =>
+    ((await client.request('thread/read', { threadId, includeTurns: true })).thread.turns as Message[]).map((t) => t.items[0].content[0].text);
+  expect(await firstTexts(onA)).toEqual(['first, on the owner']);
+
+  // Starting queued input is the owner's: B's client gets A's answer (an idle thread's queue
+  // has run already), not B's own "thread not loaded".
+  const refusal = (client: WsClient) => client.request('thread/queue/start', { threadId, queuedSubmissionId: null }).then(() => 'started', (error: RpcReplyError) => [error.code, error.message]);
+  expect(await refusal(onB)).toEqual(await refusal(onA));
+  expect(await refusal(onA)).toEqual([-32600, 'queue is empty']);
   await Promise.all([a.stop(), b.stop()]);
 });
 

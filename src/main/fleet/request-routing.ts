@@ -6,14 +6,23 @@
 // their failure names the owner as a hint instead. Reads (thread/read, turns, items) keep
 // reading the store here, and connection-scoped and global methods never leave.
 import type { JsonValue } from '../../common/json-text.js';
-import { RpcError, threadNotFound } from '../../common/errors.js';
+import { RpcError, threadNotFound, threadNotLoaded } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { RequestId } from '../protocol/envelope.js';
 import type { Forwarder } from './forwarder.js';
 import { OwnedElsewhere, withOwnerHint } from './owned-elsewhere.js';
 
 /** The thread-scoped methods a thread's owner answers. */
-export const FORWARDED_METHODS: ReadonlySet<string> = new Set(['thread/resume', 'thread/unsubscribe', 'turn/start', 'turn/interrupt', 'turn/steer', 'thread/compact/start']);
+export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
+  'thread/resume',
+  'thread/unsubscribe',
+  'turn/start',
+  'turn/interrupt',
+  'turn/steer',
+  'thread/compact/start',
+  'thread/revert',
+  'thread/queue/start',
+]);
 
 export interface RoutedRequest {
   connection: Connection;
@@ -41,7 +50,8 @@ export class RequestRouting {
     if (!FORWARDED_METHODS.has(request.method) || !(error instanceof RpcError)) return null;
     const threadId = threadIdOf(request.decoded);
     if (threadId === null) return null;
-    const notHere = request.method !== 'thread/resume' && error.message === threadNotFound(threadId).message;
+    // Not loaded here: "not found" (a turn, a revert), "not loaded" (starting queued input).
+    const notHere = request.method !== 'thread/resume' && (error.message === threadNotFound(threadId).message || error.message === threadNotLoaded(threadId).message);
     if (!(error instanceof OwnedElsewhere) && !notHere) return null;
     if (request.connection.fleetPeer) return this.#hinted(threadId, error);
     if (error instanceof OwnedElsewhere) return error.ownerEndpoint === '' ? null : this.#forward(request, threadId, error.ownerEndpoint);
