@@ -20,7 +20,7 @@ test('the initialize response is the first line written and requests before it a
   expect(reply).toEqual({
     id: 1,
     result: {
-      userAgent: expect.stringMatching(/^probe\/0\.1\.0 \(.+\) .+ \(probe; 1\.2\.3\)$/),
+      userAgent: expect.stringMatching(/^probe\/0\.171\.0 \(.+\) .+ \(probe; 1\.2\.3\) thread-host\/0\.1\.0$/),
       codexHome: server.home,
       platformFamily: 'unix',
       platformOs: 'linux',

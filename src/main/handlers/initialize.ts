@@ -5,7 +5,7 @@ import type { Connection } from '../connections.js';
 import { alreadyInitialized } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import type { initializeParams } from '../protocol/method-params.js';
-import { HOST_VERSION } from '../protocol/thread-view.js';
+import { HOST_VERSION, PROTOCOL_VERSION } from '../protocol/thread-view.js';
 
 type Params = ReturnType<typeof initializeParams>;
 
@@ -20,9 +20,10 @@ export function initialize(ctx: HostContext, connection: Connection, params: Par
   ctx.originator ??= params.clientInfo.name;
   const terminal = ctx.env.TERM_PROGRAM ?? ctx.env.TERM ?? 'unknown';
   return {
+    // The reference's form, then thread-host's own product token.
     userAgent:
-      `${ctx.originator}/${HOST_VERSION} (${platform()} ${release()}; ${arch()}) ${terminal} ` +
-      `(${params.clientInfo.name}; ${params.clientInfo.version})`,
+      `${ctx.originator}/${PROTOCOL_VERSION} (${platform()} ${release()}; ${arch()}) ${terminal} ` +
+      `(${params.clientInfo.name}; ${params.clientInfo.version}) thread-host/${HOST_VERSION}`,
     codexHome: ctx.home,
     platformFamily: platform() === 'win32' ? 'windows' : 'unix',
     platformOs: platform() === 'darwin' ? 'macos' : platform(),

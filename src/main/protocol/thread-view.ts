@@ -6,8 +6,15 @@ import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { Turn } from '../../common/wire-types.js';
 import { threadObject, type SerializedJson } from '../../common/thread-object.js';
 
-/** The version thread-host reports as `cliVersion` and in `userAgent`. */
+/** thread-host's own version: `cliVersion` of the threads it writes, its product token in `userAgent`. */
 export const HOST_VERSION = '0.1.0';
+
+/**
+ * The reference version whose protocol thread-host speaks. Clients read the version after the
+ * originator in `userAgent` as the server's protocol version (the reference's interactive
+ * client warns when it is older than its own), so that slot carries this one.
+ */
+export const PROTOCOL_VERSION = '0.171.0';
 
 /** A loaded thread as the wire shows it; `turns` only when asked for (resume, read), maybe already serialized. */
 export function loadedThreadView(thread: LoadedThread, turns: Turn[] | SerializedJson | null): Record<string, unknown> {

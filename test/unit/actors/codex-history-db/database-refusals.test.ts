@@ -151,20 +151,22 @@ describe('another connection holding the write lock for less than the deadline',
     holder.exec('BEGIN IMMEDIATE');
     const notes: unknown[] = [];
     const projector = new ThreadHistoryProjector({ threadId: THREAD, rolloutPath: join(dir, 'absent'), database: open(2_000), holdsWriterLock: () => true, log: (...args) => notes.push(args) });
-    // Only a wait that lets the event loop run can see the lock let go: these timers run during it.
+    // Only a wait that lets the event loop run can see the lock let go: the lock goes on the
+    // third tick of this timer, so a wait that blocked the loop would run into its deadline.
     let ticks = 0;
-    const ticking = setInterval(() => (ticks += 1), 5);
-    setTimeout(() => {
+    const ticking = setInterval(() => {
+      ticks += 1;
+      if (ticks !== 3) return;
       holder.exec('ROLLBACK');
       holder.close();
-    }, 50);
+    }, 5);
     try {
       projector.landed(0, ROLLOUT);
       await projector.flush();
     } finally {
       clearInterval(ticking);
     }
-    expect(ticks).toBeGreaterThan(2);
+    expect(ticks).toBeGreaterThanOrEqual(3);
     expect(threadRows(dbPath, THREAD)).toEqual((({ turns, items, checkpoint }) => ({ turns, items, checkpoint }))(JSON.parse(fixtureText('thread-host-turns.rows.json'))));
     expect(notes).toEqual([]);
   });
