@@ -61,6 +61,10 @@ export class ThreadActor {
   #appender: HistoryAppender | null = null;
   /** Keeps the reference's history database current for a paginated rollout; null when off. */
   #projector: ThreadHistoryProjector | null = null;
+  /** A command is running (#fenced): the actor is not quiet, whatever a projection's end says. */
+  #inCommand = false;
+  /** The projection the last command's lines wait for, run past the command; null once it settled. */
+  #projecting: Promise<void> | null = null;
   /** Why this process may no longer write the rollout (its writer lock was lost); null while it may. */
   #revoked: string | null = null;
   /** What the model sees as history: every completed exchange so far. */
@@ -323,16 +327,34 @@ export class ThreadActor {
   }
 
   // Marks the actor active for the host while `work` runs, and quiet after it only when no
-  // line is owed: the host releases the lock without waiting for a quiet actor's close.
+  // line is owed and none waits for its projection: the host releases the lock without waiting
+  // for a quiet actor's close. The projection runs on past the command, so the next command
+  // (the client's next turn) does not wait for it; the actor goes quiet once it is done.
   async #fenced<T>(work: () => Promise<T>): Promise<T> {
     this.#fence.enter();
+    this.#inCommand = true;
     try {
       return await work();
     } finally {
-      // Projected before the host may release the writer lock.
-      await this.#projector?.flush();
-      if (this.#owed.length === 0) this.#fence.leave();
+      this.#inCommand = false;
+      if (this.#projector?.pending ?? false) this.#projectThenLeave(this.#projector!);
+      else this.#leaveIfQuiet();
     }
+  }
+
+  // Projected before the host may release the writer lock: quiet only after the projection.
+  #projectThenLeave(projector: ThreadHistoryProjector): void {
+    const projecting = projector.flush();
+    this.#projecting = projecting;
+    void projecting.then(() => {
+      if (this.#projecting !== projecting) return;
+      this.#projecting = null;
+      this.#leaveIfQuiet();
+    });
+  }
+
+  #leaveIfQuiet(): void {
+    if (this.#owed.length === 0 && !this.#inCommand && this.#projecting === null) this.#fence.leave();
   }
 
   /**
@@ -349,10 +371,11 @@ export class ThreadActor {
     this.#running?.abort.abort();
   }
 
-  /** Flushes and closes the rollout after the commands ahead of it. */
+  /** Flushes and closes the rollout after the commands ahead of it (and the projection of their lines). */
   close(): Promise<void> {
     return this.#mailbox.post(async () => {
       if (this.#faults.blockOnCloseMs > 0) blockSynchronously(this.#faults.blockOnCloseMs);
+      await this.#projector?.flush();
       if (this.#appender && this.#owed.length > 0 && this.#appender.reset() === 'ready') {
         // Last chance to close a turn the disk failed, before a later resume reads it as interrupted.
         await this.#appender.append(this.#owed.splice(0)).catch(() => undefined);
