@@ -1,9 +1,10 @@
 // `thread/queue/add|list|update|delete|reorder|start`: input queued for a thread, run in order,
 // one turn each, whenever the thread is loaded and has no turn in progress (after a turn ends,
 // after a resume, or at once when added to an idle loaded thread), as the reference runs its
-// queue. Kept durable by thread-queue-store.ts in thread-host's own home, not in the
-// reference's queue_1.sqlite. Each change is announced to the thread's subscribers with
-// `thread/queue/changed` after the reply. Errors are the reference's.
+// queue. Kept durable by thread-queue-store.ts in thread-host's own home, and mirrored into the
+// reference's queue_1.sqlite, whose runs of it are not repeated here. Each change is announced
+// to the thread's subscribers with `thread/queue/changed` after the reply. Errors are the
+// reference's.
 import { internalError, invalidRequest, threadNotLoaded } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
@@ -12,6 +13,7 @@ import { turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
+import { reconcileWithCodexQueue } from '../threads/codex-queue-reconcile.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { queueStoreOf, type QueuedSubmission } from '../threads/thread-queue-store.js';
 import { afterEachTurnEnd } from '../threads/turn-events.js';
@@ -102,7 +104,12 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
   if (known !== undefined && known.length === 0) return;
   void store
     .get(threadId)
-    .then((queue) => {
+    .then(async (read) => {
+      if (read.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
+      // Input the reference ran from its copy of the queue is not run again; input it may have
+      // run waits (codex-queue-reconcile.ts).
+      if ((await reconcileWithCodexQueue(ctx, threadId, () => drainQueue(ctx, threadId))) === 'hold') return;
+      const queue = await store.get(threadId);
       if (queue.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
       const effects: Array<() => void> = [];
       return Promise.resolve(startQueued(ctx, threadId, queue, 0, (effect) => effects.push(effect))).then(() => effects.forEach((effect) => effect()));
