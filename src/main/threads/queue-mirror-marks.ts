@@ -72,14 +72,14 @@ export class QueueMirrorMarks {
   async #current(key: string): Promise<ReadonlySet<string>> {
     const known = this.#marks.get(key);
     if (known !== undefined) return known;
-    let marks: ReadonlySet<string>;
-    try {
-      const parsed = JSON.parse(await withFsDeadline(fsPromises().readFile(this.#file(key), 'utf8'), `reading the queue marks of thread ${key}`)) as { mirrored?: unknown };
-      marks = new Set(Array.isArray(parsed.mirrored) ? parsed.mirrored.filter((id): id is string => typeof id === 'string') : []);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      marks = new Set();
-    }
+    // An absent file is no marks; one that cannot be read fails the drain (which logs it and
+    // runs nothing): taking it for none could run input the reference ran.
+    const reading = fsPromises()
+      .readFile(this.#file(key), 'utf8')
+      .catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? null : Promise.reject(error)));
+    const text = await withFsDeadline(reading, `reading the queue marks of thread ${key}`);
+    const parsed = text === null ? {} : (JSON.parse(text) as { mirrored?: unknown });
+    const marks = new Set(Array.isArray(parsed.mirrored) ? parsed.mirrored.filter((id): id is string => typeof id === 'string') : []);
     this.#marks.set(key, marks);
     return marks;
   }
