@@ -6,8 +6,11 @@
 // thread-host-read-state.jsonl, thread-queues/) stay what it answers from; each change is
 // handed here after it is written there, and goes to a stored-history worker of its own
 // (src/stored-reads/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
-// requests are answered from memory, and the mirror follows. Off with the history projection
-// (`codex_history_projection = false`, a lockfile home, the PostgreSQL store).
+// requests are answered from memory, and the mirror follows. The same worker answers, in
+// order with those changes, which queued rows the mirror wrote are still there, for the drain
+// of a thread's queue (codex-queue-reconcile.ts), which waits for it with a deadline after its
+// reply. Off with the history projection (`codex_history_projection = false`, a lockfile home,
+// the PostgreSQL store).
 import type { Clock } from '../../common/clock.js';
 import type {
   CodexQueueRowsReply,
