@@ -30,8 +30,11 @@ export const RETRY_FIRST_MS = 1_000;
 export const RETRY_MAX_MS = 30_000;
 
 interface Retry {
+  /** The pending look's timer; null once it fired. */
   timer: unknown;
   pauseMs: number;
+  /** When the look was due. */
+  dueAt: number;
 }
 
 const retriesOfHost = new WeakMap<object, Map<string, Retry>>();
@@ -93,12 +96,15 @@ function settled(ctx: HostContext, threadId: string): QueueVerdict {
 function hold(ctx: HostContext, threadId: string, submissionId: string, reason: string, retry: () => void): void {
   const retries = retriesOf(ctx);
   const pending = retries.get(threadId);
-  if (pending?.timer !== undefined && pending.timer !== null) return;
-  const pauseMs = pending === undefined ? RETRY_FIRST_MS : Math.min(pending.pauseMs * 2, RETRY_MAX_MS);
-  if (pending === undefined) {
+  if (pending !== undefined && pending.timer !== null) return;
+  // A look that found the thread unloaded or busy drained nothing: holding again long after
+  // it is a new wait, said again and looked at soon.
+  const continuing = pending !== undefined && ctx.clock.now() - pending.dueAt <= RETRY_MAX_MS;
+  const pauseMs = continuing ? Math.min(pending.pauseMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+  if (!continuing) {
     ctx.log('warn', 'queued input waits: the reference queue cannot tell whether the reference already ran it', { threadId, queuedSubmissionId: submissionId, reason });
   }
-  const entry: Retry = { timer: null, pauseMs };
+  const entry: Retry = { timer: null, pauseMs, dueAt: ctx.clock.now() + pauseMs };
   entry.timer = ctx.clock.setTimeout(() => {
     entry.timer = null;
     retry();

@@ -12,7 +12,7 @@ import type { QueuedSubmission } from '../../../../src/common/codex-db/codex-sta
 import type { StoredHistoryRequest } from '../../../../src/common/stored-history-messages.js';
 import type { HostContext } from '../../../../src/main/host-context.js';
 import { CodexStateMirror, QUEUE_ROWS_DEADLINE_MS } from '../../../../src/main/stored-threads/codex-state-mirror.js';
-import { reconcileWithCodexQueue, RETRY_FIRST_MS } from '../../../../src/main/threads/codex-queue-reconcile.js';
+import { reconcileWithCodexQueue, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../../src/main/threads/codex-queue-reconcile.js';
 import { queueStoreOf } from '../../../../src/main/threads/thread-queue-store.js';
 import { CodexStateWriter } from '../../../../src/stored-reads/codex-state-writer.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
@@ -150,11 +150,20 @@ test('a database that cannot tell holds mirrored input, looks again after a doub
   expect(await h.reconcile()).toEqual('hold');
   h.clock.advance(2 * RETRY_FIRST_MS);
   expect(h.retries).toEqual([RETRY_FIRST_MS, 3 * RETRY_FIRST_MS]);
+  // The thread unloaded meanwhile (that look drained nothing): a hold long after is a new wait.
+  h.clock.advance(RETRY_MAX_MS + 1);
+  expect(await h.reconcile()).toEqual('hold');
+  h.clock.advance(RETRY_FIRST_MS);
+  expect(h.retries).toEqual([RETRY_FIRST_MS, 3 * RETRY_FIRST_MS, 4 * RETRY_FIRST_MS + RETRY_MAX_MS + 1]);
+  expect(h.logged).toHaveLength(2);
   h.unmigrated();
   expect(await h.reconcile()).toEqual('run');
   expect(await h.queued()).toEqual(['x']);
   expect(h.clock.activeTimers()).toEqual(0);
-  expect(h.logged).toHaveLength(1);
+  expect(h.logged.map(([level, , fields]) => [level, fields.queuedSubmissionId])).toEqual([
+    ['warn', 'x'],
+    ['warn', 'x'],
+  ]);
 });
 
 test('an answer later than the deadline holds mirrored input', async () => {
