@@ -3,7 +3,7 @@
 // thread that need history read from disk (a `thread/list` page; `thread/read`,
 // `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
 // the worker read for them.
-import type { CodexStateMirrorReply, CodexStateMirrorRequest } from './codex-db/codex-state-changes.js';
+import type { CodexQueueRowsReply, CodexQueueRowsRequest, CodexStateMirrorReply, CodexStateMirrorRequest } from './codex-db/codex-state-changes.js';
 import type { HistoryMode } from './rollout/rollout-reader.js';
 import type { HistoryLocation } from './history-location.js';
 import type { StoredMetadata } from './postgres/metadata-patches.js';
@@ -100,12 +100,13 @@ export type StoredRead =
   | { kind: 'items'; threadId: string; location: HistoryLocation; page: ItemsPageRequest };
 
 /** Main → worker (a mirror request goes to a worker of its own: src/main/stored-threads/codex-state-mirror.ts). */
-export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead | CodexStateMirrorRequest;
+export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead | CodexStateMirrorRequest | CodexQueueRowsRequest;
 
 /** Worker → main. */
 export type StoredHistoryReply =
   | ThreadPage
   | CodexStateMirrorReply
+  | CodexQueueRowsReply
   /** A StoredRead's result as JSON text in UTF-8 (transferred: the main thread splices it into the reply as is). */
   | { kind: 'answer'; json: Uint8Array; historyMode: HistoryMode }
   /** The file holds no session_meta: as far as the reference is concerned there is no such thread. */

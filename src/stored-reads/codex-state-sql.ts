@@ -39,5 +39,8 @@ UPDATE queued_items
 SET queue_order = (SELECT MAX(queue_order) + 1 FROM queued_items WHERE thread_id = @thread), updated_at_ms = @now
 WHERE id = @id AND thread_id = @thread`,
   deleteItem: 'DELETE FROM queued_items WHERE id = ? AND thread_id = ?',
+  // The reference deletes each row as it starts the row's input (and on thread/queue/delete):
+  // a row thread-host wrote that is gone was run or deleted there (codex-queue-reconcile.ts).
+  threadItemIds: 'SELECT id FROM queued_items WHERE thread_id = ?',
   deleteThreadItems: 'DELETE FROM queued_items WHERE thread_id = ?',
 };

@@ -8,7 +8,16 @@
 // asynchronously until MIRROR_DEADLINE_MS, then given up (the database keeps the value it
 // had; the next change of the same name or receipt writes the whole value again). What is not
 // mirrored is reported once per database and kind, for the host's log.
-import type { CodexStateChange, CodexStateMirrorReply, CodexStateMirrorRequest, MirroredReceipt, MirrorNotice, QueuedSubmission } from '../common/codex-db/codex-state-changes.js';
+import type {
+  CodexQueueRowsReply,
+  CodexQueueRowsRequest,
+  CodexStateChange,
+  CodexStateMirrorReply,
+  CodexStateMirrorRequest,
+  MirroredReceipt,
+  MirrorNotice,
+  QueuedSubmission,
+} from '../common/codex-db/codex-state-changes.js';
 import { PINNED_QUEUE_MIGRATIONS, PINNED_STATE_MIGRATIONS } from '../common/codex-db/codex-state-migrations.js';
 import { lockRetryPause, PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
 import { QUEUE_SQL, STATE_SQL } from './codex-state-sql.js';
@@ -34,11 +43,12 @@ export class CodexStateWriter {
     const state = this.#database(databases.state, PINNED_STATE_MIGRATIONS, STATE_SQL);
     const queue = this.#database(databases.queue, PINNED_QUEUE_MIGRATIONS, QUEUE_SQL);
     const run = async <Names extends string>(database: PinnedDatabase<Names>, body: (s: Statements<Names>) => Skipped) => {
-      const outcome = await this.#write(database, body);
+      const outcome = await this.#retried(() => database.write(body));
       const skipped: Skipped = outcome.kind === 'done' ? outcome.value : outcome.kind === 'busy' ? [{ category: 'busy', reason: BUSY }] : [{ category: 'database', reason: outcome.reason }];
       for (const { category, reason } of skipped) {
         if (database.firstNotice(category)) notices.push({ database: database.path, threadId: change.threadId, reason });
       }
+      return outcome.kind === 'done';
     };
     switch (change.kind) {
       case 'name':
@@ -47,15 +57,30 @@ export class CodexStateWriter {
       case 'readReceipt':
         await run(state, (s) => writeReceipt(s, change.threadId, change.receipt));
         break;
-      case 'queue':
-        await run(queue, (s) => writeQueue(s, change));
+      case 'queue': {
+        const rows: string[] = [];
+        if (await run(queue, (s) => writeQueue(s, change, rows))) return { kind: 'mirrored', notices, queuedRows: rows };
         break;
+      }
       case 'threadDeleted':
         await run(state, (s) => deleteThread(s, change.threadId));
         await run(queue, (s) => (s.deleteThreadItems.run(change.threadId), []));
         break;
     }
     return { kind: 'mirrored', notices };
+  }
+
+  /**
+   * Which of `ids` still have their row in the thread's queue, read in one snapshot (no write
+   * lock; a connection holding the database exclusively is waited for as a writer's lock is).
+   */
+  async queuedRows({ database: path, threadId, ids }: CodexQueueRowsRequest): Promise<CodexQueueRowsReply> {
+    const database = this.#database(path, PINNED_QUEUE_MIGRATIONS, QUEUE_SQL);
+    const outcome = await this.#retried(() => database.readPinned('reading queued rows', (s) => s.threadItemIds.all(threadId) as Array<{ id: string }>));
+    if (outcome.kind === 'busy') return { kind: 'codexQueueUnknown', reason: 'another connection held the database past the deadline' };
+    if (outcome.kind === 'unusable') return { kind: 'codexQueueUnknown', reason: outcome.reason };
+    const stored = new Set(outcome.value.map((row) => row.id));
+    return { kind: 'codexQueueRows', present: ids.filter((id) => stored.has(id)) };
   }
 
   close(): void {
@@ -72,10 +97,11 @@ export class CodexStateWriter {
     return database as PinnedDatabase<Names>;
   }
 
-  async #write<Names extends string>(database: PinnedDatabase<Names>, body: (s: Statements<Names>) => Skipped): Promise<DatabaseOutcome<Skipped>> {
+  /** `use` tried again, asynchronously, while another connection holds the lock, until the deadline. */
+  async #retried<T>(use: () => DatabaseOutcome<T>): Promise<DatabaseOutcome<T>> {
     const deadline = performance.now() + this.deadlineMs;
     for (let tries = 0; ; tries += 1) {
-      const outcome = database.write(body);
+      const outcome = use();
       if (outcome.kind !== 'busy') return outcome;
       const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
       if (pause <= 0) return outcome;
@@ -113,9 +139,9 @@ function deleteThread(s: StateStatements, threadId: string): Skipped {
  * The one operation that took the queue from `before` to `after`, as the reference writes it:
  * rows thread-host removed are deleted (only those: rows the reference queued itself stay),
  * new ones appended, changed ones updated, and a new order written as the reference's reorder
- * writes it.
+ * writes it. `rows` gets the submissions of `after` that have a row once it commits.
  */
-function writeQueue(s: QueueStatements, change: Extract<CodexStateChange, { kind: 'queue' }>): Skipped {
+function writeQueue(s: QueueStatements, change: Extract<CodexStateChange, { kind: 'queue' }>, rows: string[]): Skipped {
   const { threadId, before, after, nowMs } = change;
   const skipped: Skipped = [];
   const remaining = new Set(after.map((submission) => submission.id));
@@ -141,6 +167,10 @@ function writeQueue(s: QueueStatements, change: Extract<CodexStateChange, { kind
   if (keptOrder.join() !== priorOrder.join()) {
     for (const submission of written) s.moveToEnd.run({ id: submission.id, thread: threadId, now: nowMs });
   }
+  // What the reference may run of this queue when it resumes the thread (a row it already ran
+  // is gone, and stays gone: rows are only inserted for new submissions).
+  const stored = new Set((s.threadItemIds.all(threadId) as Array<{ id: string }>).map((row) => row.id));
+  rows.splice(0, rows.length, ...after.filter((submission) => stored.has(submission.id)).map((submission) => submission.id));
   return skipped;
 }
 

@@ -1,6 +1,7 @@
 // What the stored-history worker does with each request: a thread/list page from what it keeps
 // of the home (listing-memory.ts), one thread's rollout read for a request about it, or a
-// change mirrored into the reference's state and queue databases (codex-state-writer.ts). A
+// change mirrored into the reference's state and queue databases, or which queued rows are
+// still in the latter (codex-state-writer.ts). A
 // failure is answered with its text, never thrown at the worker's event loop.
 import type { StoredHistoryReply, StoredHistoryRequest } from '../common/stored-history-messages.js';
 import { workerCodexStateWriter } from './codex-state-writer.js';
@@ -12,6 +13,7 @@ import { listThreadPage } from './thread-page.js';
 export async function answerStoredHistory(memory: ListingMemory, request: StoredHistoryRequest, progress?: () => void): Promise<StoredHistoryReply> {
   try {
     if (request.kind === 'mirrorCodexState') return await workerCodexStateWriter().apply(request);
+    if (request.kind === 'codexQueueRows') return await workerCodexStateWriter().queuedRows(request);
     if (request.kind !== 'list') return await answerStoredRead(request);
     const { query } = request;
     if (query.postgres === null) return listThreadPage(memory, query, progress);

@@ -58,4 +58,23 @@ export interface MirrorNotice {
 export interface CodexStateMirrorReply {
   kind: 'mirrored';
   notices: MirrorNotice[];
+  /**
+   * For a queue change that committed: which of the queue's submissions have a row in the
+   * queue database after it (the reference may run those when it resumes the thread).
+   */
+  queuedRows?: string[];
 }
+
+/**
+ * Main → worker: which of these queued submissions of the thread still have their row in the
+ * queue database (src/main/threads/codex-queue-reconcile.ts asks before running them).
+ */
+export interface CodexQueueRowsRequest {
+  kind: 'codexQueueRows';
+  database: string;
+  threadId: string;
+  ids: string[];
+}
+
+/** Worker → main: the ids whose rows are there, or why the database could not tell. */
+export type CodexQueueRowsReply = { kind: 'codexQueueRows'; present: string[] } | { kind: 'codexQueueUnknown'; reason: string };

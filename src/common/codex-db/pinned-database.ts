@@ -75,18 +75,15 @@ export class PinnedDatabase<Names extends string> {
    * the database since it was opened). `body` may throw to roll everything back.
    */
   write<T>(body: (statements: Statements<Names>) => T): DatabaseOutcome<T> {
-    const opened = this.#open();
-    if (opened.kind === 'refused') return { kind: 'unusable', reason: opened.reason };
-    const transaction = opened.db.transaction((): DatabaseOutcome<T> => {
-      const dataVersion = opened.statements.dataVersion.get() as number;
-      if (dataVersion !== this.#migrationsCheckedAt) {
-        const migrated = this.#migrationsRefusal(opened.statements.migrations);
-        if (migrated !== null) return { kind: 'unusable', reason: migrated };
-        this.#migrationsCheckedAt = dataVersion;
-      }
-      return { kind: 'done', value: body(opened.statements) };
-    });
-    return this.#guarded('writing', () => transaction.immediate());
+    return this.#pinnedTransaction('writing', 'immediate', body);
+  }
+
+  /**
+   * Runs `body` in one read transaction (a snapshot: no write lock is taken), after the same
+   * check of the migrations, so rows are read only from the schema thread-host pins.
+   */
+  readPinned<T>(doing: string, body: (statements: Statements<Names>) => T): DatabaseOutcome<T> {
+    return this.#pinnedTransaction(doing, 'deferred', body);
   }
 
   /** True the first time a kind of refusal is noted for this database: it is logged once. */
@@ -100,6 +97,21 @@ export class PinnedDatabase<Names extends string> {
     if (this.#opened?.kind === 'open') this.#opened.db.close();
     this.#opened = null;
     this.#migrationsCheckedAt = null;
+  }
+
+  #pinnedTransaction<T>(doing: string, mode: 'immediate' | 'deferred', body: (statements: Statements<Names>) => T): DatabaseOutcome<T> {
+    const opened = this.#open();
+    if (opened.kind === 'refused') return { kind: 'unusable', reason: opened.reason };
+    const transaction = opened.db.transaction((): DatabaseOutcome<T> => {
+      const dataVersion = opened.statements.dataVersion.get() as number;
+      if (dataVersion !== this.#migrationsCheckedAt) {
+        const migrated = this.#migrationsRefusal(opened.statements.migrations);
+        if (migrated !== null) return { kind: 'unusable', reason: migrated };
+        this.#migrationsCheckedAt = dataVersion;
+      }
+      return { kind: 'done', value: body(opened.statements) };
+    });
+    return this.#guarded(doing, () => transaction[mode]());
   }
 
   #guarded<T>(doing: string, run: () => DatabaseOutcome<T>): DatabaseOutcome<T> {

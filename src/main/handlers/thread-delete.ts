@@ -16,6 +16,7 @@ import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
+import { queueMirrorMarksOf } from '../threads/queue-mirror-marks.js';
 import type { WriterLock } from '../locks/writer-lock-backend.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
@@ -30,6 +31,7 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
     await ctx.threadMetadata.forget(id, ctx.clock.now());
     await ctx.threadReadStates.forget(id, ctx.clock.now());
     await ctx.threadQueues.remove(id);
+    await queueMirrorMarksOf(ctx).remove(id);
     ctx.codexStateMirror?.threadDeleted(id);
   };
   // An ephemeral thread has no history in any store, so no writer could race its removal (and

@@ -2,11 +2,12 @@
 // one turn each, whenever the thread is loaded and has no turn in progress (after a turn ends,
 // after a resume, or at once when added to an idle loaded thread), as the reference runs its
 // queue. Kept durable by the thread store (threads/thread-queues.ts): in thread-host's own home
-// (thread-queue-store.ts), not in the reference's queue_1.sqlite, or in the PostgreSQL store's
-// table every host shares. Each change is an edit of the queue as the store holds it then, and
-// is announced to the thread's subscribers with `thread/queue/changed` after the reply; on
-// PostgreSQL, a change made through another host is announced by the host that has the thread
-// loaded, which also runs it (`queueChangedElsewhere`). Errors are the reference's.
+// (thread-queue-store.ts), mirrored into the reference's queue_1.sqlite, whose runs of it are
+// not repeated here (codex-queue-reconcile.ts), or in the PostgreSQL store's table every host
+// shares. Each change is an edit of the queue as the store holds it then, and is announced to
+// the thread's subscribers with `thread/queue/changed` after the reply; on PostgreSQL, a change
+// made through another host is announced by the host that has the thread loaded, which also
+// runs it (`queueChangedElsewhere`). Errors are the reference's.
 import { internalError, invalidRequest, threadNotLoaded } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
@@ -15,6 +16,7 @@ import { turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
+import { reconcileWithCodexQueue } from '../threads/codex-queue-reconcile.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { QueuedSubmission } from '../threads/thread-queue-store.js';
 import type { QueueEdit } from '../threads/thread-queues.js';
@@ -122,7 +124,12 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
   if (known !== undefined && known.length === 0) return;
   void ctx.threadQueues
     .get(threadId)
-    .then((queue) => {
+    .then(async (read) => {
+      if (read.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
+      // Input the reference ran from its copy of the queue is not run again; input it may have
+      // run waits (codex-queue-reconcile.ts).
+      if ((await reconcileWithCodexQueue(ctx, threadId, () => drainQueue(ctx, threadId))) === 'hold') return;
+      const queue = await ctx.threadQueues.get(threadId);
       if (queue.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
       const effects: Array<() => void> = [];
       return Promise.resolve(startQueued(ctx, threadId, queue, 0, (effect) => effects.push(effect))).then(() => effects.forEach((effect) => effect()));

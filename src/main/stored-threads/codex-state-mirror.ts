@@ -6,15 +6,27 @@
 // thread-host-read-state.jsonl, thread-queues/) stay what it answers from; each change is
 // handed here after it is written there, and goes to a stored-history worker of its own
 // (src/stored-reads/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
-// requests are answered from memory, and the mirror follows. Off with the history projection
-// (`codex_history_projection = false`, a lockfile home, the PostgreSQL store).
+// requests are answered from memory, and the mirror follows. The same worker answers, in
+// order with those changes, which queued rows the mirror wrote are still there, for the drain
+// of a thread's queue (codex-queue-reconcile.ts), which waits for it with a deadline after its
+// reply. Off with the history projection (`codex_history_projection = false`, a lockfile home,
+// the PostgreSQL store).
 //
 // A home codex never ran in has neither database, and every turn's end changes a read
 // receipt: whether either exists is asked here first (an async access, at most every
 // PRESENCE_RECHECK_MS), so such a home starts no worker and posts nothing per turn (bench case
 // `idle-unload`, at once after a turn).
 import type { Clock } from '../../common/clock.js';
-import type { CodexStateChange, CodexStateDatabases, CodexStateMirrorRequest, MirroredReceipt, QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
+import type {
+  CodexQueueRowsReply,
+  CodexQueueRowsRequest,
+  CodexStateChange,
+  CodexStateDatabases,
+  CodexStateMirrorReply,
+  CodexStateMirrorRequest,
+  MirroredReceipt,
+  QueuedSubmission,
+} from '../../common/codex-db/codex-state-changes.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobResult } from '../dedicated-worker.js';
@@ -38,6 +50,12 @@ export const PRESENCE_RECHECK_MS = 2_000;
 
 /** The reason logged when neither database exists, as the worker words it. */
 const ABSENT = 'the database does not exist (the reference creates it)';
+
+/**
+ * How long the main thread waits for the answer to which queued rows are still there, behind
+ * the changes handed over before it (each bounded by the worker's wait for the write lock).
+ */
+export const QUEUE_ROWS_DEADLINE_MS = 2_000;
 
 /** The workers a host runs for the mirror (the descriptor budget counts them). */
 export const CODEX_STATE_MIRROR_WORKERS = 1;
@@ -75,9 +93,38 @@ export class CodexStateMirror {
   /** A thread's read receipt changed, or was forgotten (null), in thread-host-read-state.jsonl. */
   readonly receiptRecorded = (threadId: string, receipt: MirroredReceipt | null): void => this.#mirror({ kind: 'readReceipt', threadId, receipt });
 
-  /** A thread's queue went from `before` to `after` in thread-queues/. */
-  readonly queueChanged = (threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]): void =>
-    this.#mirror({ kind: 'queue', threadId, before, after, nowMs: this.clock.now() });
+  /**
+   * A thread's queue went from `before` to `after` in thread-queues/. `rowsWritten` hears the
+   * submissions of `after` that have a row in the queue database once the change committed
+   * (null when it was not written), before settled() settles (queue-mirror-marks.ts).
+   */
+  readonly queueChanged = (
+    threadId: string,
+    before: readonly QueuedSubmission[],
+    after: readonly QueuedSubmission[],
+    rowsWritten?: (rows: string[] | null) => Promise<void>,
+  ): void => this.#mirror({ kind: 'queue', threadId, before, after, nowMs: this.clock.now() }, (reply) => rowsWritten?.(reply?.queuedRows ?? null));
+
+  /**
+   * Which of `ids` (queued submissions of the thread whose rows were written) still have their
+   * row, asked after every change handed over before it, within QUEUE_ROWS_DEADLINE_MS; or
+   * why that could not be told (no database, another connection holding it, the deadline).
+   */
+  queuedRowsPresent(threadId: string, ids: string[]): Promise<CodexQueueRowsReply> {
+    const request: CodexQueueRowsRequest = { kind: 'codexQueueRows', database: this.databases.queue, threadId, ids };
+    let timer: unknown;
+    const late = new Promise<CodexQueueRowsReply>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }), QUEUE_ROWS_DEADLINE_MS);
+    });
+    // Behind the gate: after every change handed over before it has been posted.
+    const asked = this.#gate.then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
+      if (result.kind === 'failed') return { kind: 'codexQueueUnknown', reason: `the mirror's worker failed (${result.reason})` };
+      const reply = result.reply;
+      if (reply.kind === 'codexQueueRows' || reply.kind === 'codexQueueUnknown') return reply;
+      return { kind: 'codexQueueUnknown', reason: reply.kind === 'failed' ? reply.message : `unexpected answer ${reply.kind}` };
+    });
+    return Promise.race([asked, late]).finally(() => this.clock.clearTimeout(timer));
+  }
 
   /** A thread was deleted: its row, its receipt and its queued input go, as the reference deletes them. */
   readonly threadDeleted = (threadId: string): void => this.#mirror({ kind: 'threadDeleted', threadId });
@@ -91,11 +138,17 @@ export class CodexStateMirror {
     return this.jobs.close();
   }
 
-  #mirror(change: CodexStateChange): void {
+  #mirror(change: CodexStateChange, mirrored?: (reply: CodexStateMirrorReply | null) => Promise<void> | undefined): void {
     const request: CodexStateMirrorRequest = { kind: 'mirrorCodexState', databases: this.databases, change };
     const present = this.#gate.then(() => this.#anyPresent(change.threadId));
     this.#gate = present;
-    const done = present.then((any) => (any ? this.jobs.run(request).then((result) => this.#report(request, result)) : undefined));
+    const done = present
+      .then(async (any) => {
+        if (!any) return mirrored?.(null);
+        const reply = this.#report(request, await this.jobs.run(request));
+        return mirrored?.(reply);
+      })
+      .catch((error: unknown) => this.log('warn', 'could not record what was mirrored into the reference databases', { ...describeRequest(request), error: String(error) }));
     this.#settled = this.#settled.then(() => done);
   }
 
@@ -117,17 +170,18 @@ export class CodexStateMirror {
     return any;
   }
 
-  #report(request: CodexStateMirrorRequest, result: JobResult<StoredHistoryReply>): void {
+  #report(request: CodexStateMirrorRequest, result: JobResult<StoredHistoryReply>): CodexStateMirrorReply | null {
     if (result.kind === 'failed') {
       this.log('warn', 'could not mirror a thread change into the reference databases', { ...describeRequest(request), reason: result.reason });
-      return;
+      return null;
     }
     const reply = result.reply;
     if (reply.kind === 'failed') {
       this.log('warn', 'could not mirror a thread change into the reference databases', { ...describeRequest(request), error: reply.stack ?? reply.message });
-      return;
+      return null;
     }
-    if (reply.kind !== 'mirrored') return;
+    if (reply.kind !== 'mirrored') return null;
     for (const notice of reply.notices) this.log('info', 'not mirroring into the reference database', { ...notice });
+    return reply;
   }
 }

@@ -102,6 +102,7 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
 export function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
   if (request.kind === 'list') return { request: 'list', home: request.query.home };
   if (request.kind === 'mirrorCodexState') return { request: request.change.kind, threadId: request.change.threadId };
+  if (request.kind === 'codexQueueRows') return { request: 'codexQueueRows', threadId: request.threadId };
   return { request: request.kind, history: describeLocation(request.location, request.threadId) };
 }
 

@@ -2,7 +2,8 @@
 // file per thread, `<home>/thread-queues/<thread id>.json`, replaced whole and atomically (a
 // temporary file, then a rename) on every change, so a queue survives an unload and a restart.
 // The reference keeps its queue in its own database (queue_1.sqlite), which thread-host
-// mirrors each change into when it may (codex-state-mirror.ts) but never reads. Requests are
+// mirrors each change into when it may (codex-state-mirror.ts) and reads only to learn which
+// of those rows the reference ran (codex-queue-reconcile.ts). Requests are
 // answered from memory once the change is on disk; a thread's file is read once, the first
 // time its queue is asked for, and its writes are chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { withFsDeadline } from '../stored-threads/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
 import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
 import type { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
+import { mirroredQueueChanges } from './queue-mirror-marks.js';
 
 export type { QueuedSubmission };
 
@@ -108,7 +110,8 @@ const stores = new WeakMap<object, ThreadQueueStore>();
 export function queueStoreOf(ctx: { home: string; codexStateMirror: CodexStateMirror | null }): ThreadQueueStore {
   let store = stores.get(ctx);
   if (store === undefined) {
-    store = new ThreadQueueStore(ctx.home, ctx.codexStateMirror?.queueChanged);
+    // Mirrored into the reference's queue, which rows it wrote marked (queue-mirror-marks.ts).
+    store = new ThreadQueueStore(ctx.home, mirroredQueueChanges(ctx));
     stores.set(ctx, store);
   }
   return store;

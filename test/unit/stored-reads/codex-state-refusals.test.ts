@@ -125,8 +125,9 @@ describe('parts of a change with no exact row', () => {
   ])('queued input with %s is not written; the rest of the queue is', async (_case, unknown, reason) => {
     bothCreated();
     const a = submission('a', [text('a')]);
-    expect(await apply({ kind: 'queue', threadId: THREAD, before: [], after: [a], nowMs: 5 })).toEqual({ kind: 'mirrored', notices: [] });
-    expect(await apply({ kind: 'queue', threadId: THREAD, before: [a], after: [a, unknown], nowMs: 6 })).toEqual({ kind: 'mirrored', notices: [{ database: databases.queue, threadId: THREAD, reason }] });
+    expect(await apply({ kind: 'queue', threadId: THREAD, before: [], after: [a], nowMs: 5 })).toEqual({ kind: 'mirrored', notices: [], queuedRows: ['a'] });
+    // Only `a` has a row: the unwritten input runs in thread-host whatever the reference does.
+    expect(await apply({ kind: 'queue', threadId: THREAD, before: [a], after: [a, unknown], nowMs: 6 })).toEqual({ kind: 'mirrored', notices: [{ database: databases.queue, threadId: THREAD, reason }], queuedRows: ['a'] });
     expect(stateRows(databases.state, databases.queue).queued_items).toEqual([
       { id: 'a', thread_id: THREAD, payload_json: '{"UserInput":{"content":[{"type":"text","text":"a","text_elements":[]}],"client_id":"client-a"}}', queue_order: 0, created_at_ms: 5, updated_at_ms: 5 },
     ]);
