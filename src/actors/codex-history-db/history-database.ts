@@ -59,6 +59,11 @@ export class HistoryDatabase {
     return written.kind === 'done' ? written.value : written;
   }
 
+  /** Why this database is not written now (missing, another schema); null when it is usable. */
+  refusal(): string | null {
+    return this.#database.refusal();
+  }
+
   /** True the first time a kind of refusal is noted for this database: it is logged once. */
   firstNotice(category: string): boolean {
     return this.#database.firstNotice(category);

@@ -96,6 +96,12 @@ export class ThreadHistoryProjector {
   /** The appender's hook: `bytes` reached the rollout at `offset`. */
   landed(offset: number, bytes: Buffer): void {
     if (this.#done) return;
+    this.#landedEnd = offset + bytes.length;
+    // A database that is not there (a home codex never ran in) or not to be written keeps no
+    // bytes and leaves nothing pending, so the actor goes quiet as the turn ends (an unload right
+    // after it is fenced). One that appears later catches up from the file.
+    const refusal = this.#options.database.refusal();
+    if (refusal !== null) return this.#skip('database', refusal);
     const kept = this.#unprojected;
     if (kept !== null && kept.offset + kept.length === offset) {
       kept.chunks.push(bytes);
@@ -103,7 +109,6 @@ export class ThreadHistoryProjector {
     } else {
       this.#unprojected = { offset, length: bytes.length, chunks: [bytes] };
     }
-    this.#landedEnd = offset + bytes.length;
     if (this.#delayed === null && !this.#queued) {
       this.#delayed = setTimeout(() => {
         this.#delayed = null;

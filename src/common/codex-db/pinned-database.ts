@@ -86,6 +86,12 @@ export class PinnedDatabase<Names extends string> {
     return this.#pinnedTransaction(doing, 'deferred', body);
   }
 
+  /** Why this database is not written (it is opened, or found missing, to tell); null when it is usable. */
+  refusal(): string | null {
+    const opened = this.#open();
+    return opened.kind === 'refused' ? opened.reason : null;
+  }
+
   /** True the first time a kind of refusal is noted for this database: it is logged once. */
   firstNotice(category: string): boolean {
     if (this.#noticed.has(category)) return false;

@@ -51,6 +51,17 @@ describe('a database thread-host does not write into', () => {
     expect(existsSync(dbPath)).toBe(false);
   });
 
+  test('one that does not exist leaves no projection pending, keeps no bytes, and is said once', async () => {
+    const notes: unknown[] = [];
+    const projector = new ThreadHistoryProjector({ threadId: THREAD, rolloutPath: join(dir, 'absent'), database: open(), holdsWriterLock: () => true, log: (...args) => notes.push(args) });
+    projector.landed(0, ROLLOUT.subarray(0, 8000));
+    projector.landed(8000, ROLLOUT.subarray(8000));
+    expect(projector.pending).toBe(false);
+    await projector.flush();
+    expect(existsSync(dbPath)).toBe(false);
+    expect(notes).toEqual([['info', 'not projecting into the reference history database', { database: dbPath, threadId: THREAD, reason: 'the database does not exist (the reference creates it)' }]]);
+  });
+
   test('one not in WAL mode is left as it is', () => {
     createReferenceHistoryDb(dbPath);
     const db = new Database(dbPath);
