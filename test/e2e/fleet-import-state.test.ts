@@ -2,6 +2,7 @@
 // read state, metadata and queued input. A host on the store then answers thread/read,
 // thread/list and thread/queue/list as a host on the original home does; importing again
 // changes nothing; a home whose state differs from the store's is reported and the store's kept.
+// A fork or reverted thread of the home reads the same too.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,4 +150,46 @@ describe('fleet import of a thread\'s state', () => {
       expect(await store.close()).toBe(0);
     }
   });
+});
+
+// A fork (paginated: its file names its source's lines) and a reverted thread (its newest file
+// names what it kept of the first) are stored with the history they keep, as on the store.
+test('a fork and a reverted thread of the home read the same on the store', async () => {
+  const forkHome = mkdtempSync(join(scratch, 'forks-'));
+  const files = await TestServer.start({ home: forkHome, modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0' });
+  const reads: Record<string, Message> = {};
+  let threads: string[];
+  try {
+    const { thread } = await files.request('thread/start', { historyMode: 'paginated' });
+    for (const input of ['one', 'two', 'three']) {
+      const { turn } = await files.request('turn/start', { threadId: thread.id, input: text(input) });
+      await files.waitForNotification('turn/completed', (p: Message) => p.turn.id === turn.id);
+    }
+    const turns = (await files.request('thread/read', { threadId: thread.id, includeTurns: true })).thread.turns as Message[];
+    const { thread: fork } = await files.request('thread/fork', { threadId: thread.id, lastTurnId: turns[1]!.id });
+    await files.request('thread/revert', { threadId: thread.id, beforeTurnId: turns[2]!.id });
+    threads = [thread.id, fork.id];
+    for (const threadId of threads) {
+      await files.request('thread/unsubscribe', { threadId });
+      await files.waitForNotification('thread/closed', (p: Message) => p.threadId === threadId);
+      reads[threadId] = await files.request('thread/read', { threadId, includeTurns: true });
+    }
+  } finally {
+    expect(await files.close()).toBe(0);
+  }
+  expect(threads.map((threadId) => (reads[threadId]!.thread.turns as Message[]).map((turn) => turn.items[0].content[0].text))).toEqual([
+    ['one', 'two'],
+    ['one', 'two'],
+  ]);
+  const forkDb = await testDatabase();
+  const imported = runFleet(forkDb, join(scratch, 'host-home'), 'import', forkHome);
+  expect({ status: imported.status, stderr: imported.stderr }).toEqual({ status: 0, stderr: '' });
+  // The revert's first file is not a thread of its own; again, nothing changes.
+  expect(runFleet(forkDb, join(scratch, 'host-home'), 'import', forkHome).stdout.split('\n')[0]).toBe('0 threads imported, 0 grown, 2 unchanged, 0 skipped (0 lines stored)');
+  const store = await TestServer.start({ modelUrl: mock.url, rootConfig: postgresLines(forkDb).join('\n') });
+  try {
+    for (const threadId of threads) expect(withoutPath(await store.request('thread/read', { threadId, includeTurns: true }))).toEqual(withoutPath(reads[threadId]!));
+  } finally {
+    expect(await store.close()).toBe(0);
+  }
 });

@@ -1,7 +1,9 @@
 // `thread-host fleet import HOME`: copies the rollouts of a home (sessions/ and
 // archived_sessions/) into the PostgreSQL store, with their names (session_index.jsonl) where
 // the store has none yet, and the state thread-host keeps of each in the home (its read state,
-// metadata and queued input: home-thread-state.ts) where the store has none of it. Idempotent: a thread already stored whole is
+// metadata and queued input: home-thread-state.ts) where the store has none of it. A thread is
+// its newest file (a reverted one's older files are part of its history), with any history
+// base put in (rollout-file-lines.ts). Idempotent: a thread already stored whole is
 // left as it is, one whose file grew since gets the new lines appended, and one whose stored
 // lines are not the start of its file (another host wrote it since, or the file was rewritten)
 // is reported and skipped, never overwritten.
@@ -17,11 +19,11 @@ import { queryWithin } from '../../common/postgres/postgres-connection.js';
 import { readRolloutText } from '../../common/postgres/stored-lines.js';
 import { acquireThread, releaseThread } from '../../common/postgres/thread-ownership.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName } from '../../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, isNewerRolloutFile, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 import { walkRolloutPaths } from '../stored-threads/rollout-locator.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
 import { HomeThreadState, type StateOutcome } from './home-thread-state.js';
-import { rolloutFileLines } from './rollout-file-lines.js';
+import { rolloutFileLines, withBaseInlined } from './rollout-file-lines.js';
 
 /** What happened to one rollout file. */
 export type RolloutOutcome =
@@ -67,19 +69,29 @@ export async function importHome(pool: pg.Pool, home: string, report: (outcome: 
   }
 }
 
+/**
+ * Each thread's rollout in the home, in the order walked: of a reverted thread's files, the
+ * newest (the one a revert started last), whose history base holds what it kept of the others.
+ */
 async function* homeRollouts(home: string): AsyncGenerator<{ path: string; archived: boolean }> {
-  for await (const path of walkRolloutPaths(home)) yield { path, archived: false };
+  const current = new Map<string, { path: string; archived: boolean }>();
+  const consider = (path: string, archived: boolean) => {
+    const threadId = threadIdOfRolloutName(basename(path))!;
+    if (isNewerRolloutFile(path, current.get(threadId)?.path)) current.set(threadId, { path, archived });
+  };
+  for await (const path of walkRolloutPaths(home)) consider(path, false);
   const dir = join(home, ARCHIVED_SESSIONS_DIR);
   const entries = await fsPromises()
     .readdir(dir, { withFileTypes: true })
     .catch(() => []);
-  for (const entry of entries) if (entry.isFile() && parseRolloutFileName(entry.name) !== null) yield { path: join(dir, entry.name), archived: true };
+  for (const entry of entries) if (entry.isFile() && threadIdOfRolloutName(entry.name) !== null) consider(join(dir, entry.name), true);
+  yield* current.values();
 }
 
 async function importFile(pool: pg.Pool, hostId: string, path: string, archived: boolean, names: ThreadNames, state: HomeThreadState): Promise<ImportOutcome[]> {
   const skipped = (reason: string): ImportOutcome[] => [{ kind: 'skipped', path, reason }];
   const [bytes, stat] = await Promise.all([fsPromises().readFile(path), fsPromises().stat(path)]);
-  const file = rolloutFileLines(path, bytes);
+  const file = rolloutFileLines(path, withBaseInlined(path, bytes));
   if (file.kind === 'refused') return skipped(file.reason);
   const { threadId } = file;
   const acquired = await acquireThread(pool, {
