@@ -54,6 +54,9 @@ async function storedText(db: PostgresConnection, threadId: string): Promise<str
   }
 }
 
+// The state lines of an import that brought no read state, metadata or queue.
+const NO_STATE = '0 read states imported, 0 unchanged, 0 skipped\n0 metadata imported, 0 unchanged, 0 skipped\n0 queues imported, 0 unchanged, 0 skipped (0 inputs queued)\n';
+
 const completeLines = (bytes: Buffer): Buffer => bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1);
 
 describe('fleet import and export', () => {
@@ -74,7 +77,7 @@ describe('fleet import and export', () => {
       status: 0,
       stdout:
         walked.map((p) => `imported ${p.threadId}: ${p.bytes.toString('utf8').split('\n').length - 1} lines\n`).join('') +
-        `${walked.length} threads imported, 0 grown, 0 unchanged, 0 skipped (${walked.reduce((n, p) => n + p.bytes.toString('utf8').split('\n').length - 1, 0)} lines stored)\n`,
+        `${walked.length} threads imported, 0 grown, 0 unchanged, 0 skipped (${walked.reduce((n, p) => n + p.bytes.toString('utf8').split('\n').length - 1, 0)} lines stored)\n${NO_STATE}`,
       stderr: '',
     });
     const target = mkdtempSync(join(scratch, 'export-'));
@@ -90,13 +93,13 @@ describe('fleet import and export', () => {
   });
 
   test('importing again stores nothing new; a rollout that grew gets only its new lines', () => {
-    expect(fleet(db, 'import', source.home)).toEqual({ status: 0, stdout: `0 threads imported, 0 grown, ${walked.length} unchanged, 0 skipped (0 lines stored)\n`, stderr: '' });
+    expect(fleet(db, 'import', source.home)).toEqual({ status: 0, stdout: `0 threads imported, 0 grown, ${walked.length} unchanged, 0 skipped (0 lines stored)\n${NO_STATE}`, stderr: '' });
     const grown = walked[1]!;
     const extra = '{"timestamp":"2026-12-02T16:00:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"later ✓"}}\n';
     appendFileSync(join(source.home, grown.relative), extra);
     expect(fleet(db, 'import', source.home)).toEqual({
       status: 0,
-      stdout: `appended to ${grown.threadId}: 1 lines\n0 threads imported, 1 grown, ${walked.length - 1} unchanged, 0 skipped (1 lines stored)\n`,
+      stdout: `appended to ${grown.threadId}: 1 lines\n0 threads imported, 1 grown, ${walked.length - 1} unchanged, 0 skipped (1 lines stored)\n${NO_STATE}`,
       stderr: '',
     });
     const target = mkdtempSync(join(scratch, 'export-'));
@@ -112,7 +115,7 @@ describe('fleet import and export', () => {
     const lines = changed.bytes.toString('utf8').split('\n').length - 1;
     expect(fleet(db, 'import', source.home)).toEqual({
       status: 1,
-      stdout: `0 threads imported, 0 grown, ${walked.length - 1} unchanged, 1 skipped (0 lines stored)\n`,
+      stdout: `0 threads imported, 0 grown, ${walked.length - 1} unchanged, 1 skipped (0 lines stored)\n${NO_STATE}`,
       stderr: `skipped ${path}: the store holds ${lines} lines of thread ${changed.threadId} that are not the start of this file; left as they are\n`,
     });
     expect(await storedText(db, changed.threadId)).toBe(before);

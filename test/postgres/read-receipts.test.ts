@@ -1,12 +1,13 @@
 // Read states and metadata in the threads row, on a real PostgreSQL
 // (src/common/postgres/read-receipts.ts, metadata-patches.ts): marks applied only at the
 // revision expected, of two marks at one revision exactly one, turn ends keeping an earlier first
-// unread turn, reverts, and metadata patched field by field.
+// unread turn, reverts, metadata patched field by field, and what fleet import brings adopted
+// only where the row has none.
 import type pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { registerHost } from '../../src/common/postgres/host-lease.js';
-import { patchMetadata } from '../../src/common/postgres/metadata-patches.js';
-import { markReceipt, recordRevert, recordTurnEnd } from '../../src/common/postgres/read-receipts.js';
+import { adoptMetadata, patchMetadata } from '../../src/common/postgres/metadata-patches.js';
+import { adoptReceipt, markReceipt, recordRevert, recordTurnEnd } from '../../src/common/postgres/read-receipts.js';
 import { acquireThread } from '../../src/common/postgres/thread-ownership.js';
 import { migratedStore } from '../helpers/test-database.js';
 
@@ -64,4 +65,27 @@ test('metadata patches apply field by field; clearing every Git field leaves non
   expect(await patchMetadata(pool, 'm', { gitInfo: null, daybreakEnabled: false })).toEqual({ gitInfo: { sha: 'a', branch: 'main' }, daybreakEnabled: false });
   expect(await patchMetadata(pool, 'm', { gitInfo: { branch: null, origin_url: 'u' }, daybreakEnabled: null })).toEqual({ gitInfo: { sha: 'a', origin_url: 'u' }, daybreakEnabled: false });
   expect(await patchMetadata(pool, 'm', { gitInfo: { sha: null, origin_url: null }, daybreakEnabled: true })).toEqual({ gitInfo: null, daybreakEnabled: true });
+});
+
+test('an imported receipt is adopted only while none is recorded, with its last published turn', async () => {
+  await thread('adopt-r');
+  const home = { firstUnread: { type: 'turn' as const, turn_id: 't-1' }, revision: 'home-rev', lastPublishedTurn: 't-1' };
+  expect(await adoptReceipt(pool, 'no-such-thread', home)).toBeNull();
+  expect(await adoptReceipt(pool, 'adopt-r', home)).toEqual({ changed: true, receipt: home });
+  // Again, or another one: the receipt recorded stays.
+  expect(await adoptReceipt(pool, 'adopt-r', { ...home, revision: 'other' })).toEqual({ changed: false, receipt: home });
+  await thread('adopt-marked');
+  expect((await markReceipt(pool, 'adopt-marked', read('initial:r', 'host-rev')))?.changed).toBe(true);
+  expect(await adoptReceipt(pool, 'adopt-marked', home)).toEqual({ changed: false, receipt: { firstUnread: null, revision: 'host-rev', lastPublishedTurn: null } });
+});
+
+test('imported metadata is adopted only while none is set, its null Git members left out', async () => {
+  await thread('adopt-m');
+  const home = { gitInfo: { sha: 'abc', branch: 'main', origin_url: null }, daybreakEnabled: null };
+  expect(await adoptMetadata(pool, 'no-such-thread', home)).toBeNull();
+  expect(await adoptMetadata(pool, 'adopt-m', home)).toEqual({ changed: true, metadata: { gitInfo: { sha: 'abc', branch: 'main' }, daybreakEnabled: null } });
+  expect(await adoptMetadata(pool, 'adopt-m', { gitInfo: null, daybreakEnabled: true })).toEqual({ changed: false, metadata: { gitInfo: { sha: 'abc', branch: 'main' }, daybreakEnabled: null } });
+  await thread('adopt-patched');
+  await patchMetadata(pool, 'adopt-patched', { gitInfo: null, daybreakEnabled: false });
+  expect(await adoptMetadata(pool, 'adopt-patched', home)).toEqual({ changed: false, metadata: { gitInfo: null, daybreakEnabled: false } });
 });

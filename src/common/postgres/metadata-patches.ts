@@ -43,3 +43,26 @@ export async function patchMetadata(pool: pg.Pool, threadId: string, patch: Meta
   const row = result.rows[0];
   return row === undefined ? null : { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled };
 }
+
+/**
+ * Gives the thread `metadata` if the store has none set for it (`fleet import` bringing a home's
+ * state: never over what a host set). Answers whether it did and the metadata now, or null when
+ * the store has no such thread.
+ */
+export async function adoptMetadata(pool: pg.Pool, threadId: string, metadata: StoredMetadata, call?: CallOptions): Promise<{ changed: boolean; metadata: StoredMetadata } | null> {
+  const result = await queryWithin<{ changed: boolean; git_info: StoredGitInfo | null; daybreak_enabled: boolean | null }>(
+    pool,
+    deadlineOf(pool, call),
+    `WITH adopted AS (
+       UPDATE threads SET git_info = nullif(jsonb_strip_nulls($2::jsonb), '{}'::jsonb), daybreak_enabled = $3
+       WHERE thread_id = $1 AND git_info IS NULL AND daybreak_enabled IS NULL
+       RETURNING git_info, daybreak_enabled
+     )
+     SELECT true AS changed, git_info, daybreak_enabled FROM adopted
+     UNION ALL
+     SELECT false, git_info, daybreak_enabled FROM threads WHERE thread_id = $1 AND NOT EXISTS (SELECT 1 FROM adopted)`,
+    [threadId, metadata.gitInfo === null ? null : JSON.stringify(metadata.gitInfo), metadata.daybreakEnabled],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : { changed: row.changed, metadata: { gitInfo: row.git_info, daybreakEnabled: row.daybreak_enabled } };
+}

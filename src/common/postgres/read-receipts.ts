@@ -91,5 +91,28 @@ export async function recordRevert(pool: pg.Pool, threadId: string, kept: readon
   return row === undefined ? null : receiptOf(row);
 }
 
+/**
+ * Gives the thread `receipt` if the store has recorded none for it (`fleet import` bringing a
+ * home's state: never over one a host recorded). Answers whether it did and the receipt now, or
+ * null when the store has no such thread.
+ */
+export async function adoptReceipt(pool: pg.Pool, threadId: string, receipt: StoredReceipt & { revision: string }, call?: CallOptions): Promise<{ changed: boolean; receipt: StoredReceipt } | null> {
+  const result = await queryWithin<ReceiptRow & { changed: boolean }>(
+    pool,
+    deadlineOf(pool, call),
+    `WITH adopted AS (
+       UPDATE threads SET read_first_unread = $2::jsonb, read_revision = $3, read_last_published_turn = $4
+       WHERE thread_id = $1 AND read_revision IS NULL
+       RETURNING ${RECEIPT}
+     )
+     SELECT true AS changed, ${RECEIPT} FROM adopted
+     UNION ALL
+     SELECT false, ${RECEIPT} FROM threads WHERE thread_id = $1 AND NOT EXISTS (SELECT 1 FROM adopted)`,
+    [threadId, json(receipt.firstUnread), receipt.revision, receipt.lastPublishedTurn],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : { changed: row.changed, receipt: receiptOf(row) };
+}
+
 // SQL NULL for null: a jsonb 'null' would be a value, not "read".
 const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));

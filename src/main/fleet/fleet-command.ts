@@ -21,9 +21,11 @@ const FLEET_USAGE = `Usage: thread-host fleet <command> [options]
 Move threads between a home's rollout files and the PostgreSQL thread store.
 
 Commands:
-  import HOME          Store the rollouts of HOME (sessions/ and archived_sessions/). Run again,
-                       it stores only what the files gained since; a thread whose stored lines
-                       are not the start of its file is reported and left as it is.
+  import HOME          Store the rollouts of HOME (sessions/ and archived_sessions/), their
+                       names, and thread-host's read states, metadata and queued input of
+                       each. Run again, it stores only what the files gained since; a thread
+                       whose stored lines are not the start of its file, or whose stored state
+                       differs from the home's, is reported and left as it is.
   export THREAD_ID     Write a stored thread as the reference's rollout file, byte for byte.
   local                Start a fleet on this machine to try: a throwaway PostgreSQL database and
                        N hosts on it ('thread-host fleet local --help').
@@ -85,7 +87,16 @@ function storeConnection(home: string, overrides: string[]): PostgresConnection 
 
 async function runImport(pool: pg.Pool, home: string): Promise<number> {
   const counts = { imported: 0, grown: 0, unchanged: 0, skipped: 0, lines: 0 };
+  const states = { readState: stateCounts(), metadata: stateCounts(), queue: stateCounts() };
   await importHome(pool, home, (outcome: ImportOutcome) => {
+    if (outcome.kind === 'state') {
+      const { what, threadId, result, inputs } = outcome;
+      states[what][result] += 1;
+      if (result === 'imported') states[what].inputs += inputs;
+      if (result === 'imported') process.stdout.write(`imported the ${STATE_LABELS[what].one} of ${threadId}${what === 'queue' ? `: ${inputs} inputs` : ''}\n`);
+      if (result === 'skipped') process.stderr.write(`skipped the ${STATE_LABELS[what].one} of ${threadId}: the store holds another for this thread; left as it is\n`);
+      return;
+    }
     counts[outcome.kind] += 1;
     if (outcome.kind === 'skipped') process.stderr.write(`skipped ${outcome.path}: ${outcome.reason}\n`);
     if (outcome.kind === 'imported' || outcome.kind === 'grown') {
@@ -96,8 +107,21 @@ async function runImport(pool: pg.Pool, home: string): Promise<number> {
   process.stdout.write(
     `${counts.imported} threads imported, ${counts.grown} grown, ${counts.unchanged} unchanged, ${counts.skipped} skipped (${counts.lines} lines stored)\n`,
   );
-  return counts.skipped === 0 ? 0 : 1;
+  for (const what of ['readState', 'metadata', 'queue'] as const) {
+    const { imported, unchanged, skipped, inputs } = states[what];
+    const queued = what === 'queue' ? ` (${inputs} inputs queued)` : '';
+    process.stdout.write(`${imported} ${STATE_LABELS[what].many} imported, ${unchanged} unchanged, ${skipped} skipped${queued}\n`);
+  }
+  const skipped = counts.skipped + states.readState.skipped + states.metadata.skipped + states.queue.skipped;
+  return skipped === 0 ? 0 : 1;
 }
+
+const stateCounts = () => ({ imported: 0, unchanged: 0, skipped: 0, inputs: 0 });
+const STATE_LABELS = {
+  readState: { one: 'read state', many: 'read states' },
+  metadata: { one: 'metadata', many: 'metadata' },
+  queue: { one: 'queue', many: 'queues' },
+} as const;
 
 async function runExport(pool: pg.Pool, threadId: string, home: string): Promise<number> {
   const outcome = await exportThread(pool, threadId.toLowerCase(), home);

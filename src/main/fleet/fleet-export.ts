@@ -1,5 +1,6 @@
 // `thread-host fleet export THREAD_ID`: writes a stored thread back as the reference's rollout
-// file, byte for byte the lines the store holds: under <home>/sessions/YYYY/MM/DD/ with the
+// file, byte for byte the lines the store holds (but for a fork or revert made on the store:
+// exported-rollout-text.ts): under <home>/sessions/YYYY/MM/DD/ with the
 // file name it was imported with (or the one the reference would give it), or under
 // <home>/archived_sessions/ when archived, its mtime the thread's last update. A file already
 // there is never overwritten: one with the same bytes is reported as there, any other refused.
@@ -8,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type pg from 'pg';
 import { readRolloutText, storedThread } from '../../common/postgres/stored-lines.js';
-import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName, rolloutPathFor, SESSIONS_DIR } from '../../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName, rolloutPathFor, SESSIONS_DIR, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 import { fsPromises } from '../lazy-builtin.js';
+import { exportedRolloutText } from './exported-rollout-text.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
 
 export type ExportOutcome = { kind: 'written' | 'alreadyThere'; path: string };
@@ -23,8 +25,9 @@ const READ_DEADLINE_MS = 120_000;
 export async function exportThread(pool: pg.Pool, threadId: string, home: string): Promise<ExportOutcome> {
   const thread = await storedThread(pool, threadId);
   if (thread === null) throw new FleetCommandError(`the store has no thread ${threadId}`);
-  const text = await readRolloutText(pool, threadId, { deadlineMs: READ_DEADLINE_MS });
-  if (text === null) throw new FleetCommandError(`the store has no thread ${threadId}`);
+  const stored = await readRolloutText(pool, threadId, { deadlineMs: READ_DEADLINE_MS });
+  if (stored === null) throw new FleetCommandError(`the store has no thread ${threadId}`);
+  const text = exportedRolloutText(stored);
   if (text === '') throw new FleetCommandError(`thread ${threadId} has no lines in the store yet: there is no rollout to write`);
   const path = exportPath(home, thread.threadId, thread.rolloutName, thread.createdAtMs, thread.archivedAtMs !== null);
   const fs = fsPromises();
@@ -78,9 +81,13 @@ function namedPath(home: string, threadId: string, createdAtMs: number): string 
   return rolloutPathFor(home, threadId, createdAtMs);
 }
 
-/** sessions/YYYY/MM/DD/<name>: the date directories are the name's own digits, as the reference lays them out. */
+/**
+ * sessions/YYYY/MM/DD/<name>: the date directories are the name's own digits, as the reference
+ * lays them out. A thread reverted on the store has the name of the file a revert starts
+ * (`…_<file id>.jsonl`), which the reference and the files store take for the thread's too.
+ */
 function datedPath(home: string, name: string): string {
-  if (parseRolloutFileName(name) === null) throw new FleetCommandError(`the stored rollout name ${JSON.stringify(name)} is not a rollout name`);
+  if (threadIdOfRolloutName(name) === null) throw new FleetCommandError(`the stored rollout name ${JSON.stringify(name)} is not a rollout name`);
   const stamp = name.slice('rollout-'.length, 'rollout-'.length + 10);
   return join(home, SESSIONS_DIR, stamp.slice(0, 4), stamp.slice(5, 7), stamp.slice(8, 10), name);
 }

@@ -1,6 +1,9 @@
 // `thread-host fleet import HOME`: copies the rollouts of a home (sessions/ and
 // archived_sessions/) into the PostgreSQL store, with their names (session_index.jsonl) where
-// the store has none yet. Idempotent: a thread already stored whole is
+// the store has none yet, and the state thread-host keeps of each in the home (its read state,
+// metadata and queued input: home-thread-state.ts) where the store has none of it. A thread is
+// its newest file (a reverted one's older files are part of its history), with any history
+// base put in (rollout-file-lines.ts). Idempotent: a thread already stored whole is
 // left as it is, one whose file grew since gets the new lines appended, and one whose stored
 // lines are not the start of its file (another host wrote it since, or the file was rewritten)
 // is reported and skipped, never overwritten.
@@ -16,17 +19,21 @@ import { queryWithin } from '../../common/postgres/postgres-connection.js';
 import { readRolloutText } from '../../common/postgres/stored-lines.js';
 import { acquireThread, releaseThread } from '../../common/postgres/thread-ownership.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName } from '../../common/rollout/rollout-path.js';
+import { ARCHIVED_SESSIONS_DIR, isNewerRolloutFile, threadIdOfRolloutName } from '../../common/rollout/rollout-path.js';
 import { walkRolloutPaths } from '../stored-threads/rollout-locator.js';
 import { ThreadNames } from '../stored-threads/thread-names.js';
-import { rolloutFileLines } from './rollout-file-lines.js';
+import { HomeThreadState, type StateOutcome } from './home-thread-state.js';
+import { rolloutFileLines, withBaseInlined } from './rollout-file-lines.js';
 
 /** What happened to one rollout file. */
-export type ImportOutcome =
+export type RolloutOutcome =
   | { kind: 'imported'; threadId: string; lines: number }
   | { kind: 'grown'; threadId: string; lines: number }
   | { kind: 'unchanged'; threadId: string }
   | { kind: 'skipped'; path: string; reason: string };
+
+/** A rollout's outcome, then those of its thread's state (none when the rollout was skipped). */
+export type ImportOutcome = RolloutOutcome | StateOutcome;
 
 // The import's lease: renewed while it runs, so a host waits for it; if the import dies, its
 // threads are free again this long after.
@@ -38,9 +45,11 @@ const BATCH_BYTES = 8 * 1024 * 1024;
 // A whole file's lines may take a while to send; each statement still has a deadline.
 const STATEMENT_DEADLINE_MS = 60_000;
 
-/** Imports every rollout of `home`, calling `report` with each file's outcome. */
+/** Imports every rollout of `home` and its thread's state, calling `report` with each outcome. */
 export async function importHome(pool: pg.Pool, home: string, report: (outcome: ImportOutcome) => void): Promise<void> {
-  const hostId = await registerHost(pool, `fleet-import://${hostname()}/${process.pid}`, IMPORT_LEASE_MS);
+  const endpoint = `fleet-import://${hostname()}/${process.pid}`;
+  const state = await HomeThreadState.read(home, endpoint);
+  const hostId = await registerHost(pool, endpoint, IMPORT_LEASE_MS);
   let lapsed = false;
   const renewal = setInterval(() => {
     renewHost(pool, hostId, IMPORT_LEASE_MS).then(
@@ -52,7 +61,7 @@ export async function importHome(pool: pg.Pool, home: string, report: (outcome: 
     const names = new ThreadNames(home, () => undefined);
     for await (const { path, archived } of homeRollouts(home)) {
       if (lapsed) throw new Error('the import lost its lease on the database (it stalled past it); run it again');
-      report(await importFile(pool, hostId, path, archived, names));
+      for (const outcome of await importFile(pool, hostId, path, archived, names, state)) report(outcome);
     }
   } finally {
     clearInterval(renewal);
@@ -60,19 +69,29 @@ export async function importHome(pool: pg.Pool, home: string, report: (outcome: 
   }
 }
 
+/**
+ * Each thread's rollout in the home, in the order walked: of a reverted thread's files, the
+ * newest (the one a revert started last), whose history base holds what it kept of the others.
+ */
 async function* homeRollouts(home: string): AsyncGenerator<{ path: string; archived: boolean }> {
-  for await (const path of walkRolloutPaths(home)) yield { path, archived: false };
+  const current = new Map<string, { path: string; archived: boolean }>();
+  const consider = (path: string, archived: boolean) => {
+    const threadId = threadIdOfRolloutName(basename(path))!;
+    if (isNewerRolloutFile(path, current.get(threadId)?.path)) current.set(threadId, { path, archived });
+  };
+  for await (const path of walkRolloutPaths(home)) consider(path, false);
   const dir = join(home, ARCHIVED_SESSIONS_DIR);
   const entries = await fsPromises()
     .readdir(dir, { withFileTypes: true })
     .catch(() => []);
-  for (const entry of entries) if (entry.isFile() && parseRolloutFileName(entry.name) !== null) yield { path: join(dir, entry.name), archived: true };
+  for (const entry of entries) if (entry.isFile() && threadIdOfRolloutName(entry.name) !== null) consider(join(dir, entry.name), true);
+  yield* current.values();
 }
 
-async function importFile(pool: pg.Pool, hostId: string, path: string, archived: boolean, names: ThreadNames): Promise<ImportOutcome> {
-  const skipped = (reason: string): ImportOutcome => ({ kind: 'skipped', path, reason });
+async function importFile(pool: pg.Pool, hostId: string, path: string, archived: boolean, names: ThreadNames, state: HomeThreadState): Promise<ImportOutcome[]> {
+  const skipped = (reason: string): ImportOutcome[] => [{ kind: 'skipped', path, reason }];
   const [bytes, stat] = await Promise.all([fsPromises().readFile(path), fsPromises().stat(path)]);
-  const file = rolloutFileLines(path, bytes);
+  const file = rolloutFileLines(path, withBaseInlined(path, bytes));
   if (file.kind === 'refused') return skipped(file.reason);
   const { threadId } = file;
   const acquired = await acquireThread(pool, {
@@ -99,8 +118,12 @@ async function importFile(pool: pg.Pool, hostId: string, path: string, archived:
     }
     const name = names.get(threadId);
     if (fresh.length > 0 || archived || name !== null) await markImported(pool, threadId, fresh.length > 0 ? Math.floor(stat.mtimeMs) : null, archived, name);
-    if (fresh.length === 0) return { kind: 'unchanged', threadId };
-    return acquired.nextOrdinal === 0 ? { kind: 'imported', threadId, lines: fresh.length } : { kind: 'grown', threadId, lines: fresh.length };
+    const rollout: RolloutOutcome =
+      fresh.length === 0
+        ? { kind: 'unchanged', threadId }
+        : { kind: acquired.nextOrdinal === 0 ? 'imported' : 'grown', threadId, lines: fresh.length };
+    // Still held: a host loading the thread meanwhile waits, and then finds its state in the store.
+    return [rollout, ...(await state.importThread(pool, threadId))];
   } finally {
     await releaseThread(pool, { threadId, hostId, epoch: acquired.epoch }).catch(() => undefined);
   }

@@ -26,7 +26,7 @@ export class PostgresThreadMetadata implements MetadataKeeper {
   learn(threadId: string, stored: StoredMetadata): void {
     const id = threadId.toLowerCase();
     if (stored.gitInfo === null && stored.daybreakEnabled === null) this.#byId.delete(id);
-    else this.#byId.set(id, viewOf(stored));
+    else this.#byId.set(id, metadataViewOf(stored));
   }
 
   async update(threadId: string, patch: ThreadMetadataPatch, _nowMs: number): Promise<ThreadMetadataView> {
@@ -35,7 +35,7 @@ export class PostgresThreadMetadata implements MetadataKeeper {
     const storedPatch = { gitInfo: git === null ? null : { sha: git.sha, branch: git.branch, origin_url: git.originUrl }, daybreakEnabled: patch.daybreakEnabled };
     const stored = await patchMetadata(this.pool, threadId, storedPatch, { deadlineMs: WRITE_DEADLINE_MS });
     const before = this.#byId.get(id) ?? { gitInfo: null, daybreakEnabled: null };
-    const after = stored === null ? { gitInfo: patchedGitInfo(before.gitInfo, git), daybreakEnabled: patch.daybreakEnabled ?? before.daybreakEnabled } : viewOf(stored);
+    const after = stored === null ? { gitInfo: patchedGitInfo(before.gitInfo, git), daybreakEnabled: patch.daybreakEnabled ?? before.daybreakEnabled } : metadataViewOf(stored);
     this.#byId.set(id, after);
     return after;
   }
@@ -46,7 +46,7 @@ export class PostgresThreadMetadata implements MetadataKeeper {
   }
 }
 
-function viewOf(stored: StoredMetadata): ThreadMetadataView {
+export function metadataViewOf(stored: StoredMetadata): ThreadMetadataView {
   const git = stored.gitInfo;
   return {
     gitInfo: git === null ? null : { sha: git.sha ?? null, branch: git.branch ?? null, originUrl: git.origin_url ?? null },

@@ -12,7 +12,7 @@ import type { LogFn } from '../../common/log.js';
 import type { ThreadMetadataView } from '../../common/stored-history-messages.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
 
-const FILE = 'thread-host-metadata.jsonl';
+export const METADATA_FILE = 'thread-host-metadata.jsonl';
 
 type GitInfo = NonNullable<ThreadMetadataView['gitInfo']>;
 
@@ -23,12 +23,12 @@ export interface ThreadMetadataPatch {
 }
 
 export class ThreadMetadata {
-  readonly #byId = new Map<string, ThreadMetadataView>();
+  readonly #byId: Map<string, ThreadMetadataView>;
   readonly #path: string;
 
   constructor(home: string, log: LogFn) {
-    this.#path = join(home, FILE);
-    for (const line of readLinesAtStart(this.#path, log, 'thread metadata')) this.#learn(line);
+    this.#path = join(home, METADATA_FILE);
+    this.#byId = metadataIn(readLinesAtStart(this.#path, log, 'thread metadata'));
   }
 
   /** The thread's metadata, or null when nothing was ever set. */
@@ -63,21 +63,31 @@ export class ThreadMetadata {
       updated_at: new Date(nowMs).toISOString(),
     });
   }
+}
 
-  // Lines of another shape, or torn by a crash, are skipped.
-  #learn(line: string): void {
-    if (line.trim() === '') return;
-    try {
-      const entry = JSON.parse(line) as { id?: unknown; git_info?: { sha?: unknown; branch?: unknown; origin_url?: unknown } | null; daybreak_enabled?: unknown };
-      if (typeof entry.id !== 'string') return;
-      const git = entry.git_info;
-      const gitInfo = git === null || typeof git !== 'object' ? null : { sha: text(git.sha), branch: text(git.branch), originUrl: text(git.origin_url) };
-      const daybreakEnabled = typeof entry.daybreak_enabled === 'boolean' ? entry.daybreak_enabled : null;
-      if (gitInfo === null && daybreakEnabled === null) this.#byId.delete(entry.id.toLowerCase());
-      else this.#byId.set(entry.id.toLowerCase(), { gitInfo, daybreakEnabled });
-    } catch {
-      // skipped
-    }
+/**
+ * The metadata a file of these lines gives, by thread id: the last line of an id wins, and one
+ * with nothing set forgets it. Lines of another shape, or torn by a crash, are skipped. (Pure:
+ * `fleet import` reads a home's metadata with it too.)
+ */
+export function metadataIn(lines: Iterable<string>): Map<string, ThreadMetadataView> {
+  const byId = new Map<string, ThreadMetadataView>();
+  for (const line of lines) learnMetadataLine(byId, line);
+  return byId;
+}
+
+function learnMetadataLine(byId: Map<string, ThreadMetadataView>, line: string): void {
+  if (line.trim() === '') return;
+  try {
+    const entry = JSON.parse(line) as { id?: unknown; git_info?: { sha?: unknown; branch?: unknown; origin_url?: unknown } | null; daybreak_enabled?: unknown };
+    if (typeof entry.id !== 'string') return;
+    const git = entry.git_info;
+    const gitInfo = git === null || typeof git !== 'object' ? null : { sha: text(git.sha), branch: text(git.branch), originUrl: text(git.origin_url) };
+    const daybreakEnabled = typeof entry.daybreak_enabled === 'boolean' ? entry.daybreak_enabled : null;
+    if (gitInfo === null && daybreakEnabled === null) byId.delete(entry.id.toLowerCase());
+    else byId.set(entry.id.toLowerCase(), { gitInfo, daybreakEnabled });
+  } catch {
+    // skipped
   }
 }
 

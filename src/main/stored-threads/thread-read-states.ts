@@ -17,7 +17,7 @@ import type { LogFn } from '../../common/log.js';
 import { builtin } from '../lazy-builtin.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
 
-const FILE = 'thread-host-read-state.jsonl';
+export const READ_STATES_FILE = 'thread-host-read-state.jsonl';
 
 /** The first unread position as the wire shows it. */
 export type UnreadPosition = { type: 'turn'; turnId: string } | { type: 'threadStart' };
@@ -34,7 +34,7 @@ export interface Receipt extends ThreadReadState {
 }
 
 export class ThreadReadStates {
-  readonly #byId = new Map<string, Receipt>();
+  readonly #byId: Map<string, Receipt>;
   readonly #path: string;
   readonly #log: LogFn;
   #appends: Promise<void> = Promise.resolve();
@@ -47,9 +47,9 @@ export class ThreadReadStates {
     readonly newRevision: () => string = () => builtin<typeof import('node:crypto')>('node:crypto').randomUUID(),
     private readonly onRecorded: (threadId: string, receipt: Receipt | null) => void = () => undefined,
   ) {
-    this.#path = join(home, FILE);
+    this.#path = join(home, READ_STATES_FILE);
     this.#log = log;
-    for (const line of readLinesAtStart(this.#path, log, 'thread read states')) this.#learn(line);
+    this.#byId = readStatesIn(readLinesAtStart(this.#path, log, 'thread read states'));
   }
 
   /**
@@ -143,25 +143,35 @@ export class ThreadReadStates {
     this.#appends = append.catch(() => undefined);
     return append;
   }
+}
 
-  // Lines of another shape, or torn by a crash, are skipped.
-  #learn(line: string): void {
-    if (line.trim() === '') return;
-    try {
-      const entry = JSON.parse(line) as { id?: unknown; first_unread?: unknown; revision?: unknown; last_published_turn?: unknown };
-      if (typeof entry.id !== 'string') return;
-      const id = entry.id.toLowerCase();
-      if (entry.revision === null) {
-        this.#byId.delete(id);
-        return;
-      }
-      const firstUnread = positionOf(entry.first_unread);
-      if (typeof entry.revision !== 'string' || firstUnread === undefined) return;
-      const lastPublishedTurn = typeof entry.last_published_turn === 'string' ? entry.last_published_turn : null;
-      this.#byId.set(id, { firstUnread, revision: entry.revision, lastPublishedTurn });
-    } catch {
-      // skipped
+/**
+ * The read states a file of these lines gives, by thread id: the last line of an id wins, and
+ * `"revision":null` forgets it. Lines of another shape, or torn by a crash, are skipped. (Pure:
+ * `fleet import` reads a home's states with it too.)
+ */
+export function readStatesIn(lines: Iterable<string>): Map<string, Receipt> {
+  const byId = new Map<string, Receipt>();
+  for (const line of lines) learnReadStateLine(byId, line);
+  return byId;
+}
+
+function learnReadStateLine(byId: Map<string, Receipt>, line: string): void {
+  if (line.trim() === '') return;
+  try {
+    const entry = JSON.parse(line) as { id?: unknown; first_unread?: unknown; revision?: unknown; last_published_turn?: unknown };
+    if (typeof entry.id !== 'string') return;
+    const id = entry.id.toLowerCase();
+    if (entry.revision === null) {
+      byId.delete(id);
+      return;
     }
+    const firstUnread = positionOf(entry.first_unread);
+    if (typeof entry.revision !== 'string' || firstUnread === undefined) return;
+    const lastPublishedTurn = typeof entry.last_published_turn === 'string' ? entry.last_published_turn : null;
+    byId.set(id, { firstUnread, revision: entry.revision, lastPublishedTurn });
+  } catch {
+    // skipped
   }
 }
 

@@ -16,6 +16,9 @@ import { mirroredQueueChanges } from './queue-mirror-marks.js';
 
 export type { QueuedSubmission };
 
+/** The directory of the queue files in a home; `<thread id>.json` in it. */
+export const QUEUES_DIR = 'thread-queues';
+
 export class ThreadQueueStore {
   readonly #dir: string;
   readonly #queues = new Map<string, QueuedSubmission[]>();
@@ -28,7 +31,7 @@ export class ThreadQueueStore {
     home: string,
     private readonly onChanged: (threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void = () => undefined,
   ) {
-    this.#dir = join(home, 'thread-queues');
+    this.#dir = join(home, QUEUES_DIR);
   }
 
   /** The thread's queue, from memory once read (a copy: change it through `replace`). */
@@ -82,8 +85,7 @@ export class ThreadQueueStore {
 
   async #read(key: string): Promise<QueuedSubmission[]> {
     try {
-      const parsed = JSON.parse(await fsPromises().readFile(this.#file(key), 'utf8')) as { queue?: unknown };
-      return Array.isArray(parsed.queue) ? (parsed.queue as QueuedSubmission[]) : [];
+      return queueIn(await fsPromises().readFile(this.#file(key), 'utf8'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw internalError(`failed to read the queue of thread ${key}: ${String(error)}`);
@@ -102,6 +104,12 @@ export class ThreadQueueStore {
   #file(key: string): string {
     return join(this.#dir, `${key}.json`);
   }
+}
+
+/** The queue a thread's file holds (`fleet import` reads a home's queues with it too); throws on text that is no JSON. */
+export function queueIn(text: string): QueuedSubmission[] {
+  const parsed = JSON.parse(text) as { queue?: unknown };
+  return Array.isArray(parsed.queue) ? (parsed.queue as QueuedSubmission[]) : [];
 }
 
 const stores = new WeakMap<object, ThreadQueueStore>();

@@ -19,6 +19,19 @@ describe('rolloutFileLines', () => {
     });
   });
 
+  test('the file a revert started is its thread\'s, created at its own name\'s time', () => {
+    const reverted = PATH.replace('rollout-2026-12-02T15-38-09-', 'rollout-2026-12-02T16-00-01-').replace('.jsonl', '_01a23767-ffff-79c0-a555-4847718eff08.jsonl');
+    expect(rolloutFileLines(reverted, bytes(`${META}\n`))).toEqual({
+      kind: 'lines',
+      threadId: ID,
+      createdAtMs: Date.UTC(2026, 11, 2, 16, 0, 1),
+      historyMode: 'paginated',
+      text: `${META}\n`,
+      lines: [META],
+      tornBytes: 0,
+    });
+  });
+
   test('a session_meta without a history mode is legacy; a byte-order mark stays', () => {
     const legacy = `{"type":"session_meta","payload":{"id":"${ID.toUpperCase()}"}}`;
     expect(rolloutFileLines(PATH, bytes(`${legacy}\n`))).toMatchObject({ kind: 'lines', historyMode: 'legacy', lines: [legacy] });
