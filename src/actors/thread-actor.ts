@@ -2,6 +2,7 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
+import { turnEndRevision } from '../common/turn-end-revision.js';
 import { basename } from 'node:path';
 import type { ActorEvent, ActorHistory, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
@@ -450,7 +451,8 @@ export class ThreadActor {
       this.#history = conversation;
       this.#emit({ type: 'compactionCompleted', threadId, turnId, item, ordinal: at.item });
     }
-    await this.#endTurn(turn, endOf(outcome, null, null), outcome);
+    // A compaction's end moves no read state (the host publishes none for it).
+    await this.#endTurn(turn, endOf(outcome, null, null), outcome, false);
   }
 
   #beginTurn(command: TurnCommand): RunningTurn {
@@ -558,13 +560,16 @@ export class ThreadActor {
 
   // Records the turn's end, waits for every line of it to reach the kernel, then reports it.
   // `end` is how the rollout closes the turn when its lines land.
-  async #endTurn(turn: RunningTurn, end: TurnEnd, sampled: TurnOutcome): Promise<void> {
+  async #endTurn(turn: RunningTurn, end: TurnEnd, sampled: TurnOutcome, movesReadState = true): Promise<void> {
     const { threadId } = this.#init;
     const { turnId, writes } = turn;
     let outcome = sampled;
     const completedAtMs = this.#clock.now();
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
-    writes.add('end', this.#format.turnEnd(timing, end, completedAtMs));
+    // The read receipt the host publishes for a completed or failed turn goes with the turn's
+    // last lines, on a store that keeps it (the PostgreSQL one): one statement, not two.
+    const receipt = movesReadState && end.status !== 'interrupted' ? { turnId, revision: turnEndRevision(turnId) } : undefined;
+    writes.add('end', this.#format.turnEnd(timing, end, completedAtMs), receipt);
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
       if (outcome.status === 'completed') {
@@ -615,7 +620,8 @@ export class ThreadActor {
     const { failure, landed } = await current.writes.settle();
     if (failure === null && landed.has('start')) {
       const end = new TurnWrites(this.#appender);
-      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs));
+      // Failed: the host publishes its read state, stored with these lines as in #endTurn.
+      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), { turnId, revision: turnEndRevision(turnId) });
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });

@@ -6,6 +6,7 @@
 //   [session_meta]  [owed end of a turn]  task_started+context+user  agent…  token_count  end line
 //       meta              owed                     start               item      item      end
 import type { HistoryAppender } from './rollout-writer/history-appender.js';
+import type { TurnEndReceipt } from '../common/turn-end-revision.js';
 
 type Label = 'meta' | 'owed' | 'start' | 'item' | 'end';
 
@@ -30,9 +31,9 @@ export class TurnWrites {
    * Queues `lines` as one append; a no-op for an ephemeral thread. They may linger until the
    * turn settles (one store round trip for a quick turn's lines), or a short while.
    */
-  add(label: Label, lines: string[]): void {
+  add(label: Label, lines: string[], readReceipt?: TurnEndReceipt): void {
     if (this.#appender === null || lines.length === 0) return;
-    this.#writes.push({ label, done: this.#appender.append(lines, { lingering: true }) });
+    this.#writes.push({ label, done: this.#appender.append(lines, { lingering: true, ...(readReceipt === undefined ? {} : { readReceipt }) }) });
   }
 
   /** Sends what lingers, then waits for every queued batch. */

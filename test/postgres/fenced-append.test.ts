@@ -37,6 +37,20 @@ async function owned(threadId: string, endpoint: string, leaseMs = LEASE_MS): Pr
 }
 
 describe('appendLines', () => {
+  test('a turn\'s last lines store its read receipt in the same statement, keeping an earlier first unread turn', async () => {
+    const { epoch } = await owned('receipt', 'ws://127.0.0.1:3011');
+    const receiptOf = async () => (await pool.query('SELECT read_first_unread AS first, read_revision AS revision, read_last_published_turn AS last FROM threads WHERE thread_id = $1', ['receipt'])).rows[0];
+    expect(await appendLines(pool, { threadId: 'receipt', epoch, expectedNext: 0, lines: ['{"a":1}'] })).toEqual({ kind: 'appended', nextOrdinal: 1 });
+    expect(await receiptOf()).toEqual({ first: null, revision: null, last: null });
+    await appendLines(pool, { threadId: 'receipt', epoch, expectedNext: 1, lines: ['{"b":2}'], readReceipt: { turnId: 'turn-1', revision: 'rev-1' } });
+    expect(await receiptOf()).toEqual({ first: { type: 'turn', turn_id: 'turn-1' }, revision: 'rev-1', last: 'turn-1' });
+    await appendLines(pool, { threadId: 'receipt', epoch, expectedNext: 2, lines: ['{"c":3}'], readReceipt: { turnId: 'turn-2', revision: 'rev-2' } });
+    expect(await receiptOf()).toEqual({ first: { type: 'turn', turn_id: 'turn-1' }, revision: 'rev-2', last: 'turn-2' });
+    // A fenced append stores no receipt either.
+    expect((await appendLines(pool, { threadId: 'receipt', epoch: epoch - 1, expectedNext: 3, lines: ['{"d":4}'], readReceipt: { turnId: 'turn-3', revision: 'rev-3' } })).kind).toBe('fenced');
+    expect(await receiptOf()).toEqual({ first: { type: 'turn', turn_id: 'turn-1' }, revision: 'rev-2', last: 'turn-2' });
+  });
+
   test('appends batches at contiguous ordinals and bumps updated_at in the same statement', async () => {
     const { hostId, epoch } = await owned('contiguous', 'ws://127.0.0.1:1');
     // Set back, so each append's bump shows whatever the clock's resolution.

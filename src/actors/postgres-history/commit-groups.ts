@@ -17,20 +17,22 @@
  */
 export const LINGER_MS = 1_000;
 
-interface Waiting {
+interface Waiting<Extra> {
   lines: string[];
+  /** What the batch's statement also stores (a turn's read receipt); a group takes its last batch's. */
+  extra: Extra | null;
   settle: (error: Error | null) => void;
 }
 
-export class CommitGroups {
-  readonly #write: (lines: string[]) => Promise<void>;
-  #waiting: Waiting[] = [];
+export class CommitGroups<Extra = never> {
+  readonly #write: (lines: string[], extra: Extra | null) => Promise<void>;
+  #waiting: Array<Waiting<Extra>> = [];
   /** Lines handed to `push` whose group has not settled yet. */
   #queuedLines = 0;
   #draining: Promise<void> | null = null;
   #lingering: NodeJS.Timeout | null = null;
 
-  constructor(write: (lines: string[]) => Promise<void>) {
+  constructor(write: (lines: string[], extra: Extra | null) => Promise<void>) {
     this.#write = write;
   }
 
@@ -39,9 +41,9 @@ export class CommitGroups {
   }
 
   /** Lands `lines` with whatever else is waiting when the statement ahead of them ends (`lingering`: or later, see above). */
-  push(lines: string[], lingering = false): Promise<void> {
+  push(lines: string[], lingering = false, extra: Extra | null = null): Promise<void> {
     this.#queuedLines += lines.length;
-    const landed = new Promise<void>((resolve, reject) => this.#waiting.push({ lines, settle: (error) => (error === null ? resolve() : reject(error)) }));
+    const landed = new Promise<void>((resolve, reject) => this.#waiting.push({ lines, extra, settle: (error) => (error === null ? resolve() : reject(error)) }));
     if (!lingering) this.flush();
     else if (this.#draining === null) this.#lingering ??= setTimeout(() => this.flush(), LINGER_MS).unref();
     return landed;
@@ -65,9 +67,10 @@ export class CommitGroups {
       while (this.#waiting.length > 0) {
         const group = this.#waiting.splice(0);
         const lines = group.flatMap((batch) => batch.lines);
+        const extra = group.reduce<Extra | null>((last, batch) => batch.extra ?? last, null);
         let failure: Error | null = null;
         try {
-          await this.#write(lines);
+          await this.#write(lines, extra);
         } catch (error) {
           failure = error instanceof Error ? error : new Error(String(error));
         }

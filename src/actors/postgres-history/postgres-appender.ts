@@ -18,7 +18,8 @@
 import type { ActorHistory } from '../../common/actor-messages.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { AppendOutcome } from '../../common/postgres/fenced-append.js';
-import type { HistoryAppender } from '../rollout-writer/history-appender.js';
+import type { AppendOptions, HistoryAppender } from '../rollout-writer/history-appender.js';
+import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
 import { CommitGroups } from './commit-groups.js';
 import type { OrdinalStamp } from '../rollout-writer/rollout-appender.js';
 import { appendToStore, cutBackInStore } from './worker-postgres.js';
@@ -54,7 +55,7 @@ export class PostgresAppender implements HistoryAppender {
   readonly #deadlineMs: number;
   /** The store line the next batch starts at. */
   #nextLine: number;
-  readonly #groups = new CommitGroups((lines) => this.#write(lines));
+  readonly #groups = new CommitGroups<TurnEndReceipt>((lines, receipt) => this.#write(lines, receipt));
   #state: AppenderState = { kind: 'ready' };
   #closing: Promise<void> | null = null;
 
@@ -75,9 +76,9 @@ export class PostgresAppender implements HistoryAppender {
     return this.#state.kind === 'failed';
   }
 
-  append(lines: string[], options: { lingering?: boolean } = {}): Promise<void> {
+  append(lines: string[], options: AppendOptions = {}): Promise<void> {
     if (this.#closing !== null) return Promise.reject(new Error(`the history of thread ${this.#threadId} is closed; cannot append`));
-    return this.#groups.push(lines, options.lingering ?? false);
+    return this.#groups.push(lines, options.lingering ?? false, options.readReceipt ?? null);
   }
 
   flush(): void {
@@ -103,7 +104,7 @@ export class PostgresAppender implements HistoryAppender {
     return this.#closing;
   }
 
-  async #write(lines: string[]): Promise<void> {
+  async #write(lines: string[], readReceipt: TurnEndReceipt | null): Promise<void> {
     if (lines.length === 0) return;
     this.#refuseUnlessWritable();
     if (this.#state.kind === 'cutBackDue') await this.#cutBack(this.#state.from);
@@ -113,7 +114,7 @@ export class PostgresAppender implements HistoryAppender {
     const { epoch, connection } = this.#history;
     let outcome: AppendOutcome;
     try {
-      outcome = await appendToStore(connection, { threadId: this.#threadId, epoch, expectedNext: from, lines: stamped }, this.#deadlineMs);
+      outcome = await appendToStore(connection, { threadId: this.#threadId, epoch, expectedNext: from, lines: stamped, readReceipt }, this.#deadlineMs);
     } catch (cause) {
       throw this.#fail(cause, from);
     }

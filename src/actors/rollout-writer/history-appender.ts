@@ -4,6 +4,15 @@
 // order and land each batch whole or not at all, so a turn's writes (turn-writes.ts) mean the
 // same on either.
 
+import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
+
+export interface AppendOptions {
+  /** The batch may wait a while to go with the next ones (see `append`). */
+  lingering?: boolean;
+  /** The batch ends a turn: a store that keeps read states stores the turn's receipt with it. */
+  readReceipt?: TurnEndReceipt;
+}
+
 export interface HistoryAppender {
   /** The paginated ordinal a line appended now will get if everything queued before it lands; null without ordinals. */
   peekOrdinal(): number | null;
@@ -14,7 +23,7 @@ export interface HistoryAppender {
    * before it. A `lingering` batch may wait, a short while at most, to go with the next ones
    * (a store with a round trip per write); `flush()` sends it.
    */
-  append(lines: string[], options?: { lingering?: boolean }): Promise<void>;
+  append(lines: string[], options?: AppendOptions): Promise<void>;
   /** Sends every lingering batch now. */
   flush(): void;
   /** Lets appends continue after a failure, once the caller has settled what the gap means; call it with nothing pending. */

@@ -1,6 +1,7 @@
 // The only way rollout lines enter the store: one statement that advances the thread's next
 // ordinal only if the writer's epoch and expected ordinal still match, inserts the lines from
-// that update's result, and moves the thread's updated_at, all or nothing. A writer whose epoch
+// that update's result, and moves the thread's updated_at (and, for a turn's last lines, its
+// read receipt), all or nothing. A writer whose epoch
 // was overtaken (another host took the thread) or whose view of the ordinal is stale matches no
 // row and writes nothing: the store itself fences it, however late its statement arrives.
 // Given the writer's host, the append also requires that host to hold the thread with a lease
@@ -12,6 +13,7 @@
 // After a failure whose outcome is unknown (a deadline, a connection lost while the statement
 // was in flight), `cutBackAppend` removes whatever of the batch landed, under the same epoch.
 import type pg from 'pg';
+import type { TurnEndReceipt } from '../turn-end-revision.js';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
 
 export interface AppendRequest {
@@ -23,6 +25,11 @@ export interface AppendRequest {
   expectedNext: number;
   /** JSONL records without their newline. */
   lines: readonly string[];
+  /**
+   * A turn ends with these lines: its read receipt is stored in the same statement, as
+   * read-receipts.ts's recordTurnEnd stores it (an earlier first unread turn is kept).
+   */
+  readReceipt?: TurnEndReceipt | null;
 }
 
 export type AppendOutcome = { kind: 'appended'; nextOrdinal: number } | { kind: 'fenced'; epochNow: number; nextNow: number };
@@ -51,7 +58,11 @@ const APPEND = `
     SELECT a.thread_id, $3 + l.n - 1, a.epoch, l.line
     FROM advanced a, unnest($4::text[]) WITH ORDINALITY AS l(line, n)
   ), touched AS (
-    UPDATE threads t SET updated_at = date_trunc('milliseconds', now()), head_end = coalesce(t.head_end, $3 + $6::bigint)
+    UPDATE threads t SET updated_at = date_trunc('milliseconds', now()), head_end = coalesce(t.head_end, $3 + $6::bigint),
+      read_first_unread = CASE WHEN $7::text IS NULL THEN t.read_first_unread
+        ELSE coalesce(t.read_first_unread, jsonb_build_object('type', 'turn', 'turn_id', $7::text)) END,
+      read_revision = coalesce($8::text, t.read_revision),
+      read_last_published_turn = coalesce($7::text, t.read_last_published_turn)
     FROM advanced a WHERE t.thread_id = a.thread_id
   )
   SELECT next_ordinal FROM advanced`;
@@ -72,6 +83,8 @@ export async function appendLines(pool: pg.Pool, request: AppendRequest, call?: 
     request.lines,
     request.hostId ?? null,
     headLinesIn(request.lines),
+    request.readReceipt?.turnId ?? null,
+    request.readReceipt?.revision ?? null,
   ], APPEND_STATEMENT_NAME);
   const row = result.rows[0];
   if (row !== undefined) return { kind: 'appended', nextOrdinal: Number(row.next_ordinal) };

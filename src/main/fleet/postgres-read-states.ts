@@ -11,13 +11,16 @@
 // A mark is the store's check and change in one statement: of two marks expecting one revision,
 // through any hosts, only the first applies. A turn's end is answered from memory at once (its
 // notification must not wait for the database) and stored behind it; the row then keeps an
-// earlier first unread turn whoever set it, and this host learns what the row became. Changes
+// earlier first unread turn whoever set it, and this host learns what the row became; a turn
+// whose last lines were stored carried its receipt in that same statement (its revision made
+// from the turn id on both sides, turn-end-revision.ts), so nothing more is written. Changes
 // are stored one after another, so this host's later change is never overtaken by its earlier.
 // A thread the store holds no row of (an ephemeral one) has its state in memory only.
 import type { Pool } from 'pg';
 import type { LogFn } from '../../common/log.js';
 import { markReceipt, recordRevert, recordTurnEnd, type StoredReceipt, type StoredUnread } from '../../common/postgres/read-receipts.js';
 import { builtin } from '../lazy-builtin.js';
+import { turnEndRevision } from '../../common/turn-end-revision.js';
 import type { ReadStateKeeper } from '../stored-threads/thread-state-keepers.js';
 import { lineOf, positionOf, type ThreadReadState } from '../stored-threads/thread-read-states.js';
 
@@ -50,12 +53,13 @@ export class PostgresReadStates implements ReadStateKeeper {
     if (!this.#writing.has(id)) this.#remember(id, stored);
   }
 
-  turnEnded(threadId: string, turnId: string, _nowMs: number): ThreadReadState {
+  turnEnded(threadId: string, turnId: string, _nowMs: number, storedWithTurn = false): ThreadReadState {
     const id = threadId.toLowerCase();
     const before = this.#receipt(id);
-    const receipt: Receipt = { firstUnread: before.firstUnread ?? { type: 'turn', turnId }, revision: this.newRevision(), lastPublishedTurn: turnId };
+    // The revision the actor stored with the turn's last lines, when it did (turn-end-revision.ts).
+    const receipt: Receipt = { firstUnread: before.firstUnread ?? { type: 'turn', turnId }, revision: turnEndRevision(turnId), lastPublishedTurn: turnId };
     this.#byId.set(id, receipt);
-    this.#store(id, receipt, () => recordTurnEnd(this.pool, threadId, turnId, receipt.revision, { deadlineMs: WRITE_DEADLINE_MS }));
+    if (!storedWithTurn) this.#store(id, receipt, () => recordTurnEnd(this.pool, threadId, turnId, receipt.revision, { deadlineMs: WRITE_DEADLINE_MS }));
     return this.get(id);
   }
 

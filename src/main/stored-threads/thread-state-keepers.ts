@@ -11,8 +11,11 @@ import type { ThreadReadState } from './thread-read-states.js';
 export interface ReadStateKeeper {
   /** The read state of a materialized thread, from memory (read, at `initial:<id>`, before anything was recorded). */
   get(threadId: string): ThreadReadState;
-  /** A turn ended: its new state at once; the store follows. */
-  turnEnded(threadId: string, turnId: string, nowMs: number): ThreadReadState;
+  /**
+   * A turn ended: its new state at once; the store follows, unless the turn's own last append
+   * stored it (`storedWithTurn`, the PostgreSQL store: fenced-append.ts).
+   */
+  turnEnded(threadId: string, turnId: string, nowMs: number, storedWithTurn?: boolean): ThreadReadState;
   /** Marks the thread read or unread if its revision is still `expectedRevision`; the state now, and whether it changed. */
   mark(threadId: string, operation: 'read' | 'unread', expectedRevision: string, nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }>;
   /** The thread was reverted to the turns in `kept`: the new state, or null when nothing changed. */

@@ -102,7 +102,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         durationMs: event.durationMs,
         ...(event.error ? { error: event.error.message } : {}),
       });
-      endTurn(ctx, thread, event.turnId, { status: event.status, error: event.error, completedAtMs: event.completedAtMs, durationMs: event.durationMs });
+      endTurn(ctx, thread, event.turnId, { status: event.status, error: event.error, completedAtMs: event.completedAtMs, durationMs: event.durationMs }, event.persisted);
       if (!event.persisted) ctx.log('error', 'turn could not be written to the rollout', { threadId: thread.id, turnId: event.turnId });
       return;
   }
@@ -144,7 +144,9 @@ export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: 
   endTurn(ctx, thread, turnId, { status: 'failed', error, completedAtMs: now, durationMs: now - startedMs });
 }
 
-function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: TurnEnd): void {
+// `persisted`: the turn's last lines are stored, and with them, on a store that keeps read
+// states, the read receipt this end publishes (the actor's end of the turn).
+function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: TurnEnd, persisted = false): void {
   const turn = thread.turnEnded(turnId, end, ctx.clock.now());
   if (turn === null) return;
   ctx.recorder.turnEnded(end.status, end.durationMs);
@@ -154,19 +156,19 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   // one's after the error, and none for an interrupted turn (thread-read-state.jsonl) or a
   // compaction (compaction.jsonl).
   const publishes = !isCompaction(turn);
-  if (publishes && end.status === 'completed') publishTurnReadState(ctx, thread, turnId);
+  if (publishes && end.status === 'completed') publishTurnReadState(ctx, thread, turnId, persisted);
   out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
-  if (publishes && end.status === 'failed') publishTurnReadState(ctx, thread, turnId);
+  if (publishes && end.status === 'failed') publishTurnReadState(ctx, thread, turnId, persisted);
   out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
   ctx.supervisor.noteChanged(thread);
   for (const hook of idleHooks) hook(ctx, thread.id);
 }
 
 /** A durable thread's turn ended with a result: its read state moves (thread-read-states.ts), and every client hears it. */
-function publishTurnReadState(ctx: HostContext, thread: LoadedThread, turnId: string): void {
+function publishTurnReadState(ctx: HostContext, thread: LoadedThread, turnId: string, storedWithTurn: boolean): void {
   if (thread.identity?.ephemeral !== false) return;
-  const readState = ctx.threadReadStates.turnEnded(thread.id, turnId, ctx.clock.now());
+  const readState = ctx.threadReadStates.turnEnded(thread.id, turnId, ctx.clock.now(), storedWithTurn);
   ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
 }
 
