@@ -197,6 +197,7 @@ describe('fleet errors', () => {
     expect(fleet(db, 'export')).toEqual(usage('fleet export: missing THREAD_ID'));
     expect(fleet(db, 'import', scratch, 'extra')).toEqual(usage("fleet import: unexpected argument 'extra'"));
     expect(fleet(db, 'import', scratch, '--home', scratch)).toEqual(usage("fleet import: '--home' is for export; the home to import is its argument"));
+    expect(fleet(db, 'import', join(scratch, 'no-such-home'))).toEqual(usage(`fleet import: ${join(scratch, 'no-such-home')} is not a directory (the home to import)`));
     expect(existsSync(join(scratch, 'sessions'))).toBe(false);
   });
 });

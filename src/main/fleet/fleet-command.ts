@@ -3,6 +3,7 @@
 // The database is the one the host's configuration names (postgres_url in config.toml or -c,
 // else libpq's PG* variables), whether or not that host runs on it yet; its schema is
 // migrated first, as a host's start does.
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -56,6 +57,8 @@ export async function runFleetCommand(args: string[]): Promise<number> {
   if (target === undefined) throw new UsageError(`fleet ${command}: missing ${command === 'import' ? 'HOME' : 'THREAD_ID'}`);
   if (extra.length > 0) throw new UsageError(`fleet ${command}: unexpected argument '${extra[0]}'`);
   if (command === 'import' && values.home !== undefined) throw new UsageError("fleet import: '--home' is for export; the home to import is its argument");
+  // A mistyped home would import nothing and report success.
+  if (command === 'import' && !isDirectory(resolve(target))) throw new UsageError(`fleet import: ${resolve(target)} is not a directory (the home to import)`);
   const hostHome = resolveHome();
   try {
     const connection = storeConnection(hostHome, (values.config as string[] | undefined) ?? []);
@@ -159,4 +162,8 @@ function parseFleetArgs(args: string[]) {
     const message = (error as Error).message.split('. ')[0]!;
     throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1));
   }
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
