@@ -4,7 +4,8 @@
 // every notification A's own client gets, byte for byte; an owner that dies closes the threads
 // for the client, which resumes on B once the lease lapsed; a wrong token is refused; what a
 // peer asks is never forwarded again (hop limit 1): it gets the owner as a hint; a revert and the
-// start of queued input are the owner's too; and a host woken
+// start of queued input are the owner's too, as are a rename and the other thread changes a
+// client that reaches the thread through B sends; and a host woken
 // after its lease lapsed forwards its clients to the new owner.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +117,12 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   const interrupted = await onA.waitForNotification('turn/completed', (p) => p.turn.id === stalled.id);
   expect(interrupted.turn.status).toBe('interrupted');
   expect((await onB.waitForNotification('turn/completed', (p) => p.turn.id === stalled.id)).turn.status).toBe('interrupted');
+
+  // Renamed from B: the rename goes to A, whose own client hears it as B's client does.
+  expect(await onB.request('thread/name/set', { threadId, name: 'named from B' })).toEqual({});
+  const renamed = { threadId, threadName: 'named from B' };
+  expect(await onA.waitForNotification('thread/name/updated', (p) => p.threadId === threadId)).toEqual(renamed);
+  expect(await onB.waitForNotification('thread/name/updated', (p) => p.threadId === threadId)).toEqual(renamed);
 
   // Unsubscribed from B: A's next turn reaches A's client only.
   expect(await onB.request('thread/unsubscribe', { threadId })).toEqual({ status: 'unsubscribed' });

@@ -22,6 +22,15 @@ export const FORWARDED_METHODS: ReadonlySet<string> = new Set([
   'thread/compact/start',
   'thread/revert',
   'thread/queue/start',
+  // Served from the shared store by any host, but the owner's clients hear of them only from
+  // the owner: a client that reaches the thread through a peer link sends them there too.
+  'thread/name/set',
+  'thread/readState/update',
+  'thread/metadata/update',
+  'thread/queue/add',
+  'thread/queue/update',
+  'thread/queue/delete',
+  'thread/queue/reorder',
 ]);
 
 export interface RoutedRequest {
