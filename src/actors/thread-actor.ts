@@ -355,7 +355,13 @@ export class ThreadActor {
   }
 
   #leaveIfQuiet(): void {
-    if (this.#owed.length === 0 && !this.#inCommand && this.#projecting === null) this.#fence.leave();
+    if (!this.#inCommand && this.#nothingOwed()) this.#fence.leave();
+  }
+
+  // Nothing this actor must still write for lines that landed: none owed to the rollout, none
+  // waiting for codex's history database or being projected there.
+  #nothingOwed(): boolean {
+    return this.#owed.length === 0 && !(this.#projector?.pending ?? false) && this.#projecting === null;
   }
 
   /**
@@ -590,7 +596,7 @@ export class ThreadActor {
     // reference's history database has yet to receive is reported first and stays active
     // until they are projected (#fenced): the turn's end never waits for that transaction,
     // and the writer lock is still never released before it.
-    if (this.#owed.length === 0 && !(this.#projector?.pending ?? false)) this.#fence.leave();
+    if (this.#nothingOwed()) this.#fence.leave();
     this.#emit({
       type: 'turnEnded',
       threadId,
