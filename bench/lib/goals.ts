@@ -131,6 +131,22 @@ const GOALS: readonly Goal[] = [
   { label: 'scale: RSS settled after the last round ÷ after the first (--scale-rounds)', scenario: 'scale', case: '', figure: 'settled RSS, last round / first', target: { kind: 'report' } },
   { label: 'full host: failed turns on admitted threads', scenario: 'full-host', case: '', figure: 'failed turns on admitted threads', target: { kind: 'bound', atMost: 0 } },
   { label: 'full host: turns missing from rollouts', scenario: 'full-host', case: '', figure: 'turns missing from rollouts', target: { kind: 'bound', atMost: 0 } },
+  // Issue 27, part 8: 200 clients, 20 streaming threads beside 9,980 idle ones, 20 turns/s
+  // (`fanout --idle-threads 9980`). The clients' own probe is timed on the bench's main thread,
+  // behind their 200 connections' messages; the probe from a thread of its own is the server's
+  // answer, against a bare WebSocket echo probed the same way at the same time.
+  { label: 'fanout paced: delivery p99', scenario: 'fanout', case: 'paced 20/s', figure: 'delivery p99', target: { kind: 'bound', atMost: 10 } },
+  {
+    label: 'fanout paced: loaded/list p99 from a thread of its own', scenario: 'fanout', case: 'paced 20/s', figure: 'probe from a thread of its own p99',
+    floor: { scenario: 'fanout', case: 'paced 20/s', figure: 'bare node ws echo from a thread of its own (the floor) p99' },
+    target: { kind: 'floorRatioAtMost', ratio: LIST_OVER_ECHO },
+  },
+  {
+    label: "fanout paced: loaded/list p99, the clients' own (bench main thread)", scenario: 'fanout', case: 'paced 20/s', figure: 'probe p99',
+    floor: { scenario: 'fanout', case: 'paced 20/s', figure: 'bare node ws echo from a thread of its own (the floor) p99' },
+    target: { kind: 'report' },
+  },
+  { label: 'fanout: events to clients not subscribed', scenario: 'fanout', case: 'paced 20/s', figure: 'events to non-subscribers', target: { kind: 'bound', atMost: 0 } },
   ...[5, 10].map((mb): Goal => ({
     label: `huge lines: loaded/list p99 while another client sends ${mb} MB turns`,
     scenario: 'huge-line',

@@ -32,6 +32,8 @@ export class ListProbe {
     /** Over stdio (AppServerClient) or WebSocket (WsBenchClient): anything with requestTimed. */
     private readonly client: Pick<AppServerClient, 'requestTimed'>,
     private readonly intervalMs: number,
+    /** The request's params (fanout pages its probe; the lock scenarios list everything). */
+    private readonly params: { limit?: number } = {},
   ) {}
 
   start(): void {
@@ -45,7 +47,7 @@ export class ListProbe {
     const sample: ProbeSample = { sentAt: performance.now(), at: null };
     this.#samples.push(sample);
     this.#answers.push(
-      this.client.requestTimed('thread/loaded/list', {}, PROBE_DEADLINE_MS).then(
+      this.client.requestTimed('thread/loaded/list', this.params, PROBE_DEADLINE_MS).then(
         ({ at }) => void (sample.at = at),
         (error: unknown) => void (sample.error = String(error instanceof Error ? error.message : error).split('\n')[0]!.slice(0, 200)),
       ),

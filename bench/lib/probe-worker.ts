@@ -5,7 +5,7 @@
 // back to the main thread's `performance.now()` by `ProbeInWorker`.
 //
 //   main                              this worker
-//   ─── workerData { url, intervalMs } ▶ connect, start probing
+//   ─── workerData { url, intervalMs, limit? } ▶ connect, start probing
 //   ◀── { type: 'started' }
 //   ─── { type: 'probeNow' }           ▶ one more probe now
 //   ─── { type: 'stop' }               ▶ stop, wait for every answer
@@ -20,6 +20,7 @@ import { WsBenchClient } from './ws-bench-client.js';
 interface ProbeData {
   url: string;
   intervalMs: number;
+  limit?: number;
 }
 
 type ProbeCommand = { type: 'probeNow' } | { type: 'stop' };
@@ -38,8 +39,8 @@ export class ProbeInWorker {
   }
 
   /** Starts a worker probing `url` every `intervalMs`; resolves once it has sent its first probe. */
-  static async start(url: string, intervalMs: number): Promise<ProbeInWorker> {
-    const probe = new ProbeInWorker(new Worker(fileURLToPath(import.meta.url), { workerData: { url, intervalMs } satisfies ProbeData }));
+  static async start(url: string, intervalMs: number, limit?: number): Promise<ProbeInWorker> {
+    const probe = new ProbeInWorker(new Worker(fileURLToPath(import.meta.url), { workerData: { url, intervalMs, limit } satisfies ProbeData }));
     try {
       await probe.#channel.next('started');
     } catch (error) {
@@ -75,7 +76,7 @@ async function serve(data: ProbeData): Promise<void> {
   const post = (event: ProbeEvent): void => port.postMessage(event);
   try {
     const client = await WsBenchClient.connect(data.url);
-    const probe = new ListProbe(client, data.intervalMs);
+    const probe = new ListProbe(client, data.intervalMs, data.limit === undefined ? {} : { limit: data.limit });
     port.on('message', (command: ProbeCommand) => {
       if (command.type === 'probeNow') probe.probeNow();
       else

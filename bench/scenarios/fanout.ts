@@ -8,7 +8,11 @@
 //               phase's seconds: latency under a steady stream the host keeps up with.
 // Reports:
 //   delivery        turn/item event emitted (the server's `emittedAtMs`) → read by a subscriber
-//   probe           thread/loaded/list round trip, over every client
+//   probe           thread/loaded/list round trip, over every client (timed on the bench's main
+//                   thread, behind the 200 clients' messages: its event-loop delay is reported)
+//   probe from a thread of its own   the same request every 10 ms from a bench worker thread on
+//                   a connection of its own: the server's answer; and the floor, a bare Node
+//                   WebSocket echo (bare-ws-echo.ts) probed the same way at the same time
 //   RSS per connection   (VmRSS with C clients − VmRSS before them) / C
 //   server CPU per delivered event   all of the server's threads, and its main thread alone
 //   non-subscriber events   turn/item events that reached a client not subscribed: must be 0
@@ -27,7 +31,10 @@ import { rssKb } from '../lib/proc-rss.js';
 import { createHome } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
 import type { WsEndpoint } from '../lib/ws-endpoint.js';
+import { withBareWsEcho } from '../lib/bare-ws-echo.js';
 import { withBenchFleet } from '../lib/bench-fleet.js';
+import { windowStats, type ProbeSample } from '../lib/list-probe.js';
+import { ProbeInWorker } from '../lib/probe-worker.js';
 import { textInput, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario, type ScenarioCase } from './scenario.js';
 
 /** Clients connect this many at a time (a burst of 200 handshakes measures nothing useful). */
@@ -41,6 +48,8 @@ const OVERLOAD_PAUSE_MS = 20;
 const SERVER_LOOP_MAX = 'nodejs_eventloop_lag_max_seconds';
 /** Sampling period of the bench's own event-loop monitor. */
 const LOOP_RESOLUTION_MS = 5;
+/** Period of the probe on a thread of its own (one per host), open loop. */
+const OWN_THREAD_PROBE_MS = 10;
 /** Idle threads are started this many at a time. */
 const IDLE_STARTS_IN_FLIGHT = 16;
 
@@ -67,19 +76,19 @@ export const fanout: Scenario = {
     // them: the home admits every thread of the case (the reference ignores the key).
     const config = ctx.params.fanoutIdleThreads > 0 ? `max_loaded_threads = ${ctx.params.fanoutThreads + ctx.params.fanoutIdleThreads}` : '';
     if (scenarioCase.threadStore === 'postgres') {
-      await withBenchFleet(ctx, 'fanout', FLEET_HOSTS, ({ hosts }, clients) => measure(ctx, hosts, clients, pace), config);
+      await withBareWsEcho((echo) => withBenchFleet(ctx, 'fanout', FLEET_HOSTS, ({ hosts }, clients) => measure(ctx, hosts, echo, clients, pace), config));
       return;
     }
     const command = wsCommandOrFail(ctx, 'fanout');
     if (command === null) return;
-    await withWsEndpoint(ctx, command, createHome(ctx.mock.url, config), (endpoint, clients) => measure(ctx, [endpoint], clients, pace));
+    await withBareWsEcho((echo) => withWsEndpoint(ctx, command, createHome(ctx.mock.url, config), (endpoint, clients) => measure(ctx, [endpoint], echo, clients, pace)));
   },
 };
 
 /** Sums a per-process reading over the hosts. */
 const summed = (hosts: readonly WsEndpoint[], read: (pid: number) => number): number => hosts.reduce((sum, host) => sum + read(host.pid), 0);
 
-async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: WsBenchClient[], pace: Pace): Promise<void> {
+async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], echo: WsEndpoint, clients: WsBenchClient[], pace: Pace): Promise<void> {
   const { rec, params } = ctx;
   // One owner client per host; thread t is started by host t mod H's, which then owns it.
   const owners = await Promise.all(hosts.map((host) => WsBenchClient.connect(host.url)));
@@ -151,6 +160,11 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   benchLoop.enable();
   // prom-client resets its event-loop histogram at each scrape: this one starts the window.
   await Promise.all(hosts.map((host) => host.metric(SERVER_LOOP_MAX)));
+  // The same request from a thread of the bench's own, on a connection of its own: its latency is
+  // the server's answer without the wait behind the 200 clients' messages on the bench's main
+  // thread. A bare Node WebSocket echo is probed the same way at the same time: the floor, what
+  // the loaded machine alone adds to a round trip.
+  const ownThreadProbes = await Promise.all([...hosts, echo].map((server) => ProbeInWorker.start(server.url, OWN_THREAD_PROBE_MS, params.fanoutProbeLimit)));
   const probe = new LatencyHistogram();
   const probeByHost = hosts.map(() => new LatencyHistogram());
   let probeErrors = 0;
@@ -185,6 +199,7 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   const phaseEnd = phaseStart + params.fanoutSeconds * 1000;
   const started = (threadId: string) => turnsOn.set(threadId, (turnsOn.get(threadId) ?? 0) + 1);
   let busySkips = 0;
+  let ownThreadSamples: ProbeSample[][] = [];
   try {
     if (pace === 'saturated') {
       // At least R rounds and at least the phase's duration, so that a fast server's probes are
@@ -225,7 +240,10 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   } finally {
     for (const stop of probing) stop();
     benchLoop.disable();
+    ownThreadSamples = await Promise.all(ownThreadProbes.map((p) => p.stop()));
   }
+  const ownThread = windowStats(ownThreadSamples.slice(0, hosts.length).flat(), phaseStart, Number.POSITIVE_INFINITY);
+  const floor = windowStats(ownThreadSamples[hosts.length]!, phaseStart, Number.POSITIVE_INFINITY);
   const benchBusy = (mainThreadCpuMs(process.pid) - benchCpuBeforeMs) / (performance.now() - phaseStart);
   // The last subscriber events may still be on the way after the owner saw its completions.
   const expected = subscriptions.map((mine) => [...mine].reduce((sum, threadId) => sum + (turnsOn.get(threadId) ?? 0), 0));
@@ -235,6 +253,8 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   const serverMainCpuMs = summed(hosts, mainThreadCpuMs) - mainCpuBeforeMs;
   rec.latency('delivery', delivery);
   rec.latency('probe', probe);
+  rec.latency('probe from a thread of its own', ownThread.latency);
+  rec.latency('bare node ws echo from a thread of its own (the floor)', floor.latency);
   if (hosts.length > 1) {
     deliveryByHost.forEach((histogram, h) => rec.latency(`delivery, clients of host ${h}`, histogram));
     probeByHost.forEach((histogram, h) => rec.latency(`probe, host ${h}`, histogram));
@@ -257,6 +277,8 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], clients: 
   if (serverLoopMax.every((max) => max !== null)) rec.figure('server event-loop delay max', Math.max(...(serverLoopMax as number[])) * 1000, 'ms');
   rec.check(nonSubscriber === 0, `${nonSubscriber} turn/item events reached clients not subscribed to the thread`);
   rec.check(probeErrors === 0, `${probeErrors} thread/loaded/list probes failed`);
+  rec.check(ownThread.failed === 0, `${ownThread.failed} probes from a thread of their own failed: ${ownThread.errors.join('; ')}`);
+  rec.check(floor.failed === 0, `${floor.failed} probes of the bare echo failed: ${floor.errors.join('; ')}`);
   const short = completedSeen.filter((n, i) => n !== expected[i]).length;
   rec.check(short === 0, `${short} clients did not get exactly the turn/completed of their threads' turns`);
 }

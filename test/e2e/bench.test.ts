@@ -384,7 +384,7 @@ test('bench fanout --thread-store postgres spreads clients over 3 hosts, subscri
   expect(report.results.map((r) => [r.scenario, r.case, r.pass, r.failures])).toEqual([['fanout', '3 hosts saturated', true, []]]);
   const [result] = report.results;
   expect(Object.keys(result!.latency)).toEqual([
-    'delivery', 'probe', 'delivery, clients of host 0', 'delivery, clients of host 1', 'delivery, clients of host 2', 'probe, host 0', 'probe, host 1', 'probe, host 2',
+    'delivery', 'probe', 'probe from a thread of its own', 'bare node ws echo from a thread of its own (the floor)', 'delivery, clients of host 0', 'delivery, clients of host 1', 'delivery, clients of host 2', 'probe, host 0', 'probe, host 1', 'probe, host 2',
   ]);
   // Client i on host i mod 3 subscribes to threads 2i and 2i+1 mod 3, thread t owned by host t: 8 of its 12 subscriptions are forwarded.
   expect([result!.figures['subscriptions through a peer link']!.value, result!.figures['events to non-subscribers']!.value, result!.figures['probe errors']!.value]).toEqual([8, 0, 0]);
