@@ -1,5 +1,6 @@
 // Per-connection state the router needs: whether it has initialized, who it said it was,
 // which notifications it opted out of, and how to write to it.
+import { StaggeredOutput } from './staggered-output.js';
 import type { WireMessage } from './transport/transport.js';
 
 /** A connection's id, as the connection table assigns it. */
@@ -10,7 +11,10 @@ export type LineSink = (message: WireMessage) => boolean;
 
 export interface Connection {
   readonly id: ConnectionId;
+  /** Writes now, after anything `sendLater` left queued for this connection. */
   readonly send: LineSink;
+  /** Writes in a later event-loop iteration (staggered-output.ts), before any later `send`. */
+  readonly sendLater: (message: WireMessage) => void;
   initialized: boolean;
   clientName: string | null;
   clientVersion: string | null;
@@ -26,12 +30,19 @@ export interface Connection {
 
 export class ConnectionTable {
   readonly #connections = new Map<ConnectionId, Connection>();
+  readonly #writes = new Map<ConnectionId, LineSink>();
+  readonly #staggered = new StaggeredOutput();
   #nextId = 1;
 
-  open(send: LineSink, options: { fleetPeer?: boolean } = {}): Connection {
+  open(write: LineSink, options: { fleetPeer?: boolean } = {}): Connection {
+    const staggered = this.#staggered;
     const connection: Connection = {
       id: this.#nextId++ as ConnectionId,
-      send,
+      send: (message) => {
+        staggered.catchUp(write);
+        return write(message);
+      },
+      sendLater: (message) => staggered.later(write, message),
       initialized: false,
       clientName: null,
       clientVersion: null,
@@ -42,6 +53,7 @@ export class ConnectionTable {
       fleetPeer: options.fleetPeer === true,
     };
     this.#connections.set(connection.id, connection);
+    this.#writes.set(connection.id, write);
     return connection;
   }
 
@@ -55,6 +67,9 @@ export class ConnectionTable {
   }
 
   close(id: ConnectionId): void {
+    const write = this.#writes.get(id);
+    if (write !== undefined) this.#staggered.forget(write);
+    this.#writes.delete(id);
     this.#connections.delete(id);
   }
 

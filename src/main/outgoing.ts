@@ -8,6 +8,7 @@ import type { RpcError } from '../common/errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
 import { EncodedJson, stringifyWithEncoded } from './protocol/encoded-json.js';
 import type { WireMessage } from './transport/transport.js';
+import { STAGGER_CHUNK } from './staggered-output.js';
 
 export type { RequestId };
 
@@ -44,22 +45,29 @@ export class Outgoing {
     if (target && !target.optOut.has(method)) target.send(this.#notification(method, params));
   }
 
-  /** A notification to the given connections that have initialized. */
+  /**
+   * A notification to the given connections that have initialized: the first STAGGER_CHUNK
+   * written now, the others in later iterations (staggered-output.ts).
+   */
   notifyMany(connections: Iterable<ConnectionId>, method: string, params: unknown): void {
     const message = new SharedMessage(() => this.#notification(method, params));
+    let written = 0;
     for (const id of connections) {
       const target = this.connections.get(id);
       if (!target || !target.initialized || target.optOut.has(method)) continue;
-      target.send(message.next());
+      if (written++ < STAGGER_CHUNK) target.send(message.next());
+      else target.sendLater(message.next());
     }
   }
 
-  /** A notification to every initialized connection. */
+  /** A notification to every initialized connection, staggered as `notifyMany`'s. */
   broadcast(method: string, params: unknown): void {
     const message = new SharedMessage(() => this.#notification(method, params));
+    let written = 0;
     for (const target of this.connections.initialized()) {
       if (target.optOut.has(method)) continue;
-      target.send(message.next());
+      if (written++ < STAGGER_CHUNK) target.send(message.next());
+      else target.sendLater(message.next());
     }
   }
 

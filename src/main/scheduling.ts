@@ -35,6 +35,8 @@ export function atEndOfTask(callback: () => void): void {
 const flushers = new Set<() => void>();
 let afterFlush: Array<() => void> = [];
 let iterationEndQueued = false;
+/** Output still to be written in later iterations (staggered-output.ts): afterFlush waits for it. */
+let outputHolds = 0;
 
 /** Runs `flush` once at the end of this iteration, before every `afterOutputFlushed` callback. It must not throw. */
 export function atIterationEnd(flush: () => void): void {
@@ -65,10 +67,25 @@ function runIterationEnd(): void {
   iterationEndQueued = false;
   const flushing = [...flushers];
   flushers.clear();
-  const callbacks = afterFlush;
-  afterFlush = [];
+  const callbacks = outputHolds === 0 ? afterFlush : [];
+  if (outputHolds === 0) afterFlush = [];
   for (const flush of flushing) flush();
   for (const callback of callbacks) callback();
+}
+
+/**
+ * Output this iteration started will be written in later ones (staggered-output.ts): the
+ * `afterOutputFlushed` callbacks wait until every hold is released, since their output is not
+ * out before that.
+ */
+export function holdAfterFlush(): void {
+  outputHolds += 1;
+}
+
+/** Releases a hold; with none left, the waiting callbacks run at the end of this iteration. */
+export function releaseAfterFlush(): void {
+  outputHolds -= 1;
+  if (outputHolds === 0 && afterFlush.length > 0) queueIterationEnd();
 }
 
 // ---- iterations of their own ----
