@@ -3,6 +3,7 @@
 // which feeds the idle-unload rule; only SIGTERM/SIGINT stop the server, gracefully.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { STAGGER_CHUNK } from '../../src/main/staggered-output.js';
 import { WsServer } from '../helpers/ws-server.js';
 
 let mock: MockModel;
@@ -80,6 +81,19 @@ test('SIGTERM (twice, too) unloads threads mid-turn, drops the clients and exits
   expect(await a.closed).toBe(1006);
   expect(await server.stop()).toBe(0);
   expect(server.process.logLines().filter((l) => l.level === 'error')).toEqual([]);
+});
+
+test('SIGTERM with more clients than one staggered chunk: every client hears the thread close before its socket drops', async () => {
+  const server = await WsServer.start({ modelUrl: mock.url });
+  const clients = await Promise.all(Array.from({ length: STAGGER_CHUNK * 2 + 3 }, () => server.connect()));
+  const { thread } = await clients[0]!.request('thread/start', {});
+  await Promise.all(clients.map((client) => client.waitForNotification('thread/started')));
+  server.process.child.kill('SIGTERM');
+  expect(await Promise.all(clients.map((client) => client.closed))).toEqual(clients.map(() => 1006));
+  const closing = ['thread/status/changed', 'thread/closed'];
+  expect(clients.map((client) => client.methods().slice(-2))).toEqual(clients.map(() => closing));
+  expect(clients.map((client) => client.notifications('thread/closed').map((m) => m.params))).toEqual(clients.map(() => [{ threadId: thread.id }]));
+  expect(await server.stop()).toBe(0);
 });
 
 test('keepalive drops a peer that stops answering pings, and its subscriptions with it; a live idle peer stays', async () => {

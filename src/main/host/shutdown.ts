@@ -5,6 +5,7 @@
 // and the stored-history workers, remove the listener's files.
 import { systemClock } from '../../common/clock.js';
 import type { HostContext } from '../host-context.js';
+import { outputFlushed } from '../scheduling.js';
 import { withDeadline } from '../threads/unloader.js';
 import type { Transport } from '../transport/transport.js';
 import { waitUntil } from '../wait-until.js';
@@ -85,6 +86,9 @@ export class HostShutdown {
     // A fleet's host leaves it now, so the threads it released are free for the others at once.
     await withDeadline(ctx.threadStore.close(), STORE_CLOSE_MS, systemClock);
     if (transport !== null) {
+      // Notifications still staggered over later iterations (staggered-output.ts) reach the
+      // sockets first: this waits for the last chunk.
+      await withDeadline(outputFlushed(), OUTPUT_FLUSH_MS, systemClock);
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();
     }
