@@ -2,7 +2,7 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
-import { turnEndRevision } from '../common/turn-end-revision.js';
+import { turnEndRevision, type TurnEndReceipt } from '../common/turn-end-revision.js';
 import { basename } from 'node:path';
 import type { ActorEvent, ActorHistory, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
@@ -574,7 +574,7 @@ export class ThreadActor {
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
     // The read receipt the host publishes for a completed or failed turn goes with the turn's
     // last lines, on a store that keeps it (the PostgreSQL one): one statement, not two.
-    const receipt = movesReadState && end.status !== 'interrupted' ? { turnId, revision: turnEndRevision(turnId) } : undefined;
+    const receipt = movesReadState && end.status !== 'interrupted' ? this.#storedReceipt(turnId) : undefined;
     writes.add('end', this.#format.turnEnd(timing, end, completedAtMs), receipt);
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
@@ -627,10 +627,16 @@ export class ThreadActor {
     if (failure === null && landed.has('start')) {
       const end = new TurnWrites(this.#appender);
       // Failed: the host publishes its read state, stored with these lines as in #endTurn.
-      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), { turnId, revision: turnEndRevision(turnId) });
+      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), this.#storedReceipt(turnId));
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
+  }
+
+  // Only the PostgreSQL store keeps a read receipt with the turn's lines; the files store's is
+  // kept by the host (thread-read-states.ts), so no revision is derived for it (a hash per turn).
+  #storedReceipt(turnId: string): TurnEndReceipt | undefined {
+    return this.#init.history?.store === 'postgres' ? { turnId, revision: turnEndRevision(turnId) } : undefined;
   }
 
   #forkMeta(): SessionMetaInput {
