@@ -164,7 +164,14 @@ async function measure(ctx: CaseContext, hosts: readonly WsEndpoint[], echo: WsE
   // the server's answer without the wait behind the 200 clients' messages on the bench's main
   // thread. A bare Node WebSocket echo is probed the same way at the same time: the floor, what
   // the loaded machine alone adds to a round trip.
-  const ownThreadProbes = await Promise.all([...hosts, echo].map((server) => ProbeInWorker.start(server.url, OWN_THREAD_PROBE_MS, params.fanoutProbeLimit)));
+  const starts = await Promise.allSettled([...hosts, echo].map((server) => ProbeInWorker.start(server.url, OWN_THREAD_PROBE_MS, params.fanoutProbeLimit)));
+  const ownThreadProbes = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+  const failedStart = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+  if (failedStart !== undefined) {
+    // The probes that did start are not left running past the case.
+    await Promise.all(ownThreadProbes.map((probe) => probe.terminate()));
+    throw failedStart.reason;
+  }
   const probe = new LatencyHistogram();
   const probeByHost = hosts.map(() => new LatencyHistogram());
   let probeErrors = 0;

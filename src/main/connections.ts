@@ -30,19 +30,19 @@ export interface Connection {
 
 export class ConnectionTable {
   readonly #connections = new Map<ConnectionId, Connection>();
-  readonly #writes = new Map<ConnectionId, LineSink>();
-  readonly #staggered = new StaggeredOutput();
+  readonly #staggered = new StaggeredOutput<ConnectionId>();
   #nextId = 1;
 
   open(write: LineSink, options: { fleetPeer?: boolean } = {}): Connection {
     const staggered = this.#staggered;
+    const id = this.#nextId++ as ConnectionId;
     const connection: Connection = {
-      id: this.#nextId++ as ConnectionId,
+      id,
       send: (message) => {
-        staggered.catchUp(write);
+        staggered.catchUp(id);
         return write(message);
       },
-      sendLater: (message) => staggered.later(write, message),
+      sendLater: (message) => staggered.later(id, write, message),
       initialized: false,
       clientName: null,
       clientVersion: null,
@@ -53,7 +53,6 @@ export class ConnectionTable {
       fleetPeer: options.fleetPeer === true,
     };
     this.#connections.set(connection.id, connection);
-    this.#writes.set(connection.id, write);
     return connection;
   }
 
@@ -67,9 +66,7 @@ export class ConnectionTable {
   }
 
   close(id: ConnectionId): void {
-    const write = this.#writes.get(id);
-    if (write !== undefined) this.#staggered.forget(write);
-    this.#writes.delete(id);
+    this.#staggered.forget(id);
     this.#connections.delete(id);
   }
 

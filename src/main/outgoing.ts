@@ -3,7 +3,7 @@
 // message is serialized once however many connections receive it, with the key order the
 // reference writes (`{"id","result"}`, `{"error","id"}`, `{"method","params","emittedAtMs"}`).
 // Ids are echoed exactly as they arrived, including integers beyond 2^53.
-import type { ConnectionId, ConnectionTable } from './connections.js';
+import type { Connection, ConnectionId, ConnectionTable } from './connections.js';
 import type { RpcError } from '../common/errors.js';
 import { requestIdJson, type RequestId } from './protocol/envelope.js';
 import { EncodedJson, stringifyWithEncoded } from './protocol/encoded-json.js';
@@ -45,26 +45,29 @@ export class Outgoing {
     if (target && !target.optOut.has(method)) target.send(this.#notification(method, params));
   }
 
-  /**
-   * A notification to the given connections that have initialized: the first STAGGER_CHUNK
-   * written now, the others in later iterations (staggered-output.ts).
-   */
+  /** A notification to the given connections that have initialized. */
   notifyMany(connections: Iterable<ConnectionId>, method: string, params: unknown): void {
-    const message = new SharedMessage(() => this.#notification(method, params));
-    let written = 0;
-    for (const id of connections) {
+    this.#fanOut(this.#initialized(connections), method, params);
+  }
+
+  /** A notification to every initialized connection. */
+  broadcast(method: string, params: unknown): void {
+    this.#fanOut(this.connections.initialized(), method, params);
+  }
+
+  *#initialized(ids: Iterable<ConnectionId>): Iterable<Connection> {
+    for (const id of ids) {
       const target = this.connections.get(id);
-      if (!target || !target.initialized || target.optOut.has(method)) continue;
-      if (written++ < STAGGER_CHUNK) target.send(message.next());
-      else target.sendLater(message.next());
+      if (target?.initialized) yield target;
     }
   }
 
-  /** A notification to every initialized connection, staggered as `notifyMany`'s. */
-  broadcast(method: string, params: unknown): void {
+  // Serialized once for all; written to the first STAGGER_CHUNK now and to the others in later
+  // iterations (staggered-output.ts).
+  #fanOut(targets: Iterable<Connection>, method: string, params: unknown): void {
     const message = new SharedMessage(() => this.#notification(method, params));
     let written = 0;
-    for (const target of this.connections.initialized()) {
+    for (const target of targets) {
       if (target.optOut.has(method)) continue;
       if (written++ < STAGGER_CHUNK) target.send(message.next());
       else target.sendLater(message.next());

@@ -6,53 +6,53 @@
 // connection written to directly while it still has staggered messages gets them first, so a
 // later reply or notification never overtakes one. `afterOutputFlushed` callbacks wait for the
 // last chunk (scheduling.ts), as they waited for the writes of one iteration.
+import type { LineSink } from './connections.js';
 import type { WireMessage } from './transport/transport.js';
 import { holdAfterFlush, inOwnIteration, releaseAfterFlush } from './scheduling.js';
 
 /** Connections written per iteration. */
 export const STAGGER_CHUNK = 32;
 
-/** Writes one serialized message to one connection. */
-export type MessageWrite = (message: WireMessage) => boolean;
+/** One connection's messages not yet written, and how to write them. */
+interface Queued {
+  readonly write: LineSink;
+  readonly messages: WireMessage[];
+}
 
-export class StaggeredOutput {
-  /** Messages not yet written, per connection, in the order they were given; drained in insertion order. */
-  readonly #queued = new Map<MessageWrite, WireMessage[]>();
+export class StaggeredOutput<Key> {
+  /** Per connection, in the order first queued (the order chunks are drained in). */
+  readonly #queued = new Map<Key, Queued>();
   #draining = false;
 
-  /** Writes `message` to `write` after what is already queued for it, in a later iteration. */
-  later(write: MessageWrite, message: WireMessage): void {
-    const queue = this.#queued.get(write);
-    if (queue === undefined) this.#queued.set(write, [message]);
-    else queue.push(message);
+  /** Writes `message` with `write` after what is already queued for `key`, in a later iteration. */
+  later(key: Key, write: LineSink, message: WireMessage): void {
+    const queued = this.#queued.get(key);
+    if (queued === undefined) this.#queued.set(key, { write, messages: [message] });
+    else queued.messages.push(message);
     if (this.#draining) return;
     this.#draining = true;
     holdAfterFlush();
     inOwnIteration(this.#drainChunk);
   }
 
-  /** Writes what is queued for `write` now: called before any direct write to it. */
-  catchUp(write: MessageWrite): void {
-    const queue = this.#queued.get(write);
-    if (queue === undefined) return;
-    this.#queued.delete(write);
-    for (const message of queue) write(message);
+  /** Writes what is queued for `key` now: called before any direct write to it. */
+  catchUp(key: Key): void {
+    const queued = this.#queued.get(key);
+    if (queued === undefined) return;
+    this.#queued.delete(key);
+    for (const message of queued.messages) queued.write(message);
   }
 
   /** Drops what is queued for a connection that closed. */
-  forget(write: MessageWrite): void {
-    this.#queued.delete(write);
-  }
-
-  get pendingConnections(): number {
-    return this.#queued.size;
+  forget(key: Key): void {
+    this.#queued.delete(key);
   }
 
   readonly #drainChunk = (): void => {
     let written = 0;
-    for (const write of this.#queued.keys()) {
+    for (const key of this.#queued.keys()) {
       if (written === STAGGER_CHUNK) break;
-      this.catchUp(write);
+      this.catchUp(key);
       written += 1;
     }
     if (this.#queued.size > 0) {
