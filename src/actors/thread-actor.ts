@@ -429,7 +429,7 @@ export class ThreadActor {
   /** Queues a compaction; it runs, like a turn, once every earlier command has finished. */
   startCompaction(command: CompactCommand): void {
     void this.#mailbox.post(() =>
-      this.#fenced(() => this.#runCompaction(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error))),
+      this.#fenced(() => this.#runCompaction(command).catch((error: unknown) => this.#abandonTurn(command.turnId, error, false))),
     );
   }
 
@@ -611,7 +611,7 @@ export class ThreadActor {
 
   // The safety net: the turn threw past its own handling. Report it failed so the client is
   // not left waiting, and close it in the rollout the same way if its start is there.
-  async #abandonTurn(turnId: string, error: unknown): Promise<void> {
+  async #abandonTurn(turnId: string, error: unknown, movesReadState = true): Promise<void> {
     this.#running = null;
     this.#live = null;
     const current = this.#current;
@@ -627,7 +627,7 @@ export class ThreadActor {
     if (failure === null && landed.has('start')) {
       const end = new TurnWrites(this.#appender);
       // Failed: the host publishes its read state, stored with these lines as in #endTurn.
-      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), this.#storedReceipt(turnId));
+      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), movesReadState ? this.#storedReceipt(turnId) : undefined);
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });

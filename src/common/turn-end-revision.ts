@@ -6,12 +6,11 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-let hashOf: typeof import('node:crypto').createHash | null = null;
 
 /** The revision the end of turn `turnId` gives its thread's read state. */
 export function turnEndRevision(turnId: string): string {
-  hashOf ??= (require('node:crypto') as typeof import('node:crypto')).createHash;
-  const hex = hashOf('sha256').update(`thread-host turn end ${turnId}`).digest('hex');
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
+  const hex = createHash('sha256').update(`thread-host turn end ${turnId}`).digest('hex');
   // Version 8 (custom) and the RFC variant, so it parses as a UUID.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -9,15 +9,15 @@ import { HEAD_READ_LIMIT, parseRevertedRolloutFileName } from './rollout-path.js
 import { parseRollout } from './rollout-reader.js';
 
 /**
- * The preview of the thread whose rollout is `path`, given the preview its history as read
- * shows (`shown`): for a rollout a revert started, its first file's; else `shown`.
- */
-/**
  * The same on the PostgreSQL store, whose reverted thread keeps its first message ever beside
  * its rows (`first`, null for a thread never reverted: src/common/postgres/reverted-history.ts).
  */
 export const storedThreadPreview = (first: string | null, shown: string): string => (first === null || first === '' ? shown : first);
 
+/**
+ * The preview of the thread whose rollout is `path`, given the preview its history as read
+ * shows (`shown`): for a rollout a revert started, its first file's; else `shown`.
+ */
 export function threadPreview(path: string, threadId: string, shown: string): string {
   if (parseRevertedRolloutFileName(basename(path)) === null) return shown;
   const first = locateRollout(path, threadId);

@@ -22,13 +22,9 @@ import { markReceipt, recordRevert, recordTurnEnd, type StoredReceipt, type Stor
 import { builtin } from '../lazy-builtin.js';
 import { turnEndRevision } from '../../common/turn-end-revision.js';
 import type { ReadStateKeeper } from '../stored-threads/thread-state-keepers.js';
-import { lineOf, positionOf, type ThreadReadState } from '../stored-threads/thread-read-states.js';
+import { lineOf, positionOf, type Receipt, type ThreadReadState } from '../stored-threads/thread-read-states.js';
 
 const WRITE_DEADLINE_MS = 10_000;
-
-interface Receipt extends ThreadReadState {
-  lastPublishedTurn: string | null;
-}
 
 export class PostgresReadStates implements ReadStateKeeper {
   readonly #byId = new Map<string, Receipt>();

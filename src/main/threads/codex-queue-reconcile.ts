@@ -44,6 +44,9 @@ const retriesOfHost = new WeakMap<object, Map<string, Retry>>();
  * whether the next submission may run. `retry` drains again after a pause when it may not.
  */
 export async function reconcileWithCodexQueue(ctx: HostContext, threadId: string, retry: () => void): Promise<QueueVerdict> {
+  // Only the home's queue files are mirrored; a PostgreSQL host's queue lives in its store, and
+  // files the home may still hold (a `fleet import` source) are not its queue.
+  if (ctx.threadStore.kind !== 'files') return 'run';
   const store = queueStoreOf(ctx);
   const marks = await queueMirrorMarksOf(ctx).get(threadId);
   const mirrored = (await store.get(threadId)).filter((submission) => marks.has(submission.id)).map((submission) => submission.id);

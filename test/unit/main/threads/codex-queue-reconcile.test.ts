@@ -186,6 +186,14 @@ test('a host that no longer mirrors holds mirrored input', async () => {
   expect(h.logged.map(([, , fields]) => fields.reason)).toEqual(['the host does not mirror into the reference databases now']);
 });
 
+test("a PostgreSQL host's queue is its store's: mirrored files left in the home neither hold nor change it", async () => {
+  const h = host();
+  await h.add(submission('x'));
+  const onStore = stubHostContext(dir, { clock: h.clock, log: h.ctx.log, codexStateMirror: null, threadStore: { kind: 'postgres' } });
+  expect(await h.reconcile(onStore)).toEqual('run');
+  expect([await h.queued(), h.logged, h.clock.activeTimers()]).toEqual([['x'], [], 0]);
+});
+
 test('when the database cannot tell, input before the mirrored one that never had a row runs', async () => {
   const h = host();
   await h.add(localImage('picture'), submission('x'));
