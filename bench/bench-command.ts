@@ -3,7 +3,7 @@
 // or quieter biases neither; then prints the table and writes results.json, table.md and
 // report.html. Every process it starts is killed before it returns, whatever happened.
 import { existsSync } from 'node:fs';
-import { startMockModel } from '../src/main/mock-model/mock-model-server.js';
+import { startMockModel } from '../src/main/commands/mock-model/mock-model-server.js';
 import { buildReport, reportMarkdown, writeReportFiles, type ServerInfo } from './lib/bench-report.js';
 import { BENCH_USAGE, BenchUsageError, parseBenchOptions, type BenchPlan } from './lib/bench-options.js';
 import { CaseRecorder, type CaseResult } from './lib/case-result.js';

@@ -1,5 +1,5 @@
 // The PostgreSQL side of the bench's postgres cases: a database per case, on --postgres-url or
-// on a throwaway cluster started at the first case that needs one (src/main/fleet/throwaway-cluster.ts,
+// on a throwaway cluster started at the first case that needs one (src/main/commands/fleet/throwaway-cluster.ts,
 // as the tests and `thread-host fleet local` start theirs) and stopped when the bench ends; the
 // config.toml lines that put a host on it; and the database's own count of transactions, which
 // the turn scenarios divide by their turns (every statement a host sends outside a transaction
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { clusterUrl, startPostgresCluster, type PostgresCluster } from '../../src/main/fleet/throwaway-cluster.js';
+import { clusterUrl, startPostgresCluster, type PostgresCluster } from '../../src/main/commands/fleet/throwaway-cluster.js';
 
 let cluster: PostgresCluster | null = null;
 

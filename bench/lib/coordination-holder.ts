@@ -6,8 +6,8 @@ import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
-import { WRITER_LOCK_DIR } from '../../src/main/locks/flock/coordination-lock.js';
-import { lockDirPaths, tryLockDir } from '../../src/main/locks/lockfile/lock-dir.js';
+import { WRITER_LOCK_DIR } from '../../src/main/store/files/locks/flock/coordination-lock.js';
+import { lockDirPaths, tryLockDir } from '../../src/main/store/files/locks/lockfile/lock-dir.js';
 import { holdFlock } from './flock-holder.js';
 
 /** The configuration's floors: the held directory is refreshed every second, its lease lasts two. */

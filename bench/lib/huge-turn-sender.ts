@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { startMockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { pastedText } from './pasted-text.js';
 import { WsBenchClient } from './ws-bench-client.js';
 

@@ -1,10 +1,10 @@
 // A throw-away CODEX_HOME holding the config.toml the reference's test harness writes
-// (src/main/mock-model/mock-config.ts), so every server reads the same file. Removing a home
+// (src/main/commands/mock-model/mock-config.ts), so every server reads the same file. Removing a home
 // also sweeps any process a server left behind that still carries it (children.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { mockModelConfig } from '../../src/main/commands/mock-model/mock-config.js';
 import { killStragglers } from './children.js';
 
 /** Lets a closed thread unload at once, so unsubscribe → thread/closed is not a 60 s timer. */

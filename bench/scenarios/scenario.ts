@@ -1,7 +1,7 @@
 // The shape every scenario has: a name, the cases it expands to (K=1, K=8 … or one), and a
 // `run` that drives one server through one case and fills a CaseRecorder. The runner owns
 // the order (case → run → server, so A and B alternate) and everything around it.
-import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import type { MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { performance } from 'node:perf_hooks';
 import { AppServerClient, type Json } from '../lib/app-server-client.js';
 import type { CaseRecorder } from '../lib/case-result.js';

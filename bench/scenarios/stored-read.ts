@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { findRolloutPath } from '../../src/main/stored-threads/rollout-locator.js';
+import { findRolloutPath } from '../../src/main/store/files/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { recordWindow, windowStats } from '../lib/list-probe.js';

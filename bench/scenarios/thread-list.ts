@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { walkRolloutPaths } from '../../src/main/stored-threads/rollout-locator.js';
+import { walkRolloutPaths } from '../../src/main/store/files/rollout-locator.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, recordWindow, windowStats } from '../lib/list-probe.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';

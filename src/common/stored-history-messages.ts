@@ -77,7 +77,7 @@ export interface ThreadPage {
   backwardsCursor: string | null;
 }
 
-/** What a client set with `thread/metadata/update` (thread-host's copy, src/main/stored-threads/thread-metadata.ts). */
+/** What a client set with `thread/metadata/update` (thread-host's copy, src/main/store/files/thread-metadata.ts). */
 export interface ThreadMetadataView {
   gitInfo: { sha: string | null; branch: string | null; originUrl: string | null } | null;
   daybreakEnabled: boolean | null;
@@ -93,13 +93,13 @@ export type StoredRead =
       namedModelProvider: string | null;
       threadName: string | null;
       metadata: ThreadMetadataView | null;
-      /** thread/read's `readState` (thread-host's copy, src/main/stored-threads/thread-read-states.ts); absent from other answers. */
+      /** thread/read's `readState` (thread-host's copy, src/main/store/files/thread-read-states.ts); absent from other answers. */
       readState?: unknown;
     }
   | { kind: 'turns'; threadId: string; location: HistoryLocation; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; location: HistoryLocation; page: ItemsPageRequest };
 
-/** Main → worker (a mirror request goes to a worker of its own: src/main/stored-threads/codex-state-mirror.ts). */
+/** Main → worker (a mirror request goes to a worker of its own: src/main/store/files/codex-state-mirror.ts). */
 export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead | CodexStateMirrorRequest | CodexQueueRowsRequest;
 
 /** Worker → main. */

@@ -1,7 +1,7 @@
 // The read-state revision a turn's end gives its thread on the PostgreSQL store, the same
 // whichever side computes it: the actor stores the turn's read receipt in the statement that
 // appends the turn's last lines (fenced-append.ts), and the host announces it from memory
-// (src/main/fleet/postgres-read-states.ts), each without asking the other. A UUID made from the
+// (src/main/store/postgres/postgres-read-states.ts), each without asking the other. A UUID made from the
 // turn id (a turn ends once), so clients see the revision shape they see elsewhere.
 import { createRequire } from 'node:module';
 

@@ -11,7 +11,7 @@ import { HostShutdown } from './host/shutdown.js';
 import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
 import type { HostContext } from './host-context.js';
 import type { HostMetrics } from './metrics/host-metrics.js';
-import { ensureHomeBackend } from './locks/home-marker.js';
+import { ensureHomeBackend } from './store/files/locks/home-marker.js';
 import { LargeLineParser } from './input/large-line-parser.js';
 import { Router } from './router.js';
 import { StartupError } from './startup-error.js';

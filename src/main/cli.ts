@@ -37,15 +37,15 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return (await import('./app-server-command.js')).runAppServerCommand(rest);
     case 'mock-model': {
-      const { runMockModelCommand } = await import('./mock-model/mock-model-command.js');
+      const { runMockModelCommand } = await import('./commands/mock-model/mock-model-command.js');
       return runMockModelCommand(rest);
     }
     case 'demo': {
-      const { runDemo } = await import('./demo.js');
+      const { runDemo } = await import('./commands/demo.js');
       return runDemo(rest);
     }
     case 'fleet':
-      return (await import('./fleet/fleet-command.js')).runFleetCommand(rest);
+      return (await import('./commands/fleet/fleet-command.js')).runFleetCommand(rest);
     case 'bench':
       return runBench(rest);
     default:

@@ -1,15 +1,15 @@
 // What request handlers share: the process's home, configuration and the main-thread
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
-import type { CodexStateMirror } from './stored-threads/codex-state-mirror.js';
+import type { CodexStateMirror } from './store/files/codex-state-mirror.js';
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
-import type { RolloutIndex } from './stored-threads/rollout-index.js';
-import type { ThreadStore } from './stored-threads/thread-store.js';
-import type { StoredHistory } from './stored-threads/stored-history.js';
-import type { MetadataKeeper, ReadStateKeeper } from './stored-threads/thread-state-keepers.js';
+import type { RolloutIndex } from './store/files/rollout-index.js';
+import type { ThreadStore } from './store/files/files-threads.js';
+import type { StoredHistory } from './store/stored-history.js';
+import type { MetadataKeeper, ReadStateKeeper } from './store/thread-state-keepers.js';
 import type { ThreadQueues } from './threads/thread-queues.js';
 import type { ThreadDirectory } from './threads/directory.js';
-import type { LockLoss, WriterLockBackend } from './locks/writer-lock-backend.js';
+import type { LockLoss, WriterLockBackend } from './store/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
 import type { LoadCapacity } from './threads/load-capacity.js';
 import type { ConfigDocument } from './config/config-document.js';

@@ -7,7 +7,7 @@ import { ARCHIVED_SESSIONS_DIR, SESSIONS_DIR } from '../common/rollout/rollout-p
 import { RolloutDirectories, type RolloutFile } from './rollout-directories.js';
 import { RolloutHeads } from './rollout-heads.js';
 
-/** The archive's directory under the home (the reference's, as src/main/stored-threads/archived-rollouts.ts). */
+/** The archive's directory under the home (the reference's, as src/main/store/files/archived-rollouts.ts). */
 
 /** One listed tree: its directories as last walked, and their files in creation order. */
 interface Tree {

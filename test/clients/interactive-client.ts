@@ -1,7 +1,7 @@
 // The reference's interactive client, `codex --remote URL`, in a terminal (tmux) against a
 // host under test, with what its tests share: starting it, the threads it made, quitting.
 import { expect } from 'vitest';
-import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import type { MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import type { CodexCli } from './codex-cli.js';
 import { pollUntil } from './deadline-poll.js';
 import type { HostUnderTest } from './host-under-test.js';

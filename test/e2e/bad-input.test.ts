@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { parseJson, stringifyJson, type JsonValue } from '../../src/common/json-text.js';
 import { caseLines, loadCorpus, substitute } from '../fixtures/bad-input/corpus.mjs';
 import { LOCK_BACKENDS, withBackend } from '../helpers/lock-backends.js';

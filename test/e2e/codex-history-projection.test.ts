@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { HistoryDatabase } from '../../src/actors/codex-history-db/history-database.js';
 import { projectTail } from '../../src/actors/codex-history-db/rollout-tail.js';
 import { parseRevertedRolloutFileName } from '../../src/common/rollout/rollout-path.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
 import { TestServer } from '../helpers/test-server.js';
 

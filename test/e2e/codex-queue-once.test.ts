@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { createReferenceStateDb } from '../helpers/reference-state-db.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 

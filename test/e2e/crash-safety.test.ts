@@ -19,7 +19,7 @@ import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
 import { LOCK_BACKENDS, TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, lockDir as lockDirOf, withBackend } from '../helpers/lock-backends.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { heldFlocks } from '../../bench/lib/proc-locks.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { BufferingProxy } from '../helpers/buffering-proxy.js';
 import { fleetHostConfig, runTurn, startFleetHost, type FleetTiming } from '../helpers/fleet-hosts.js';
 import { clusterUrl, startPostgresCluster } from '../helpers/postgres-cluster.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { turnMethods } from '../helpers/turn-methods.js';
 import { HttpRefusal, RpcReplyError, WsServer, type Message, type WsClient } from '../helpers/ws-server.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { runFleet, type FleetRun } from '../helpers/fleet-cli.js';
 import { startedThread } from '../helpers/recorded-thread-changes.js';
 import { testDatabase } from '../helpers/test-database.js';

@@ -3,7 +3,7 @@
 // already loaded keep the descriptors their turns need. Issue 13, item 4.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { CLI, TestServer, type Message } from '../helpers/test-server.js';
 
 let mock: MockModel;

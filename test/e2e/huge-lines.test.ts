@@ -2,7 +2,7 @@
 // must change nothing but timing: the same replies, a connection's replies in the order of its
 // requests, and the turn's text recorded exactly as sent.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 import { WsServer } from '../helpers/ws-server.js';
 

@@ -3,7 +3,7 @@
 // clean disconnect, and the host's memory stays bounded.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const OVERLOADED = { code: -32001, message: 'Server overloaded; retry later.' };

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { LOCK_BACKENDS, TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, lockDir, threadLockPath, withBackend } from '../helpers/lock-backends.js';
 import { CLI, RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 import { parseRollout } from '../../src/common/rollout/rollout-reader.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockBehaviour, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockBehaviour, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 let mock: MockModel;

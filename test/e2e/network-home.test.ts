@@ -13,8 +13,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { WriterLockBackendKind } from '../../src/main/config/lock-backend-config.js';
-import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { mockModelConfig } from '../../src/main/commands/mock-model/mock-config.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { parseRollout } from '../../src/common/rollout/rollout-reader.js';
 import { fuseUnavailableReason, mountTwice, type TwoMounts } from '../helpers/bindfs-mounts.js';
 import { TEST_LOCKFILE_STALE_MS, TEST_LOCKFILE_UPDATE_MS, withBackend } from '../helpers/lock-backends.js';

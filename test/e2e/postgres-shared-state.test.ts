@@ -6,7 +6,7 @@
 // on both stores.)
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { startedThread } from '../helpers/recorded-thread-changes.js';
 import { conversationOf } from '../helpers/reference-lines.js';
 import { TestServer, type Message } from '../helpers/test-server.js';

@@ -5,7 +5,7 @@
 // its appends (the epoch moved on), whatever it still believes.
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { RpcReplyError, TestServer, type Message } from '../helpers/test-server.js';
 import { runTurn, startFleetHost } from '../helpers/fleet-hosts.js';
 import { expectWellFormed, storedLines, storedTurns } from '../helpers/stored-rollout-lines.js';

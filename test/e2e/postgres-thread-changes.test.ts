@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { deleteRecordingSetup, listedNames, nameOf, replayRenames, startedThread } from '../helpers/recorded-thread-changes.js';
 import { readRecording, replay, type ReplayStep } from '../helpers/reference-replay.js';
 import { TestServer, type Message } from '../helpers/test-server.js';

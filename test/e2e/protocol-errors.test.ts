@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { REFERENCE_CLIENT_METHODS } from '../../src/main/protocol/client-methods.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer } from '../helpers/test-server.js';
 
 let mock: MockModel;

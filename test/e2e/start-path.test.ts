@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
-import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { mockModelConfig } from '../../src/main/commands/mock-model/mock-config.js';
 import { CLI } from '../helpers/server-process.js';
 
 const CODE_CACHE = new URL('../../dist/src/main/code-cache.js', import.meta.url).href;

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { fixedThreadId } from '../helpers/fixed-ids.js';
 import { writeMinimalRollout } from '../helpers/minimal-rollout.js';
 import { deleteRecordingSetup, startedThread } from '../helpers/recorded-thread-changes.js';

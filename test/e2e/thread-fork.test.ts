@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { conversationOf } from '../helpers/reference-lines.js';
 import { mockModelConfig, TestServer, type Message } from '../helpers/test-server.js';
 import { rootConfigOn, storeDatabase, THREAD_STORES } from '../helpers/thread-stores.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { readRecording, replay } from '../helpers/reference-replay.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 import { storeRootConfig, THREAD_STORES } from '../helpers/thread-stores.js';

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { WORKER_NICENESS } from '../../src/common/thread-priority.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer } from '../helpers/test-server.js';
 
 let mock: MockModel;

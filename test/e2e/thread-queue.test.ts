@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { normalizedLines } from '../helpers/reference-lines.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 import { rootConfigOn, storeDatabase, storeRootConfig, THREAD_STORES } from '../helpers/thread-stores.js';

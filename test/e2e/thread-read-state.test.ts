@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { readStateScenario } from '../helpers/read-state-scenario.js';
 import { TestServer } from '../helpers/test-server.js';
 import { storeRootConfig, THREAD_STORES } from '../helpers/thread-stores.js';

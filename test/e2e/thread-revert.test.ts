@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';
 import { parseRevertedRolloutFileName, revertedRolloutPathFor } from '../../src/common/rollout/rollout-path.js';
 import { conversationOf } from '../helpers/reference-lines.js';

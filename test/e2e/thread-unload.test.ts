@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { holdCoordination } from '../../bench/lib/coordination-holder.js';
 import { LOCK_BACKENDS, lockDir, threadLockPath, withBackend } from '../helpers/lock-backends.js';
 import { RpcReplyError, TestServer } from '../helpers/test-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockBehaviour, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockBehaviour, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer } from '../helpers/test-server.js';
 
 let mock: MockModel;

@@ -6,7 +6,7 @@
 // the first user item arrives relative to the recorder's mark, vary from run to run).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { conversationOf, normalizedLines } from '../helpers/reference-lines.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 

@@ -2,7 +2,7 @@
 // that closes (cleanly, or abruptly in the middle of a turn) is unsubscribed from everything,
 // which feeds the idle-unload rule; only SIGTERM/SIGINT stop the server, gracefully.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { STAGGER_CHUNK } from '../../src/main/staggered-output.js';
 import { WsServer } from '../helpers/ws-server.js';
 

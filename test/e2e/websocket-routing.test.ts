@@ -2,7 +2,7 @@
 // notifications go to every initialized connection, turn and item events only to the
 // thread's subscribers, and an uninitialized connection receives nothing.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { WsServer, RpcReplyError } from '../helpers/ws-server.js';
 import { turnMethods } from '../helpers/turn-methods.js';
 

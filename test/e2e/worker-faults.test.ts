@@ -4,7 +4,7 @@
 // pool reports each worker it gains or loses and where it places each actor).
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 let mock: MockModel;

@@ -4,7 +4,7 @@
 // what thread/read and thread/list show of it, before and after a restart. The transcript is
 // normalised as it is recorded: thread ids are their labels, turn ids `<turn-N>` and
 // revisions `<revision-N>` by first appearance; params sent name them by label.
-import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import type { MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import type { Message, TestServer } from './test-server.js';
 import { TranscriptLabels } from './transcript-labels.js';
 

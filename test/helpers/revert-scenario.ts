@@ -7,7 +7,7 @@
 // the rollout files a revert writes `<file-N>`, by first appearance.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import type { MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { conversationOf } from './reference-lines.js';
 import type { Message, TestServer } from './test-server.js';
 import { TranscriptLabels } from './transcript-labels.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { mockModelConfig } from '../../src/main/commands/mock-model/mock-config.js';
 import { DEFAULT_TIMEOUT_MS, type Message } from './checked-connection.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/bundle/cli.js', import.meta.url));

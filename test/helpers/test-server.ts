@@ -3,7 +3,7 @@
 // library (src/client), every message checked (see checked-connection.ts). A schema violation
 // fails the test at close().
 import { ChildStdioTransport } from '../../src/client/child-stdio-transport.js';
-import { mockModelConfig } from '../../src/main/mock-model/mock-config.js';
+import { mockModelConfig } from '../../src/main/commands/mock-model/mock-config.js';
 import { CheckedConnection, RpcReplyError, type Message } from './checked-connection.js';
 import { CLI, ServerProcess, type ServerProcessOptions } from './server-process.js';
 

@@ -95,7 +95,7 @@ async function storeTurns(host: TestServer, threadId: string): Promise<Message[]
 // A thread forked or reverted on the store keeps its history in its own rows (no file to name as
 // a base), so its export is the whole kept history in one file, which the reference reads with
 // every turn kept (a paginated one once its ordinals rise through the file:
-// src/main/fleet/exported-rollout-text.ts). A revert is tried on a paginated thread only.
+// src/main/commands/fleet/exported-rollout-text.ts). A revert is tried on a paginated thread only.
 describe.each(['paginated', 'legacy'] as const)('%s, forked or reverted on the store', (mode) => {
   test('the reference reads the exported fork and reverted thread with the turns they kept', async () => {
     const db = await testDatabase();

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import type { MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { mockModelConfig, TestServer } from '../helpers/test-server.js';
 
 export interface ReferenceSide {

@@ -2,7 +2,7 @@
 // closed after the file's tests.
 import { afterAll, beforeAll } from 'vitest';
 import { ensureReference } from '../../bench/lib/reference-install.js';
-import { startMockModel, type MockModel } from '../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 
 /** Registers the hooks; the returned getters are valid inside tests. */
 export function referenceAndMock(): { readonly codex: string; readonly mock: MockModel } {

@@ -1,6 +1,6 @@
 // What thread/metadata/update sets (a thread's Git facts and its Daybreak choice), in the
 // threads row every host shares (migrations/0002). The files store keeps the same in
-// thread-host's own file (src/main/stored-threads/thread-metadata.ts). A patch is applied by one
+// thread-host's own file (src/main/store/files/thread-metadata.ts). A patch is applied by one
 // statement to the row as it is then, so patches from two hosts both apply, field by field.
 import type pg from 'pg';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';

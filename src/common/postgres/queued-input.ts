@@ -4,7 +4,7 @@
 // so changes made through two hosts at once never lose either. Each write announces the thread
 // on a notification channel, in the same statement, so it is sent exactly when the write
 // commits: the host that owns the thread hears of input queued through another
-// (src/main/fleet/queue-change-listener.ts).
+// (src/main/store/postgres/queue-change-listener.ts).
 import type pg from 'pg';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
 

@@ -1,6 +1,6 @@
 // Where clients stopped reading each thread, in the threads row every host shares
 // (migrations/0002): what thread/readState/update sets and every turn's end moves. The files
-// store keeps the same fields in thread-host's own file (src/main/stored-threads/
+// store keeps the same fields in thread-host's own file (src/main/store/files/
 // thread-read-states.ts). Each change is one statement computed from the row as it is then, so
 // two hosts changing one thread never lose either change: a mark applies only at the revision the
 // client saw (of two marks expecting one revision only the first applies), and a turn's end keeps

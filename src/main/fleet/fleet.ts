@@ -6,8 +6,8 @@ import type { LogFn } from '../../common/log.js';
 import { openPostgresPool } from '../../common/postgres/postgres-connection.js';
 import { migrateSchema, SchemaTooNewError } from '../../common/postgres/schema-migrations.js';
 import type { PostgresStoreConfig } from '../config/thread-store-config.js';
-import { PostgresWriterLocks } from '../locks/postgres/postgres-writer-locks.js';
-import type { LockLoss } from '../locks/writer-lock-backend.js';
+import { PostgresWriterLocks } from '../store/postgres/postgres-writer-locks.js';
+import type { LockLoss } from '../store/writer-lock-backend.js';
 import { StartupError } from '../startup-error.js';
 import type { ListenTarget } from '../transport/listen-url.js';
 import { ownerOf } from '../../common/postgres/thread-ownership.js';
@@ -17,11 +17,11 @@ import { fleetTokenPolicy, readFleetSecret } from './fleet-token.js';
 import { Forwarder } from './forwarder.js';
 import { HostMembership } from './host-membership.js';
 import { randomUUID } from 'node:crypto';
-import { PostgresQueues } from './postgres-queues.js';
-import { PostgresReadStates } from './postgres-read-states.js';
-import { QueueChangeListener } from './queue-change-listener.js';
-import { PostgresThreadMetadata } from './postgres-thread-metadata.js';
-import { PostgresThreadStore } from './postgres-thread-store.js';
+import { PostgresQueues } from '../store/postgres/postgres-queues.js';
+import { PostgresReadStates } from '../store/postgres/postgres-read-states.js';
+import { QueueChangeListener } from '../store/postgres/queue-change-listener.js';
+import { PostgresThreadMetadata } from '../store/postgres/postgres-thread-metadata.js';
+import { PostgresThreadStore } from '../store/postgres/postgres-threads.js';
 import { RequestRouting } from './request-routing.js';
 
 // The main thread's statements: acquisitions, releases, renewals and lookups, a few at a time.

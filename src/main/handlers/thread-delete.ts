@@ -5,7 +5,7 @@
 // active writer"; an id with no rollout "no rollout found", unless it was loaded here (a thread
 // never written has nothing on disk to remove). Everyone hears `thread/deleted` after the reply.
 // The reference also removes the thread from its state and queue databases: so does the mirror
-// into them (stored-threads/codex-state-mirror.ts), when it is on.
+// into them (store/files/codex-state-mirror.ts), when it is on.
 // On the PostgreSQL store the thread's rows go, under its ownership (thread-changes.ts); the
 // thread store removes either; what thread-host keeps of it in the home goes on both.
 import type { Connection } from '../connections.js';
@@ -17,7 +17,7 @@ import { requireThreadId } from '../protocol/thread-id.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
 import { queueMirrorMarksOf } from '../threads/queue-mirror-marks.js';
-import type { WriterLock } from '../locks/writer-lock-backend.js';
+import type { WriterLock } from '../store/writer-lock-backend.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId);

@@ -3,8 +3,8 @@
 // Daybreak choice, loaded here or stored (another process's writer does not matter: no history
 // is written), and answers the thread as a read shows it. thread-host keeps no projects, so
 // any project but "" (clear) is "project not found", as for the reference without that project.
-// Durable in thread-host's own file (stored-threads/thread-metadata.ts), or on the PostgreSQL
-// store in the threads row every host shares (fleet/postgres-thread-metadata.ts): the reference
+// Durable in thread-host's own file (store/files/thread-metadata.ts), or on the PostgreSQL
+// store in the threads row every host shares (store/postgres/postgres-thread-metadata.ts): the reference
 // keeps these only in its state database, which thread-host does not write.
 import type { Connection } from '../connections.js';
 import { invalidRequest, noRolloutFound } from '../../common/errors.js';

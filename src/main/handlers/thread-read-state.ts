@@ -3,14 +3,14 @@
 // the client saw its latest revision, loaded here or stored (no history is written, so another
 // process's writer does not matter), answers the new state and tells every client. Also what
 // thread/read and thread/list show of it. The state is thread-host's own durable copy
-// (stored-threads/thread-read-states.ts, or on the PostgreSQL store the threads row every host
-// shares: fleet/postgres-read-states.ts): the reference keeps it in its state database.
+// (store/files/thread-read-states.ts, or on the PostgreSQL store the threads row every host
+// shares: store/postgres/postgres-read-states.ts): the reference keeps it in its state database.
 import { invalidParams, invalidRequest, threadNotLoaded, RpcError, ErrorCode } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadStateUpdateParams } from '../protocol/discovery-params.js';
 import { parseUuid } from '../protocol/uuid.js';
-import type { ThreadReadState } from '../stored-threads/thread-read-states.js';
+import type { ThreadReadState } from '../store/files/thread-read-states.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 
 export async function threadReadStateUpdate(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadReadStateUpdateParams>): Promise<unknown> {

@@ -8,7 +8,7 @@ import { LoadedThread } from '../threads/loaded-thread.js';
 import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
-import { startsWithSessionMeta } from '../stored-threads/rollout-locator.js';
+import { startsWithSessionMeta } from '../store/files/rollout-locator.js';
 import { paginatedCursor } from '../../common/rollout/history-cursors.js';
 import { lastOrdinals, type LastOrdinals } from '../../common/rollout/history-pages.js';
 import type { Turn } from '../../common/wire-types.js';

@@ -7,19 +7,19 @@ import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
-import { RolloutIndex } from '../stored-threads/rollout-index.js';
-import { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
-import { FilesThreadStore } from '../stored-threads/thread-store.js';
-import { ThreadReadStates } from '../stored-threads/thread-read-states.js';
-import { ThreadMetadata } from '../stored-threads/thread-metadata.js';
-import { ThreadNames } from '../stored-threads/thread-names.js';
+import { RolloutIndex } from '../store/files/rollout-index.js';
+import { CodexStateMirror } from '../store/files/codex-state-mirror.js';
+import { FilesThreadStore } from '../store/files/files-threads.js';
+import { ThreadReadStates } from '../store/files/thread-read-states.js';
+import { ThreadMetadata } from '../store/files/thread-metadata.js';
+import { ThreadNames } from '../store/files/thread-names.js';
 import { queueStoreOf } from '../threads/thread-queue-store.js';
 import { FilesThreadQueues } from '../threads/thread-queues.js';
-import { StoredHistory } from '../stored-threads/stored-history.js';
+import { StoredHistory } from '../store/stored-history.js';
 import type { HostContext } from '../host-context.js';
-import { FlockWriterLocks } from '../locks/flock/flock-writer-locks.js';
-import type { LockfileWriterLocks } from '../locks/lockfile/lockfile-writer-locks.js';
-import type { LockLoss, WriterLockBackend } from '../locks/writer-lock-backend.js';
+import { FlockWriterLocks } from '../store/files/locks/flock/flock-writer-locks.js';
+import type { LockfileWriterLocks } from '../store/files/locks/lockfile/lockfile-writer-locks.js';
+import type { LockLoss, WriterLockBackend } from '../store/writer-lock-backend.js';
 import { Outgoing } from '../outgoing.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
@@ -57,7 +57,7 @@ export type LockfileBackendClass = typeof LockfileWriterLocks;
 /** Loads what `startup` selects that buildHost must not load eagerly. */
 export async function loadLockfileBackend(startup: StartupConfig): Promise<LockfileBackendClass | null> {
   if (startup.lockBackend.kind !== 'lockfile') return null;
-  return (await import('../locks/lockfile/lockfile-writer-locks.js')).LockfileWriterLocks;
+  return (await import('../store/files/locks/lockfile/lockfile-writer-locks.js')).LockfileWriterLocks;
 }
 
 export function buildHost(

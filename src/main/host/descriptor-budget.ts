@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
 import { builtin } from '../lazy-builtin.js';
-import { CODEX_STATE_MIRROR_WORKERS } from '../stored-threads/codex-state-mirror.js';
-import { STORED_HISTORY_WORKERS } from '../stored-threads/stored-history.js';
+import { CODEX_STATE_MIRROR_WORKERS } from '../store/files/codex-state-mirror.js';
+import { STORED_HISTORY_WORKERS } from '../store/stored-history.js';
 
 /** Where the open-file limit came from, for the "host is full" message and the log. */
 export interface OpenFileLimit {

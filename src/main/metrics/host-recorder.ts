@@ -1,7 +1,7 @@
 // What the host reports as it works, for `/metrics`: turns, writer-lock acquisitions, unloads
 // and janitor removals. Each call is O(1) and synchronous (a counter or histogram update),
 // never awaited; over stdio, where there is no /metrics, the recorder does nothing.
-import type { AcquireResult } from '../locks/writer-lock-backend.js';
+import type { AcquireResult } from '../store/writer-lock-backend.js';
 import type { UnloadReason } from '../threads/lifecycle.js';
 import type { UnloadOutcome } from '../threads/unloader.js';
 

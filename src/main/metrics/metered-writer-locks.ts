@@ -1,7 +1,7 @@
 // A writer-lock backend that times every acquisition for `/metrics` and otherwise passes
 // through: the seam stays the backend's, whichever backend it is.
 import type { Clock } from '../../common/clock.js';
-import type { AcquireOptions, AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../locks/writer-lock-backend.js';
+import type { AcquireOptions, AcquireResult, ReleaseResult, WriterLock, WriterLockBackend } from '../store/writer-lock-backend.js';
 import type { HostRecorder } from './host-recorder.js';
 
 export class MeteredWriterLocks<Lock extends WriterLock> implements WriterLockBackend<Lock> {

@@ -6,7 +6,7 @@
 import { resolveHostConfig } from '../config/host-config.js';
 import { activeWriter, internalError } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
-import type { WriterLock } from '../locks/writer-lock-backend.js';
+import type { WriterLock } from '../store/writer-lock-backend.js';
 
 // The default writer_lock_timeout_ms, for a configuration thread/start would refuse.
 const FALLBACK_LOCK_TIMEOUT_MS = 30_000;

@@ -5,7 +5,7 @@
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { TokenUsageSnapshot } from '../../common/token-usage.js';
 import type { ConnectionId } from '../connections.js';
-import type { WriterLock } from '../locks/writer-lock-backend.js';
+import type { WriterLock } from '../store/writer-lock-backend.js';
 import type { ThreadLifecycle, UnloadReason } from './lifecycle.js';
 import { transition } from './lifecycle.js';
 import { Mailbox } from '../../common/mailbox.js';

@@ -7,7 +7,7 @@
 //   3. warn the subscribers, naming the reason;
 //   4. unload with reason 'lockLost' (the unloader announces notLoaded and thread/closed).
 import type { HostContext } from '../host-context.js';
-import type { LockLoss } from '../locks/writer-lock-backend.js';
+import type { LockLoss } from '../store/writer-lock-backend.js';
 import { failTurnLocally } from './turn-events.js';
 
 /** Stops, fails, warns and unloads the thread whose lock was lost. A thread already going is left alone. */

@@ -14,8 +14,8 @@
 import { join } from 'node:path';
 import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { withFsDeadline } from '../stored-threads/fs-deadline.js';
-import type { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
+import { withFsDeadline } from '../store/files/fs-deadline.js';
+import type { CodexStateMirror } from '../store/files/codex-state-mirror.js';
 
 export class QueueMirrorMarks {
   readonly #dir: string;

@@ -8,10 +8,10 @@
 // time its queue is asked for, and its writes are chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
 import { internalError } from '../../common/errors.js';
-import { withFsDeadline } from '../stored-threads/fs-deadline.js';
+import { withFsDeadline } from '../store/files/fs-deadline.js';
 import { fsPromises } from '../lazy-builtin.js';
 import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
-import type { CodexStateMirror } from '../stored-threads/codex-state-mirror.js';
+import type { CodexStateMirror } from '../store/files/codex-state-mirror.js';
 import { mirroredQueueChanges } from './queue-mirror-marks.js';
 
 export type { QueuedSubmission };

@@ -1,6 +1,6 @@
 // What the thread/queue/* handlers and the drain ask of the queued input, whichever store keeps
 // it: thread-host's own files in the home (thread-queue-store.ts) or the PostgreSQL store's
-// table every host shares (src/main/fleet/postgres-queues.ts). A change is an edit applied to
+// table every host shares (src/main/store/postgres/postgres-queues.ts). A change is an edit applied to
 // the queue as the store holds it when the edit runs, never to an older copy, so two changes
 // of one queue at once both apply, one after the other.
 import type { QueuedSubmission, ThreadQueueStore } from './thread-queue-store.js';

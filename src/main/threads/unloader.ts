@@ -18,7 +18,7 @@
 import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
 import type { LogFn } from '../../common/log.js';
-import type { WriterLockBackend } from '../locks/writer-lock-backend.js';
+import type { WriterLockBackend } from '../store/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
 import type { UnloadReason } from './lifecycle.js';
 import type { LoadedThread } from './loaded-thread.js';

@@ -29,7 +29,7 @@ function zoneOf(path: string): Zone | null {
 
 /** Which zones each zone may import. The bench drives the host from outside, so it may use any. */
 const ALLOWED: Record<Zone, readonly Zone[]> = {
-  // The demo (src/main/demo.ts) is a client of the host it starts.
+  // The demo (src/main/commands/demo.ts) is a client of the host it starts.
   main: ['main', 'common', 'client'],
   worker: ['worker', 'common'],
   lineParser: ['lineParser', 'common'],

@@ -1,5 +1,5 @@
 import { expect, test, vi } from 'vitest';
-import { runMockModelCommand, type MockModelCommandIo } from '../../../src/main/mock-model/mock-model-command.js';
+import { runMockModelCommand, type MockModelCommandIo } from '../../../src/main/commands/mock-model/mock-model-command.js';
 
 interface CapturedIo extends MockModelCommandIo {
   out: (text: string) => void;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import type { StoredHistoryRequest } from '../../../src/common/stored-history-messages.js';
-import { CodexStateMirror, PRESENCE_RECHECK_MS } from '../../../src/main/stored-threads/codex-state-mirror.js';
+import { CodexStateMirror, PRESENCE_RECHECK_MS } from '../../../src/main/store/files/codex-state-mirror.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,7 +1,7 @@
 -- Up Migration
 -- What thread/readState/update and thread/metadata/update set, shared by every host of the
 -- fleet (thread-facts.ts). The files store keeps the same in thread-host's own files in the home
--- (src/main/stored-threads/thread-read-states.ts, thread-metadata.ts); the fields are theirs.
+-- (src/main/store/files/thread-read-states.ts, thread-metadata.ts); the fields are theirs.
 
 -- The read receipt: read_revision null means none recorded yet (the reference's
 -- `initial:<thread id>`, read); read_first_unread null means read, else

@@ -4,7 +4,7 @@ import {
   ModelAbortedError, ModelStreamError, type ModelEvent, type ModelRequest,
 } from '../../../../src/actors/model/model-client.js';
 import { ResponsesHttpClient, type ResponsesClientOptions } from '../../../../src/actors/model/responses-client.js';
-import { startMockModel, type MockBehaviour, type MockModel } from '../../../../src/main/mock-model/mock-model-server.js';
+import { startMockModel, type MockBehaviour, type MockModel } from '../../../../src/main/commands/mock-model/mock-model-server.js';
 
 const ZERO_USAGE = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, reasoningOutputTokens: 0, totalTokens: 0 };
 const DONE_EVENTS: ModelEvent[] = [

@@ -1,7 +1,7 @@
 // What `fleet export` writes of a thread's rows: as stored, but for the rows a fork or revert on
 // the store leaves, whose ordinals it makes rise through the file for the reference's reader.
 import { describe, expect, test } from 'vitest';
-import { exportedRolloutText } from '../../../../src/main/fleet/exported-rollout-text.js';
+import { exportedRolloutText } from '../../../../src/main/commands/fleet/exported-rollout-text.js';
 
 const T = '"timestamp":"2026-12-05T06:00:00.000Z"';
 const meta = (ordinal: number, id: string) => `{${T},"ordinal":${ordinal},"type":"session_meta","payload":{"id":"${id}"}}`;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { rolloutFileLines } from '../../../../src/main/fleet/rollout-file-lines.js';
+import { rolloutFileLines } from '../../../../src/main/commands/fleet/rollout-file-lines.js';
 
 const ID = '01a23767-f625-79c0-a555-4847718eff08';
 const PATH = `/h/sessions/2026/12/02/rollout-2026-12-02T15-38-09-${ID}.jsonl`;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { CoordinationHold } from '../../../../src/main/locks/flock/coordination-lock.js';
-import { CoordinationPoller, type PollOutcome } from '../../../../src/main/locks/coordination-poller.js';
+import type { CoordinationHold } from '../../../../src/main/store/files/locks/flock/coordination-lock.js';
+import { CoordinationPoller, type PollOutcome } from '../../../../src/main/store/files/locks/coordination-poller.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 
 /** A coordination lock that is free or held "by another process", counting attempts. */

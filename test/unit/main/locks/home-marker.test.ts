@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { ConfigError } from '../../../../src/main/config/config-document.js';
-import { ensureHomeBackend } from '../../../../src/main/locks/home-marker.js';
+import { ensureHomeBackend } from '../../../../src/main/store/files/locks/home-marker.js';
 
 const homes: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { internalError, invalidRequest } from '../../../../src/common/errors.js';
-import { withFsDeadline } from '../../../../src/main/stored-threads/fs-deadline.js';
+import { withFsDeadline } from '../../../../src/main/store/files/fs-deadline.js';
 
 test('a file operation that settles in time gives its result', async () => {
   expect(await withFsDeadline(Promise.resolve(7), 'reading x')).toBe(7);

@@ -6,7 +6,7 @@ import { internalError } from '../../../../src/common/errors.js';
 const never = () => new Promise<never>(() => undefined);
 vi.mock('../../../../src/main/lazy-builtin.js', () => ({ fsPromises: () => ({ access: never, lstat: never, readdir: never }) }));
 
-const { RolloutIndex } = await import('../../../../src/main/stored-threads/rollout-index.js');
+const { RolloutIndex } = await import('../../../../src/main/store/files/rollout-index.js');
 const A = '01a23644-4410-7392-9ce9-3a08921e3af1';
 
 afterEach(() => {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { RolloutIndex } from '../../../../src/main/stored-threads/rollout-index.js';
+import { RolloutIndex } from '../../../../src/main/store/files/rollout-index.js';
 
 const A = '01a23644-4410-7392-9ce9-3a08921e3af1';
 const B = '01a23645-6c4b-7b73-8274-5240162632aa';

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { findRolloutPath } from '../../../../src/main/stored-threads/rollout-locator.js';
+import { findRolloutPath } from '../../../../src/main/store/files/rollout-locator.js';
 import { listRollouts } from '../../../helpers/list-rollouts.js';
 import { parseRolloutFileName, rolloutPathFor } from '../../../../src/common/rollout/rollout-path.js';
 

@@ -12,7 +12,7 @@ import { closeSync, constants, openSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import { RpcError } from '../../../../src/common/errors.js';
 import type { StoredRead, ThreadPageQuery } from '../../../../src/common/stored-history-messages.js';
-import { StoredHistory } from '../../../../src/main/stored-threads/stored-history.js';
+import { StoredHistory } from '../../../../src/main/store/stored-history.js';
 import { ListingMemory } from '../../../../src/stored-reads/listing-memory.js';
 import { answerStoredHistory } from '../../../../src/stored-reads/stored-history-jobs.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { ThreadMetadata } from '../../../../src/main/stored-threads/thread-metadata.js';
-import { ThreadNames } from '../../../../src/main/stored-threads/thread-names.js';
+import { ThreadMetadata } from '../../../../src/main/store/files/thread-metadata.js';
+import { ThreadNames } from '../../../../src/main/store/files/thread-names.js';
 
 const A = '01a24398-0000-7000-8000-00000000000a';
 const B = '01a24398-0000-7000-8000-00000000000b';

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { ThreadReadStates } from '../../../../src/main/stored-threads/thread-read-states.js';
+import { ThreadReadStates } from '../../../../src/main/store/files/thread-read-states.js';
 
 const A = '01a24398-0000-7000-8000-00000000000a';
 const B = '01a24398-0000-7000-8000-00000000000b';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest';
 import type { QueuedSubmission } from '../../../../src/common/codex-db/codex-state-changes.js';
 import type { StoredHistoryRequest } from '../../../../src/common/stored-history-messages.js';
 import type { HostContext } from '../../../../src/main/host-context.js';
-import { CodexStateMirror, QUEUE_ROWS_DEADLINE_MS } from '../../../../src/main/stored-threads/codex-state-mirror.js';
+import { CodexStateMirror, QUEUE_ROWS_DEADLINE_MS } from '../../../../src/main/store/files/codex-state-mirror.js';
 import { reconcileWithCodexQueue, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../../src/main/threads/codex-queue-reconcile.js';
 import { queueStoreOf } from '../../../../src/main/threads/thread-queue-store.js';
 import { CodexStateWriter } from '../../../../src/stored-reads/codex-state-writer.js';

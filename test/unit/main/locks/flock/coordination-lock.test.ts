@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { tryEnterCoordination, writerLockPaths } from '../../../../../src/main/locks/flock/coordination-lock.js';
+import { tryEnterCoordination, writerLockPaths } from '../../../../../src/main/store/files/locks/flock/coordination-lock.js';
 
 let home: string | null = null;
 afterEach(() => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type Clock, systemClock } from '../../../../../src/common/clock.js';
-import type { JanitorEvent } from '../../../../../src/main/locks/flock/lock-janitor.js';
-import { FlockWriterLocks, type FlockWriterLocksOptions } from '../../../../../src/main/locks/flock/flock-writer-locks.js';
+import type { JanitorEvent } from '../../../../../src/main/store/files/locks/flock/lock-janitor.js';
+import { FlockWriterLocks, type FlockWriterLocksOptions } from '../../../../../src/main/store/files/locks/flock/flock-writer-locks.js';
 import { type FlockHolder, holdFlock } from '../../../../../bench/lib/flock-holder.js';
 import { snapshotProcLocks } from '../../../../../bench/lib/proc-locks.js';
 

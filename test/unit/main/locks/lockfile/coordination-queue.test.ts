@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AsyncCoordinationHold, CoordinationQueue } from '../../../../../src/main/locks/lockfile/coordination-queue.js';
+import { type AsyncCoordinationHold, CoordinationQueue } from '../../../../../src/main/store/files/locks/lockfile/coordination-queue.js';
 import { FakeClock } from '../../../../helpers/fake-clock.js';
 
 /** Lets every settled promise run its continuations. */

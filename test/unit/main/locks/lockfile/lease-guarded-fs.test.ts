@@ -1,7 +1,7 @@
 import type nodeFs from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { createLease, leaseExpiry } from '../../../../../src/common/writer-lease.js';
-import { leaseGuardedFs } from '../../../../../src/main/locks/lockfile/lease-guarded-fs.js';
+import { leaseGuardedFs } from '../../../../../src/main/store/files/locks/lockfile/lease-guarded-fs.js';
 
 // Stale after 3 s, a heartbeat every second: a refresh issued at t extends the lease to t + 2 s.
 const leaseFor = (issuedAtMs: number) => issuedAtMs + 2_000;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type CoordinationHolder, holdCoordination } from '../../../../../bench/lib/coordination-holder.js';
 import { leaseExpiry } from '../../../../../src/common/writer-lease.js';
-import { type LockLoss, LockfileWriterLocks, type LockfileWriterLocksOptions } from '../../../../../src/main/locks/lockfile/lockfile-writer-locks.js';
+import { type LockLoss, LockfileWriterLocks, type LockfileWriterLocksOptions } from '../../../../../src/main/store/files/locks/lockfile/lockfile-writer-locks.js';
 
 // The shortest timing the configuration accepts: a heartbeat every second, stale after three.
 // (With fewer than three heartbeats per stale time the lease, one heartbeat short of it, would
