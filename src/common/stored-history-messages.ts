@@ -5,9 +5,8 @@
 // the worker read for them.
 import type { CodexQueueRowsReply, CodexQueueRowsRequest, CodexStateMirrorReply, CodexStateMirrorRequest } from './codex-db/codex-state-changes.js';
 import type { HistoryMode } from './rollout/rollout-reader.js';
-import type { HistoryLocation } from './history-location.js';
+import type { HistoryLocation, ListingSource } from './history-location.js';
 import type { StoredMetadata } from './postgres/metadata-patches.js';
-import type { PostgresConnection } from './postgres/postgres-connection.js';
 import type { StoredReceipt } from './postgres/read-receipts.js';
 import type { SessionSource } from './rollout/session-source.js';
 import type { ItemsPageRequest, TurnsPageRequest } from './rollout/history-pages.js';
@@ -52,9 +51,8 @@ export interface ThreadFilter {
 
 /** Main → worker: one page of `thread/list`. */
 export interface ThreadPageQuery {
-  home: string;
-  /** List the PostgreSQL thread store's threads instead of the home's rollout files (thread_store = "postgres"). */
-  postgres: PostgresConnection | null;
+  /** The store listed: the home's rollout files, or the PostgreSQL thread store's rows. */
+  source: ListingSource;
   /** List <home>/archived_sessions instead of <home>/sessions. */
   archived: boolean;
   filter: ThreadFilter;

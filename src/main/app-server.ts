@@ -5,13 +5,13 @@
 import { workerEntry } from './build-layout.js';
 import { systemClock } from '../common/clock.js';
 import { createLogger, levelFromEnv } from '../common/log.js';
-import { buildHost, loadLockfileBackend } from './host/build-host.js';
+import { buildHost } from './host/build-host.js';
+import { openStore } from './host/open-store.js';
 import { serveConnections } from './host/serve-connections.js';
 import { HostShutdown } from './host/shutdown.js';
 import { readStartupConfig, type StartupConfig } from './host/startup-config.js';
 import type { HostContext } from './host-context.js';
 import type { HostMetrics } from './metrics/host-metrics.js';
-import { ensureHomeBackend } from './store/files/locks/home-marker.js';
 import { LargeLineParser } from './input/large-line-parser.js';
 import { Router } from './router.js';
 import { StartupError } from './startup-error.js';
@@ -19,9 +19,11 @@ import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
 import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
-import type { Fleet } from './fleet/fleet.js';
+import type { FleetPeers } from './fleet/fleet.js';
+import { NO_RECORDING } from './metrics/host-recorder.js';
+import { unloadThreadOfLostLock } from './threads/lock-loss.js';
 import { warmUpHost } from './host/warm-up.js';
-import { queueChangedElsewhere } from './handlers/thread-queue.js';
+import { queueChangedElsewhere, queueChangedHere } from './handlers/thread-queue.js';
 
 export interface AppServerOptions {
   home: string;
@@ -52,7 +54,7 @@ interface Serving {
   stopStats: () => void;
   /** Resolves the exit code. */
   finish: (code: number) => void;
-  fleet: Fleet | null;
+  peers: FleetPeers;
 }
 
 /** Serves until SIGTERM/SIGINT (or stdin's end, over stdio); resolves with the exit code. */
@@ -62,17 +64,19 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   if (listen.kind === 'off') throw new StartupError('no transport configured; use --listen or enable remote control');
   const auth = await resolveAuth(options.wsAuth);
   const startup = readStartupConfig(options.home, options.overrides, options.env, log, listen);
-  // Before anything takes a lock: a home never has hosts on two backends (throws ConfigError).
-  if (startup.threadStore.kind === 'files') ensureHomeBackend(options.home, startup.lockBackend.kind);
-  // A fleet's database, before the host is built: a store it cannot use stops the start.
-  const fleet = startup.threadStore.kind === 'postgres' ? await (await import('./fleet/fleet.js')).joinFleet(startup.threadStore, listen, log) : null;
   // /metrics exists only on the socket listeners; over stdio nothing is recorded. Loaded only
   // then: prom-client (and ws, jose below) delayed a stdio start's first reply (bench case
   // `cold-start`).
   const metrics = listen.kind === 'stdio' ? null : (await import('./metrics/host-metrics.js')).createHostMetrics();
-  const ctx = buildHost(options, startup, log, await loadLockfileBackend(startup), metrics?.recorder, fleet);
-  const router = new Router(ctx, startup.limits.maxInFlightRequests, fleet?.routing(ctx.outgoing) ?? null);
-  fleet?.watchQueues((threadId) => queueChangedElsewhere(ctx, threadId));
+  const recorder = metrics?.recorder ?? NO_RECORDING;
+  // The store is opened before the host is built (a store it cannot use stops the start), and
+  // reports into the host once it is.
+  let ctx!: HostContext;
+  const hooks = { lockLost: (loss: Parameters<typeof unloadThreadOfLostLock>[1]) => unloadThreadOfLostLock(ctx, loss), queueChangedHere: (threadId: string) => queueChangedHere(ctx, threadId) };
+  const { store, peers } = await openStore({ home: options.home, env: options.env, startup, listen, log, recorder, hooks });
+  ctx = buildHost(options, startup, log, store, recorder);
+  const router = new Router(ctx, startup.limits.maxInFlightRequests, peers.routing(ctx.outgoing));
+  peers.watchQueues((threadId) => queueChangedElsewhere(ctx, threadId));
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -84,7 +88,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
     clock: systemClock,
     log,
   });
-  const serving: Serving = { options, startup, ctx, router, lines, stopStats, finish, fleet };
+  const serving: Serving = { options, startup, ctx, router, lines, stopStats, finish, peers };
   if (metrics === null || listen.kind === 'stdio') serveStdio(serving);
   else await serveSockets(serving, listen, auth, metrics);
   return finished;
@@ -112,7 +116,7 @@ function serveStdio({ startup, ctx, router, lines, stopStats, finish }: Serving)
 }
 
 async function serveSockets(
-  { options, startup, ctx, router, lines, stopStats, finish, fleet }: Serving,
+  { options, startup, ctx, router, lines, stopStats, finish, peers }: Serving,
   target: Extract<ListenTarget, { kind: 'ws' | 'unix' }>,
   auth: WsAuthPolicy,
   metrics: HostMetrics,
@@ -125,7 +129,7 @@ async function serveSockets(
   const listener = await createSocketListener({
     target,
     auth,
-    fleetAuth: fleet?.peerAuth ?? null,
+    fleetAuth: peers.peerAuth,
     home: options.home,
     limits: startup.limits,
     metrics: { render: () => metrics.render(), withoutAuth: options.metricsWithoutAuth },
@@ -137,7 +141,7 @@ async function serveSockets(
   // Many clients: one going is only an unsubscribe from everything (serveConnections did it).
   serveConnections(ctx, router, lines, listener.transport, { onClosed: (connection) => ctx.connections.close(connection.id) });
   const boundUrl = await listener.start().catch(async (error: unknown) => abandon(shutdown, error));
-  if (boundUrl !== null) await fleet?.listening(boundUrl);
+  if (boundUrl !== null) await peers.listening(boundUrl);
   // Only a started listener has a transport to stop, flush and close.
   shutdown.serving(listener.transport);
   onSignals(shutdown, () => finish(0));

@@ -1,13 +1,9 @@
 // What request handlers share: the process's home, configuration and the main-thread
 // services (connections, directory, supervisor, pool, locks). Built once by app-server.ts.
-import type { CodexStateMirror } from './store/files/codex-state-mirror.js';
 import type { ActorPool } from './pool/actor-pool.js';
 import type { Clock } from '../common/clock.js';
-import type { RolloutIndex } from './store/files/rollout-index.js';
-import type { ThreadStore } from './store/files/files-threads.js';
+import type { ThreadStore } from './store/thread-store.js';
 import type { StoredHistory } from './store/stored-history.js';
-import type { MetadataKeeper, ReadStateKeeper } from './store/thread-state-keepers.js';
-import type { ThreadQueues } from './threads/thread-queues.js';
 import type { ThreadDirectory } from './threads/directory.js';
 import type { LockLoss, WriterLockBackend } from './store/writer-lock-backend.js';
 import type { Supervisor } from './threads/supervisor.js';
@@ -36,21 +32,12 @@ export interface HostContext {
   /** Admission of new loads against max_loaded_threads. */
   capacity: LoadCapacity;
   pool: ActorPool;
+  /** The store's writer locks, metered for /metrics when the host has it. */
   locks: WriterLockBackend;
-  /** Which store holds thread histories (files or PostgreSQL), where a thread's is, and its name. */
-  threadStore: ThreadStore;
-  /** Where rollouts are, learned once instead of walking sessions/ per request. */
-  rollouts: RolloutIndex;
-  /** What thread/metadata/update set (thread-host's own file, or the PostgreSQL store), answered from memory. */
-  threadMetadata: MetadataKeeper;
-  /** Where clients stopped reading each thread (thread-host's own file, or the PostgreSQL store), answered from memory. */
-  threadReadStates: ReadStateKeeper;
-  /** Input queued for threads (thread-host's own files, or the PostgreSQL store). */
-  threadQueues: ThreadQueues;
+  /** The store the host keeps its threads in, chosen at start (host/open-store.ts): threads, their states, queues and locks. */
+  store: ThreadStore;
   /** History read from disk off the main thread: thread/list's pages, and reads of threads not loaded here. */
   storedHistory: StoredHistory;
-  /** Names, read receipts and queues mirrored into the reference's state and queue databases; null when off. */
-  codexStateMirror: CodexStateMirror | null;
   /** Deadlines for waiting on a worker. */
   actorSpawnTimeoutMs: number;
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */

@@ -7,7 +7,7 @@ import type { StoredHistoryReply, StoredHistoryRequest } from '../common/stored-
 import { workerCodexStateWriter } from './codex-state-writer.js';
 import type { ListingMemory } from './listing-memory.js';
 import { answerStoredRead } from './stored-reads.js';
-import { listThreadPage } from './thread-page.js';
+import { listStoredPage } from './stored-source.js';
 
 /** The answer to `request`; `progress` is called while a long one goes on. */
 export async function answerStoredHistory(memory: ListingMemory, request: StoredHistoryRequest, progress?: () => void): Promise<StoredHistoryReply> {
@@ -15,10 +15,7 @@ export async function answerStoredHistory(memory: ListingMemory, request: Stored
     if (request.kind === 'mirrorCodexState') return await workerCodexStateWriter().apply(request);
     if (request.kind === 'codexQueueRows') return await workerCodexStateWriter().queuedRows(request);
     if (request.kind !== 'list') return await answerStoredRead(request);
-    const { query } = request;
-    if (query.postgres === null) return listThreadPage(memory, query, progress);
-    const { listPostgresThreadPage } = await import('./postgres-thread-page.js');
-    return await listPostgresThreadPage(query.postgres, query);
+    return await listStoredPage(memory, request.query, progress);
   } catch (error) {
     // Each head is kept or forgotten whole, so what is kept stays true after a failed listing.
     return error instanceof Error ? { kind: 'failed', message: error.message, ...(error.stack ? { stack: error.stack } : {}) } : { kind: 'failed', message: String(error) };

@@ -3,23 +3,19 @@
 // serialized here too. A long thread's rollout is tens of megabytes; read, parsed and
 // stringified on the main thread, every other client waited for all of it, request by request
 // (bench case `stored-read`). The main thread splices the bytes into its reply.
-import { readFileSync } from 'node:fs';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { RpcError } from '../common/errors.js';
 import { itemsPage, sourceWithPositions, turnsPage, type HistorySource } from '../common/rollout/history-pages.js';
 import { fullTurns } from '../common/rollout/history-view.js';
-import { withHistoryBase } from '../common/rollout/history-base.js';
 import { historyModeOf, parseRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
 import type { StoredHistoryReply, StoredRead } from '../common/stored-history-messages.js';
 import { storedThreadView } from '../common/thread-object.js';
 import { rolloutHead } from './head-reads.js';
-import { storedThreadPreview, threadPreview } from '../common/rollout/thread-preview.js';
-import type { StoredHistoryText } from '../common/postgres/stored-lines.js';
 import { pathOf } from '../common/history-location.js';
-import { storedHistoryText } from './postgres-reads.js';
+import { readPreview, storedText } from './stored-source.js';
 
 export async function answerStoredRead(request: StoredRead): Promise<StoredHistoryReply> {
-  const stored = await storedText(request);
+  const stored = await storedText(request.location, request.threadId);
   if (stored === null) return { kind: 'noRollout' };
   const parsed = parseRollout(stored.text);
   if (parsed.meta === null) return { kind: 'noRollout' };
@@ -39,8 +35,7 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.kind === 'turns') return turnsPage(source, request.page);
   if (request.kind === 'items') return itemsPage(source, request.page);
   const summary = { ...rolloutHead(request.threadId, pathOf(request.location), parsed, parsed.meta!), updatedAtMs: parsed.updatedAtMs };
-  summary.preview =
-    request.location.store === 'files' ? threadPreview(request.location.path, request.threadId, summary.preview) : storedThreadPreview(firstPreview, summary.preview);
+  summary.preview = readPreview(request.location, request.threadId, firstPreview, summary.preview);
   const thread = storedThreadView(summary, request.includeTurns ? fullTurns(source.mode, parsed.turns) : [], request.namedModelProvider);
   // A read names a fork's source, as the reference's does (its listings do not).
   thread.forkedFromId = parsed.meta!.forkedFromId;
@@ -48,14 +43,4 @@ function resultOf(request: StoredRead, parsed: ParsedRollout, source: HistorySou
   if (request.threadName !== null) thread.name = request.threadName;
   if (request.metadata !== null) Object.assign(thread, request.metadata);
   return request.readState === undefined ? { thread } : { thread, readState: request.readState };
-}
-
-/**
- * The thread's history as rollout text: the file read synchronously (one read at a time here),
- * or the store's rows with the first message a revert kept of them; null when the store has none.
- */
-function storedText(request: StoredRead): StoredHistoryText | null | Promise<StoredHistoryText | null> {
-  const { location } = request;
-  // A fork's rollout starts from its source's (history-base.ts).
-  return location.store === 'files' ? { text: withHistoryBase(location.path, readFileSync(location.path, 'utf8')), firstPreview: null } : storedHistoryText(location.connection, request.threadId);
 }

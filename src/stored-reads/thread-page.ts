@@ -38,7 +38,7 @@ interface Page {
 }
 
 /** One page for `query`; `progress` is called for each file the listing visits. */
-export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, progress: () => void = () => undefined): ThreadPage {
+export function listThreadPage(memory: ListingMemory, home: string, query: ThreadPageQuery, progress: () => void = () => undefined): ThreadPage {
   const { heads } = memory;
   const { byCreation, direction, after: cursor, size, filter } = query;
   const { idWanted, headWanted } = filters(filter, query.namedModelProvider);
@@ -49,8 +49,8 @@ export function listThreadPage(memory: ListingMemory, query: ThreadPageQuery, pr
     // then read in that order only until the page and one more row are found, so a page of 25
     // in a home of thousands reads ~26 heads, not thousands.
     const ordered = byCreation
-      ? inDirection(memory.rolloutFilesByNameTime(query.home, query.archived), direction)
-      : statted(memory.rolloutFiles(query.home, query.archived).filter((file) => idWanted(file.threadId)), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
+      ? inDirection(memory.rolloutFilesByNameTime(home, query.archived), direction)
+      : statted(memory.rolloutFiles(home, query.archived).filter((file) => idWanted(file.threadId)), progress).sort((a, b) => direction * (a.key - b.key || compare(a.file.threadId, b.file.threadId)));
     const rows: Row[] = [];
     for (const candidate of ordered) {
       if (!isAfter(candidate, cursor, direction) || !idWanted(candidate.file.threadId)) continue;

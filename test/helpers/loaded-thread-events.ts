@@ -7,7 +7,7 @@ import type { EncodedJson } from '../../src/main/protocol/encoded-json.js';
 import type { LoadedThread } from '../../src/main/threads/loaded-thread.js';
 import type { ThreadIdentity } from '../../src/main/threads/thread-facts.js';
 
-const IDENTITY: ThreadIdentity = { createdAtMs: 0, path: null, ephemeral: true, originator: 'test', cliVersion: '0.0.0', source: 'vscode' };
+const IDENTITY: ThreadIdentity = { createdAtMs: 0, path: null, history: null, ephemeral: true, originator: 'test', cliVersion: '0.0.0', source: 'vscode' };
 const SETTINGS = {} as ThreadSettings;
 
 /** Describes `thread` as a load does, with the given history format and unload delay. */

@@ -10,20 +10,26 @@ import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
 import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/store/stored-history.js';
 import type { StoredHistoryRequest } from '../../src/common/stored-history-messages.js';
-import { FilesThreadStore } from '../../src/main/store/files/files-threads.js';
+import { FilesThreads } from '../../src/main/store/files/files-threads.js';
+import { FilesThreadQueues } from '../../src/main/store/files/files-queues.js';
+import { CodexQueueReconcile } from '../../src/main/store/files/queues/codex-queue-reconcile.js';
+import { QueueMirrorMarks } from '../../src/main/store/files/queues/queue-mirror-marks.js';
 import { RolloutIndex } from '../../src/main/store/files/rollout-index.js';
 import { ThreadMetadata } from '../../src/main/store/files/thread-metadata.js';
 import { ThreadReadStates } from '../../src/main/store/files/thread-read-states.js';
 import { ThreadNames } from '../../src/main/store/files/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
-import { ThreadQueueStore } from '../../src/main/threads/thread-queue-store.js';
-import { FilesThreadQueues } from '../../src/main/threads/thread-queues.js';
+import { ThreadQueueStore } from '../../src/main/store/files/queues/thread-queue-store.js';
 
 export function stubHostContext(home: string, overrides: Record<string, unknown> = {}): HostContext {
   const connections = new ConnectionTable();
-  const rollouts = new RolloutIndex(home);
   const queueStore = new ThreadQueueStore(home);
+  const marks = new QueueMirrorMarks(home);
+  const codexQueue = new CodexQueueReconcile({ store: queueStore, marks, mirror: null, clock: systemClock, log: () => undefined, announce: () => undefined });
+  const readStates = new ThreadReadStates(home, () => undefined);
+  const { store: storeOverrides, ...rest } = overrides as { store?: Record<string, unknown> };
+  const locks = { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' };
   return {
     home,
     configDocument: {},
@@ -37,21 +43,26 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     directory: new ThreadDirectory(),
     supervisor: { noteChanged: () => undefined, unload: async () => 'complete' },
     capacity: { roomOrWait: () => null },
-    locks: { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' },
-    rollouts,
-    threadStore: new FilesThreadStore(home, rollouts, new ThreadNames(home, () => undefined)),
-    threadMetadata: new ThreadMetadata(home, () => undefined),
-    threadReadStates: new ThreadReadStates(home, () => undefined),
-    threadQueues: new FilesThreadQueues(() => queueStore),
+    locks,
+    // The files store as a host opens it, its locks stubbed, its mirror off.
+    store: {
+      threads: new FilesThreads(home, new RolloutIndex(home), new ThreadNames(home, () => undefined), () => undefined),
+      metadata: new ThreadMetadata(home, () => undefined),
+      readStates,
+      queues: new FilesThreadQueues(queueStore, marks, codexQueue),
+      locks,
+      settled: () => readStates.settled(),
+      close: async () => undefined,
+      ...storeOverrides,
+    },
     // The stored-history worker's code, run in-process: the handlers' tests need no worker.
     storedHistory: inProcessStoredHistory(),
-    codexStateMirror: null,
     recorder: { turnStarted: () => undefined, turnEnded: () => undefined },
     lockLost: () => undefined,
     actorSpawnTimeoutMs: 1_000,
     originator: null,
     draining: false,
-    ...overrides,
+    ...rest,
   } as unknown as HostContext;
 }
 

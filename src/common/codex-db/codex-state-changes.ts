@@ -67,7 +67,7 @@ export interface CodexStateMirrorReply {
 
 /**
  * Main → worker: which of these queued submissions of the thread still have their row in the
- * queue database (src/main/threads/codex-queue-reconcile.ts asks before running them).
+ * queue database (src/main/store/files/queues/codex-queue-reconcile.ts asks before running them).
  */
 export interface CodexQueueRowsRequest {
   kind: 'codexQueueRows';

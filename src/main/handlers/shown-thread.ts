@@ -10,9 +10,9 @@ import type { HistoryLocation } from '../../common/history-location.js';
 /** A thread object with the name and metadata it has here (objects are built without them). */
 export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
   const id = String(thread.id);
-  const name = ctx.threadStore.nameOf(id);
+  const name = ctx.store.threads.nameOf(id);
   if (name !== null) thread.name = name;
-  const metadata = ctx.threadMetadata.get(id);
+  const metadata = ctx.store.metadata.get(id);
   if (metadata !== null) Object.assign(thread, metadata);
   return thread;
 }
@@ -25,7 +25,7 @@ export function storedThreadRead(ctx: HostContext, threadId: string, location: H
     location,
     includeTurns,
     namedModelProvider: namedModelProvider(ctx.configDocument),
-    threadName: ctx.threadStore.nameOf(threadId),
-    metadata: ctx.threadMetadata.get(threadId),
+    threadName: ctx.store.threads.nameOf(threadId),
+    metadata: ctx.store.metadata.get(threadId),
   };
 }

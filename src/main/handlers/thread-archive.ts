@@ -33,15 +33,15 @@ export async function threadArchive(ctx: HostContext, _connection: Connection, p
     if (!loaded.materialized) throw noRolloutFound(id);
     await ctx.supervisor.unload(loaded, 'archived');
   }
-  if ((await ctx.threadStore.locate(id)) === null) throw noRolloutFound(id);
-  await withBriefWriterLock(ctx, id, (lock) => ctx.threadStore.archive(id, lock));
+  if ((await ctx.store.threads.locate(id)) === null) throw noRolloutFound(id);
+  await withBriefWriterLock(ctx, id, (lock) => ctx.store.threads.archive(id, lock));
   afterReply(() => ctx.outgoing.broadcast('thread/archived', { threadId: id }));
   return {};
 }
 
 export async function threadUnarchive(ctx: HostContext, _connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
-  const location = await ctx.threadStore.unarchive(id, ctx.clock.now());
+  const location = await ctx.store.threads.unarchive(id, ctx.clock.now());
   if (location === null) throw invalidRequest(`no archived rollout found for thread id ${id}`);
   const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, false), 'thread/unarchive');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);

@@ -16,7 +16,6 @@ import type { threadIdParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
 import { withBriefWriterLock } from '../threads/brief-writer-lock.js';
-import { queueMirrorMarksOf } from '../threads/queue-mirror-marks.js';
 import type { WriterLock } from '../store/writer-lock-backend.js';
 
 export async function threadDelete(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadIdParams>, afterReply: AfterReply): Promise<unknown> {
@@ -24,15 +23,14 @@ export async function threadDelete(ctx: HostContext, _connection: Connection, pa
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded !== undefined) await ctx.supervisor.unload(loaded, 'deleted');
-  const stored = (await ctx.threadStore.locate(id)) ?? (await ctx.threadStore.locateArchived(id));
+  const stored = (await ctx.store.threads.locate(id)) ?? (await ctx.store.threads.locateArchived(id));
   if (stored === null && loaded === undefined) throw noRolloutFound(id);
   const remove = async (lock: WriterLock | null) => {
-    await ctx.threadStore.remove(id, lock);
-    await ctx.threadMetadata.forget(id, ctx.clock.now());
-    await ctx.threadReadStates.forget(id, ctx.clock.now());
-    await ctx.threadQueues.remove(id);
-    await queueMirrorMarksOf(ctx).remove(id);
-    ctx.codexStateMirror?.threadDeleted(id);
+    await ctx.store.threads.remove(id, lock);
+    await ctx.store.metadata.forget(id, ctx.clock.now());
+    await ctx.store.readStates.forget(id, ctx.clock.now());
+    await ctx.store.queues.remove(id);
+    ctx.store.threads.forgotten(id);
   };
   // An ephemeral thread has no history in any store, so no writer could race its removal (and
   // the PostgreSQL store holds no row of it to own): only what the host keeps of it goes.

@@ -10,7 +10,7 @@ import { requireThreadId } from '../protocol/thread-id.js';
 
 export async function threadGoalGet(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadGoalGetParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
-  if (ctx.directory.get(id) === undefined && (await ctx.rollouts.find(id)) === null) throw threadNotFound(id);
+  if (ctx.directory.get(id) === undefined && (await ctx.store.threads.locate(id)) === null) throw threadNotFound(id);
   return { goal: null };
 }
 

@@ -36,7 +36,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   const state = await loadThread(ctx, thread, {
     session,
     // An ephemeral fork is written nowhere: its actor keeps the history it read (fork-rollout.ts).
-    history: params.ephemeral ? null : ctx.threadStore.newThread(thread.id, now),
+    history: params.ephemeral ? null : ctx.store.threads.newThread(thread.id, now),
     resume: true,
     serializeHistory: !params.excludeTurns,
     createdAtMs: now,
@@ -70,12 +70,12 @@ async function sourceHistory(ctx: HostContext, id: string): Promise<HistoryLocat
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromMirror && loaded.identity) {
-    const history = loaded.identity.ephemeral || !loaded.materialized ? null : ctx.threadStore.loadedHistory(loaded.identity.path);
+    const history = loaded.materialized ? loaded.identity.history : null;
     if (history === null) throw noRolloutFound(id);
     return history;
   }
-  const found = await ctx.threadStore.locate(id);
+  const found = await ctx.store.threads.locate(id);
   if (found !== null) return found;
-  if ((await ctx.threadStore.locateArchived(id)) !== null) throw threadArchived(id);
+  if ((await ctx.store.threads.locateArchived(id)) !== null) throw threadArchived(id);
   throw noRolloutFound(id);
 }

@@ -30,8 +30,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   // empty id list includes nothing.
   if (params.sectionId !== null || includedIds?.length === 0) return { data: [], readStates: {}, nextCursor: null, backwardsCursor: null };
   const query: ThreadPageQuery = {
-    home: ctx.home,
-    postgres: ctx.threadStore.postgres,
+    source: ctx.store.threads.listing,
     archived: params.archived === true,
     filter: {
       includedIds,
@@ -49,9 +48,9 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   };
   const page = await ctx.storedHistory.listPage(query);
   // The PostgreSQL store's rows hold what every host set of each thread: this host learns it first.
-  for (const summary of page.summaries) ctx.threadStore.learnListed(summary);
+  for (const summary of page.summaries) ctx.store.threads.learnListed(summary);
   // Every listed thread is materialized: each has a read state (thread-read-states.ts).
-  const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.threadReadStates.get(summary.threadId)]));
+  const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.store.readStates.get(summary.threadId)]));
   return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), readStates, nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
 }
 

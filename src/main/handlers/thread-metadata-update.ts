@@ -26,12 +26,12 @@ export async function threadMetadataUpdate(ctx: HostContext, _connection: Connec
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromMirror && loaded.identity) {
-    await ctx.threadMetadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
+    await ctx.store.metadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
     return { thread: withThreadFacts(ctx, loadedThreadView(loaded, null)) };
   }
-  const location = await ctx.threadStore.locate(id);
+  const location = await ctx.store.threads.locate(id);
   if (location === null) throw noRolloutFound(id);
-  await ctx.threadMetadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
+  await ctx.store.metadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
   const answer = await ctx.storedHistory.read(storedThreadRead(ctx, id, location, false), 'thread/metadata/update');
   if (answer.kind === 'noRollout') throw noRolloutFound(id);
   return answer.result;

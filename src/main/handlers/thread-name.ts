@@ -20,8 +20,8 @@ export async function threadNameSet(
   const id = requireThreadId(params.threadId);
   const name = params.name.trim();
   if (name === '') throw invalidRequest('thread name must not be empty');
-  if (ctx.directory.get(id) === undefined && (await ctx.threadStore.locate(id)) === null) throw noRolloutFound(id);
-  await ctx.threadStore.setName(id, name, ctx.clock.now());
+  if (ctx.directory.get(id) === undefined && (await ctx.store.threads.locate(id)) === null) throw noRolloutFound(id);
+  await ctx.store.threads.setName(id, name, ctx.clock.now());
   afterReply(() => {
     const subscribers = ctx.directory.get(id)?.subscribers;
     if (subscribers) ctx.outgoing.notifyMany(subscribers, 'thread/name/updated', { threadId: id, threadName: name });

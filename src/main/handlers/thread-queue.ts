@@ -16,10 +16,8 @@ import { turnStartParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
-import { reconcileWithCodexQueue } from '../threads/codex-queue-reconcile.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
-import type { QueuedSubmission } from '../threads/thread-queue-store.js';
-import type { QueueEdit } from '../threads/thread-queues.js';
+import type { QueuedSubmission, QueueEdit } from '../store/thread-queues.js';
 import { afterEachTurnEnd } from '../threads/turn-events.js';
 import { turnStart } from './turn.js';
 
@@ -44,7 +42,7 @@ export async function threadQueueAdd(ctx: HostContext, _c: Connection, params: P
 
 export async function threadQueueList(ctx: HostContext, _c: Connection, params: ParamsOf<typeof T.threadQueueListParams>): Promise<unknown> {
   const id = await requireThread(ctx, params.threadId);
-  const queue = await ctx.threadQueues.get(id);
+  const queue = await ctx.store.queues.get(id);
   const start = params.cursor === null ? 0 : Number.parseInt(params.cursor, 10);
   if (!Number.isInteger(start) || start < 0 || String(start) !== params.cursor && params.cursor !== null) throw invalidRequest(`invalid cursor: ${params.cursor}`);
   const end = start + (params.limit ?? DEFAULT_PAGE);
@@ -106,7 +104,7 @@ export async function threadQueueStart(ctx: HostContext, _c: Connection, params:
   const thread = idleLoaded(ctx, id);
   if (thread === 'busy') throw invalidRequest('thread already has an active or pending turn');
   if (thread === null) throw threadNotLoaded(id);
-  const queue = await ctx.threadQueues.get(id);
+  const queue = await ctx.store.queues.get(id);
   // A named submission that is not there is "not found", even in an empty queue.
   const at = params.queuedSubmissionId === null ? 0 : indexOf(queue, params.queuedSubmissionId);
   if (queue.length === 0) throw invalidRequest('queue is empty');
@@ -120,16 +118,16 @@ export async function threadQueueStart(ctx: HostContext, _c: Connection, params:
 export function drainQueue(ctx: HostContext, threadId: string): void {
   const state = idleLoaded(ctx, threadId);
   if (state === null || state === 'busy') return;
-  const known = ctx.threadQueues.peek(threadId);
+  const known = ctx.store.queues.peek(threadId);
   if (known !== undefined && known.length === 0) return;
-  void ctx.threadQueues
+  void ctx.store.queues
     .get(threadId)
     .then(async (read) => {
       if (read.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
       // Input the reference ran from its copy of the queue is not run again; input it may have
       // run waits (codex-queue-reconcile.ts).
-      if ((await reconcileWithCodexQueue(ctx, threadId, () => drainQueue(ctx, threadId))) === 'hold') return;
-      const queue = await ctx.threadQueues.get(threadId);
+      if ((await ctx.store.queues.beforeRun(threadId, () => drainQueue(ctx, threadId))) === 'hold') return;
+      const queue = await ctx.store.queues.get(threadId);
       if (queue.length === 0 || typeof idleLoaded(ctx, threadId) !== 'object') return;
       const effects: Array<() => void> = [];
       return Promise.resolve(startQueued(ctx, threadId, queue, 0, (effect) => effects.push(effect))).then(() => effects.forEach((effect) => effect()));
@@ -144,8 +142,14 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
 // PostgreSQL, input queued through another host for a thread loaded here is read into memory
 // when this host hears of it (`queueChangedElsewhere`).
 afterEachTurnEnd((ctx, threadId) => {
-  if (ctx.threadQueues.peek(threadId) !== undefined) drainQueue(ctx, threadId);
+  if (ctx.store.queues.peek(threadId) !== undefined) drainQueue(ctx, threadId);
 });
+
+/** The store changed the thread's queue itself (it dropped input the reference ran): its subscribers hear of it. */
+export function queueChangedHere(ctx: HostContext, threadId: string): void {
+  const subscribers = ctx.directory.get(threadId)?.subscribers;
+  if (subscribers) ctx.outgoing.notifyMany(subscribers, 'thread/queue/changed', { threadId });
+}
 
 /**
  * Another host changed the thread's queue (PostgreSQL store), or may have while this host was
@@ -156,7 +160,7 @@ export function queueChangedElsewhere(ctx: HostContext, threadId: string | null)
   const threads = threadId === null ? ctx.directory.all() : [ctx.directory.get(threadId)].filter((thread) => thread !== undefined);
   for (const thread of threads) {
     if (thread.lifecycle.kind !== 'loaded') continue;
-    void ctx.threadQueues
+    void ctx.store.queues
       .get(thread.id)
       .then(() => {
         if (threadId !== null) ctx.outgoing.notifyMany(thread.subscribers, 'thread/queue/changed', { threadId: thread.id });
@@ -180,7 +184,7 @@ async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubm
 
 /** Applies `edit` to the thread's queue; if it changed, the subscribers hear of it after the reply. */
 async function change<T>(ctx: HostContext, threadId: string, edit: QueueEdit<T>, afterReply: AfterReply): Promise<T> {
-  const { changed, result } = await ctx.threadQueues.change(threadId, edit);
+  const { changed, result } = await ctx.store.queues.change(threadId, edit);
   if (!changed) return result;
   afterReply(() => {
     const subscribers = ctx.directory.get(threadId)?.subscribers;
@@ -192,7 +196,7 @@ async function change<T>(ctx: HostContext, threadId: string, edit: QueueEdit<T>,
 /** The thread's id, when it is loaded or stored; the reference's thread-store error otherwise. */
 async function requireThread(ctx: HostContext, raw: string): Promise<string> {
   const id = requireThreadId(raw);
-  if (ctx.directory.get(id) === undefined && (await ctx.threadStore.locate(id)) === null) {
+  if (ctx.directory.get(id) === undefined && (await ctx.store.threads.locate(id)) === null) {
     throw internalError(`failed to read thread: invalid thread-store request: no rollout found for thread id ${id}`);
   }
   return id;

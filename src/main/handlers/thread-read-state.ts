@@ -22,10 +22,10 @@ export async function threadReadStateUpdate(ctx: HostContext, _connection: Conne
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromMirror && loaded.identity) {
     if (!loaded.materialized || loaded.identity.ephemeral) throw invalidRequest('thread read state unavailable');
-  } else if ((await ctx.threadStore.locate(id)) === null && (await ctx.threadStore.locateArchived(id)) === null) {
+  } else if ((await ctx.store.threads.locate(id)) === null && (await ctx.store.threads.locateArchived(id)) === null) {
     throw threadNotLoaded(id);
   }
-  const { changed, state } = await ctx.threadReadStates.mark(id, params.operation, params.expectedRevision, ctx.clock.now());
+  const { changed, state } = await ctx.store.readStates.mark(id, params.operation, params.expectedRevision, ctx.clock.now());
   if (!changed) throw new RpcError(ErrorCode.InvalidRequest, 'read state changed', { reason: 'readStateConflict', readState: state });
   ctx.outgoing.broadcast('thread/readState/changed', { threadId: id, readState: state });
   return { readState: state };
@@ -33,5 +33,5 @@ export async function threadReadStateUpdate(ctx: HostContext, _connection: Conne
 
 /** What thread/read shows of a loaded thread: none before its rollout exists. */
 export function loadedReadState(ctx: HostContext, threadId: string, materialized: boolean, ephemeral: boolean): ThreadReadState | null {
-  return materialized && !ephemeral ? ctx.threadReadStates.get(threadId) : null;
+  return materialized && !ephemeral ? ctx.store.readStates.get(threadId) : null;
 }

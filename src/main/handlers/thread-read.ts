@@ -35,11 +35,11 @@ export async function threadRead(ctx: HostContext, connection: Connection, param
     return { thread: withThreadFacts(ctx, loadedThreadView(thread, turns)), readState: loadedReadState(ctx, id, thread.materialized, thread.identity.ephemeral) };
   }
   // An archived thread is read where the archive keeps it, as the reference reads it.
-  const location = (await ctx.threadStore.locate(id)) ?? (await ctx.threadStore.locateArchived(id));
+  const location = (await ctx.store.threads.locate(id)) ?? (await ctx.store.threads.locateArchived(id));
   if (location === null) throw threadNotLoaded(id);
   // Read, replayed and serialized by the stored-history worker: a long thread's rollout is tens
   // of megabytes, and the main thread only sends the bytes.
-  const answer = await ctx.storedHistory.read({ ...storedThreadRead(ctx, id, location, params.includeTurns), readState: ctx.threadReadStates.get(id) }, 'thread/read');
+  const answer = await ctx.storedHistory.read({ ...storedThreadRead(ctx, id, location, params.includeTurns), readState: ctx.store.readStates.get(id) }, 'thread/read');
   if (answer.kind === 'noRollout') throw threadNotLoaded(id);
   if (params.includeTurns) warnFullHistory(ctx, connection, answer.historyMode);
   return answer.result;

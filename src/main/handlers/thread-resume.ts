@@ -8,7 +8,6 @@ import { LoadedThread } from '../threads/loaded-thread.js';
 import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
-import { startsWithSessionMeta } from '../store/files/rollout-locator.js';
 import { paginatedCursor } from '../../common/rollout/history-cursors.js';
 import { lastOrdinals, type LastOrdinals } from '../../common/rollout/history-pages.js';
 import type { Turn } from '../../common/wire-types.js';
@@ -98,11 +97,10 @@ async function coldResume(
   afterReply: AfterReply,
 ): Promise<unknown> {
   // A failed lookup counts as no rollout, as an unreadable file does: the thread must not stay registered as loading.
-  const found = await ctx.threadStore.locate(thread.id).catch(() => null);
-  const location = found?.store === 'files' && !(await startsWithSessionMeta(found.path)) ? null : found;
+  const location = await ctx.store.threads.locateResumable(thread.id).catch(() => null);
   if (location === null) {
     await ctx.supervisor.unload(thread, 'loadFailed');
-    if (found === null && (await ctx.threadStore.locateArchived(thread.id).catch(() => null)) !== null) throw threadArchived(thread.id);
+    if ((await ctx.store.threads.locate(thread.id).catch(() => null)) === null && (await ctx.store.threads.locateArchived(thread.id).catch(() => null)) !== null) throw threadArchived(thread.id);
     throw noRolloutFound(thread.id);
   }
   const now = ctx.clock.now();

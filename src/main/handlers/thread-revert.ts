@@ -9,18 +9,15 @@
 // not hold is refused after the same unload and reload, as the reference does. On the
 // PostgreSQL store the reloaded thread's actor replaces its rows, as their owner, with what the
 // files store's reader sees of the new file (src/common/postgres/reverted-history.ts).
-import { basename } from 'node:path';
 import type { Connection } from '../connections.js';
 import type { HistoryLocation } from '../../common/history-location.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
 import type { PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
-import { revertedRolloutPathFor } from '../../common/rollout/rollout-path.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import type { threadRevertParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
-import { uuidv7 } from '../protocol/uuid.js';
 import { withPlacedActor } from '../threads/actor-link.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import { fillMirror } from '../threads/mirror-fill.js';
@@ -51,17 +48,15 @@ async function revert(ctx: HostContext, thread: LoadedThread, beforeTurnId: stri
   await interruptTurns(ctx, thread);
   const cut = thread.turns.findIndex((turn) => turn.id === beforeTurnId);
   const kept = new Set(thread.turns.slice(0, cut === -1 ? thread.turns.length : cut).map((turn) => turn.id));
-  const previousPath = thread.identity!.path;
-  const previous = ctx.threadStore.loadedHistory(previousPath);
+  const previous = thread.identity!.history;
   if (previous === null) throw invalidRequest(`turn not found: ${beforeTurnId}`);
   if (cut === -1) {
     await reload(ctx, thread, previous, undefined);
     throw invalidRequest(`turn not found: ${beforeTurnId}`);
   }
-  const now = ctx.clock.now();
-  const path = revertedRolloutPathFor(ctx.home, thread.id, uuidv7(now), now);
-  const reloaded = await reload(ctx, thread, ctx.threadStore.revertedHistory(path), { previousPath, fileName: basename(path), beforeTurnId, atMs: now });
-  const readState = ctx.threadReadStates.reverted(thread.id, kept, ctx.clock.now());
+  const target = ctx.store.threads.revertTarget(thread.id, previous, ctx.clock.now());
+  const reloaded = await reload(ctx, thread, target.history, { ...target.request, beforeTurnId });
+  const readState = ctx.store.readStates.reverted(thread.id, kept, ctx.clock.now());
   if (readState !== null) ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   ctx.outgoing.broadcast('thread/reverted', { threadId: thread.id });
@@ -129,7 +124,7 @@ async function reload(
   fillMirror(ctx, fresh, state.history);
   // The preview stays the thread's first message, even when no turn is kept (thread-preview.ts).
   fresh.resumed(resumedFacts(fresh, state, { cwd: settings.cwd, model: settings.model }, state.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null));
-  ctx.threadStore.historyMoved(fresh.id, history);
+  ctx.store.threads.historyMoved(fresh.id, history);
   publishThread(ctx, fresh, state.history.turnCount);
   for (const connection of subscribers) if (ctx.connections.isOpen(connection)) fresh.subscribe(connection);
   ctx.supervisor.noteChanged(fresh);

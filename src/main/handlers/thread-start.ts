@@ -34,7 +34,7 @@ export async function threadStart(
   const ephemeral = params.ephemeral === true;
   const init = await prepareNewThread(ctx, thread, {
     session,
-    history: ephemeral ? null : ctx.threadStore.newThread(thread.id, now),
+    history: ephemeral ? null : ctx.store.threads.newThread(thread.id, now),
     resume: false,
     serializeHistory: false,
     createdAtMs: now,

@@ -2,24 +2,14 @@
 // outgoing router, the thread directory, the writer-lock backend, the actor pool, and the
 // supervisor with its one unload sequence. Nothing here starts reading input.
 import { systemClock } from '../../common/clock.js';
-import { codexStateDatabasesBeside } from '../../common/codex-db/codex-state-changes.js';
 import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
-import { RolloutIndex } from '../store/files/rollout-index.js';
-import { CodexStateMirror } from '../store/files/codex-state-mirror.js';
-import { FilesThreadStore } from '../store/files/files-threads.js';
-import { ThreadReadStates } from '../store/files/thread-read-states.js';
-import { ThreadMetadata } from '../store/files/thread-metadata.js';
-import { ThreadNames } from '../store/files/thread-names.js';
-import { queueStoreOf } from '../threads/thread-queue-store.js';
-import { FilesThreadQueues } from '../threads/thread-queues.js';
 import { StoredHistory } from '../store/stored-history.js';
 import type { HostContext } from '../host-context.js';
-import { FlockWriterLocks } from '../store/files/locks/flock/flock-writer-locks.js';
-import type { LockfileWriterLocks } from '../store/files/locks/lockfile/lockfile-writer-locks.js';
-import type { LockLoss, WriterLockBackend } from '../store/writer-lock-backend.js';
+import type { LockLoss } from '../store/writer-lock-backend.js';
+import type { ThreadStore } from '../store/thread-store.js';
 import { Outgoing } from '../outgoing.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
@@ -30,7 +20,6 @@ import { handleActorEvent, unloadThreadsOfLostWorker } from '../threads/turn-eve
 import { loadLimitFor, readOpenFileLimit } from './descriptor-budget.js';
 import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
-import type { Fleet } from '../fleet/fleet.js';
 import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 
@@ -47,26 +36,12 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/**
- * The lockfile backend's class, loaded only by hosts configured for it: proper-lockfile brings
- * graceful-fs, which patches the process's `fs`, and signal-exit, which hooks signals, and a
- * flock host needs neither.
- */
-export type LockfileBackendClass = typeof LockfileWriterLocks;
-
-/** Loads what `startup` selects that buildHost must not load eagerly. */
-export async function loadLockfileBackend(startup: StartupConfig): Promise<LockfileBackendClass | null> {
-  if (startup.lockBackend.kind !== 'lockfile') return null;
-  return (await import('../store/files/locks/lockfile/lockfile-writer-locks.js')).LockfileWriterLocks;
-}
-
 export function buildHost(
   options: HostOptions,
   startup: StartupConfig,
   log: LogFn,
-  lockfileClass: LockfileBackendClass | null = null,
+  store: ThreadStore,
   recorder: HostRecorder = NO_RECORDING,
-  fleet: Fleet | null = null,
 ): HostContext {
   const connections = new ConnectionTable();
   const outgoing = new Outgoing(connections);
@@ -74,9 +49,7 @@ export function buildHost(
   // The pool and the lock backend report into the context built below.
   let ctx!: HostContext;
   const onLost = (loss: LockLoss): void => unloadThreadOfLostLock(ctx, loss);
-  if (fleet !== null) fleet.onLost = onLost;
-  const backend = fleet?.locks ?? buildLocks(options, startup, log, lockfileClass, recorder, onLost);
-  const locks = recorder === NO_RECORDING ? backend : new MeteredWriterLocks(backend, recorder, systemClock);
+  const locks = recorder === NO_RECORDING ? store.locks : new MeteredWriterLocks(store.locks, recorder, systemClock);
   const pool = new ActorPool({
     size: options.workers,
     filename: workerEntry('thread-host'),
@@ -99,13 +72,6 @@ export function buildHost(
     recorder,
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
-  const rollouts = new RolloutIndex(options.home);
-  // The reference's state and queue databases sit beside its history database, and are
-  // mirrored into under the same switch (codex_history_projection; off on a lockfile home).
-  const codexStateMirror =
-    fleet !== null || startup.codexHistoryDatabase === null
-      ? null
-      : CodexStateMirror.inWorker({ filename: workerEntry('stored-history'), databases: codexStateDatabasesBeside(startup.codexHistoryDatabase), clock: systemClock, log });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
@@ -123,15 +89,8 @@ export function buildHost(
     pool,
     locks,
     lockLost: onLost,
-    // Names live in the store: session_index.jsonl for files, the threads table for PostgreSQL.
-    threadStore: fleet?.store ?? new FilesThreadStore(options.home, rollouts, new ThreadNames(options.home, log, codexStateMirror?.nameSet)),
-    rollouts,
-    // Read states and metadata live in the store too: thread-host's own files, or the threads table.
-    threadMetadata: fleet?.metadata ?? new ThreadMetadata(options.home, log),
-    threadReadStates: fleet?.readStates ?? new ThreadReadStates(options.home, log, undefined, codexStateMirror?.receiptRecorded),
-    threadQueues: fleet?.queues ?? new FilesThreadQueues(() => queueStoreOf(ctx)),
+    store,
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
-    codexStateMirror,
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,
@@ -145,22 +104,4 @@ function workerEnv(env: NodeJS.ProcessEnv, codexHistoryDatabase: string | null):
   const copy = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   delete copy[CODEX_HISTORY_DB_ENV];
   return codexHistoryDatabase === null ? copy : { ...copy, [CODEX_HISTORY_DB_ENV]: codexHistoryDatabase };
-}
-
-function buildLocks(
-  { home, env }: HostOptions,
-  startup: StartupConfig,
-  log: LogFn,
-  lockfileClass: LockfileBackendClass | null,
-  recorder: HostRecorder,
-  onLost: (loss: LockLoss) => void,
-): WriterLockBackend {
-  const common = { clock: systemClock, log, ...(startup.lockTimeoutMs ? { timeoutMs: startup.lockTimeoutMs } : {}) };
-  const backend = startup.lockBackend;
-  if (backend.kind === 'flock') {
-    // Only flock has a janitor whose removals /metrics counts.
-    return new FlockWriterLocks(home, { ...common, onJanitorEvent: (event) => event.outcome === 'removed' && recorder.janitorRemoved() });
-  }
-  if (lockfileClass === null) throw new Error('the lockfile backend was configured but not loaded (loadLockfileBackend)');
-  return new lockfileClass(home, { ...common, staleMs: backend.staleMs, updateMs: backend.updateMs, onLost, faultEnv: env });
 }

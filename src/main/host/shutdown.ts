@@ -69,12 +69,9 @@ export class HostShutdown {
         if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
       }
       await ctx.supervisor.unloadAll('shutdown');
-      // The read states the last turn ends moved are written before the process goes (each
-      // line has the home-file deadline).
-      await ctx.threadReadStates.settled();
-      // And what the mirror into the reference's databases was handed of them, and of every
-      // change before (each bounded by its wait for the reference's write lock).
-      await ctx.codexStateMirror?.settled();
+      // The read states the last turn ends moved are stored before the process goes, and what
+      // the store projects of them elsewhere (each step has its store's own deadline).
+      await ctx.store.settled();
     })();
     await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
     ctx.supervisor.stop();
@@ -84,7 +81,7 @@ export class HostShutdown {
     // host reports itself stopped, so nothing of this process is left on the home after that.
     if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
     // A fleet's host leaves it now, so the threads it released are free for the others at once.
-    await withDeadline(ctx.threadStore.close(), STORE_CLOSE_MS, systemClock);
+    await withDeadline(ctx.store.close(), STORE_CLOSE_MS, systemClock);
     if (transport !== null) {
       // Notifications still staggered over later iterations (staggered-output.ts) reach the
       // sockets first: this waits for the last chunk.
@@ -92,7 +89,7 @@ export class HostShutdown {
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();
     }
-    await Promise.all([ctx.pool.close(), ctx.storedHistory.close(), ctx.codexStateMirror?.close()]);
+    await Promise.all([ctx.pool.close(), ctx.storedHistory.close()]);
     this.#releaseListener();
     clearTimeout(keepAlive);
   }

@@ -9,7 +9,7 @@
 import type { Clock } from '../../common/clock.js';
 import { asRpcError, RpcError, type ErrorCodeValue } from '../../common/errors.js';
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
-import { describeLocation } from '../../common/history-location.js';
+import { describeListing, describeLocation, listingLogFields } from '../../common/history-location.js';
 import type { LogFn } from '../../common/log.js';
 import type { StoredHistoryReply, StoredHistoryRequest, StoredRead, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobFailure, type JobResult } from '../dedicated-worker.js';
@@ -58,7 +58,7 @@ export class StoredHistory {
   /** One thread/list page; rejects with the RpcError the client is sent. */
   async listPage(query: ThreadPageQuery): Promise<ThreadPage> {
     const request: StoredHistoryRequest = { kind: 'list', query };
-    const reply = this.#replyOf(request, await this.lanes.listing.run(request), 'thread/list', `reading the rollouts under ${query.home}/sessions`);
+    const reply = this.#replyOf(request, await this.lanes.listing.run(request), 'thread/list', `reading ${describeListing(query.source)}`);
     if (reply.kind === 'page') return reply;
     throw unexpected('thread/list', reply);
   }
@@ -100,7 +100,7 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
 
 /** What the log says of a request: where it was reading (or what it mirrored). */
 export function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
-  if (request.kind === 'list') return { request: 'list', home: request.query.home };
+  if (request.kind === 'list') return { request: 'list', ...listingLogFields(request.query.source) };
   if (request.kind === 'mirrorCodexState') return { request: request.change.kind, threadId: request.change.threadId };
   if (request.kind === 'codexQueueRows') return { request: 'codexQueueRows', threadId: request.threadId };
   return { request: request.kind, history: describeLocation(request.location, request.threadId) };

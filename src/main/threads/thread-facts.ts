@@ -1,6 +1,7 @@
 // What a loaded thread is told by the events that shape it: who it is, how it runs, what a
 // resume read, how a turn ended, and the status clients see (loaded-thread.ts keeps them).
 import type { ThreadSettings } from '../../common/actor-messages.js';
+import type { HistoryLocation } from '../../common/history-location.js';
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { SessionSource } from '../../common/rollout/session-source.js';
 import type { TokenUsageSnapshot } from '../../common/token-usage.js';
@@ -13,7 +14,10 @@ export type LoadedStatus = { type: 'idle' } | { type: 'active'; activeFlags: str
 /** Static facts about a thread, fixed when it is created or resumed. */
 export interface ThreadIdentity {
   readonly createdAtMs: number;
+  /** The rollout file shown as the thread's `path`; null when its history is no file (or it has none). */
   readonly path: string | null;
+  /** Where the store keeps its history, passed back to the store and the workers as is; null for an ephemeral thread. */
+  readonly history: HistoryLocation | null;
   readonly ephemeral: boolean;
   readonly originator: string;
   readonly cliVersion: string;

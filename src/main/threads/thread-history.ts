@@ -19,6 +19,6 @@ export async function historyOf(ctx: HostContext, threadId: string): Promise<His
     if (!thread.materialized) return { kind: 'notMaterialized' };
     return { kind: 'loaded', source: thread.historySource() };
   }
-  const location = await ctx.threadStore.locate(threadId);
+  const location = await ctx.store.threads.locate(threadId);
   return location === null ? { kind: 'unknown' } : { kind: 'stored', location };
 }

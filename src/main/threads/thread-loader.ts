@@ -3,9 +3,10 @@
 // the pool (for a start, after the thread is answered and published), publish it as loaded.
 // On any failure the thread goes through the one unload sequence (reason `loadFailed`), which
 // releases whatever was acquired.
-import type { ActorHistory, ActorInit, ForkRequest, PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
+import type { ActorInit, ForkRequest, PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
 import { WriteFence } from '../../common/write-fence.js';
 import { pathOf, type HistoryLocation } from '../../common/history-location.js';
+import { actorHistoryOf } from '../store/actor-history.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { basename } from 'node:path';
 import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
@@ -114,7 +115,7 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
   thread.fenceShared(new WriteFence(fence));
   return {
     threadId: thread.id,
-    history: actorHistory(request.history, thread.writerLock?.fencing ?? null),
+    history: actorHistoryOf(request.history, thread.writerLock?.fencing ?? null),
     resume: request.resume,
     serializeHistory: request.serializeHistory,
     writerLease: thread.writerLock?.lease ?? null,
@@ -127,13 +128,6 @@ function actorInit(ctx: HostContext, thread: LoadedThread, request: LoadRequest)
     ...(request.fork === undefined ? {} : { fork: request.fork }),
     ...(request.revert === undefined ? {} : { revert: request.revert }),
   };
-}
-
-/** Where the actor writes: the location, with the fencing a PostgreSQL acquisition handed out. */
-function actorHistory(location: HistoryLocation | null, fencing: { epoch: number; nextLine: number } | null): ActorHistory | null {
-  if (location === null || location.store === 'files') return location;
-  if (fencing === null) throw internalError('a thread of the PostgreSQL thread store was loaded without its epoch');
-  return { ...location, epoch: fencing.epoch, nextLine: fencing.nextLine };
 }
 
 async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequest['operation']): Promise<PostedResumeState | null> {
@@ -151,6 +145,7 @@ function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedRes
     identity: {
       createdAtMs: request.createdAtMs,
       path: pathOf(request.history),
+      history: request.history,
       ephemeral: request.history === null,
       originator: request.originator,
       cliVersion: HOST_VERSION,

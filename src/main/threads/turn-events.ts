@@ -42,7 +42,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
     }
     case 'materialized':
       thread.rolloutMaterialized();
-      if (event.path !== null) ctx.rollouts.remember(thread.id, event.path);
+      ctx.store.threads.materialized(thread.id, event.path);
       return;
     case 'writerFenced':
       // The store refused the actor's append: the thread is another host's now.
@@ -168,7 +168,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
 /** A durable thread's turn ended with a result: its read state moves (thread-read-states.ts), and every client hears it. */
 function publishTurnReadState(ctx: HostContext, thread: LoadedThread, turnId: string, storedWithTurn: boolean): void {
   if (thread.identity?.ephemeral !== false) return;
-  const readState = ctx.threadReadStates.turnEnded(thread.id, turnId, ctx.clock.now(), storedWithTurn);
+  const readState = ctx.store.readStates.turnEnded(thread.id, turnId, ctx.clock.now(), storedWithTurn);
   ctx.outgoing.broadcast('thread/readState/changed', { threadId: thread.id, readState });
 }
 

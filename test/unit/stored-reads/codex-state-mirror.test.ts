@@ -14,7 +14,7 @@ import type { StoredHistoryRequest } from '../../../src/common/stored-history-me
 import { CodexStateMirror } from '../../../src/main/store/files/codex-state-mirror.js';
 import { ThreadNames } from '../../../src/main/store/files/thread-names.js';
 import { ThreadReadStates } from '../../../src/main/store/files/thread-read-states.js';
-import { ThreadQueueStore } from '../../../src/main/threads/thread-queue-store.js';
+import { ThreadQueueStore } from '../../../src/main/store/files/queues/thread-queue-store.js';
 import { CodexStateWriter } from '../../../src/stored-reads/codex-state-writer.js';
 import { createReferenceStateDb, setThreadRows, stateFixture, stateRows, type StateRows } from '../../helpers/reference-state-db.js';
 

@@ -14,7 +14,7 @@ import type { ThreadMetadataView } from '../../../common/stored-history-messages
 import { fsPromises } from '../../lazy-builtin.js';
 import { METADATA_FILE, metadataIn } from '../../store/files/thread-metadata.js';
 import { lineOf, positionOf, READ_STATES_FILE, readStatesIn, type Receipt } from '../../store/files/thread-read-states.js';
-import { QUEUES_DIR, queueIn, type QueuedSubmission } from '../../threads/thread-queue-store.js';
+import { QUEUES_DIR, queueIn, type QueuedSubmission } from '../../store/files/queues/thread-queue-store.js';
 import { metadataViewOf } from '../../store/postgres/postgres-thread-metadata.js';
 
 export type StateKind = 'readState' | 'metadata' | 'queue';

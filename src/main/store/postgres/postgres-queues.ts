@@ -7,8 +7,7 @@
 // changes a queue of a thread loaded here, so that the owner, which drains it, knows.
 import type { Pool } from 'pg';
 import { readQueue, removeQueue, writeQueue } from '../../../common/postgres/queued-input.js';
-import type { QueuedSubmission } from '../../threads/thread-queue-store.js';
-import type { QueueEdit, ThreadQueues } from '../../threads/thread-queues.js';
+import type { QueuedSubmission, QueueEdit, QueueVerdict, ThreadQueues } from '../thread-queues.js';
 
 const STATEMENT_DEADLINE_MS = 10_000;
 // Writes lost to other hosts' before one applies: past this, the change fails (a queue that busy is a fault).
@@ -51,5 +50,10 @@ export class PostgresQueues implements ThreadQueues {
   async remove(threadId: string): Promise<void> {
     await removeQueue(this.pool, { threadId, origin: this.origin }, { deadlineMs: STATEMENT_DEADLINE_MS });
     this.#known.delete(threadId.toLowerCase());
+  }
+
+  /** The queue is the store's alone: no other copy of it may have run its input. */
+  async beforeRun(): Promise<QueueVerdict> {
+    return 'run';
   }
 }

@@ -12,34 +12,36 @@
 // name here until this host looks it up again (thread/list rows show the stored name at once).
 // A lookup teaches the thread's read state and metadata the same way (postgres-read-states.ts,
 // postgres-thread-metadata.ts).
+import { basename } from 'node:path';
 import type { Pool } from 'pg';
-import type { HistoryLocation } from '../../../common/history-location.js';
+import type { HistoryLocation, ListingSource } from '../../../common/history-location.js';
+import { revertedRolloutPathFor } from '../../../common/rollout/rollout-path.js';
 import type { RolloutSummary } from '../../../common/stored-history-messages.js';
 import type { PostgresConnection } from '../../../common/postgres/postgres-connection.js';
 import { archiveThread, deleteThread, renameThread, storedThreadState, unarchiveThread, type HeldThread } from '../../../common/postgres/thread-changes.js';
 import { internalError } from '../../../common/errors.js';
 import type { WriterLock } from '../writer-lock-backend.js';
-import type { ThreadStore } from '../files/files-threads.js';
+import type { RevertTarget, StoredThreads } from '../stored-threads.js';
+import { uuidv7 } from '../../protocol/uuid.js';
 import type { PostgresReadStates } from './postgres-read-states.js';
 import type { PostgresThreadMetadata } from './postgres-thread-metadata.js';
 
 const LOOKUP_DEADLINE_MS = 10_000;
 
-export class PostgresThreadStore implements ThreadStore {
-  readonly kind = 'postgres';
+export class PostgresThreads implements StoredThreads {
+  readonly listing: ListingSource;
   readonly #location: HistoryLocation;
   /** Thread names this host learned (lower-case thread id → name). */
   readonly #names = new Map<string, string>();
 
   constructor(
-    readonly postgres: PostgresConnection,
+    connection: PostgresConnection,
     private readonly pool: Pool,
-    /** Retires this host's registration (shutdown), before the connections close. */
-    private readonly leave: () => Promise<void>,
     /** What lookups teach besides the name. */
     private readonly learners: { readStates: PostgresReadStates; metadata: PostgresThreadMetadata },
   ) {
-    this.#location = { store: 'postgres', connection: postgres };
+    this.#location = { store: 'postgres', connection };
+    this.listing = { store: 'postgres', connection };
   }
 
   /** The thread's history, once its first record is stored (a thread started but never written has none, as with files) and while it is not archived. */
@@ -53,19 +55,27 @@ export class PostgresThreadStore implements ThreadStore {
     return state?.written === true && state.archived ? this.#location : null;
   }
 
+  /** Every written thread can be resumed: the rows are records the store accepted. */
+  locateResumable(threadId: string): Promise<HistoryLocation | null> {
+    return this.locate(threadId);
+  }
+
   newThread(): HistoryLocation {
     return this.#location;
   }
 
-  revertedHistory(): HistoryLocation {
-    return this.#location;
-  }
-
-  loadedHistory(): HistoryLocation {
-    return this.#location;
+  /**
+   * The thread's own rows, which its actor replaces with the kept history; the store records the
+   * name the files store would give the new file as the thread's rollout name.
+   */
+  revertTarget(threadId: string, _previous: HistoryLocation, nowMs: number): RevertTarget {
+    const fileName = basename(revertedRolloutPathFor('', threadId, uuidv7(nowMs), nowMs));
+    return { history: this.#location, request: { previousPath: null, fileName, atMs: nowMs } };
   }
 
   historyMoved(): void {}
+
+  materialized(): void {}
 
   nameOf(threadId: string): string | null {
     return this.#names.get(threadId.toLowerCase()) ?? null;
@@ -101,11 +111,8 @@ export class PostgresThreadStore implements ThreadStore {
     this.#names.delete(threadId.toLowerCase());
   }
 
-  /** Shutdown, once every thread was released: this host leaves the fleet, then its connections close. */
-  async close(): Promise<void> {
-    await this.leave();
-    await this.pool.end();
-  }
+  /** The rows went with the thread: nothing else holds it. */
+  forgotten(): void {}
 
   /** What the store says of the thread, remembering its name, read state and metadata. */
   async #lookUp(threadId: string): Promise<{ written: boolean; archived: boolean } | null> {

@@ -63,8 +63,7 @@ function legacyRollout(): string {
 }
 
 const query = (at: string, size = 2): ThreadPageQuery => ({
-  home: at,
-  postgres: null,
+  source: { store: 'files', home: at },
   archived: false,
   filter: { includedIds: null, excludedIds: null, sources: ['vscode'], modelProviders: null, cwds: null, searchTerm: null },
   namedModelProvider: null,

@@ -1,7 +1,7 @@
 // Queued input thread-host mirrored into the reference's queue (a queue_1.sqlite of codex
 // 0.171.0's schema, test/fixtures/codex-state-db) and the reference then ran is not run again:
 // the queue store, its mirror hook, the marks, the main thread's CodexStateMirror and the
-// stored-history worker's code run in-process, on a fake clock. The reference running a row
+// mirror worker's code run in-process, on a fake clock. The reference running a row
 // is what it does to the database: it deletes the row.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,14 +10,14 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import type { QueuedSubmission } from '../../../../src/common/codex-db/codex-state-changes.js';
 import type { StoredHistoryRequest } from '../../../../src/common/stored-history-messages.js';
-import type { HostContext } from '../../../../src/main/host-context.js';
 import { CodexStateMirror, QUEUE_ROWS_DEADLINE_MS } from '../../../../src/main/store/files/codex-state-mirror.js';
-import { reconcileWithCodexQueue, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../../src/main/threads/codex-queue-reconcile.js';
-import { queueStoreOf } from '../../../../src/main/threads/thread-queue-store.js';
+import { CodexQueueReconcile, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../../src/main/store/files/queues/codex-queue-reconcile.js';
+import { mirroredQueueChanges, QueueMirrorMarks } from '../../../../src/main/store/files/queues/queue-mirror-marks.js';
+import { ThreadQueueStore } from '../../../../src/main/store/files/queues/thread-queue-store.js';
+import { PostgresQueues } from '../../../../src/main/store/postgres/postgres-queues.js';
 import { CodexStateWriter } from '../../../../src/stored-reads/codex-state-writer.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { createReferenceStateDb } from '../../../helpers/reference-state-db.js';
-import { stubHostContext } from '../../../helpers/stub-host-context.js';
 import { queuedSubmission } from '../../../helpers/queued-submission.js';
 
 const THREAD = '01a2449b-b3ea-7292-9fa5-3781a2e78e5b';
@@ -53,17 +53,16 @@ function host({ database = true, mirroring = true } = {}) {
     close: async () => undefined,
   };
   const mirror = new CodexStateMirror(jobs, databases, clock, log);
-  const ctx = stubHostContext(dir, {
-    clock,
-    log,
-    codexStateMirror: mirroring ? mirror : null,
-    directory: { get: () => ({ subscribers: ['subscriber'] }) },
-    outgoing: { notifyMany: (to: unknown, method: string, params: unknown) => void notified.push({ to, method, params }) },
-  });
-  const store = queueStoreOf(ctx);
+  const marks = new QueueMirrorMarks(dir);
+  const store = new ThreadQueueStore(dir, mirroredQueueChanges(mirroring ? mirror : null, marks));
+  // What the files store opens, its announcement the host's (thread-queue.ts: queueChangedHere).
+  const reconcileOf = (over: CodexStateMirror | null) =>
+    new CodexQueueReconcile({ store, marks, mirror: over, clock, log, announce: (threadId) => void notified.push({ to: ['subscriber'], method: 'thread/queue/changed', params: { threadId } }) });
+  const reconciler = reconcileOf(mirroring ? mirror : null);
   const retries: number[] = [];
   return {
-    ctx,
+    mirror,
+    reconcileOf,
     clock,
     logged,
     notified,
@@ -74,12 +73,12 @@ function host({ database = true, mirroring = true } = {}) {
       await store.replace(THREAD, [...(await store.get(THREAD)), ...submissions]);
       await mirror.settled();
     },
-    queued: async () => (await store.get(THREAD)).map((s) => s.id),
+    queued: async () => (await store.get(THREAD)).map((queued) => queued.id),
     marks: () => {
       const file = join(dir, 'thread-queue-mirror', `${THREAD}.json`);
       return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
     },
-    reconcile: (context: HostContext = ctx) => reconcileWithCodexQueue(context, THREAD, () => void retries.push(clock.now())),
+    reconcile: (by: CodexQueueReconcile = reconciler) => by.reconcile(THREAD, () => void retries.push(clock.now())),
     referenceRuns: (id: string) => sql(databases.queue, 'DELETE FROM queued_items WHERE id = ?', id),
     migrated: () => sql(databases.queue, "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (3, 'later', 1, unhex('AB'), 1)"),
     unmigrated: () => sql(databases.queue, 'DELETE FROM _sqlx_migrations WHERE version = 3'),
@@ -102,7 +101,7 @@ test('input mirrored and then run by the reference leaves the queue unrun, annou
   expect(h.notified).toEqual([{ to: ['subscriber'], method: 'thread/queue/changed', params: { threadId: THREAD } }]);
   expect(h.logged).toEqual([['info', 'queued input the reference ran or deleted leaves the queue unrun', { threadId: THREAD, queuedSubmissionIds: ['x'] }]]);
   // Its removal is mirrored too, and the mark goes with it.
-  await h.ctx.codexStateMirror!.settled();
+  await h.mirror.settled();
   expect(h.marks()).toEqual({ threadId: THREAD, mirrored: ['y'] });
   expect(h.clock.activeTimers()).toEqual(0);
 });
@@ -181,16 +180,15 @@ test('an answer later than the deadline holds mirrored input', async () => {
 test('a host that no longer mirrors holds mirrored input', async () => {
   const h = host();
   await h.add(submission('x'));
-  const notMirroring = stubHostContext(dir, { clock: h.clock, log: h.ctx.log, codexStateMirror: null });
-  expect(await h.reconcile(notMirroring)).toEqual('hold');
+  expect(await h.reconcile(h.reconcileOf(null))).toEqual('hold');
   expect(h.logged.map(([, , fields]) => fields.reason)).toEqual(['the host does not mirror into the reference databases now']);
 });
 
 test("a PostgreSQL host's queue is its store's: mirrored files left in the home neither hold nor change it", async () => {
   const h = host();
   await h.add(submission('x'));
-  const onStore = stubHostContext(dir, { clock: h.clock, log: h.ctx.log, codexStateMirror: null, threadStore: { kind: 'postgres' } });
-  expect(await h.reconcile(onStore)).toEqual('run');
+  const onStore = new PostgresQueues(null as never, 'origin');
+  expect(await onStore.beforeRun()).toEqual('run');
   expect([await h.queued(), h.logged, h.clock.activeTimers()]).toEqual([['x'], [], 0]);
 });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { ThreadQueueStore, type QueuedSubmission } from '../../../../src/main/threads/thread-queue-store.js';
+import { ThreadQueueStore, type QueuedSubmission } from '../../../../src/main/store/files/queues/thread-queue-store.js';
 
 const homes: string[] = [];
 afterEach(() => {

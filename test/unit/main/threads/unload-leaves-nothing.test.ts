@@ -11,6 +11,8 @@ import type { HostContext } from '../../../../src/main/host-context.js';
 const dist = (path: string) => new URL(`../../../../dist/src/main/${path}`, import.meta.url).href;
 const { buildHost } = (await import(dist('host/build-host.js'))) as typeof import('../../../../src/main/host/build-host.js');
 const { readStartupConfig } = (await import(dist('host/startup-config.js'))) as typeof import('../../../../src/main/host/startup-config.js');
+const { openStore } = (await import(dist('host/open-store.js'))) as typeof import('../../../../src/main/host/open-store.js');
+const { NO_RECORDING } = (await import(dist('metrics/host-recorder.js'))) as typeof import('../../../../src/main/metrics/host-recorder.js');
 const { Router } = (await import(dist('router.js'))) as typeof import('../../../../src/main/router.js');
 
 const THREADS = 40;
@@ -31,7 +33,10 @@ test('after every loaded thread unloads, no table on the main thread keeps an en
   writeFileSync(join(home, 'config.toml'), 'thread_unload_delay_secs = 0\n');
   const log = () => undefined;
   const env = { THREAD_HOST_HOME: home };
-  ctx = buildHost({ home, workers: 2, env }, readStartupConfig(home, [], env, log), log);
+  const startup = readStartupConfig(home, [], env, log);
+  const hooks = { lockLost: () => undefined, queueChangedHere: () => undefined };
+  const { store } = await openStore({ home, env, startup, listen: { kind: 'stdio' }, log, recorder: NO_RECORDING, hooks });
+  ctx = buildHost({ home, workers: 2, env }, startup, log, store);
   const router = new Router(ctx, 1024);
   const messages: Record<string, any>[] = [];
   const connection = ctx.connections.open((line) => messages.push(JSON.parse(String(line))) > 0);

@@ -7,12 +7,10 @@
 // answered from memory once the change is on disk; a thread's file is read once, the first
 // time its queue is asked for, and its writes are chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
-import { internalError } from '../../common/errors.js';
-import { withFsDeadline } from '../store/files/fs-deadline.js';
-import { fsPromises } from '../lazy-builtin.js';
-import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
-import type { CodexStateMirror } from '../store/files/codex-state-mirror.js';
-import { mirroredQueueChanges } from './queue-mirror-marks.js';
+import { internalError } from '../../../../common/errors.js';
+import { withFsDeadline } from '../fs-deadline.js';
+import { fsPromises } from '../../../lazy-builtin.js';
+import type { QueuedSubmission } from '../../../../common/codex-db/codex-state-changes.js';
 
 export type { QueuedSubmission };
 
@@ -110,17 +108,4 @@ export class ThreadQueueStore {
 export function queueIn(text: string): QueuedSubmission[] {
   const parsed = JSON.parse(text) as { queue?: unknown };
   return Array.isArray(parsed.queue) ? (parsed.queue as QueuedSubmission[]) : [];
-}
-
-const stores = new WeakMap<object, ThreadQueueStore>();
-
-/** The store of a host (one per HostContext, created on first use). */
-export function queueStoreOf(ctx: { home: string; codexStateMirror: CodexStateMirror | null }): ThreadQueueStore {
-  let store = stores.get(ctx);
-  if (store === undefined) {
-    // Mirrored into the reference's queue, which rows it wrote marked (queue-mirror-marks.ts).
-    store = new ThreadQueueStore(ctx.home, mirroredQueueChanges(ctx));
-    stores.set(ctx, store);
-  }
-  return store;
 }

@@ -12,10 +12,10 @@
 // wrote the row committed, and each queue change keeps only the marks of submissions still
 // queued. Kept apart from thread-queues/ so the queue's own store stays as it is.
 import { join } from 'node:path';
-import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
-import { fsPromises } from '../lazy-builtin.js';
-import { withFsDeadline } from '../store/files/fs-deadline.js';
-import type { CodexStateMirror } from '../store/files/codex-state-mirror.js';
+import type { QueuedSubmission } from '../../../../common/codex-db/codex-state-changes.js';
+import { fsPromises } from '../../../lazy-builtin.js';
+import { withFsDeadline } from '../fs-deadline.js';
+import type { CodexStateMirror } from '../codex-state-mirror.js';
 
 export class QueueMirrorMarks {
   readonly #dir: string;
@@ -101,27 +101,15 @@ export class QueueMirrorMarks {
   }
 }
 
-type MarksHost = { home: string; codexStateMirror: CodexStateMirror | null };
-
-const marksOfHost = new WeakMap<object, QueueMirrorMarks>();
-
-/** The marks of a host (one per HostContext, created on first use). */
-export function queueMirrorMarksOf(ctx: { home: string }): QueueMirrorMarks {
-  let marks = marksOfHost.get(ctx);
-  if (marks === undefined) {
-    marks = new QueueMirrorMarks(ctx.home);
-    marksOfHost.set(ctx, marks);
-  }
-  return marks;
-}
-
 /**
  * The queue store's hook (thread-queue-store.ts): each change goes to the mirror, and the rows
  * it wrote are marked once it commits. None when the host does not mirror.
  */
-export function mirroredQueueChanges(ctx: MarksHost): ((threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void) | undefined {
-  const mirror = ctx.codexStateMirror;
+export function mirroredQueueChanges(
+  mirror: CodexStateMirror | null,
+  marks: QueueMirrorMarks,
+): ((threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void) | undefined {
   if (mirror === null) return undefined;
   return (threadId, before, after) =>
-    mirror.queueChanged(threadId, before, after, (rows) => queueMirrorMarksOf(ctx).record(threadId, after.map((submission) => submission.id), rows ?? []));
+    mirror.queueChanged(threadId, before, after, (rows) => marks.record(threadId, after.map((submission) => submission.id), rows ?? []));
 }

@@ -3,14 +3,14 @@
 // time (src/common/postgres/stored-lines.ts), and each thread's head (its first lines, up to
 // the first user message) is parsed by the same reader a file's head is. Loaded only by a
 // worker of a host on that store (stored-history-jobs.ts imports it dynamically).
-import type { PostgresConnection } from '../common/postgres/postgres-connection.js';
-import type { ListedThread } from '../common/postgres/stored-lines.js';
-import { parseRollout } from '../common/rollout/rollout-reader.js';
-import type { RolloutSummary, ThreadPage, ThreadPageQuery } from '../common/stored-history-messages.js';
-import { rolloutHead } from './head-reads.js';
-import { storedThreadPreview } from '../common/rollout/thread-preview.js';
+import type { PostgresConnection } from '../../common/postgres/postgres-connection.js';
+import type { ListedThread } from '../../common/postgres/stored-lines.js';
+import { parseRollout } from '../../common/rollout/rollout-reader.js';
+import type { RolloutSummary, ThreadPage, ThreadPageQuery } from '../../common/stored-history-messages.js';
+import { rolloutHead } from '../head-reads.js';
+import { storedThreadPreview } from '../../common/rollout/thread-preview.js';
 import { readerPool } from './postgres-reads.js';
-import { filters, timestamp } from './thread-page.js';
+import { filters, timestamp } from '../thread-page.js';
 
 // Threads fetched per round trip; a page of the default 25 with one more row fits in one.
 const THREADS_PER_QUERY = 64;
@@ -27,7 +27,7 @@ interface Row {
 
 /** One page for `query` from the store at `connection`. */
 export async function listPostgresThreadPage(connection: PostgresConnection, query: ThreadPageQuery): Promise<ThreadPage> {
-  const [pool, { listThreads }] = await Promise.all([readerPool(connection), import('../common/postgres/stored-lines.js')]);
+  const [pool, { listThreads }] = await Promise.all([readerPool(connection), import('../../common/postgres/stored-lines.js')]);
   const { idWanted, headWanted } = filters(query.filter, query.namedModelProvider);
   const { archived, byCreation, direction, size } = query;
   const rows: Row[] = [];

@@ -1,0 +1,50 @@
+// The files store's queues: thread-host's own files in the home (queues/thread-queue-store.ts),
+// mirrored into the reference's queue database (queues/queue-mirror-marks.ts) and reconciled
+// with it before anything runs (queues/codex-queue-reconcile.ts).
+import type { QueueEdit, QueueVerdict, ThreadQueues } from '../thread-queues.js';
+import type { CodexQueueReconcile } from './queues/codex-queue-reconcile.js';
+import type { QueueMirrorMarks } from './queues/queue-mirror-marks.js';
+import type { QueuedSubmission, ThreadQueueStore } from './queues/thread-queue-store.js';
+
+/** The files store's queues: one host writes a home's queue files, so its own changes run one after another per thread. */
+export class FilesThreadQueues implements ThreadQueues {
+  readonly #changing = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: ThreadQueueStore,
+    private readonly marks: QueueMirrorMarks,
+    private readonly codexQueue: CodexQueueReconcile,
+  ) {}
+
+  peek(threadId: string): readonly QueuedSubmission[] | undefined {
+    return this.store.peek(threadId);
+  }
+
+  get(threadId: string): Promise<QueuedSubmission[]> {
+    return this.store.get(threadId);
+  }
+
+  change<T>(threadId: string, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
+    const key = threadId.toLowerCase();
+    const run = (this.#changing.get(key) ?? Promise.resolve()).catch(() => undefined).then(async () => {
+      const { queue, result } = edit(await this.store.get(threadId));
+      if (queue !== null) await this.store.replace(threadId, queue);
+      return { changed: queue !== null, result };
+    });
+    this.#changing.set(key, run);
+    void run.finally(() => {
+      if (this.#changing.get(key) === run) this.#changing.delete(key);
+    }).catch(() => undefined);
+    return run;
+  }
+
+  /** The queue file and the marks of the rows its mirror wrote. */
+  async remove(threadId: string): Promise<void> {
+    await this.store.remove(threadId);
+    await this.marks.remove(threadId);
+  }
+
+  beforeRun(threadId: string, retry: () => void): Promise<QueueVerdict> {
+    return this.codexQueue.reconcile(threadId, retry);
+  }
+}
