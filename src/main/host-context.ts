@@ -43,6 +43,12 @@ export interface HostContext {
   /** The first initialized client's name, which the reference uses as the userAgent's originator. */
   originator: string | null;
   draining: boolean;
+  /**
+   * Called after every turn's end: queued input runs once the thread has no turn in progress
+   * (handlers/thread-queue.ts), without the actor events' module importing the handlers that
+   * start turns.
+   */
+  afterTurnEnd: (threadId: string) => void;
   /** A writer lock (or a store's ownership) this host held is lost: stop, fail, warn, unload (threads/lock-loss.ts). */
   lockLost: (loss: LockLoss) => void;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */

@@ -19,6 +19,7 @@ import { ThreadMetadata } from '../../src/main/store/files/thread-metadata.js';
 import { ThreadReadStates } from '../../src/main/store/files/thread-read-states.js';
 import { ThreadNames } from '../../src/main/store/files/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
+import { drainAfterTurnEnd } from '../../src/main/handlers/thread-queue.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
 import { ThreadQueueStore } from '../../src/main/store/files/queues/thread-queue-store.js';
 
@@ -30,7 +31,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
   const readStates = new ThreadReadStates(home, () => undefined);
   const { store: storeOverrides, ...rest } = overrides as { store?: Record<string, unknown> };
   const locks = { acquire: async (threadId: string) => ({ kind: 'acquired', lock: { threadId } }), release: () => 'unlinked' };
-  return {
+  const ctx = {
     home,
     configDocument: {},
     configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null },
@@ -62,8 +63,11 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     actorSpawnTimeoutMs: 1_000,
     originator: null,
     draining: false,
+    // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
+    afterTurnEnd: (threadId: string) => drainAfterTurnEnd(ctx, threadId),
     ...rest,
   } as unknown as HostContext;
+  return ctx;
 }
 
 /** The stored-history worker's own code, run in-process (no deadline: nothing here can hang). */

@@ -10,18 +10,14 @@ import type { Connection } from '../connections.js';
 import type { HistoryLocation } from '../../common/history-location.js';
 import { noRolloutFound, threadArchived } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
-import { EncodedJson } from '../protocol/encoded-json.js';
 import type { threadForkParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.js';
-import { uuidv7 } from '../protocol/uuid.js';
-import { LoadedThread } from '../threads/loaded-thread.js';
-import { fillMirror } from '../threads/mirror-fill.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
-import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { loadThread } from '../threads/thread-loader.js';
+import { publishLoaded, registerNewThread } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
 import { withThreadFacts } from './shown-thread.js';
-import { resumedFacts } from './thread-resume.js';
 
 type Params = ReturnType<typeof threadForkParams>;
 
@@ -29,10 +25,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   const sourceId = requireThreadId(params.threadId, 'session id');
   const session = resolveSession(ctx, params);
   const source = await sourceHistory(ctx, sourceId);
-  for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
-  const now = ctx.clock.now();
-  const thread = new LoadedThread(uuidv7(now), now);
-  ctx.directory.register(thread);
+  const { thread, now } = await registerNewThread(ctx);
   const state = await loadThread(ctx, thread, {
     session,
     // An ephemeral fork is written nowhere: its actor keeps the history it read (fork-rollout.ts).
@@ -46,13 +39,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
     fork: { sourceThreadId: sourceId, source, lastTurnId: params.lastTurnId, beforeTurnId: params.beforeTurnId, sourceCwd: params.cwd === null },
   });
   // A resume's actor always reads the rollout, and so does a fork's.
-  const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
-  if (state !== null) fillMirror(ctx, thread, state.history);
-  thread.resumed(state === null ? null : resumedFacts(thread, state, params, turnsJson));
-  publishThread(ctx, thread, state?.history.turnCount ?? 0);
-  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
-  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
-  ctx.supervisor.noteChanged(thread);
+  const turnsJson = publishLoaded(ctx, thread, state, params, [connection.id]);
   const started = loadedThreadView(thread, null);
   afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: started }));
   return {

@@ -18,7 +18,6 @@ import type * as T from '../protocol/turn-control-params.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { QueuedSubmission, QueueEdit } from '../store/thread-queues.js';
-import { afterEachTurnEnd } from '../threads/turn-events.js';
 import { turnStart } from './turn.js';
 
 type ParamsOf<D extends (value: unknown) => unknown> = ReturnType<D>;
@@ -141,9 +140,9 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
 // waits on the disk to learn that a thread has no queue (bench case `idle-unload`, at once). On
 // PostgreSQL, input queued through another host for a thread loaded here is read into memory
 // when this host hears of it (`queueChangedElsewhere`).
-afterEachTurnEnd((ctx, threadId) => {
+export function drainAfterTurnEnd(ctx: HostContext, threadId: string): void {
   if (ctx.store.queues.peek(threadId) !== undefined) drainQueue(ctx, threadId);
-});
+}
 
 /** The store changed the thread's queue itself (it dropped input the reference ran): its subscribers hear of it. */
 export function queueChangedHere(ctx: HostContext, threadId: string): void {

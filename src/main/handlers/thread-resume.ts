@@ -2,10 +2,8 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
-import type { PostedResumeState } from '../../common/actor-messages.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
-import type { ResumedFacts } from '../threads/thread-facts.js';
 import type { Connection } from '../connections.js';
 import { noRolloutFound, notSupportedYet, threadArchived, threadClosing } from '../../common/errors.js';
 import { paginatedCursor } from '../../common/rollout/history-cursors.js';
@@ -19,8 +17,8 @@ import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.j
 import { withThreadFacts } from './shown-thread.js';
 import { drainQueue } from './thread-queue.js';
 import { fullHistory } from '../threads/full-history.js';
-import { fillMirror } from '../threads/mirror-fill.js';
-import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { loadThread } from '../threads/thread-loader.js';
+import { publishLoaded } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
@@ -116,17 +114,7 @@ async function coldResume(
   });
   // A resume's actor always reads the rollout (only a start's answers null).
   const history = state?.history ?? null;
-  const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
-  if (state !== null) {
-    // The turns enter the mirror after this answer (mirror-fill.ts); the answer is made of
-    // what came beside them.
-    fillMirror(ctx, thread, state.history);
-  }
-  thread.resumed(state === null ? null : resumedFacts(thread, state, params, turnsJson));
-  publishThread(ctx, thread, history?.turnCount ?? 0);
-  // A connection that closed while this request waited stays unsubscribed (it would pin the thread).
-  if (ctx.connections.isOpen(connection.id)) thread.subscribe(connection.id);
-  ctx.supervisor.noteChanged(thread);
+  const turnsJson = publishLoaded(ctx, thread, state, params, [connection.id]);
   // The reference announces the thread as idle before it answers the resume.
   ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
@@ -134,38 +122,6 @@ async function coldResume(
   afterReply(() => drainQueue(ctx, thread.id));
   // Null exactly when the resume excludes its turns (serializeHistory above).
   return resumeResponse(ctx, thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
-}
-
-// As the reference does, a resumed thread is who its rollout says it is (creation, originator,
-// version, source), and runs where and with the model its history last ran with unless the
-// request says otherwise. The provider stays this host's configured one: a provider id from
-// another host's configuration may not exist here.
-export function resumedFacts(
-  thread: LoadedThread,
-  state: PostedResumeState,
-  params: { cwd: string | null; model: string | null },
-  turnsJson: EncodedJson | null,
-): ResumedFacts {
-  const identity = thread.identity!;
-  return {
-    identity: {
-      ...identity,
-      ...(state.createdAtMs !== null ? { createdAtMs: state.createdAtMs } : {}),
-      ...(state.originator ? { originator: state.originator } : {}),
-      ...(state.cliVersion ? { cliVersion: state.cliVersion } : {}),
-      ...(state.source !== null ? { source: state.source } : {}),
-      forkedFromId: state.forkedFromId,
-    },
-    settings: {
-      ...thread.settings!,
-      ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
-      ...(params.model === null && state.model ? { model: state.model } : {}),
-    },
-    preview: state.preview,
-    updatedAtMs: state.updatedAtMs,
-    lastTokenUsage: state.lastTokenUsage,
-    resumedHistoryJson: turnsJson === null ? null : { count: state.history.turnCount, json: turnsJson },
-  };
 }
 
 function resumeResponse(ctx: HostContext, thread: LoadedThread, turns: Turn[] | EncodedJson, last: LastOrdinals): unknown {

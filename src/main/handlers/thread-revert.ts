@@ -14,19 +14,18 @@ import type { HistoryLocation } from '../../common/history-location.js';
 import { invalidRequest, threadNotFound } from '../../common/errors.js';
 import type { PostedResumeState, RevertRequest } from '../../common/actor-messages.js';
 import type { HostContext } from '../host-context.js';
-import { EncodedJson } from '../protocol/encoded-json.js';
 import type { threadRevertParams } from '../protocol/method-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { loadedThreadView } from '../protocol/thread-view.js';
 import { withPlacedActor } from '../threads/actor-link.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
-import { fillMirror } from '../threads/mirror-fill.js';
 import { afterHistoryLoaded } from '../threads/pending-load.js';
-import { loadThread, publishThread } from '../threads/thread-loader.js';
+import { loadThread } from '../threads/thread-loader.js';
+import { publishLoaded } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
 import { waitUntil } from '../wait-until.js';
 import { withThreadFacts } from './shown-thread.js';
-import { backwardsCursors, resumedFacts } from './thread-resume.js';
+import { backwardsCursors } from './thread-resume.js';
 
 type Params = ReturnType<typeof threadRevertParams>;
 
@@ -121,13 +120,9 @@ async function reload(
     ...(revert === undefined ? {} : { revert }),
   });
   if (state === null) throw new Error('a reloaded thread read no history');
-  fillMirror(ctx, fresh, state.history);
-  // The preview stays the thread's first message, even when no turn is kept (thread-preview.ts).
-  fresh.resumed(resumedFacts(fresh, state, { cwd: settings.cwd, model: settings.model }, state.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null));
   ctx.store.threads.historyMoved(fresh.id, history);
-  publishThread(ctx, fresh, state.history.turnCount);
-  for (const connection of subscribers) if (ctx.connections.isOpen(connection)) fresh.subscribe(connection);
-  ctx.supervisor.noteChanged(fresh);
+  // The preview stays the thread's first message, even when no turn is kept (thread-preview.ts).
+  publishLoaded(ctx, fresh, state, { cwd: settings.cwd, model: settings.model }, subscribers);
   if (revert === undefined) ctx.outgoing.broadcast('thread/status/changed', { threadId: fresh.id, status: { type: 'idle' } });
   return { thread: fresh, state };
 }

@@ -22,6 +22,7 @@ import { unloadThreadOfLostLock } from '../threads/lock-loss.js';
 import type { StartupConfig } from './startup-config.js';
 import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
+import { drainAfterTurnEnd } from '../handlers/thread-queue.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 // How long a read of stored history may go without progress (a listing reports it file by file)
@@ -89,6 +90,7 @@ export function buildHost(
     pool,
     locks,
     lockLost: onLost,
+    afterTurnEnd: (threadId) => drainAfterTurnEnd(ctx, threadId),
     store,
     storedHistory: StoredHistory.inWorkers({ filename: workerEntry('stored-history'), deadlineMs: STORED_HISTORY_DEADLINE_MS, clock: systemClock, log }),
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,

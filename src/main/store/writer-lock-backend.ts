@@ -67,7 +67,7 @@ export interface AcquireOptions {
    * thread/start: what a store that keeps threads itself (PostgreSQL) records of a new one.
    * Absent for a resume, which never creates a thread there. Backends on a home's files ignore it.
    */
-  newThread?: { createdAtMs: number; historyMode: HistoryMode; rolloutName: string };
+  newThread?: { createdAtMs: number; historyMode: HistoryMode };
   /**
    * For a store that keeps archiving itself (PostgreSQL): take an archived thread too (archiving
    * and deleting it); otherwise, a thread archived meanwhile is answered 'archived', so that a

@@ -8,8 +8,6 @@ import { WriteFence } from '../../common/write-fence.js';
 import { pathOf, type HistoryLocation } from '../../common/history-location.js';
 import { actorHistoryOf } from '../store/actor-history.js';
 import type { LoadedThread } from './loaded-thread.js';
-import { basename } from 'node:path';
-import { rolloutPathFor } from '../../common/rollout/rollout-path.js';
 import { activeWriter, coordinationTimeout, forkRefusalOf, internalError, threadArchived } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { OwnedElsewhere } from '../fleet/owned-elsewhere.js';
@@ -65,7 +63,7 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
 async function takeWriterLock(ctx: HostContext, thread: LoadedThread, request: LoadRequest): Promise<void> {
   if (request.history === null) return;
   // A fork is a new thread too, though its actor reads (its source) as a resume does.
-  const newThread = request.resume && request.fork === undefined ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode, rolloutName: basename(rolloutPathFor(ctx.home, thread.id, request.createdAtMs)) };
+  const newThread = request.resume && request.fork === undefined ? undefined : { createdAtMs: request.createdAtMs, historyMode: request.historyMode };
   const acquired = await ctx.locks.acquire(thread.id, { timeoutMs: request.session.config.writerLockTimeoutMs, ...(newThread === undefined ? {} : { newThread }) });
   if (acquired.kind === 'timedOut') throw coordinationTimeout(request.operation, acquired.cause);
   if (acquired.kind === 'activeWriter') throw acquired.ownerEndpoint ? new OwnedElsewhere(thread.id, acquired.ownerEndpoint) : activeWriter(thread.id);

@@ -14,18 +14,6 @@ import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 
-/**
- * Called after every turn's end, with the thread's id: how queued input (handlers/thread-queue.ts,
- * which registers itself when loaded) runs once a thread has no turn in progress, without this
- * module importing the handlers that start turns.
- */
-type IdleHook = (ctx: HostContext, threadId: string) => void;
-const idleHooks: IdleHook[] = [];
-
-export function afterEachTurnEnd(hook: IdleHook): void {
-  idleHooks.push(hook);
-}
-
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
   if (!thread || thread.lifecycle.kind === 'unloaded' || thread.lifecycle.kind === 'loading') return;
@@ -162,7 +150,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   if (publishes && end.status === 'failed') publishTurnReadState(ctx, thread, turnId, persisted);
   out.notifyMany(thread.subscribers, 'turn/completed', { threadId: thread.id, turn: completedView(turn) });
   ctx.supervisor.noteChanged(thread);
-  for (const hook of idleHooks) hook(ctx, thread.id);
+  ctx.afterTurnEnd(thread.id);
 }
 
 /** A durable thread's turn ended with a result: its read state moves (thread-read-states.ts), and every client hears it. */

@@ -9,7 +9,9 @@
 // here, and the statement that frees the row runs in the background with a deadline. The
 // unloader waits for it (`cleared`) a little, so the next host can take over at once; if the
 // statement fails, the row frees itself when this host's lease lapses.
+import { basename } from 'node:path';
 import type { Pool } from 'pg';
+import { rolloutPathFor } from '../../../common/rollout/rollout-path.js';
 import type { LogFn } from '../../../common/log.js';
 import { acquireThread, releaseThread } from '../../../common/postgres/thread-ownership.js';
 import type { HostMembership } from '../../fleet/host-membership.js';
@@ -63,7 +65,7 @@ export class PostgresWriterLocks implements WriterLockBackend<PostgresWriterLock
       if (hostId === null) return { kind: 'timedOut', cause: 'this host is not registered with the thread store (its lease lapsed and registering again has not succeeded)' };
       const left = Math.max(0, timeoutMs - (performance.now() - startedAt));
       const { newThread } = options;
-      const request = { threadId, hostId, create: newThread !== undefined, takeArchived: options.takeArchived === true, ...(newThread === undefined ? {} : { createdAtMs: newThread.createdAtMs, historyMode: newThread.historyMode, rolloutName: newThread.rolloutName }) };
+      const request = { threadId, hostId, create: newThread !== undefined, takeArchived: options.takeArchived === true, ...(newThread === undefined ? {} : { createdAtMs: newThread.createdAtMs, historyMode: newThread.historyMode, rolloutName: basename(rolloutPathFor('', threadId, newThread.createdAtMs)) }) };
       const outcome = await acquireThread(this.#options.pool, request, { deadlineMs: left });
       if (outcome.kind === 'notFound') return { kind: 'timedOut', cause: `thread ${threadId} is no longer in the thread store` };
       if (outcome.kind === 'ownedElsewhere') return { kind: 'activeWriter', ownerEndpoint: outcome.endpoint };
