@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { RolloutAppender } from '../../../../src/actors/rollout-writer/rollout-appender.js';
+import { RolloutAppender } from '../../../../src/actors/history/files/rollout-appender.js';
 import {
   agentMessage,
   sessionMeta,

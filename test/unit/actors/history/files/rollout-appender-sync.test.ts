@@ -3,7 +3,7 @@ import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { RolloutAppender } from '../../../../src/actors/rollout-writer/rollout-appender.js';
+import { RolloutAppender } from '../../../../../src/actors/history/files/rollout-appender.js';
 
 let dir: string;
 let datasync: ReturnType<typeof vi.spyOn>;

@@ -30,9 +30,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { WriteFence } from '../../common/write-fence.js';
-import { leaseExpiry, type WriterLease } from '../../common/writer-lease.js';
-import type { HistoryAppender } from './history-appender.js';
+import type { WriteFence } from '../../../common/write-fence.js';
+import { leaseExpiry, type WriterLease } from '../../../common/writer-lease.js';
+import type { HistoryAppender } from '../history-appender.js';
 import { AppendQueue } from './append-queue.js';
 
 const NEWLINE = 0x0a;

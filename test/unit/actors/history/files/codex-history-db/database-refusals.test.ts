@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { HistoryDatabase } from '../../../../src/actors/codex-history-db/history-database.js';
-import { projectTail, type Checkpoint } from '../../../../src/actors/codex-history-db/rollout-tail.js';
-import { ThreadHistoryProjector } from '../../../../src/actors/codex-history-db/thread-history-projector.js';
-import { createReferenceHistoryDb, fixtureBytes, fixtureText, threadRows } from '../../../helpers/reference-history-db.js';
+import { HistoryDatabase } from '../../../../../../src/actors/history/files/codex-history-db/history-database.js';
+import { projectTail, type Checkpoint } from '../../../../../../src/actors/history/files/codex-history-db/rollout-tail.js';
+import { ThreadHistoryProjector } from '../../../../../../src/actors/history/files/codex-history-db/thread-history-projector.js';
+import { createReferenceHistoryDb, fixtureBytes, fixtureText, threadRows } from '../../../../../helpers/reference-history-db.js';
 
 const ROLLOUT = fixtureBytes('thread-host-turns.jsonl');
 const THREAD = (JSON.parse(fixtureText('thread-host-turns.rows.json')) as { threadId: string }).threadId;

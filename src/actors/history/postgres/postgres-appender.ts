@@ -1,5 +1,5 @@
 // The one writer of a thread's history in the PostgreSQL thread store. Like the file appender
-// (rollout-writer/rollout-appender.ts) it takes batches of whole JSONL records in call order
+// (../files/rollout-appender.ts) it takes batches of whole JSONL records in call order
 // and lands each whole or not at all; unlike a file, the store itself refuses a writer that
 // lost the thread: every batch is one statement conditional on this host's epoch and on the
 // next line it expects (src/common/postgres/fenced-append.ts). Zero rows means another host
@@ -15,13 +15,13 @@
 // commit) is cut back before anything else is written, as a torn file write is: the lines at
 // and after the batch's first line are deleted, under the same epoch condition, so the stored
 // history holds exactly the batches the actor saw land.
-import type { ActorHistory } from '../../common/actor-messages.js';
-import type { WriteFence } from '../../common/write-fence.js';
-import type { AppendOutcome } from '../../common/postgres/fenced-append.js';
-import type { AppendOptions, HistoryAppender } from '../rollout-writer/history-appender.js';
-import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
+import type { ActorHistory } from '../../../common/actor-messages.js';
+import type { WriteFence } from '../../../common/write-fence.js';
+import type { AppendOutcome } from '../../../common/postgres/fenced-append.js';
+import type { AppendOptions, HistoryAppender } from '../history-appender.js';
+import type { TurnEndReceipt } from '../../../common/turn-end-revision.js';
 import { CommitGroups } from './commit-groups.js';
-import type { OrdinalStamp } from '../rollout-writer/rollout-appender.js';
+import type { OrdinalStamp } from '../files/rollout-appender.js';
 import { appendToStore, cutBackInStore } from './worker-postgres.js';
 
 type PostgresHistory = Extract<ActorHistory, { store: 'postgres' }>;

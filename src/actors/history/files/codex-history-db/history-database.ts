@@ -5,7 +5,7 @@
 // projection's statements. It deletes no row. A write that finds the lock taken returns 'busy'
 // at once and the caller tries again later (thread-history-projector.ts), so the worker's
 // other actors keep running while the reference holds its write lock.
-import { PinnedDatabase, type Statements } from '../../common/codex-db/pinned-database.js';
+import { PinnedDatabase, type Statements } from '../../../../common/codex-db/pinned-database.js';
 import { PINNED_HISTORY_MIGRATIONS } from './pinned-migrations.js';
 import type { Checkpoint, PlacedLine } from './rollout-tail.js';
 import { APPLY_SQL } from './projection-sql.js';

@@ -3,9 +3,9 @@
 // binary), and the values it never writes, which are refused rather than guessed; and a fork's
 // first line.
 import { describe, expect, test } from 'vitest';
-import { projectLine } from '../../../../src/actors/codex-history-db/projected-line.js';
-import { projectTail } from '../../../../src/actors/codex-history-db/rollout-tail.js';
-import { fixtureText } from '../../../helpers/reference-history-db.js';
+import { projectLine } from '../../../../../../src/actors/history/files/codex-history-db/projected-line.js';
+import { projectTail } from '../../../../../../src/actors/history/files/codex-history-db/rollout-tail.js';
+import { fixtureText } from '../../../../../helpers/reference-history-db.js';
 
 const RECORDED = (JSON.parse(fixtureText('error-info.json')) as { errorJsonByCodexErrorInfo: Record<string, unknown> }).errorJsonByCodexErrorInfo;
 const MESSAGE = 'stream disconnected before completion: boom';

@@ -25,8 +25,8 @@
 // one runs are projected together by the next; a batch that makes no row (session_meta,
 // token_count) waits for the next one or for `flush()`.
 import { open } from 'node:fs/promises';
-import type { LogFn } from '../../common/log.js';
-import { lockRetryPause } from '../../common/codex-db/pinned-database.js';
+import type { LogFn } from '../../../../common/log.js';
+import { lockRetryPause } from '../../../../common/codex-db/pinned-database.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
 

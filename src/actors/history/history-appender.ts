@@ -1,6 +1,6 @@
 // What the actor and its turns need of the one writer of a thread's history, whichever store
-// holds it: a rollout file (rollout-appender.ts) or the PostgreSQL thread store
-// (src/actors/postgres-history/postgres-appender.ts). Both take whole JSONL records in call
+// holds it: a rollout file (files/rollout-appender.ts) or the PostgreSQL thread store
+// (src/actors/history/postgres/postgres-appender.ts). Both take whole JSONL records in call
 // order and land each batch whole or not at all, so a turn's writes (turn-writes.ts) mean the
 // same on either.
 

@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { stampOrdinal } from '../../../../src/actors/rollout-writer/paginated-format.js';
-import { RolloutAppender } from '../../../../src/actors/rollout-writer/rollout-appender.js';
-import { createLease, endLease, extendLease, leaseExpiry } from '../../../../src/common/writer-lease.js';
+import { stampOrdinal } from '../../../../../src/actors/rollout-writer/paginated-format.js';
+import { RolloutAppender } from '../../../../../src/actors/history/files/rollout-appender.js';
+import { createLease, endLease, extendLease, leaseExpiry } from '../../../../../src/common/writer-lease.js';
 
 let dir: string;
 beforeEach(async () => {

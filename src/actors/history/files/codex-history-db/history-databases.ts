@@ -1,7 +1,7 @@
 // The history databases this pool worker writes: one connection per database, opened on its
 // first use and kept for the worker's life (a connection per thread would cost an open, and
 // the schema checks, per resume).
-import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
+import { CODEX_HISTORY_DB_ENV } from '../../../../common/codex-history-projection.js';
 import { HistoryDatabase } from './history-database.js';
 
 /**

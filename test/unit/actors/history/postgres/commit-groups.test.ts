@@ -2,7 +2,7 @@
 // in call order; a group lands or fails whole, and the next group still runs; lingering batches
 // wait for one that does not linger, a flush, or LINGER_MS.
 import { expect, test, vi } from 'vitest';
-import { CommitGroups, LINGER_MS } from '../../../../src/actors/postgres-history/commit-groups.js';
+import { CommitGroups, LINGER_MS } from '../../../../../src/actors/history/postgres/commit-groups.js';
 
 /** A store whose statements end when the test says, recording each one's lines. */
 function heldStore(): { statements: string[][]; finish: (error?: Error) => void; groups: CommitGroups } {
