@@ -2,35 +2,25 @@
 // its conversation with the model; the main thread owns everything clients see. Commands
 // run one at a time through the actor's mailbox, so turns of one thread never interleave
 // and close() waits for the turn ahead of it.
-import { turnEndRevision, type TurnEndReceipt } from '../common/turn-end-revision.js';
-import { basename } from 'node:path';
-import type { ActorEvent, ActorHistory, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
 import { COMPACTION_PROMPT, compactedConversation, summaryMessage } from '../common/rollout/compaction.js';
 import { compactionLines } from './rollout-writer/compaction-lines.js';
 import { taskStarted } from './rollout-writer/rollout-lines.js';
 import type { Clock } from '../common/clock.js';
 import { ownedUtf8 } from '../common/encoded-content.js';
 import { fullTurns } from '../common/rollout/history-view.js';
-import { historyModeOf, parseRollout, readRollout, type ParsedRollout } from '../common/rollout/rollout-reader.js';
-import { parseRevertedRolloutFileName } from '../common/rollout/rollout-path.js';
-import { storedThreadPreview, threadPreview } from '../common/rollout/thread-preview.js';
+import type { ParsedRollout } from '../common/rollout/rollout-reader.js';
 import { Mailbox } from '../common/mailbox.js';
-import { describeLocation } from '../common/history-location.js';
 import { WriteFence } from '../common/write-fence.js';
 import { addUsage, usageOf, ZERO_USAGE } from '../common/token-usage.js';
 import type { ContextCompactionItem, ConversationMessage, ModelUsage, TurnError, UserInput, UserMessageItem } from '../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../common/wire-types.js';
-import { configuredHistoryDatabase } from './history/files/codex-history-db/history-databases.js';
-import { ThreadHistoryProjector } from './history/files/codex-history-db/thread-history-projector.js';
 import { blockSynchronously, injectTurnFault, type Faults } from './faults.js';
 import { legacyFormat } from './rollout-writer/legacy-format.js';
-import { RolloutAppender } from './history/files/rollout-appender.js';
 import type { HistoryAppender } from './history/history-appender.js';
-import { PostgresAppender } from './history/postgres/postgres-appender.js';
-import { readStoredHistoryText, readStoredRollout, readStoredRolloutIfAny, replaceInStore } from './history/postgres/worker-postgres.js';
+import type { HistoryBackend, HistoryProjection } from './history/history-backend.js';
+import { openHistoryBackend } from './history/open-history-backend.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
-import { ephemeralForkText, fileForkSource, storedForkLines, storeForkSource, writeForkRollout } from './rollout-writer/fork-rollout.js';
-import { previewBeforeRevert, storedRevertLines, writeRevertRollout } from './rollout-writer/revert-rollout.js';
 import type { FormattedLines, HistoryMode, RolloutFormat, SessionMetaInput, TurnContextInput, TurnEnd, TurnTiming } from './rollout-writer/rollout-format.js';
 import { createModelClient } from './model-client-factory.js';
 import type { ModelClient } from './model/model-client.js';
@@ -43,11 +33,7 @@ import { workerLog } from './worker-log.js';
 type Emit = (event: ActorEvent) => void;
 
 /** What an actor keeps of its init for its whole life. */
-type ActorIdentity = Pick<ActorInit, 'threadId' | 'history' | 'resume' | 'serializeHistory' | 'writerLease' | 'session' | 'fork' | 'revert'>;
-
-// A revert's replacement of the thread's rows is one statement, like an append batch; past this
-// its outcome is unknown and the revert fails (the rows are then the old history or the new).
-const REPLACE_DEADLINE_MS = 5_000;
+type ActorIdentity = Pick<ActorInit, 'threadId' | 'resume' | 'serializeHistory' | 'session' | 'fork' | 'revert'>;
 
 export class ThreadActor {
   readonly #init: ActorIdentity;
@@ -60,8 +46,8 @@ export class ThreadActor {
   readonly #fence: WriteFence;
   readonly #model: ModelClient;
   #appender: HistoryAppender | null = null;
-  /** Keeps the reference's history database current for a paginated rollout; null when off. */
-  #projector: ThreadHistoryProjector | null = null;
+  /** Where the thread's history is read and written; the actor never asks which store that is. */
+  readonly #backend: HistoryBackend;
   /** A command is running (#fenced): the actor is not quiet, whatever a projection's end says. */
   #inCommand = false;
   /** The projection the last command's lines wait for, run past the command; null once it settled. */
@@ -93,8 +79,8 @@ export class ThreadActor {
   constructor(init: ActorInit, emit: Emit, faults: Faults, clock: Pick<Clock, 'now'>) {
     // Only what later commands read: the settings, provider and user agent of the init are
     // structured-clone copies made for this actor alone (~0.5 kB of strings), used only below.
-    const { threadId, history, resume, serializeHistory, writerLease, session, fork, revert } = init;
-    this.#init = { threadId, history, resume, serializeHistory, writerLease, session, fork, revert };
+    const { threadId, resume, serializeHistory, session, fork, revert } = init;
+    this.#init = { threadId, resume, serializeHistory, session, fork, revert };
     this.#forkSettings = fork === undefined && revert === undefined ? null : init.settings;
     this.#emit = emit;
     this.#faults = faults;
@@ -102,6 +88,15 @@ export class ThreadActor {
     this.#fence = new WriteFence(init.fence);
     this.#model = createModelClient(init.provider, init.userAgent, init.session.originator);
     this.#format = formatFor(init.historyMode, init.threadId);
+    this.#backend = openHistoryBackend(init.history, {
+      threadId,
+      fence: this.#fence,
+      writerLease: init.writerLease,
+      diskFaults: faults.disk,
+      serializeHistory: init.serializeHistory,
+      emit,
+      revoked: () => this.#revoked,
+    });
     // A new thread's file starts at ordinal 0; a resumed one's appender waits for load().
     if (!init.resume) this.#appender = this.#openAppender(0);
     this.#materialized = init.resume;
@@ -114,45 +109,16 @@ export class ThreadActor {
    * history is only read.
    */
   async load(): Promise<ActorResumeState | null> {
-    const { fork, revert, history, threadId } = this.#init;
+    const { fork, revert } = this.#init;
     if (!this.#init.resume) return null;
-    if (history === null) {
-      if (fork === undefined) return null;
-      // An ephemeral fork: its history is read as its rollout would hold it, and never written.
-      const source = fork.source.store === 'files' ? fileForkSource(fork) : storeForkSource(await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId));
-      const parsed = parseRollout(ephemeralForkText(fork, this.#forkMeta(), this.#clock.now(), this.#init.serializeHistory, source));
-      const historyMode = historyModeOf(parsed.meta!);
-      this.#format = formatFor(historyMode, threadId);
-      return this.#replayed(parsed, historyMode);
-    }
-    const path = describeLocation(history, threadId);
-    // A fork's rollout is written first, then read back as any resume reads its rollout.
-    if (fork !== undefined && history.store === 'files') await writeForkRollout(history.path, fork, this.#forkMeta(), this.#clock.now());
-    if (fork !== undefined && history.store === 'postgres') {
-      const sourceText = fork.source.store === 'postgres' ? await readStoredRolloutIfAny(fork.source.connection, fork.sourceThreadId) : null;
-      await this.#writeFirstLines(history, storedForkLines(fork, sourceText, this.#forkMeta(), this.#clock.now()));
-    }
-    // A revert's new file likewise: its session_meta names the history kept (revert-rollout.ts);
-    // on the store, the thread's rows become what its reader sees of that file.
-    if (revert !== undefined && history.store === 'files') await writeRevertRollout(history.path, revert, this.#forkMeta());
-    if (revert !== undefined && history.store === 'postgres') {
-      const previous = await readStoredRollout(history.connection, threadId);
-      const lines = storedRevertLines(previous, revert, this.#forkMeta());
-      const replacement = { threadId, epoch: history.epoch, lines, createdAtMs: revert.atMs, rolloutName: revert.fileName, previousPreview: previewBeforeRevert(previous) };
-      const replaced = await replaceInStore(history.connection, replacement, REPLACE_DEADLINE_MS);
-      if (replaced === 'fenced') throw new Error(`thread ${threadId} is no longer held in the thread store; its revert changed nothing`);
-      this.#init.history = { ...history, nextLine: lines.length };
-    }
-    const parsed = await this.#readHistory(history);
-    const point = parsed.appendPoint;
-    if (point.kind === 'unwritable') throw new Error(`cannot continue rollout ${path}: ${point.reason}`);
-    if (parsed.threadId !== null && parsed.threadId.toLowerCase() !== this.#init.threadId.toLowerCase()) {
-      throw new Error(`cannot continue rollout ${path}: its session_meta records thread ${parsed.threadId}`);
-    }
-    const historyMode = point.kind;
-    this.#format = formatFor(historyMode, this.#init.threadId);
-    this.#appender = this.#openAppender(point.kind === 'paginated' ? point.nextOrdinal : 0);
-    return this.#replayed(parsed, historyMode);
+    // A fork's or a revert's first lines are written first, then read back as any resume reads its history.
+    if (fork !== undefined) await this.#backend.startFork(fork, this.#forkMeta(), this.#clock.now());
+    if (revert !== undefined) await this.#backend.startRevert(revert, this.#forkMeta());
+    const resumed = await this.#backend.read();
+    if (resumed === null) return null;
+    this.#format = formatFor(resumed.historyMode, this.#init.threadId);
+    this.#appender = this.#openAppender(resumed.nextOrdinal);
+    return this.#replayed(resumed.rollout, resumed.historyMode);
   }
 
   // The model's history from the rollout read, and what the host is told of it.
@@ -194,85 +160,9 @@ export class ThreadActor {
     return { turn: at(formatted.turnLine), item: at(formatted.itemLine) };
   }
 
-  /** The thread's history as a cold resume reads it, with the preview a read shows (its first message ever). */
-  async #readHistory(history: ActorHistory): Promise<ParsedRollout> {
-    const { threadId } = this.#init;
-    if (history.store === 'files') {
-      const parsed = await readRollout(history.path);
-      parsed.preview = threadPreview(history.path, threadId, parsed.preview);
-      return parsed;
-    }
-    const stored = await readStoredHistoryText(history.connection, threadId);
-    const parsed = parseRollout(stored.text);
-    parsed.preview = storedThreadPreview(stored.firstPreview, parsed.preview);
-    return parsed;
-  }
-
-  /**
-   * A new thread's first lines in the PostgreSQL store, written by its owner (a fenced append
-   * under the epoch it acquired) before it is read back; its appender then goes on after them.
-   */
-  async #writeFirstLines(history: Extract<ActorHistory, { store: 'postgres' }>, lines: string[]): Promise<void> {
-    const { threadId } = this.#init;
-    const appender = new PostgresAppender(threadId, history, {
-      ordinals: null,
-      fence: this.#fence,
-      onFenced: (message) => this.#emit({ type: 'writerFenced', threadId, message }),
-    });
-    try {
-      await appender.append(lines);
-    } finally {
-      await appender.close();
-    }
-    this.#init.history = { ...history, nextLine: history.nextLine + lines.length };
-  }
-
   #openAppender(nextOrdinal: number): HistoryAppender | null {
-    const { history, threadId } = this.#init;
-    if (history === null) return null;
     const stamp = this.#format.stampOrdinal;
-    const ordinals = stamp === null ? null : { next: nextOrdinal, stamp };
-    if (history.store === 'postgres') {
-      const appender = new PostgresAppender(threadId, history, {
-        ordinals,
-        fence: this.#fence,
-        onFenced: (message) => this.#emit({ type: 'writerFenced', threadId, message }),
-      });
-      if (this.#revoked !== null) appender.revoke(this.#revoked);
-      return appender;
-    }
-    const rolloutPath = history.path;
-    this.#projector = stamp === null ? null : this.#openProjector(rolloutPath);
-    const projector = this.#projector;
-    const appender = new RolloutAppender(rolloutPath, {
-      faults: this.#faults.disk,
-      ordinals,
-      lease: this.#init.writerLease,
-      // A lease means a lock another host can take over while this one lives (lockfile homes):
-      // nothing may be acknowledged or left behind that is not at the file server yet.
-      syncEachBatch: this.#init.writerLease !== null,
-      onNotice: (message) => this.#emit({ type: 'warning', threadId, message }),
-      fence: this.#fence,
-      onLanded: projector === null ? null : (offset, bytes) => projector.landed(offset, bytes),
-    });
-    if (this.#revoked !== null) appender.revoke(this.#revoked);
-    return appender;
-  }
-
-  #openProjector(rolloutPath: string): ThreadHistoryProjector | null {
-    const database = configuredHistoryDatabase();
-    if (database === null) return null;
-    // The reference projects each file a revert started under that file's own id, its lines
-    // after the history base that names the prefix it continues (reference-answers/
-    // thread-revert.jsonl), and a thread's first file under the thread's id.
-    const reverted = parseRevertedRolloutFileName(basename(rolloutPath));
-    return new ThreadHistoryProjector({
-      threadId: reverted?.fileId ?? this.#init.threadId,
-      rolloutPath,
-      database,
-      holdsWriterLock: () => this.#revoked === null && !this.#fence.fenced,
-      log: workerLog,
-    });
+    return this.#backend.openAppender(stamp === null ? null : { next: nextOrdinal, stamp });
   }
 
   /** Queues a turn; it starts once every earlier command has finished. */
@@ -338,13 +228,13 @@ export class ThreadActor {
       return await work();
     } finally {
       this.#inCommand = false;
-      if (this.#projector?.pending ?? false) this.#projectThenLeave(this.#projector!);
+      if (this.#backend.projection.pending) this.#projectThenLeave(this.#backend.projection);
       else this.#leaveIfQuiet();
     }
   }
 
   // Projected before the host may release the writer lock: quiet only after the projection.
-  #projectThenLeave(projector: ThreadHistoryProjector): void {
+  #projectThenLeave(projector: HistoryProjection): void {
     const projecting = projector.flush();
     this.#projecting = projecting;
     void projecting.then(() => {
@@ -361,7 +251,7 @@ export class ThreadActor {
   // Nothing this actor must still write for lines that landed: none owed to the rollout, none
   // waiting for codex's history database or being projected there.
   #nothingOwed(): boolean {
-    return this.#owed.length === 0 && !(this.#projector?.pending ?? false) && this.#projecting === null;
+    return this.#owed.length === 0 && !(this.#backend.projection.pending) && this.#projecting === null;
   }
 
   /**
@@ -374,7 +264,7 @@ export class ThreadActor {
     this.#revoked = reason;
     this.#appender?.revoke(reason);
     this.#owed = [];
-    this.#projector?.stop();
+    this.#backend.projection.stop();
     this.#running?.abort.abort();
   }
 
@@ -382,11 +272,11 @@ export class ThreadActor {
   close(): Promise<void> {
     return this.#mailbox.post(async () => {
       if (this.#faults.blockOnCloseMs > 0) blockSynchronously(this.#faults.blockOnCloseMs);
-      await this.#projector?.flush();
+      await this.#backend.projection.flush();
       if (this.#appender && this.#owed.length > 0 && this.#appender.reset() === 'ready') {
         // Last chance to close a turn the disk failed, before a later resume reads it as interrupted.
         await this.#appender.append(this.#owed.splice(0)).catch(() => undefined);
-        await this.#projector?.flush();
+        await this.#backend.projection.flush();
       }
       await this.#appender?.close();
     });
@@ -492,7 +382,7 @@ export class ThreadActor {
     // A failed append stops the appender; between turns a gap is harmless (the owed line
     // closes the failed turn), so the disk gets another chance with this turn.
     this.#appender?.reset();
-    this.#projector?.nextTurn();
+    this.#backend.projection.nextTurn();
     // Appends are chained inside the appender, so the turn does not wait for the disk
     // between lines; it waits once, before reporting the turn's end.
     const writes = new TurnWrites(this.#appender);
@@ -511,7 +401,7 @@ export class ThreadActor {
     this.#emit({ type: 'turnStarted', threadId, turnId: turn.turnId, startedAtMs: turn.startedAtMs, ordinal });
     if (turn.wroteMeta) {
       this.#materialized = true;
-      this.#emit({ type: 'materialized', threadId, path: this.#init.history?.store === 'files' ? this.#init.history.path : null });
+      this.#emit({ type: 'materialized', threadId, path: this.#backend.path });
     }
   }
 
@@ -574,7 +464,7 @@ export class ThreadActor {
     const timing = timingOf(turnId, turn.startedAtMs, completedAtMs);
     // The read receipt the host publishes for a completed or failed turn goes with the turn's
     // last lines, on a store that keeps it (the PostgreSQL one): one statement, not two.
-    const receipt = movesReadState && end.status !== 'interrupted' ? this.#storedReceipt(turnId) : undefined;
+    const receipt = movesReadState && end.status !== 'interrupted' ? this.#backend.receipt(turnId) : undefined;
     writes.add('end', this.#format.turnEnd(timing, end, completedAtMs), receipt);
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
@@ -627,16 +517,10 @@ export class ThreadActor {
     if (failure === null && landed.has('start')) {
       const end = new TurnWrites(this.#appender);
       // Failed: the host publishes its read state, stored with these lines as in #endTurn.
-      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), movesReadState ? this.#storedReceipt(turnId) : undefined);
+      end.add('end', this.#format.turnEnd(timing, endOf(failed, null, null), completedAtMs), movesReadState ? this.#backend.receipt(turnId) : undefined);
       persisted = (await end.settle()).failure === null;
     }
     this.#emit({ type: 'turnEnded', threadId: this.#init.threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
-  }
-
-  // Only the PostgreSQL store keeps a read receipt with the turn's lines; the files store's is
-  // kept by the host (thread-read-states.ts), so no revision is derived for it (a hash per turn).
-  #storedReceipt(turnId: string): TurnEndReceipt | undefined {
-    return this.#init.history?.store === 'postgres' ? { turnId, revision: turnEndRevision(turnId) } : undefined;
   }
 
   #forkMeta(): SessionMetaInput {

@@ -6,6 +6,15 @@
 
 import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
 
+/**
+ * Paginated history: each line is stamped with its ordinal as it is written. `next` is the
+ * ordinal of the history's next line (its last record's + 1, or 0 for a new one).
+ */
+export interface OrdinalStamp {
+  next: number;
+  stamp(line: string, ordinal: number): string;
+}
+
 export interface AppendOptions {
   /** The batch may wait a while to go with the next ones (see `append`). */
   lingering?: boolean;

@@ -32,7 +32,7 @@ import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { WriteFence } from '../../../common/write-fence.js';
 import { leaseExpiry, type WriterLease } from '../../../common/writer-lease.js';
-import type { HistoryAppender } from '../history-appender.js';
+import type { HistoryAppender, OrdinalStamp } from '../history-appender.js';
 import { AppendQueue } from './append-queue.js';
 
 const NEWLINE = 0x0a;
@@ -40,15 +40,6 @@ const NEWLINE = 0x0a;
 /** Test hook standing in for the disk: how many of `length` bytes a write gets through. */
 export interface AppendFaults {
   bytesAccepted(length: number): number;
-}
-
-/**
- * Paginated history: each line is stamped with its ordinal as it is written. `next` is the
- * ordinal of the file's next line (its last record's + 1, or 0 for a new file).
- */
-export interface OrdinalStamp {
-  next: number;
-  stamp(line: string, ordinal: number): string;
 }
 
 /** Construction options. */

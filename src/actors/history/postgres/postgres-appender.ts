@@ -18,10 +18,9 @@
 import type { ActorHistory } from '../../../common/actor-messages.js';
 import type { WriteFence } from '../../../common/write-fence.js';
 import type { AppendOutcome } from '../../../common/postgres/fenced-append.js';
-import type { AppendOptions, HistoryAppender } from '../history-appender.js';
+import type { AppendOptions, HistoryAppender, OrdinalStamp } from '../history-appender.js';
 import type { TurnEndReceipt } from '../../../common/turn-end-revision.js';
 import { CommitGroups } from './commit-groups.js';
-import type { OrdinalStamp } from '../files/rollout-appender.js';
 import { appendToStore, cutBackInStore } from './worker-postgres.js';
 
 type PostgresHistory = Extract<ActorHistory, { store: 'postgres' }>;
