@@ -1,8 +1,8 @@
 // What the actor and its turns need of the one writer of a thread's history, whichever store
 // holds it: a rollout file (files/rollout-appender.ts) or the PostgreSQL thread store
-// (src/actors/history/postgres/postgres-appender.ts). Both take whole JSONL records in call
-// order and land each batch whole or not at all, so a turn's writes (turn-writes.ts) mean the
-// same on either.
+// (postgres/postgres-appender.ts). Both take whole JSONL records in call order and land each
+// batch whole or not at all, so a turn's writes (../turn/turn-writes.ts) mean the same on
+// either.
 
 import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
 

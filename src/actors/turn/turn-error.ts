@@ -1,7 +1,7 @@
 // How a failed sampling is classified for clients (`codexErrorInfo`, camelCase on the wire)
 // and in the rollout (`codex_error_info`, snake_case), as the reference classifies it.
-import { ModelStreamError, type ModelErrorKind } from './model/model-client.js';
-import type { TurnError } from '../common/wire-types.js';
+import { ModelStreamError, type ModelErrorKind } from '../model/model-client.js';
+import type { TurnError } from '../../common/wire-types.js';
 
 const INFO_BY_KIND: Partial<Record<ModelErrorKind, string>> = {
   internalServerError: 'internalServerError',

@@ -5,8 +5,8 @@
 //
 //   [session_meta]  [owed end of a turn]  task_started+context+user  agent…  token_count  end line
 //       meta              owed                     start               item      item      end
-import type { HistoryAppender } from './history/history-appender.js';
-import type { TurnEndReceipt } from '../common/turn-end-revision.js';
+import type { HistoryAppender } from '../history/history-appender.js';
+import type { TurnEndReceipt } from '../../common/turn-end-revision.js';
 
 type Label = 'meta' | 'owed' | 'start' | 'item' | 'end';
 

@@ -2,10 +2,10 @@
 // sign of a message, grows with each delta, and completes with the final text. The caller
 // observes each step (to tell the host and to record it); failures are thrown as the model
 // client throws them.
-import type { Clock } from '../common/clock.js';
-import { agentItem } from '../common/rollout/rollout-items.js';
-import type { AgentMessageItem, ModelUsage } from '../common/wire-types.js';
-import type { ModelClient, ModelRequest } from './model/model-client.js';
+import type { Clock } from '../../common/clock.js';
+import { agentItem } from '../../common/rollout/rollout-items.js';
+import type { AgentMessageItem, ModelUsage } from '../../common/wire-types.js';
+import type { ModelClient, ModelRequest } from '../model/model-client.js';
 
 /** What the turn does with each step of the reply. Items are passed as copies. */
 export interface ReplyObserver {
