@@ -48,8 +48,8 @@ export type LineVerdict = { kind: 'line'; line: ProjectedLine } | { kind: 'refus
 
 type Json = Record<string, unknown>;
 
-// The snake_case `CodexErrorInfo` unit variants thread-host writes (turn-error.ts), and their
-// v2 spelling. An unknown variant reads back as `other` in the reference; thread-host never
+// The snake_case `CodexErrorInfo` unit variants thread-host writes (turn/turn-error.ts), and
+// their v2 spelling. An unknown variant reads back as `other` in the reference; thread-host never
 // writes one, so one here means the line is not ours.
 const ERROR_INFO: Record<string, string> = {
   other: 'other',
