@@ -34,7 +34,7 @@ export class ActorHost implements ActorHostApi {
       if (state === null) return null;
       const { turns, positions, ...rest } = state;
       const posted: PostedResumeState = { ...rest, history: packHistory(state.historyMode, turns, positions) };
-      // Every byte array here owns its buffer (packed-history.ts, thread-actor.ts): moved, not copied.
+      // Every byte array here owns its buffer (packed-history.ts, resume-state.ts): moved, not copied.
       const buffers = [...posted.history.slices, ...(posted.fullTurnsJson === null ? [] : [posted.fullTurnsJson])].map((bytes) => bytes.buffer as ArrayBuffer);
       return Comlink.transfer(posted, buffers);
     } catch (error) {

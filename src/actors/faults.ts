@@ -14,7 +14,7 @@
 //                                                 half its bytes, then fails ENOSPC
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resourceLimits } from 'node:worker_threads';
-import type { AppendFaults } from './rollout-writer/rollout-appender.js';
+import type { AppendFaults } from './history/files/rollout-appender.js';
 
 /** What a turn whose user text matches a switch does to its worker. */
 export type TurnFault = 'exitWorker' | 'throwUncaught' | 'throwInActor' | 'exhaustHeap';

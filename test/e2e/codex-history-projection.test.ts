@@ -1,6 +1,6 @@
 // thread-host keeping the reference's paginated history database current, end to end: the real
 // CLI in a home holding a thread_history_1.sqlite as codex 0.171.0 creates it (the rows the
-// reference writes for the same rollout are tested in test/unit/actors/codex-history-db).
+// reference writes for the same rollout are tested in test/unit/actors/history/files/codex-history-db).
 // Each turn's rows are there before the writer lock is released (an unload's thread/closed);
 // a foreign write lock held for seconds delays no turn and is caught up by the next turn; the
 // key and a lockfile home turn it off.
@@ -10,8 +10,8 @@ import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { HistoryDatabase } from '../../src/actors/codex-history-db/history-database.js';
-import { projectTail } from '../../src/actors/codex-history-db/rollout-tail.js';
+import { HistoryDatabase } from '../../src/actors/history/files/codex-history-db/history-database.js';
+import { projectTail } from '../../src/actors/history/files/codex-history-db/rollout-tail.js';
 import { parseRevertedRolloutFileName } from '../../src/common/rollout/rollout-path.js';
 import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { createReferenceHistoryDb, threadRows } from '../helpers/reference-history-db.js';

@@ -6,7 +6,7 @@
 // run 0..n-1, and epochs never decrease along them, so nothing a host wrote under an epoch it
 // had lost follows the line that fenced it.
 import { APPEND_STATEMENT_NAME } from '../../src/common/postgres/fenced-append.js';
-import { LINGER_MS } from '../../src/actors/postgres-history/commit-groups.js';
+import { LINGER_MS } from '../../src/actors/history/postgres/commit-groups.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { mulberry32 } from '../../bench/lib/seeded-random.js';

@@ -7,7 +7,7 @@
 // saw land.
 import type pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { PostgresAppender } from '../../src/actors/postgres-history/postgres-appender.js';
+import { PostgresAppender } from '../../src/actors/history/postgres/postgres-appender.js';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
 import { registerHost } from '../../src/common/postgres/host-lease.js';
 import { acquireThread } from '../../src/common/postgres/thread-ownership.js';

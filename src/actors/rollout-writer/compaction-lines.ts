@@ -9,7 +9,7 @@
 // host does not send to the model, so it is left out. Both history formats take these records.
 import type { ContextCompactionItem, ConversationMessage } from '../../common/wire-types.js';
 import { isSummaryMessage } from '../../common/rollout/compaction.js';
-import { line } from './rollout-lines.js';
+import { line } from './record-line.js';
 import type { FormattedLines } from './rollout-format.js';
 
 /** The summary as sampled, the conversation it leaves, and the turn's item. */

@@ -1,5 +1,5 @@
 // The first lines of a fork's rollout, as codex 0.171.0 writes them for `thread/fork`, whole or
-// up to and including `lastTurnId`:
+// up to and including `lastTurnId` (history/files/fork-file.ts writes them to the new file):
 //
 //   paginated: one session_meta naming the source (`forked_from_id`) and its base (the source's
 //              own lines before the cut, history-base.ts); the fork's ordinals go on from there.
@@ -14,8 +14,6 @@
 // whole lines while any host may be appending to it, and the fork's rows hold its history
 // itself, as the files store's reader sees a fork's file with its base put in: the session_meta
 // (at the same ordinal, naming no base: the store has no files to name), then the lines kept.
-import { mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { readPrefix, historyBaseOf, locateRollout, rolloutFileId, withHistoryBase, type HistoryBase } from '../../common/rollout/history-base.js';
 import { pathOf } from '../../common/history-location.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
@@ -24,24 +22,6 @@ import type { ForkRequest } from '../../common/actor-messages.js';
 import { forkRefused } from '../../common/errors.js';
 import { stampOrdinal } from './paginated-format.js';
 import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
-
-/**
- * Writes the new rollout of a fork at `path` (which must not exist yet) and makes it durable
- * before the fork is answered: its first lines are all it is until its first turn.
- */
-export async function writeForkRollout(path: string, request: ForkRequest, meta: SessionMetaInput, nowMs: number): Promise<void> {
-  const start = forkStart(request, new Date(nowMs).toISOString(), fileForkSource(request));
-  const first = sessionMeta({ ...meta, ...(request.sourceCwd ? { cwd: start.cwd } : {}), fork: { forkedFromId: request.sourceThreadId, base: start.base } }, nowMs, start.historyMode);
-  const lines = [start.base === null ? first : stampOrdinal(first, start.base.endOrdinalExclusive), ...start.copied];
-  await mkdir(dirname(path), { recursive: true });
-  const file = await open(path, 'wx');
-  try {
-    await file.writeFile(`${lines.join('\n')}\n`);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
 
 /**
  * An ephemeral fork's history, never written: its session_meta, then the lines it keeps. The

@@ -3,6 +3,7 @@
 // legacy history name turns by id, so no line anchors one. The line builders are in
 // rollout-lines.ts; this is their arrangement into turns.
 import type { RolloutFormat } from './rollout-format.js';
+import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
 
 export const legacyFormat: RolloutFormat = {
@@ -13,11 +14,11 @@ export const legacyFormat: RolloutFormat = {
     lines: [
       lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
       lines.turnContext(context, startedAtMs),
-      ...lines.userMessage(userItem, startedAtMs, turnId),
+      ...messages.userMessage(userItem, startedAtMs, turnId),
     ],
   }),
-  userInput: (item, turnId, nowMs) => ({ lines: lines.userMessage(item, nowMs, turnId) }),
-  agentMessage: (item, turnId, nowMs) => ({ lines: lines.agentMessage(item, nowMs, turnId) }),
+  userInput: (item, turnId, nowMs) => ({ lines: messages.userMessage(item, nowMs, turnId) }),
+  agentMessage: (item, turnId, nowMs) => ({ lines: messages.agentMessage(item, nowMs, turnId) }),
   tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
   turnEnd: (timing, end, nowMs) => turnEndLines(timing, end, nowMs),
 };

@@ -11,6 +11,7 @@
 import { turnEndLines } from './legacy-format.js';
 import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
 import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
+import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
 
 // Every line the builders make starts with its timestamp member; the ordinal goes right after.
@@ -36,8 +37,8 @@ class PaginatedFormat implements RolloutFormat {
       lines: [
         lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
         lines.turnContext(context, startedAtMs),
-        lines.userResponseItem(userItem, startedAtMs, turnId),
-        lines.itemCompleted(this.threadId, turnId, userItem, startedAtMs),
+        messages.userResponseItem(userItem, startedAtMs, turnId),
+        messages.itemCompleted(this.threadId, turnId, userItem, startedAtMs),
       ],
       turnLine: 0,
       itemLine: 3,
@@ -45,11 +46,11 @@ class PaginatedFormat implements RolloutFormat {
   }
 
   userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines {
-    return { lines: [lines.userResponseItem(item, nowMs, turnId), lines.itemCompleted(this.threadId, turnId, item, nowMs)], itemLine: 1 };
+    return { lines: [messages.userResponseItem(item, nowMs, turnId), messages.itemCompleted(this.threadId, turnId, item, nowMs)], itemLine: 1 };
   }
 
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines {
-    return { lines: [lines.itemCompleted(this.threadId, turnId, item, nowMs), lines.agentResponseItem(item, nowMs, turnId)], itemLine: 0 };
+    return { lines: [messages.itemCompleted(this.threadId, turnId, item, nowMs), messages.agentResponseItem(item, nowMs, turnId)], itemLine: 0 };
   }
 
   tokenCount(usage: TokenCountInput, _turnId: string, nowMs: number): string[] {

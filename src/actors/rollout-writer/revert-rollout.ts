@@ -1,5 +1,5 @@
 // The first line of the file a `thread/revert` starts, as codex 0.171.0 writes it
-// (test/fixtures/reference-answers/thread-revert.jsonl): the thread's rollout is never cut or
+// (test/fixtures/reference-answers/thread-revert.jsonl; history/files/revert-file.ts writes it): the thread's rollout is never cut or
 // rewritten; a new file, rollout-<time>-<thread>_<file id>.jsonl, begins with a session_meta
 // whose history base (history-base.ts) is the thread's history before the reverted turn: the
 // previous file's lines up to where that turn's task_started starts, at the ordinal that line
@@ -12,39 +12,13 @@
 // On the PostgreSQL store (`storedRevertLines`) the thread's rows are replaced, by its owner, with
 // what the files store's reader sees of the new file: its session_meta, then the kept lines
 // (src/common/postgres/reverted-history.ts).
-import { mkdir, open } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { RevertRequest } from '../../common/actor-messages.js';
 import { forkRefused } from '../../common/errors.js';
-import { readPrefix, withHistoryBase } from '../../common/rollout/history-base.js';
 import { parseLine } from '../../common/rollout/rollout-json.js';
 import { historyModeOf, parseRollout } from '../../common/rollout/rollout-reader.js';
-import { baseAt, splitLines, turnStartIndex } from './fork-rollout.js';
+import { splitLines, turnStartIndex } from './fork-rollout.js';
 import { stampOrdinal } from './paginated-format.js';
 import { sessionMeta, type SessionMetaInput } from './rollout-lines.js';
-
-/**
- * Writes the session_meta of the reverted thread's new file at `path` (which must not exist
- * yet) and makes it durable before the revert is answered. Refuses as the reference does: a
- * turn the thread's history does not hold is "turn not found" (the refusal crosses to the host
- * as thread/fork's do, errors.ts).
- */
-export async function writeRevertRollout(path: string, request: RevertRequest, meta: SessionMetaInput): Promise<void> {
-  const { previousPath } = request;
-  const own = previousPath === null ? null : readPrefix(previousPath, Number.POSITIVE_INFINITY);
-  if (previousPath === null || own === null) throw new Error(`the rollout of thread ${meta.threadId} cannot be read`);
-  const cut = revertCut(request, withHistoryBase(previousPath, own));
-  const base = cut === null ? null : baseAt(previousPath, own, cut.ordinal);
-  const first = sessionMeta({ ...meta, createdAtMs: request.atMs, ...(base === null ? {} : { historyBase: base }) }, request.atMs, 'paginated');
-  await mkdir(dirname(path), { recursive: true });
-  const file = await open(path, 'wx');
-  try {
-    await file.writeFile(`${stampOrdinal(first, base?.endOrdinalExclusive ?? 0)}\n`);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
 
 /** The thread's whole new history in the PostgreSQL store, from its rows before the revert (`previousText`). */
 export function storedRevertLines(previousText: string, request: RevertRequest, meta: SessionMetaInput): string[] {
@@ -60,7 +34,7 @@ export const previewBeforeRevert = (previousText: string): string => parseRollou
  * Where the kept history (`expanded`: the thread's history as read) ends: the ordinal of the line
  * where `beforeTurnId` starts, and the lines before it; null when no turn comes before it.
  */
-function revertCut(request: RevertRequest, expanded: string): { ordinal: number; kept: string[] } | null {
+export function revertCut(request: RevertRequest, expanded: string): { ordinal: number; kept: string[] } | null {
   const { beforeTurnId } = request;
   const parsed = parseRollout(expanded);
   if (parsed.meta === null || historyModeOf(parsed.meta) !== 'paginated') throw forkRefused('thread/revert only supports paginated threads');

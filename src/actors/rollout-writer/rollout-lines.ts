@@ -1,7 +1,8 @@
-// Pure builders for the JSONL records the host appends to a rollout, as the reference writes
-// them. legacy-format.ts and paginated-format.ts arrange them into turns for each history mode
-// (the paginated format adds `ordinal` as each line is written, and records items with
-// `item_completed` where legacy uses `user_message`/`agent_message` events).
+// Pure builders for the JSONL records that open, account for and close a turn in a rollout, as
+// the reference writes them (a turn's messages are message-lines.ts'). legacy-format.ts and
+// paginated-format.ts arrange them into turns for each history mode (the paginated format adds
+// `ordinal` as each line is written, and records items with `item_completed` where legacy uses
+// `user_message`/`agent_message` events).
 //
 // Each builder returns compact JSON with no trailing newline; the appender adds the '\n'.
 // Field names and nesting follow test/fixtures/rollouts/rollout-legacy-*.jsonl. Fields
@@ -12,13 +13,9 @@
 // `placeholder`, `time_to_first_token_ms`), so do we.
 
 import type { HistoryBase } from '../../common/rollout/history-base.js';
-import type {
-  AgentMessageItem,
-  ModelUsage,
-  TextElement,
-  UserMessageItem,
-} from '../../common/wire-types.js';
+import type { ModelUsage } from '../../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
+import { event, iso, line } from './record-line.js';
 
 /** What `session_meta` records about a thread; written once, as the file's first line. */
 export interface SessionMetaInput {
@@ -166,119 +163,6 @@ export function turnContext(ctx: TurnContextInput, nowMs: number): string {
   });
 }
 
-/**
- * The user's message: the `response_item` the model sees, then the legacy `user_message`
- * event that history is rebuilt from. The response item's id is `msg_<item id>`, the
- * reference's spelling; the reader strips the prefix to get the item id back.
- */
-export function userMessage(item: UserMessageItem, nowMs: number, turnId?: string): string[] {
-  const { message, textElements, images, localImages } = legacyUserFields(item);
-  return [
-    userResponseItem(item, nowMs, turnId),
-    event(nowMs, {
-      type: 'user_message',
-      ...(item.clientId === null ? {} : { client_id: item.clientId }),
-      message,
-      images,
-      local_images: localImages,
-      audio: [],
-      local_audio: [],
-      text_elements: textElements,
-    }),
-  ];
-}
-
-/** The `response_item` that gives the model the user's message. */
-export function userResponseItem(item: UserMessageItem, nowMs: number, turnId?: string): string {
-  const modelContent: unknown[] = [];
-  const kinds: string[] = [];
-  for (const input of item.content) {
-    if (input.type === 'text') {
-      modelContent.push({ type: 'input_text', text: input.text });
-      kinds.push('user.text');
-    } else if (input.type === 'image') {
-      modelContent.push({ type: 'input_image', image_url: input.url });
-      kinds.push('user.image');
-    }
-  }
-  return line('response_item', nowMs, {
-    type: 'message',
-    id: `msg_${item.id}`,
-    role: 'user',
-    content: modelContent,
-    internal_chat_message_metadata_passthrough: {
-      ...(turnId === undefined ? {} : { turn_id: turnId }),
-      create_time: nowMs / 1000,
-      content_item_kinds: kinds,
-      content_item_metadata: kinds.map(() => ({ provenance: { type: 'user' } })),
-    },
-  });
-}
-
-// The legacy `user_message` event flattens the input: one text with shifted element ranges,
-// and the images apart. Skills and mentions have no legacy representation; the reference
-// drops them too.
-function legacyUserFields(item: UserMessageItem) {
-  let message = '';
-  const textElements: unknown[] = [];
-  const images: string[] = [];
-  const localImages: string[] = [];
-  for (const input of item.content) {
-    if (input.type === 'text') {
-      const prefix = message === '' ? '' : '\n';
-      const offset = Buffer.byteLength(message + prefix, 'utf8');
-      message += prefix + input.text;
-      for (const el of input.text_elements) textElements.push(coreTextElement(el, offset));
-    } else if (input.type === 'image') {
-      images.push(input.url);
-    } else if (input.type === 'localImage') {
-      localImages.push(input.path);
-    }
-  }
-  return { message, textElements, images, localImages };
-}
-
-/**
- * The assistant's final message: the legacy `agent_message` event (which has no id), then the
- * `response_item` that carries the model's item id. The reader pairs the two.
- */
-export function agentMessage(item: AgentMessageItem, nowMs: number, turnId?: string): string[] {
-  return [event(nowMs, { type: 'agent_message', message: item.text, phase: null, memory_citation: null }), agentResponseItem(item, nowMs, turnId)];
-}
-
-/** The `response_item` that records the model's message. */
-export function agentResponseItem(item: AgentMessageItem, nowMs: number, turnId?: string): string {
-  return line('response_item', nowMs, {
-    type: 'message',
-    id: item.id,
-    role: 'assistant',
-    content: [{ type: 'output_text', text: item.text }],
-    internal_chat_message_metadata_passthrough: {
-      ...(turnId === undefined ? {} : { turn_id: turnId }),
-      content_item_kinds: ['unknown'],
-    },
-  });
-}
-
-/**
- * `event_msg/item_completed`: how paginated history records a finished item, with the item in
- * core spelling (PascalCase type) and its own times in ms.
- */
-export function itemCompleted(threadId: string, turnId: string, item: UserMessageItem | AgentMessageItem, nowMs: number): string {
-  const core =
-    item.type === 'userMessage'
-      ? { type: 'UserMessage', id: item.id, content: item.content.flatMap(coreUserInput) }
-      : { type: 'AgentMessage', id: item.id, content: [{ type: 'Text', text: item.text }] };
-  return event(nowMs, {
-    type: 'item_completed',
-    thread_id: threadId,
-    turn_id: turnId,
-    item: core,
-    started_at_ms: item.startedAtMs ?? nowMs,
-    completed_at_ms: item.completedAtMs ?? nowMs,
-  });
-}
-
 /** `event_msg/token_count` in the shape both history modes use. */
 export function tokenCount(usage: TokenCountInput, nowMs: number): string {
   return event(nowMs, {
@@ -351,19 +235,6 @@ function firstToken(ms: number | null | undefined): Record<string, number> {
   return ms === null || ms === undefined ? {} : { time_to_first_token_ms: ms };
 }
 
-function event(nowMs: number, payload: Record<string, unknown>): string {
-  return line('event_msg', nowMs, payload);
-}
-
-/** One record of `type` (compaction-lines.ts builds its records with it too). */
-export function line(type: string, nowMs: number, payload: Record<string, unknown>): string {
-  return JSON.stringify({ timestamp: iso(nowMs), type, payload });
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 function coreUsage(usage: ModelUsage): Record<string, number> {
   return {
     input_tokens: usage.inputTokens,
@@ -376,26 +247,3 @@ function coreUsage(usage: ModelUsage): Record<string, number> {
   };
 }
 
-// Core `TextElement` is snake_case and omits an absent placeholder (codex-rs/protocol user_input.rs).
-function coreTextElement(el: TextElement, offset: number): Record<string, unknown> {
-  return {
-    byte_range: { start: el.byteRange.start + offset, end: el.byteRange.end + offset },
-    ...(el.placeholder === null ? {} : { placeholder: el.placeholder }),
-  };
-}
-
-// Core `UserInput` (snake_case tags), as `item_completed` stores a user message.
-function coreUserInput(input: UserMessageItem['content'][number]): Record<string, unknown>[] {
-  switch (input.type) {
-    case 'text':
-      return [{ type: 'text', text: input.text, text_elements: input.text_elements.map((el) => coreTextElement(el, 0)) }];
-    case 'image':
-      return [{ type: 'image', image_url: input.url }];
-    case 'localImage':
-      return [{ type: 'local_image', path: input.path }];
-    case 'skill':
-      return [{ type: 'skill', name: input.name, path: input.path }];
-    case 'mention':
-      return [{ type: 'mention', name: input.name, path: input.path }];
-  }
-}

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ephemeralForkText, fileForkSource, forkStart, storedForkLines, writeForkRollout } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { ephemeralForkText, fileForkSource, forkStart, storedForkLines } from '../../../../src/actors/rollout-writer/fork-rollout.js';
+import { writeForkRollout } from '../../../../src/actors/history/files/fork-file.js';
 import { withHistoryBase } from '../../../../src/common/rollout/history-base.js';
 import type { ForkRequest } from '../../../../src/common/actor-messages.js';
 

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { storedRevertLines, writeRevertRollout } from '../../../../src/actors/rollout-writer/revert-rollout.js';
+import { storedRevertLines } from '../../../../src/actors/rollout-writer/revert-rollout.js';
+import { writeRevertRollout } from '../../../../src/actors/history/files/revert-file.js';
 import { withHistoryBase } from '../../../../src/common/rollout/history-base.js';
 import type { SessionMetaInput } from '../../../../src/actors/rollout-writer/rollout-lines.js';
 

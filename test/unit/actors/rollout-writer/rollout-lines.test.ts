@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { RolloutAppender } from '../../../../src/actors/rollout-writer/rollout-appender.js';
+import { RolloutAppender } from '../../../../src/actors/history/files/rollout-appender.js';
 import {
-  agentMessage,
   sessionMeta,
   taskComplete,
   taskStarted,
@@ -13,8 +12,8 @@ import {
   turnAborted,
   turnContext,
   turnFailed,
-  userMessage,
 } from '../../../../src/actors/rollout-writer/rollout-lines.js';
+import { agentMessage, userMessage } from '../../../../src/actors/rollout-writer/message-lines.js';
 import { readRollout } from '../../../../src/common/rollout/rollout-reader.js';
 import type { AgentMessageItem, ModelUsage, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 

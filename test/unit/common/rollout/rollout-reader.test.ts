@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import {
-  agentMessage,
   sessionMeta,
   taskComplete,
   taskStarted,
   turnAborted,
   turnFailed,
-  userMessage,
 } from '../../../../src/actors/rollout-writer/rollout-lines.js';
+import { agentMessage, userMessage } from '../../../../src/actors/rollout-writer/message-lines.js';
 import type { ParsedRollout } from '../../../../src/common/rollout/rollout-reader.js';
 import { parseRollout, readRollout } from '../../../../src/common/rollout/rollout-reader.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';

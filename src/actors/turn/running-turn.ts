@@ -1,0 +1,281 @@
+// A turn between its start and its reported end, held once: what it has queued for the
+// history, the messages it adds to the conversation, and what it is waiting for (the model,
+// or an answer from outside it) so that an interrupt, steered input or a lost writer lock
+// reaches whatever that is. A user's turn (user-turn.ts) and a compaction
+// (compaction-turn.ts) differ only in what they ask the model and what they keep of it.
+import type { SteerCommand, ThreadSettings } from '../../common/actor-messages.js';
+import { addUsage } from '../../common/token-usage.js';
+import type { ConversationMessage, UserInput, UserMessageItem } from '../../common/wire-types.js';
+import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
+import { ModelAbortedError } from '../model/model-client.js';
+import type { TurnEnd } from '../rollout-writer/rollout-format.js';
+import { workerLog } from '../worker-log.js';
+import { streamReply, type Reply } from './reply-stream.js';
+import type { ThreadState } from './thread-state.js';
+import { turnErrorOf } from './turn-error.js';
+import { endOf, hostFailure, timingOf, type TurnOutcome } from './turn-outcome.js';
+import { TurnWrites } from './turn-writes.js';
+
+/** How a turn is opened. */
+export interface TurnOpening {
+  turnId: string;
+  settings: ThreadSettings;
+  /** What the model is asked first: the user's text, or the compaction prompt. */
+  userText: string;
+  /** The client interrupted it before it began: it ends at once, as interrupted. */
+  interrupted: boolean;
+  /** Its end moves the thread's read state (a compaction's does not: the host publishes none for it). */
+  movesReadState: boolean;
+}
+
+export abstract class RunningTurn {
+  readonly turnId: string;
+  readonly startedAtMs: number;
+  readonly userText: string;
+  /** Interrupted by the client: whatever it waits for is cut short, and it ends interrupted. */
+  interrupted: boolean;
+  /** Its end is being written: input for it comes too late. */
+  closing = false;
+  /** Its end was reported (or it was abandoned): commands for it find no running turn. */
+  reported = false;
+  protected readonly thread: ThreadState;
+  protected readonly writes: TurnWrites;
+  /** The turn's messages in order: its input, input steered in, the model's answers. */
+  protected readonly exchange: ConversationMessage[];
+  /** This turn queued the history's session_meta (the thread's first turn). */
+  readonly #wroteMeta: boolean;
+  /** Lines owed by an earlier turn, queued ahead of this one's. */
+  readonly #owed: string[];
+  readonly #movesReadState: boolean;
+  /** Aborts what the turn waits for; renewed for each sampling after the first. */
+  #abort = new AbortController();
+  /** What the turn is waiting for, which an interrupt cuts short: nothing between waits. */
+  #waiting: 'model' | 'outside' | null = null;
+  /** Input was steered in while the model answered: sample again with it. */
+  #restart = false;
+
+  // What every turn does first, before its own start lines: the thread's first turn queues
+  // the history's session_meta, then any lines owed from before.
+  constructor(thread: ThreadState, opening: TurnOpening) {
+    this.thread = thread;
+    this.turnId = opening.turnId;
+    this.userText = opening.userText;
+    this.interrupted = opening.interrupted;
+    this.#movesReadState = opening.movesReadState;
+    if (opening.interrupted) this.#abort.abort();
+    this.startedAtMs = thread.clock.now();
+    // A failed append stops the appender; between turns a gap is harmless (the owed line
+    // closes the failed turn), so the store gets another chance with this turn.
+    thread.appender?.reset();
+    thread.backend.projection.nextTurn();
+    // Appends are chained inside the appender, so the turn does not wait for the store
+    // between lines; it waits once, before reporting the turn's end.
+    this.writes = new TurnWrites(thread.appender);
+    this.#wroteMeta = !thread.materialized && thread.appender !== null;
+    if (this.#wroteMeta) this.writes.add('meta', thread.format.sessionMeta(thread.sessionMeta(opening.settings), this.startedAtMs));
+    this.#owed = thread.owed.splice(0);
+    this.writes.add('owed', this.#owed);
+    this.exchange = [{ role: 'user', text: opening.userText }];
+  }
+
+  /** Runs the turn to its reported end. */
+  abstract run(): Promise<void>;
+
+  /** What an outside wait passes on, so that what it waits for stops with the turn. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** The client interrupts the turn; true when that cut short what it was waiting for. */
+  interrupt(): boolean {
+    this.interrupted = true;
+    if (this.#waiting === null) return false;
+    this.#abort.abort();
+    return true;
+  }
+
+  /** The writer lost the thread: whatever the turn waits for stops; it ends as that makes it. */
+  stop(): void {
+    if (this.#waiting !== null) this.#abort.abort();
+  }
+
+  /**
+   * Input joining the turn at once: recorded, and while the model is answering the sampling
+   * restarts with it, as the reference does.
+   */
+  steer(command: SteerCommand): void {
+    this.recordSteer(command);
+    if (this.#waiting !== 'model') return;
+    this.#restart = true;
+    this.#abort.abort();
+  }
+
+  /**
+   * Waits for an answer from outside the turn (a client's tool result, an approval) without
+   * holding the worker: settles as `pending` does, or as 'interrupted' once the turn is
+   * interrupted or stopped, whichever comes first.
+   */
+  async awaitOutside<T>(pending: Promise<T>): Promise<T | 'interrupted'> {
+    const signal = this.#abort.signal;
+    if (signal.aborted) return 'interrupted';
+    let onAbort = (): void => undefined;
+    const aborted = new Promise<'interrupted'>((resolve) => {
+      onAbort = () => resolve('interrupted');
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    this.#waiting = 'outside';
+    try {
+      return await Promise.race([pending, aborted]);
+    } finally {
+      this.#waiting = null;
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  protected recordSteer(command: SteerCommand): void {
+    const { threadId, clock, format, emit } = this.thread;
+    const now = clock.now();
+    const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
+    const at = this.thread.queueAnchored(this.writes, 'item', format.userInput(item, this.turnId, now));
+    this.exchange.push({ role: 'user', text: textOf(command.input) });
+    emit({ type: 'userItem', threadId, turnId: this.turnId, item, ordinal: at.item });
+  }
+
+  protected announceStart(ordinal: number | null): void {
+    const { threadId, emit } = this.thread;
+    emit({ type: 'turnStarted', threadId, turnId: this.turnId, startedAtMs: this.startedAtMs, ordinal });
+    if (this.#wroteMeta) {
+      this.thread.materialized = true;
+      emit({ type: 'materialized', threadId, path: this.thread.backend.path });
+    }
+  }
+
+  /** Input steered in cut the last sampling short: true, with a fresh abort, when it is to be sampled again. */
+  protected takeRestart(): boolean {
+    if (!this.#restart || this.interrupted) return false;
+    this.#restart = false;
+    this.renewAbort();
+    return true;
+  }
+
+  protected renewAbort(): void {
+    this.#abort = new AbortController();
+  }
+
+  // Streams the reply, telling the host each step and queueing what the history keeps. A
+  // compaction's sampling (`agentItems` false) keeps its reply to itself: the summary is no
+  // agent message.
+  protected async sample(settings: ThreadSettings, outputSchema: unknown, reply: Reply, agentItems: boolean): Promise<TurnOutcome> {
+    const { threadId, emit, clock, format } = this.thread;
+    const { turnId, writes } = this;
+    const abort = this.#abort;
+    this.#waiting = 'model';
+    // The turn's own messages so far follow the thread's; the last is the user's, answered now.
+    const history = [...this.thread.conversation, ...this.exchange];
+    const userText = history.pop()!.text;
+    const request = {
+      model: settings.model,
+      baseInstructions: settings.baseInstructions,
+      developerInstructions: settings.developerInstructions,
+      history,
+      userText,
+      effort: settings.effort,
+      outputSchema,
+      threadId,
+      turnId,
+      signal: abort.signal,
+      onRetry: (attempt: number, max: number, reason: string) =>
+        emit({ type: 'retrying', threadId, turnId, message: `Reconnecting... ${attempt}/${max} (${reason})` }),
+    };
+    try {
+      await streamReply(this.thread.model, request, this.startedAtMs, clock, reply, {
+        itemStarted: (item) => agentItems && emit({ type: 'agentItemStarted', threadId, turnId, item }),
+        delta: (itemId, delta) => agentItems && emit({ type: 'agentDelta', threadId, turnId, itemId, delta }),
+        itemCompleted: (item) => {
+          if (!agentItems) return;
+          const at = this.thread.queueAnchored(writes, 'item', format.agentMessage(item, turnId, item.completedAtMs!));
+          emit({ type: 'agentItemCompleted', threadId, turnId, item, ordinal: at.item });
+        },
+        usage: (last) => {
+          this.thread.totalUsage = addUsage(this.thread.totalUsage, last);
+          const usage = { total: this.thread.totalUsage, last, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
+          writes.add('item', format.tokenCount(usage, turnId, clock.now()));
+          emit({ type: 'tokenUsage', threadId, turnId, usage });
+        },
+      });
+      return { status: 'completed', error: null };
+    } catch (error) {
+      if (error instanceof ModelAbortedError || abort.signal.aborted) return { status: 'interrupted', error: null };
+      return { status: 'failed', error: turnErrorOf(error) };
+    } finally {
+      this.#waiting = null;
+    }
+  }
+
+  // Records the turn's end, waits for every line of it to reach the store, then reports it.
+  // `end` is how the history closes the turn when its lines land.
+  protected async end(end: TurnEnd, sampled: TurnOutcome): Promise<void> {
+    const { threadId, clock, format, emit } = this.thread;
+    const { turnId, writes } = this;
+    let outcome = sampled;
+    const completedAtMs = clock.now();
+    const timing = timingOf(turnId, this.startedAtMs, completedAtMs);
+    // The read receipt the host publishes for a completed or failed turn goes with the turn's
+    // last lines, on a store that keeps it: one statement, not two.
+    const receipt = this.#movesReadState && end.status !== 'interrupted' ? this.thread.backend.receipt(turnId) : undefined;
+    writes.add('end', format.turnEnd(timing, end, completedAtMs), receipt);
+    const { failure, landed } = await writes.settle();
+    if (failure !== null) {
+      if (outcome.status === 'completed') outcome = hostFailure(`failed to record the turn in the thread history: ${failure.message}`);
+      // What landed is a prefix of what was queued. Without session_meta the history is no
+      // rollout yet, so the next turn writes it first; lines owed from before stay owed; a
+      // turn whose start landed is owed its end; one whose start did not is not in the history.
+      if (this.#wroteMeta && !landed.has('meta')) this.thread.materialized = false;
+      if (this.#owed.length > 0 && !landed.has('owed')) this.thread.owed = this.#owed;
+      else if (landed.has('start')) this.thread.owed = format.turnEnd(timing, endOf(outcome, null, null), completedAtMs);
+    }
+    this.reported = true;
+    // Every line of the turn is with the store: the actor may go quiet before the host hears
+    // of the end (thread-actor.ts). Nothing below writes.
+    this.thread.turnWritten();
+    emit({
+      type: 'turnEnded',
+      threadId,
+      turnId,
+      status: outcome.status,
+      error: outcome.error,
+      completedAtMs,
+      durationMs: timing.durationMs,
+      persisted: failure === null,
+    });
+  }
+
+  /**
+   * The safety net: the turn threw past its own handling (a bug). Reported failed so the
+   * client is not left waiting, and closed in the history the same way if its start is there.
+   */
+  async abandon(error: unknown): Promise<void> {
+    if (this.reported) return;
+    this.reported = true;
+    const { threadId, clock, format, emit } = this.thread;
+    const { turnId } = this;
+    const completedAtMs = clock.now();
+    const failed = hostFailure(`the thread actor failed during the turn: ${error instanceof Error ? error.message : String(error)}`);
+    workerLog('error', failed.error.message, { threadId, turnId, stack: error instanceof Error ? error.stack : undefined });
+    const timing = timingOf(turnId, this.startedAtMs, completedAtMs);
+    let persisted = false;
+    const { failure, landed } = await this.writes.settle();
+    if (failure === null && landed.has('start')) {
+      const end = new TurnWrites(this.thread.appender);
+      // Failed: the host publishes its read state, stored with these lines as in end().
+      end.add('end', format.turnEnd(timing, endOf(failed, null, null), completedAtMs), this.#movesReadState ? this.thread.backend.receipt(turnId) : undefined);
+      persisted = (await end.settle()).failure === null;
+    }
+    emit({ type: 'turnEnded', threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
+  }
+}
+
+/** The text parts of an input, as the model's conversation keeps them. */
+export function textOf(input: readonly UserInput[]): string {
+  return input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
