@@ -19,7 +19,7 @@ import { startStatsReporter } from './stats-reporter.js';
 import type { ListenTarget } from './transport/listen-url.js';
 import { StdioTransport } from './transport/stdio.js';
 import type { WsAuthFlags, WsAuthPolicy } from './transport/ws-auth-options.js';
-import type { FleetPeers } from './fleet/fleet.js';
+import type { FleetPeers } from './fleet/fleet-peers.js';
 import { NO_RECORDING } from './metrics/host-recorder.js';
 import { unloadThreadOfLostLock } from './threads/lock-loss.js';
 import { warmUpHost } from './host/warm-up.js';

@@ -22,7 +22,7 @@ export async function runDemo(args: string[]): Promise<number> {
     return 2;
   }
   const home = mkdtempSync(join(tmpdir(), 'thread-host-demo-'));
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
   const child = spawn(process.execPath, [cli, 'app-server', '--listen', 'stdio://'], {
     env: { ...process.env, THREAD_HOST_HOME: home, CODEX_HOME: home },
     stdio: ['pipe', 'pipe', 'inherit'],

@@ -1,43 +1,23 @@
 // A host's peers in a fleet on the PostgreSQL thread store: how its listener recognizes them,
 // which requests go to a thread's owner (with `fleet_secret_file`), and the queue changes other
 // hosts make. The store itself (the schema, this host's registration, the adapters) is opened
-// by src/main/store/postgres/open-postgres-store.ts; a host on the files store has no peers
-// (NO_PEERS).
+// by src/main/store/postgres/open-postgres-store.ts, which alone loads this module (and with
+// it ws and pg); a host on the files store has no peers (fleet-peers.ts: NO_PEERS).
 import type { Pool } from 'pg';
 import type { LogFn } from '../../common/log.js';
 import { ownerOf } from '../../common/postgres/thread-ownership.js';
 import type { PostgresStoreConfig } from '../config/thread-store-config.js';
-import type { Outgoing } from '../outgoing.js';
 import type { QueueChangeListener } from '../store/postgres/queue-change-listener.js';
-import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
 import { fleetTokenPolicy, readFleetSecret } from './fleet-token.js';
 import { Forwarder } from './forwarder.js';
 import type { HostMembership } from './host-membership.js';
+import type { FleetPeers } from './fleet-peers.js';
 import { RequestRouting } from './request-routing.js';
 
 // Who owns a thread, asked when a request may have to be forwarded; past it, the request is answered here.
 const OWNER_LOOKUP_DEADLINE_MS = 5_000;
 // Recording the bound listener's URL; past it, the host serves with no endpoint peers can use.
 const ADVERTISE_DEADLINE_MS = 5_000;
-
-export interface FleetPeers {
-  /** Starts hearing of queue changes other hosts make (null: any thread's queue may have changed). */
-  watchQueues(onChange: (threadId: string | null) => void): void;
-  /** How this host's listener recognizes its peers; null without `fleet_secret_file`. */
-  readonly peerAuth: WsAuthPolicy | null;
-  /** Which requests go to their thread's owner; null without `fleet_secret_file` (nothing is forwarded). */
-  routing(outgoing: Outgoing): RequestRouting | null;
-  /** The listener is bound at `url`: peers are told (when the advertised URL is the listener's). */
-  listening(url: string): Promise<void>;
-}
-
-/** A host alone with its store: nothing to forward, nobody else changes its queues. */
-export const NO_PEERS: FleetPeers = {
-  watchQueues: () => undefined,
-  peerAuth: null,
-  routing: () => null,
-  listening: async () => undefined,
-};
 
 export interface FleetPeersOptions {
   config: PostgresStoreConfig;

@@ -2,7 +2,7 @@
 // (the default, shared with the reference) or a PostgreSQL database shared by a fleet. Every
 // other part of the host asks the ThreadStore it opened (src/main/store/thread-store.ts).
 import type { LogFn } from '../../common/log.js';
-import { NO_PEERS, type FleetPeers } from '../fleet/fleet.js';
+import { NO_PEERS, type FleetPeers } from '../fleet/fleet-peers.js';
 import type { HostRecorder } from '../metrics/host-recorder.js';
 import { openFilesStore } from '../store/files/open-files-store.js';
 import type { StoreHooks } from '../store/store-hooks.js';
