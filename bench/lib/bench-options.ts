@@ -54,7 +54,7 @@ Options:
                          and of turn-sequential and turn-concurrent, side by side
                          (default flock; lockfile cases configure thread-host only)
   --thread-store <s>     files, postgres or both: the thread store of turn-sequential,
-                         turn-concurrent and handoff, side by side (default files); takeover,
+                         turn-concurrent, handoff and thread-list, side by side (default files); takeover,
                          forwarding and fanout's 3-host cases run on postgres
   --postgres-url <url>   The database of the postgres cases (default: a throwaway cluster the
                          bench starts, initdb in a temporary folder, a database per case)

@@ -1,23 +1,29 @@
-// `thread-list`: `thread/list` on a home of many rollouts. One thread takes a turn through the
-// server, then its rollout is copied (a new thread id in each copy, spread over the month's
-// day directories) until the home holds --list-rollouts of them; then a first listing, which
-// reads every head, and --list-repeats more, which find the heads they already read, while
-// `thread/loaded/list` is probed open loop (every --interval-ms) throughout.
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// `thread-list`: `thread/list` on a home of many threads. One thread takes a turn through the
+// server, then it is copied (bench/lib/rollout-copies.ts: each copy with a UUIDv7 id and a
+// creation time of its own, spread over four weeks) until the store holds --list-rollouts of
+// them: rollout files in the home's day directories, or, on PostgreSQL (case `postgres`, with
+// --thread-store postgres or both), the thread's rows. Then a first listing and --list-repeats
+// more, which find the heads they already read, while `thread/loaded/list` is probed open loop
+// (every --interval-ms) throughout.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { walkRolloutPaths } from '../../src/main/store/files/rollout-locator.js';
+import { benchDatabase, postgresStoreConfig } from '../lib/bench-postgres.js';
 import { LatencyHistogram } from '../lib/histogram.js';
 import { ListProbe, recordWindow, windowStats } from '../lib/list-probe.js';
+import { insertThreadCopies, writeRolloutCopies } from '../lib/rollout-copies.js';
 import { UNLOAD_NOW } from '../lib/server-home.js';
-import { SINGLE_CASE, threadWithOneTurn, withServer, type Scenario } from './scenario.js';
+import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
+import { threadWithOneTurn, withServer, type Scenario, type ScenarioCase } from './scenario.js';
 
 const LIST_DEADLINE_MS = 120_000;
 const PAGE = 25;
 // The reference's rollouts carry its built-in instructions in every session_meta (~21 KB of the
 // ~22 KB head); the seed thread gets as much, so the heads read are the size real ones are.
 const BASE_INSTRUCTIONS = 'You are a coding agent. Follow the "AGENTS.md" rules,\nkeep changes small, and explain them. '.repeat(230);
+// The hosts' lease on PostgreSQL: long, as the listings are what is measured.
+const LEASE_MS = 60_000;
+const RENEW_MS = 20_000;
 
 /** The one rollout file under `home`/sessions (the seeded thread's), found as the host finds rollouts. */
 async function onlyRollout(home: string): Promise<string> {
@@ -27,34 +33,28 @@ async function onlyRollout(home: string): Promise<string> {
   return found[0]!;
 }
 
-/**
- * Writes `count` copies of the rollout of `threadId`, each under a new id, its own name and its
- * own creation time (the session_meta's timestamps, which thread/list sorts by).
- */
-function copyRollout(home: string, source: string, threadId: string, count: number): void {
-  const text = readFileSync(source, 'utf8');
-  const metaLine = text.slice(0, text.indexOf('\n'));
-  const created = (JSON.parse(metaLine) as { payload: { timestamp: string } }).payload.timestamp;
-  for (let i = 0; i < count; i += 1) {
-    const at = new Date(Date.UTC(2026, 10, 1 + (i % 28), 9, Math.floor(i / 60) % 60, i % 60, i % 1000));
-    const id = randomUUID();
-    const dir = join(home, 'sessions', '2026', '11', String(at.getUTCDate()).padStart(2, '0'));
-    mkdirSync(dir, { recursive: true });
-    const stamp = at.toISOString().slice(0, 19).replace(/:/g, '-');
-    const meta = metaLine.split(created).join(at.toISOString());
-    writeFileSync(join(dir, `rollout-${stamp}-${id}.jsonl`), (meta + text.slice(metaLine.length)).split(threadId).join(id));
-  }
+/** Copies the seed thread `threadId` until the store holds `total` threads; the copies' ids, oldest first. */
+async function copyThread(threadId: string, total: number, home: string, database: PostgresConnection | null): Promise<string[]> {
+  const copies = database !== null ? await insertThreadCopies(database, threadId, total - 1) : writeRolloutCopies(home, readFileSync(await onlyRollout(home), 'utf8'), threadId, total - 1);
+  return copies.map((copy) => copy.id);
 }
+
+const FILES_CASE: ScenarioCase = { id: '', k: 0 };
+const POSTGRES_CASE: ScenarioCase = { id: 'postgres', k: 0, threadStore: 'postgres' };
 
 export const threadList: Scenario = {
   name: 'thread-list',
   summary: 'thread/list (a page of 25) on a home of --list-rollouts rollouts: the first listing, the repeats, and loaded/list latency beside them',
-  cases: () => SINGLE_CASE,
-  async run(ctx) {
+  cases: (params) => [...(params.threadStores.includes('files') ? [FILES_CASE] : []), ...(params.threadStores.includes('postgres') ? [POSTGRES_CASE] : [])],
+  async run(ctx, scenarioCase) {
     const { rec, params } = ctx;
-    await withServer(ctx, { rootConfig: UNLOAD_NOW }, async (client, home) => {
+    const database = scenarioCase.threadStore === 'postgres' ? await benchDatabase(params.postgresUrl) : null;
+    const rootConfig = database === null ? UNLOAD_NOW : `${postgresStoreConfig(database, LEASE_MS, RENEW_MS)}\n${UNLOAD_NOW}`;
+    await withServer(ctx, { rootConfig }, async (client, home) => {
       const threadId = await threadWithOneTurn(client, 'hello', { baseInstructions: BASE_INSTRUCTIONS });
-      copyRollout(home, await onlyRollout(home), threadId, params.listRollouts - 1);
+      const copies = await copyThread(threadId, params.listRollouts, home, database);
+      // Newest first: the seed thread, then the newest copies.
+      const newest = [threadId, ...copies.slice(-(PAGE - 1)).reverse()].join(' ');
       ctx.progress(0.2);
       const probe = new ListProbe(client, params.intervalMs);
       const first = new LatencyHistogram();
@@ -69,6 +69,7 @@ export const threadList: Scenario = {
         const data = result.data as Array<{ id: string; createdAt: number }>;
         rec.check(new Set(data.map((thread) => thread.createdAt)).size === data.length, `listing ${i}: copies share creation times`);
         rec.check(data.length === Math.min(PAGE, params.listRollouts), `listing ${i}: ${data.length} threads on a page of ${PAGE}`);
+        rec.check(data.map((thread) => thread.id).join(' ') === newest, `listing ${i}: not the newest threads, newest first`);
         rec.check((result.nextCursor !== null) === params.listRollouts > PAGE, `listing ${i}: nextCursor ${String(result.nextCursor)}`);
         ctx.progress(0.2 + (0.8 * (i + 1)) / (params.listRepeats + 1));
       }
