@@ -1,6 +1,7 @@
 // The files store's queues: thread-host's own files in the home (queues/thread-queue-store.ts),
 // mirrored into the reference's queue database (queues/queue-mirror-marks.ts) and reconciled
 // with it before anything runs (queues/codex-queue-reconcile.ts).
+import { KeyedMailbox } from '../../../common/keyed-mailbox.js';
 import type { QueueEdit, QueueVerdict, ThreadQueues } from '../thread-queues.js';
 import type { CodexQueueReconcile } from './queues/codex-queue-reconcile.js';
 import type { QueueMirrorMarks } from './queues/queue-mirror-marks.js';
@@ -8,7 +9,7 @@ import type { QueuedSubmission, ThreadQueueStore } from './queues/thread-queue-s
 
 /** The files store's queues: one host writes a home's queue files, so its own changes run one after another per thread. */
 export class FilesThreadQueues implements ThreadQueues {
-  readonly #changing = new Map<string, Promise<unknown>>();
+  readonly #changing = new KeyedMailbox<string>();
 
   constructor(
     private readonly store: ThreadQueueStore,
@@ -25,17 +26,11 @@ export class FilesThreadQueues implements ThreadQueues {
   }
 
   change<T>(threadId: string, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
-    const key = threadId.toLowerCase();
-    const run = (this.#changing.get(key) ?? Promise.resolve()).catch(() => undefined).then(async () => {
+    return this.#changing.post(threadId.toLowerCase(), async () => {
       const { queue, result } = edit(await this.store.get(threadId));
       if (queue !== null) await this.store.replace(threadId, queue);
       return { changed: queue !== null, result };
     });
-    this.#changing.set(key, run);
-    void run.finally(() => {
-      if (this.#changing.get(key) === run) this.#changing.delete(key);
-    }).catch(() => undefined);
-    return run;
   }
 
   /** The queue file and the marks of the rows its mirror wrote. */

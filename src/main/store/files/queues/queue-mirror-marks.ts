@@ -13,6 +13,7 @@
 // queued. Kept apart from thread-queues/ so the queue's own store stays as it is.
 import { join } from 'node:path';
 import type { QueuedSubmission } from '../../../../common/codex-db/codex-state-changes.js';
+import { KeyedMailbox } from '../../../../common/keyed-mailbox.js';
 import { fsPromises } from '../../../lazy-builtin.js';
 import { withFsDeadline } from '../fs-deadline.js';
 import type { CodexStateMirror } from '../codex-state-mirror.js';
@@ -21,7 +22,7 @@ export class QueueMirrorMarks {
   readonly #dir: string;
   readonly #marks = new Map<string, ReadonlySet<string>>();
   /** Each thread's reads and writes, chained so a record always starts from the last one. */
-  readonly #chains = new Map<string, Promise<unknown>>();
+  readonly #chains = new KeyedMailbox<string>();
   #writeCount = 0;
 
   constructor(home: string) {
@@ -61,12 +62,7 @@ export class QueueMirrorMarks {
   }
 
   #chained<T>(key: string, step: () => Promise<T>): Promise<T> {
-    const next = (this.#chains.get(key) ?? Promise.resolve()).catch(() => undefined).then(step);
-    this.#chains.set(key, next);
-    void next.finally(() => {
-      if (this.#chains.get(key) === next) this.#chains.delete(key);
-    }).catch(() => undefined);
-    return next;
+    return this.#chains.post(key, step);
   }
 
   async #current(key: string): Promise<ReadonlySet<string>> {

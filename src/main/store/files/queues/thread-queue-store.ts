@@ -8,6 +8,7 @@
 // time its queue is asked for, and its writes are chained so they land in order. fs/promises runs them on libuv's pool, off the main thread.
 import { join } from 'node:path';
 import { internalError } from '../../../../common/errors.js';
+import { KeyedMailbox } from '../../../../common/keyed-mailbox.js';
 import { withFsDeadline } from '../fs-deadline.js';
 import { fsPromises } from '../../../lazy-builtin.js';
 import type { QueuedSubmission } from '../../../../common/codex-db/codex-state-changes.js';
@@ -21,7 +22,8 @@ export class ThreadQueueStore {
   readonly #dir: string;
   readonly #queues = new Map<string, QueuedSubmission[]>();
   readonly #reads = new Map<string, Promise<QueuedSubmission[]>>();
-  readonly #writes = new Map<string, Promise<void>>();
+  /** Each thread's writes and removal, one after another. */
+  readonly #writes = new KeyedMailbox<string>();
   #writeCount = 0;
 
   /** `onChanged` hears each change once it is on disk (codex-state-mirror.ts). */
@@ -59,12 +61,7 @@ export class ThreadQueueStore {
     const before = this.#queues.get(key) ?? [];
     this.#queues.set(key, queue);
     const text = JSON.stringify({ threadId, queue });
-    const previous = this.#writes.get(key) ?? Promise.resolve();
-    const write = previous.catch(() => undefined).then(() => this.#write(key, text)).then(() => this.onChanged(threadId, before, queue));
-    this.#writes.set(key, write);
-    void write.finally(() => {
-      if (this.#writes.get(key) === write) this.#writes.delete(key);
-    }).catch(() => undefined);
+    const write = this.#writes.post(key, () => this.#write(key, text)).then(() => this.onChanged(threadId, before, queue));
     return withFsDeadline(write, `writing the queue of thread ${threadId}`);
   }
 
@@ -72,12 +69,7 @@ export class ThreadQueueStore {
   remove(threadId: string): Promise<void> {
     const key = threadId.toLowerCase();
     this.#queues.delete(key);
-    const previous = this.#writes.get(key) ?? Promise.resolve();
-    const removal = previous.catch(() => undefined).then(() => fsPromises().rm(this.#file(key), { force: true }));
-    this.#writes.set(key, removal);
-    void removal.finally(() => {
-      if (this.#writes.get(key) === removal) this.#writes.delete(key);
-    }).catch(() => undefined);
+    const removal = this.#writes.post(key, () => fsPromises().rm(this.#file(key), { force: true }));
     return withFsDeadline(removal, `removing the queue of thread ${threadId}`);
   }
 
