@@ -1,6 +1,6 @@
 // A cold resume's turns as they cross from the pool worker to the main thread's mirror: packed
 // with msgpackr (snapshot-codec.ts) in slices of about SLICE_BYTES, which the main thread
-// decodes (snapshot-decoder.ts) one per event-loop iteration after the resume is answered (src/main/threads/mirror-fill.ts).
+// decodes (snapshot-decoder.ts) one per event-loop iteration after the resume is answered (src/main/threads/transcript-fill.ts).
 // Decoded in one piece, a 20 MB thread's history held every other request up for all of its
 // decoding, position bookkeeping and the garbage they leave; a slice holds them up for a small
 // fraction of that (bench case `stored-read`).

@@ -56,7 +56,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
 async function sourceHistory(ctx: HostContext, id: string): Promise<HistoryLocation> {
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
-  if (loaded?.readsFromMirror && loaded.identity) {
+  if (loaded?.readsFromTranscript && loaded.identity) {
     const history = loaded.materialized ? loaded.identity.history : null;
     if (history === null) throw noRolloutFound(id);
     return history;

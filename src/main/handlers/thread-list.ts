@@ -68,7 +68,7 @@ function idFilter(ids: string[] | null, kind: 'included' | 'excluded'): string[]
 function view(ctx: HostContext, summary: RolloutSummary, namedProvider: string | null): unknown {
   const loaded = ctx.directory.get(summary.threadId);
   // A listing names no fork's source, loaded or not, as the reference's does not.
-  const shown = loaded?.readsFromMirror ? { ...withThreadFacts(ctx, loadedThreadView(loaded, null)), forkedFromId: null } : withThreadFacts(ctx, storedThreadView(summary, [], namedProvider));
+  const shown = loaded?.readsFromTranscript ? { ...withThreadFacts(ctx, loadedThreadView(loaded, null)), forkedFromId: null } : withThreadFacts(ctx, storedThreadView(summary, [], namedProvider));
   // The store's name is the one every host of a fleet set last, newer than this host's memory of it.
   if (summary.storedName != null) shown.name = summary.storedName;
   return shown;

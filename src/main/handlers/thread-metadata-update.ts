@@ -25,7 +25,7 @@ export async function threadMetadataUpdate(ctx: HostContext, _connection: Connec
   if (projectId !== null && projectId !== '') throw invalidRequest(`project not found: ${projectId}`);
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
-  if (loaded?.readsFromMirror && loaded.identity) {
+  if (loaded?.readsFromTranscript && loaded.identity) {
     await ctx.store.metadata.update(id, { gitInfo, daybreakEnabled }, ctx.clock.now());
     return { thread: withThreadFacts(ctx, loadedThreadView(loaded, null)) };
   }

@@ -20,7 +20,7 @@ export async function threadReadStateUpdate(ctx: HostContext, _connection: Conne
   const id = parsed.value;
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
-  if (loaded?.readsFromMirror && loaded.identity) {
+  if (loaded?.readsFromTranscript && loaded.identity) {
     if (!loaded.materialized || loaded.identity.ephemeral) throw invalidRequest('thread read state unavailable');
   } else if ((await ctx.store.threads.locate(id)) === null && (await ctx.store.threads.locateArchived(id)) === null) {
     throw threadNotLoaded(id);

@@ -1,4 +1,4 @@
-// `thread/read`: a loaded thread is answered from the main thread's mirror; an unloaded one
+// `thread/read`: a loaded thread is answered from the main thread's transcript; an unloaded one
 // from its rollout on disk, by the stored-history worker. It never loads or subscribes the
 // thread. Full history of a paginated thread is deprecated by the reference in favour of the
 // paged reads; it says so in a `deprecationNotice` before the answer, and so do we.
@@ -20,11 +20,11 @@ const READ_DEPRECATION =
 export async function threadRead(ctx: HostContext, connection: Connection, params: ReturnType<typeof threadReadParams>): Promise<unknown> {
   const id = requireThreadId(params.threadId);
   await afterPendingLoad(ctx, id, () => undefined);
-  // Turns are read from the mirror, once it is filled after a cold resume, unless that resume's
+  // Turns are read from the transcript, once it is filled after a cold resume, unless that resume's
   // serialized history is kept: it is the whole history until the fill ends (full-history.ts).
   if (params.includeTurns && ctx.directory.get(id)?.resumedHistoryJson === null) await afterHistoryLoaded(ctx, id, () => undefined);
   const thread = ctx.directory.get(id);
-  if (thread?.readsFromMirror && thread.identity) {
+  if (thread?.readsFromTranscript && thread.identity) {
     if (params.includeTurns && thread.identity.ephemeral) throw invalidRequest('ephemeral threads do not support includeTurns');
     if (params.includeTurns) warnFullHistory(ctx, connection, thread.historyMode);
     if (params.includeTurns && !thread.materialized) {

@@ -47,9 +47,9 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
     const outcome = await target.mailbox.post(async () => {
       switch (target.lifecycle.kind) {
         case 'loaded':
-          // Its history still entering the mirror (a cold resume just answered): after that.
-          if (target.mirrorFill !== null) {
-            await target.mirrorFill;
+          // Its history still entering the transcript (a cold resume just answered): after that.
+          if (target.transcriptFill !== null) {
+            await target.transcriptFill;
             return 'retry' as const;
           }
           return warmResume(ctx, connection, target, params, afterReply);
@@ -158,7 +158,7 @@ function warnFullHistory(ctx: HostContext, connection: Connection): void {
 }
 
 // After a resume the reference replays the last persisted token usage to the caller, naming
-// the last turn (a cold resume's may not be in the mirror yet, so it is passed).
+// the last turn (a cold resume's may not be in the transcript yet, so it is passed).
 function replayTokenUsage(ctx: HostContext, connection: Connection, thread: LoadedThread, lastTurnId: string | null): void {
   const usage = thread.lastTokenUsage;
   if (!usage || lastTurnId === null) return;

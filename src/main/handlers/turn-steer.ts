@@ -1,6 +1,6 @@
 // `turn/steer`, and `turn/start` while a turn is in progress: the input joins that turn, as the
 // reference does (the answer names the turn; the input comes back as a user item of it, and
-// the model is asked again with it). Checked from the mirror, answered at once; the actor
+// the model is asked again with it). Checked from the transcript, answered at once; the actor
 // gets the input without anyone waiting (actor-link.ts). A compaction's turn takes no input.
 import type { SteerCommand } from '../../common/actor-messages.js';
 import { invalidRequest } from '../../common/errors.js';

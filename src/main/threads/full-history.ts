@@ -3,7 +3,7 @@
 // `stored-read`). A cold
 // resume brings it already serialized by the pool worker that read it (`fullTurnsJson`), and
 // the turns it covers never change afterwards (a rollout only grows), so those bytes are kept
-// and reused, also while the mirror is still being filled after the resume; only the turns run
+// and reused, also while the transcript is still being filled after the resume; only the turns run
 // since are serialized here.
 import { fullTurns } from '../../common/rollout/history-view.js';
 import type { Turn } from '../../common/wire-types.js';
@@ -16,7 +16,7 @@ const COMMA = Buffer.from(',');
 export function fullHistory(thread: LoadedThread): Turn[] | EncodedJson {
   const resumed = thread.resumedHistoryJson;
   if (resumed === null) return fullTurns(thread.historyMode, thread.turns);
-  // Fewer turns mirrored than the bytes hold: the mirror is still being filled (mirror-fill.ts),
+  // Fewer turns in the transcript than the bytes hold: it is still being filled (transcript-fill.ts),
   // and no turn starts before it is, so the bytes are the whole history.
   if (thread.turns.length <= resumed.count) return resumed.json;
   const since = Array.from({ length: thread.turns.length - resumed.count }, (_, i) => resumed.count + i);

@@ -1,4 +1,4 @@
-// The main thread's record of one loaded thread: lifecycle, subscribers, the mirror of its
+// The main thread's record of one loaded thread: lifecycle, subscribers, the transcript of its
 // turns (so reads are answered from memory, never by asking the worker), its writer lock
 // and where its actor lives. Its one owner: the state changes only through its event-named
 // methods (docs/architecture.md, "What state lives where").
@@ -12,7 +12,7 @@ import { Mailbox } from '../../common/mailbox.js';
 import type { HistorySource } from '../../common/rollout/history-pages.js';
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { Turn, UserInput } from '../../common/wire-types.js';
-import { TurnMirror } from './turn-mirror.js';
+import { TurnTranscript } from './turn-transcript.js';
 import { IDLE, type LoadedStatus, type ResumedFacts, type ThreadDescription, type ThreadIdentity, type TurnEnd } from './thread-facts.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { EncodedJson } from '../protocol/encoded-json.js';
@@ -23,10 +23,10 @@ let nextGeneration = 1;
  * One loaded thread, owned by the main thread. Its state changes only through the methods
  * below, each named for what happened (a turn was accepted, an item completed, the lock was
  * taken, ...); everything else reads it through getters. The actor owns the rollout and the
- * model conversation; this is the host's mirror of them, so reads never ask the worker. The
- * turns and their items are kept by TurnMirror (turn-mirror.ts).
+ * model conversation; this is the host's transcript of them, so reads never ask the worker. The
+ * turns and their items are kept by TurnTranscript (turn-transcript.ts).
  */
-export class LoadedThread extends TurnMirror {
+export class LoadedThread extends TurnTranscript {
   /** Distinguishes incarnations of the same id, so a late unload never removes a newer one. */
   readonly generation = nextGeneration++;
   // Created on first use: most threads never queue a lifecycle request (a Mailbox and its
@@ -39,7 +39,7 @@ export class LoadedThread extends TurnMirror {
   #status: LoadedStatus = IDLE;
   #historyMode: HistoryMode = 'paginated';
   #resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
-  #mirrorFill: Promise<void> | null = null;
+  #transcriptFill: Promise<void> | null = null;
   #preview = '';
   #updatedAtMs = 0;
   #materialized = false;
@@ -99,10 +99,10 @@ export class LoadedThread extends TurnMirror {
   }
   /**
    * A cold resume's turns still being decoded into `turns`, a slice per event-loop iteration
-   * (mirror-fill.ts); requests that read or change the turns wait for it. Null when filled.
+   * (transcript-fill.ts); requests that read or change the turns wait for it. Null when filled.
    */
-  get mirrorFill(): Promise<void> | null {
-    return this.#mirrorFill;
+  get transcriptFill(): Promise<void> | null {
+    return this.#transcriptFill;
   }
   get preview(): string {
     return this.#preview;
@@ -150,8 +150,8 @@ export class LoadedThread extends TurnMirror {
   get inactiveSince(): number {
     return this.#inactiveSince;
   }
-  /** Loaded (or unloading) with its identity known: reads are answered from this mirror, not the disk. */
-  get readsFromMirror(): boolean {
+  /** Loaded (or unloading) with its identity known: reads are answered from this transcript, not the disk. */
+  get readsFromTranscript(): boolean {
     return (this.#lifecycle.kind === 'loaded' || this.#lifecycle.kind === 'unloading') && this.#identity !== null;
   }
   get turnRunning(): boolean {
@@ -168,7 +168,7 @@ export class LoadedThread extends TurnMirror {
     return this.#compactionTurnIds?.has(turnId) ?? false;
   }
 
-  /** The mirror as a history source, for paged reads and cursors. */
+  /** The transcript as a history source, for paged reads and cursors. */
   historySource(): HistorySource {
     return { threadId: this.id, mode: this.#historyMode, turns: this.turns, turnOrdinal: (i) => this.turnOrdinal(i), itemOrdinal: (i, j) => this.itemOrdinal(i, j) };
   }
@@ -229,15 +229,15 @@ export class LoadedThread extends TurnMirror {
     this.#status = IDLE;
   }
 
-  /** A cold resume's turns are being decoded into the mirror; `fill` settles when they are all in. */
-  mirrorFillStarted(fill: Promise<void>): void {
+  /** A cold resume's turns are being decoded into the transcript; `fill` settles when they are all in. */
+  transcriptFillStarted(fill: Promise<void>): void {
     const settled: Promise<void> = fill.finally(() => {
-      if (this.#mirrorFill === settled) this.#mirrorFill = null;
+      if (this.#transcriptFill === settled) this.#transcriptFill = null;
     });
-    this.#mirrorFill = settled;
+    this.#transcriptFill = settled;
   }
 
-  /** Published: listed, answered from this mirror. */
+  /** Published: listed, answered from this transcript. */
   published(now: number): void {
     this.#moveTo({ kind: 'loaded', since: now });
   }
@@ -268,7 +268,7 @@ export class LoadedThread extends TurnMirror {
     this.#lifecycle = transition(this.#lifecycle, next);
   }
 
-  // ---- a turn's start and end (its items: turn-mirror.ts), in the order their events come (turn-events.ts) ----
+  // ---- a turn's start and end (its items: turn-transcript.ts), in the order their events come (turn-events.ts) ----
 
   /**
    * turn/start accepted `turn` (in progress, no items) with `settings`, which stick for later
@@ -289,7 +289,7 @@ export class LoadedThread extends TurnMirror {
     this.turnAccepted(turn, this.#settings!, now, () => '', null);
   }
 
-  /** The actor started the turn; returns it, or undefined when the mirror does not have it. */
+  /** The actor started the turn; returns it, or undefined when the transcript does not have it. */
   turnStarted(turnId: string, startedAtMs: number, ordinal: number | null): Turn | undefined {
     const turn = this.findTurn(turnId);
     if (!turn) return undefined;

@@ -34,7 +34,7 @@ export interface ThreadDescription {
   unloadDelaySecs: number | null;
 }
 
-/** What a cold resume read from the rollout, for the mirror. */
+/** What a cold resume read from the rollout, for the transcript. */
 export interface ResumedFacts {
   identity: ThreadIdentity;
   settings: ThreadSettings;

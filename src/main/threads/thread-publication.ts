@@ -10,7 +10,7 @@ import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
 import { uuidv7 } from '../protocol/uuid.js';
 import { LoadedThread } from './loaded-thread.js';
-import { fillMirror } from './mirror-fill.js';
+import { fillTranscript } from './transcript-fill.js';
 import type { ResumedFacts } from './thread-facts.js';
 import { publishThread } from './thread-loader.js';
 
@@ -46,9 +46,9 @@ export function publishLoaded(
   subscribers: Iterable<ConnectionId>,
 ): EncodedJson | null {
   const turnsJson = state?.fullTurnsJson ? EncodedJson.of(state.fullTurnsJson) : null;
-  // The turns enter the transcript after the answer (mirror-fill.ts); the answer is made of
+  // The turns enter the transcript after the answer (transcript-fill.ts); the answer is made of
   // what came beside them.
-  if (state !== null) fillMirror(ctx, thread, state.history);
+  if (state !== null) fillTranscript(ctx, thread, state.history);
   thread.resumed(state === null ? null : resumedFacts(thread, state, request, turnsJson));
   publishThread(ctx, thread, state?.history.turnCount ?? 0);
   subscribeAndWatch(ctx, thread, subscribers);

@@ -37,7 +37,7 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       ctx.lockLost({ threadId: thread.id, message: event.message });
       return;
     case 'userItem': {
-      // A large input comes back only encoded: the mirror keeps the input this thread sent.
+      // A large input comes back only encoded: the transcript keeps the input this thread sent.
       const item = event.contentJson === undefined ? event.item : { ...event.item, content: largeInputOf(ctx, thread, event.turnId, event.contentJson) };
       thread.userItemRecorded(event.turnId, item, event.ordinal);
       const base = { threadId: thread.id, turnId: event.turnId };

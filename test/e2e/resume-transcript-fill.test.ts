@@ -1,5 +1,5 @@
 // A cold resume answers before its history is in the main thread's mirror, which is filled a
-// slice per event-loop iteration afterwards (src/main/threads/mirror-fill.ts). Requests sent right
+// slice per event-loop iteration afterwards (src/main/threads/transcript-fill.ts). Requests sent right
 // behind the resume, in the same burst, must still see the whole history in order: paged and
 // full reads answer it all, a turn started at once comes after every resumed turn, and a thread
 // unloaded mid-fill reads whole from disk. The thread's turns carry 100 KB inputs, so its

@@ -6,7 +6,7 @@
 import type { TurnPosition } from '../../common/rollout/rollout-reader.js';
 import type { ContextCompactionItem, ThreadItem, Turn, UserInput } from '../../common/wire-types.js';
 
-export class TurnMirror {
+export class TurnTranscript {
   readonly #turns: Turn[] = [];
   /**
    * Where each turn and its items sit in a paginated rollout, by index, aligned with `turns`
@@ -20,7 +20,7 @@ export class TurnMirror {
    */
   #largeInputs: Map<string, readonly UserInput[]> | null = null;
 
-  /** The mirror of the thread's turns, oldest first. */
+  /** The transcript of the thread's turns, oldest first. */
   get turns(): readonly Turn[] {
     return this.#turns;
   }
@@ -94,13 +94,13 @@ export class TurnMirror {
     return input;
   }
 
-  /** A turn accepted by turn/start joins the mirror; a large input is kept until its echo. */
+  /** A turn accepted by turn/start joins the transcript; a large input is kept until its echo. */
   protected appendAccepted(turn: Turn, largeInput: readonly UserInput[] | null): void {
     this.#turns.push(turn);
     if (largeInput !== null) (this.#largeInputs ??= new Map()).set(turn.id, largeInput);
   }
 
-  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the mirror. */
+  /** Records the ordinal of a live turn's record (turn) or of one of its items, once it is in the transcript. */
   protected notePosition(turnId: string, ordinal: number | null, itemId?: string): void {
     if (ordinal === null) return;
     const i = this.#indexOf(turnId);
@@ -115,7 +115,7 @@ export class TurnMirror {
     if (j >= 0) position.items[j] = ordinal;
   }
 
-  /** Where `turnId` is in the mirror, searched from the newest (the turn a live event is about); -1 if absent. */
+  /** Where `turnId` is in the transcript, searched from the newest (the turn a live event is about); -1 if absent. */
   #indexOf(turnId: string): number {
     let i = this.#turns.length - 1;
     while (i >= 0 && this.#turns[i]!.id !== turnId) i -= 1;

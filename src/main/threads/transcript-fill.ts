@@ -1,4 +1,4 @@
-// A cold resume's turns enter the thread's mirror after the resume is answered, one slice of
+// A cold resume's turns enter the thread's transcript after the resume is answered, one slice of
 // the packed history (packed-history.ts) per event-loop iteration. The answer itself needs
 // none of them: its turns come serialized by the pool worker, its cursors and last turn id
 // beside the slices. Decoding a long thread's history in one piece held every other request
@@ -14,10 +14,10 @@ import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from './loaded-thread.js';
 import { nextIteration, outputFlushed } from '../scheduling.js';
 
-/** Starts filling `thread`'s empty mirror from `history`; `thread.mirrorFill` settles when it is full. */
-export function fillMirror(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
+/** Starts filling `thread`'s empty transcript from `history`; `thread.transcriptFill` settles when it is full. */
+export function fillTranscript(ctx: HostContext, thread: LoadedThread, history: PackedHistory): void {
   if (history.slices.length === 0) return;
-  thread.mirrorFillStarted(fillInSlices(ctx, thread, history.slices));
+  thread.transcriptFillStarted(fillInSlices(ctx, thread, history.slices));
 }
 
 async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint8Array[]): Promise<void> {
@@ -26,7 +26,7 @@ async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint
     await outputFlushed();
     for (let index = 0; index < slices.length; index += 1) {
       await nextIteration();
-      // Gone: nothing reads this mirror again (reads of an unloaded thread go to its rollout).
+      // Gone: nothing reads this transcript again (reads of an unloaded thread go to its rollout).
       if (thread.lifecycle.kind === 'unloaded') return;
       const slice = ctx.pool.unpackHistorySlice(slices[index]!);
       // Let each slice's bytes go as soon as they are decoded.
@@ -34,10 +34,10 @@ async function fillInSlices(ctx: HostContext, thread: LoadedThread, slices: Uint
       thread.resumedTurnsDecoded(slice.turns, slice.positions);
     }
   } catch (error) {
-    // The client was told the thread is resumed, but its history could not be mirrored; rather
+    // The client was told the thread is resumed, but its history could not enter its transcript; rather
     // than answer reads from part of it, the thread is closed (a resume reads it again). The
     // fill settles once it is gone, so requests waiting for it find the thread unloaded.
-    ctx.log('error', 'a resumed history could not be mirrored', { threadId: thread.id, error: (error as Error).stack ?? String(error) });
+    ctx.log('error', 'a resumed history could not enter its transcript', { threadId: thread.id, error: (error as Error).stack ?? String(error) });
     await ctx.supervisor.unload(thread, 'loadFailed');
   }
 }
