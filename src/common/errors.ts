@@ -13,12 +13,20 @@ export const ErrorCode = {
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
+/**
+ * Why a request was refused, for the host's own decisions (which requests a fleet forwards):
+ * never on the wire, where the reference's text is all a client sees, and never found by
+ * comparing that text.
+ */
+export type RefusalReason = 'threadNotFound' | 'threadNotLoaded';
+
 /** An error that reaches the client as `{"error":{code,message,data?}}`. */
 export class RpcError extends Error {
   constructor(
     readonly code: ErrorCodeValue,
     message: string,
     readonly data?: unknown,
+    readonly reason?: RefusalReason,
   ) {
     super(message);
     this.name = 'RpcError';
@@ -44,8 +52,8 @@ export const deserializeError = (detail: string): RpcError => invalidRequest(`In
 export const notInitialized = (): RpcError => invalidRequest('Not initialized');
 export const alreadyInitialized = (): RpcError => invalidRequest('Already initialized');
 export const overloaded = (): RpcError => new RpcError(ErrorCode.Overloaded, 'Server overloaded; retry later.');
-export const threadNotLoaded = (id: string): RpcError => invalidRequest(`thread not loaded: ${id}`);
-export const threadNotFound = (id: string): RpcError => invalidRequest(`thread not found: ${id}`);
+export const threadNotLoaded = (id: string): RpcError => new RpcError(ErrorCode.InvalidRequest, `thread not loaded: ${id}`, undefined, 'threadNotLoaded');
+export const threadNotFound = (id: string): RpcError => new RpcError(ErrorCode.InvalidRequest, `thread not found: ${id}`, undefined, 'threadNotFound');
 export const noRolloutFound = (id: string): RpcError => invalidRequest(`no rollout found for thread id ${id}`);
 export const threadArchived = (id: string): RpcError =>
   invalidRequest(`session ${id} is archived. Run \`codex unarchive ${id}\` to unarchive it first.`);
@@ -75,12 +83,12 @@ export function asRpcError(error: unknown, method: string): RpcError {
   return internalError(`${method} failed with message: ${message}`);
 }
 
-// A fork the reference refuses is found out where the source is read, in the fork's actor; the
-// refusal crosses to the host as an Error's message, with this prefix (forkRefusalOf).
-const FORK_REFUSAL = 'thread/fork refused: ';
-export const forkRefused = (message: string): Error => new Error(FORK_REFUSAL + message);
-/** The client's error for a refusal raised by `forkRefused`, found in `message`; null for any other failure. */
-export function forkRefusalOf(message: string): RpcError | null {
-  const at = message.indexOf(FORK_REFUSAL);
-  return at === -1 ? null : invalidRequest(message.slice(at + FORK_REFUSAL.length));
+// A fork (or revert) the reference refuses is found out where the source is read, in the
+// thread's actor; the refusal crosses to the host as an Error whose name says so (comlink
+// carries an error's name and message), and its message is the client's (forkRefusalOf).
+const FORK_REFUSAL = 'ForkRefusal';
+export const forkRefused = (message: string): Error => Object.assign(new Error(message), { name: FORK_REFUSAL });
+/** The client's error for a refusal raised by `forkRefused`; null for any other failure. */
+export function forkRefusalOf(error: unknown): RpcError | null {
+  return error instanceof Error && error.name === FORK_REFUSAL ? invalidRequest(error.message) : null;
 }

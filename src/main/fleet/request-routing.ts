@@ -6,7 +6,7 @@
 // their failure names the owner as a hint instead. Reads (thread/read, turns, items) keep
 // reading the store here, and connection-scoped and global methods never leave.
 import type { JsonValue } from '../../common/json-text.js';
-import { RpcError, threadNotFound, threadNotLoaded } from '../../common/errors.js';
+import { RpcError } from '../../common/errors.js';
 import type { Connection } from '../connections.js';
 import type { RequestId } from '../protocol/envelope.js';
 import type { Forwarder } from './forwarder.js';
@@ -60,7 +60,7 @@ export class RequestRouting {
     const threadId = threadIdOf(request.decoded);
     if (threadId === null) return null;
     // Not loaded here: "not found" (a turn, a revert), "not loaded" (starting queued input).
-    const notHere = request.method !== 'thread/resume' && (error.message === threadNotFound(threadId).message || error.message === threadNotLoaded(threadId).message);
+    const notHere = request.method !== 'thread/resume' && (error.reason === 'threadNotFound' || error.reason === 'threadNotLoaded');
     if (!(error instanceof OwnedElsewhere) && !notHere) return null;
     if (request.connection.fleetPeer) return this.#hinted(threadId, error);
     if (error instanceof OwnedElsewhere) return error.ownerEndpoint === '' ? null : this.#forward(request, threadId, error.ownerEndpoint);

@@ -133,7 +133,7 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
     return await ctx.pool.spawn(init, ctx.actorSpawnTimeoutMs);
   } catch (error) {
     // A fork the reference refuses (its source has no such turn) is the client's error.
-    throw forkRefusalOf((error as Error).message) ?? internalError(`${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`);
+    throw forkRefusalOf(error) ?? internalError(`${operation === 'start' ? 'error creating thread' : 'error resuming thread'}: ${(error as Error).message}`);
   }
 }
 

@@ -76,9 +76,9 @@ describe('a paginated source', () => {
   });
 
   test('is refused a turn it does not have, in the reference\'s words', () => {
-    expect(() => startOf(paginated({ lastTurnId: 'nope' }))).toThrow('thread/fork refused: turn not found: nope');
-    expect(() => startOf(paginated({ beforeTurnId: 'x' }))).toThrow('thread/fork refused: turn not found: x');
-    expect(() => startOf(paginated({ source: { store: 'files', path: join(home, 'gone.jsonl') } }))).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
+    expect(() => startOf(paginated({ lastTurnId: 'nope' }))).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: 'turn not found: nope' }));
+    expect(() => startOf(paginated({ beforeTurnId: 'x' }))).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: 'turn not found: x' }));
+    expect(() => startOf(paginated({ source: { store: 'files', path: join(home, 'gone.jsonl') } }))).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: `no rollout found for thread id ${PAGINATED_ID}` }));
   });
 
   test('that is itself a fork, cut before its own turns, is based on its source\'s lines', async () => {
@@ -99,7 +99,7 @@ describe('a legacy source', () => {
   });
 
   test('is refused a turn it does not have, in the reference\'s words', () => {
-    expect(() => startOf(legacy({ lastTurnId: 'nope' }))).toThrow("thread/fork refused: lastTurnId 'nope' was not found in the source thread");
+    expect(() => startOf(legacy({ lastTurnId: 'nope' }))).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: "lastTurnId 'nope' was not found in the source thread" }));
   });
 });
 
@@ -143,7 +143,7 @@ describe('ephemeralForkText', () => {
   test('is the fork\'s session_meta, then the lines it keeps; a paginated one only without turns in the answer', () => {
     const [first, ...rest] = ephemeralForkText(legacy({ lastTurnId: TURNS.legacy[0]! }), meta(), Date.parse(NOW), true).split('\n');
     expect([JSON.parse(first!).payload.forked_from_id, JSON.parse(first!).payload.history_base, rest]).toEqual([LEGACY_ID, undefined, LEGACY.trim().split('\n').slice(0, 14)]);
-    expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow('thread/fork refused: ephemeral paginated thread/fork requires `excludeTurns: true`');
+    expect(() => ephemeralForkText(paginated(), meta(), Date.parse(NOW), true)).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: 'ephemeral paginated thread/fork requires `excludeTurns: true`' }));
     expect(ephemeralForkText(paginated(), meta(), Date.parse(NOW), false).split('\n').slice(1)).toEqual(PAGINATED.trim().split('\n'));
   });
 });
@@ -176,6 +176,6 @@ describe('storedForkLines', () => {
   });
 
   test('refuse a source the store holds none of, in the reference\'s words', () => {
-    expect(() => storedForkLines(paginated(), null, meta(), Date.parse(NOW))).toThrow(`thread/fork refused: no rollout found for thread id ${PAGINATED_ID}`);
+    expect(() => storedForkLines(paginated(), null, meta(), Date.parse(NOW))).toThrow(expect.objectContaining({ name: 'ForkRefusal', message: `no rollout found for thread id ${PAGINATED_ID}` }));
   });
 });
