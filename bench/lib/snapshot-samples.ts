@@ -57,6 +57,7 @@ export function sampleResumeState(turns: number): ActorResumeState {
   return {
     historyMode: 'paginated',
     forkedFromId: null,
+    dynamicTools: null,
     turns: history,
     // A turn of the reference's paginated layout takes 9 lines after the file's first record.
     positions: Array.from({ length: turns }, (_, i) => ({ ordinal: 1 + 9 * i, items: [4 + 9 * i, 5 + 9 * i] })),

@@ -2,7 +2,7 @@
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
 // on their own port as plain objects; a cold resume's history comes back packed (packed-history.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand, ToolAnswer } from '../common/actor-messages.js';
 import * as Comlink from 'comlink';
 import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
 import { packHistory } from '../common/packed-history.js';
@@ -57,6 +57,10 @@ export class ActorHost implements ActorHostApi {
 
   async interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'> {
     return this.#actors.get(threadId)?.interrupt(turnId) ?? 'notRunning';
+  }
+
+  async answerTool(threadId: string, answer: ToolAnswer): Promise<'answered' | 'late'> {
+    return this.#actors.get(threadId)?.answerTool(answer) ?? 'late';
   }
 
   async revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'> {

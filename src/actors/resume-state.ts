@@ -23,6 +23,7 @@ export function resumeStateOf(parsed: ParsedRollout, historyMode: HistoryMode, s
     cliVersion: parsed.meta?.cliVersion ?? null,
     source: parsed.meta?.source?.value ?? null,
     forkedFromId: parsed.meta?.forkedFromId ?? null,
+    dynamicTools: parsed.meta?.dynamicTools ?? null,
     modelProvider: parsed.meta?.modelProvider ?? null,
     model: parsed.meta?.model ?? null,
     lastTokenUsage: parsed.lastTokenUsage

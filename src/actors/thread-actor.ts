@@ -3,7 +3,7 @@
 // at a time through the actor's mailbox, so turns of one thread never interleave and close()
 // waits for the turn ahead of it. The actor keeps that order and the quiet/fence/revoke/close
 // protocol; the running turn (turn/) and the history's store (history/) do the rest.
-import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, ToolAnswer, TurnCommand } from '../common/actor-messages.js';
 import type { Clock } from '../common/clock.js';
 import { Mailbox } from '../common/mailbox.js';
 import { usageOf } from '../common/token-usage.js';
@@ -139,6 +139,12 @@ export class ThreadActor {
     if (turn?.turnId === turnId && turn.interrupt()) return 'interrupting';
     this.#interruptedEarly.add(turnId);
     return 'notRunning';
+  }
+
+  /** A tool's answer reaches the running turn that waits for it, outside the mailbox (the turn holds it). */
+  answerTool(answer: ToolAnswer): 'answered' | 'late' {
+    const turn = this.#running();
+    return turn?.turnId === answer.turnId && turn.answerTool(answer) ? 'answered' : 'late';
   }
 
   /**

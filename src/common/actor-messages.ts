@@ -13,7 +13,7 @@ import type { WriterLease } from './writer-lease.js';
 import type { HistoryLocation } from './history-location.js';
 
 export type { TokenUsageSnapshot };
-import type { AgentMessageItem, ContextCompactionItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
+import type { AgentMessageItem, ContextCompactionItem, ToolCallItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
 
 /** Settings a turn runs with: the thread's, with per-turn overrides applied. */
 export interface ThreadSettings {
@@ -26,6 +26,10 @@ export interface ThreadSettings {
   baseInstructions: string | null;
   developerInstructions: string | null;
   effort: string | null;
+  /** The tools the model is offered, as the Responses API's `tools` array (the host builds it). */
+  tools: unknown[];
+  /** thread/start's `dynamicTools`, normalised, as session_meta keeps them; null when it brought none. */
+  dynamicTools: unknown[] | null;
 }
 
 /**
@@ -116,6 +120,8 @@ export interface ActorResumeState {
   lastTokenUsage: TokenUsageSnapshot | null;
   /** `session_meta.forked_from_id`: the thread this one was forked from; null for no fork. */
   forkedFromId: string | null;
+  /** `session_meta.dynamic_tools`: the tools the thread was started with; null when none. */
+  dynamicTools: unknown[] | null;
   /**
    * Every turn with all its items as a resume answers with them (fullTurns), as JSON in UTF-8:
    * serialized where the history was read, so the main thread sends the bytes rather than
@@ -171,6 +177,28 @@ export interface PostedText {
 /** A TurnCommand as posted to the pool worker. */
 export type PostedTurnCommand = Omit<TurnCommand, 'input'> & { input: Array<UserInput | PostedText> };
 
+/** A tool call the model made, as the actor hands it to the host, which runs it (src/main/tools/). */
+export interface ToolCall {
+  callId: string;
+  name: string;
+  namespace: string | null;
+  /** `function_call`: the arguments' JSON text; `custom_tool_call`: the freeform input. */
+  kind: 'function' | 'custom';
+  input: string;
+}
+
+/** The host's answer to a tool call: what the model is given, and the finished item the history keeps. */
+export interface ToolAnswer {
+  turnId: string;
+  callId: string;
+  /** `function_call_output.output`: a text, or content items in the Responses API's spelling. */
+  output: string | unknown[];
+  /** The output's id (`fco_<uuid>`), minted on the host. */
+  outputId: string;
+  /** The call's finished item, recorded with the output (paginated history); null for a call that is no item. */
+  item: ToolCallItem | null;
+}
+
 /** Events an actor reports; each names its thread. */
 export type ActorEvent =
   /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
@@ -197,6 +225,10 @@ export type ActorEvent =
   | { type: 'compactionStarted'; threadId: string; turnId: string; item: ContextCompactionItem }
   | { type: 'compactionCompleted'; threadId: string; turnId: string; item: ContextCompactionItem; ordinal: number | null }
   | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
+  /** The model called a tool: the host runs it and answers with `answerTool`. */
+  | { type: 'toolCall'; threadId: string; turnId: string; call: ToolCall; startedAtMs: number }
+  /** A tool's answer is in the history: where its item sits (paginated history). */
+  | { type: 'toolItemRecorded'; threadId: string; turnId: string; itemId: string; ordinal: number | null }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
   /** Something the client should know that did not fail a turn (e.g. a rollout recreated). */
   | { type: 'warning'; threadId: string; message: string }
@@ -222,6 +254,8 @@ export interface ActorHostApi {
   /** Queues a compaction of the thread's conversation, run like a turn after the ones ahead of it. */
   startCompaction(threadId: string, command: CompactCommand): Promise<void>;
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
+  /** A tool call's answer, for the running turn that waits for it (outside the mailbox); 'late' when none waits. */
+  answerTool(threadId: string, answer: ToolAnswer): Promise<'answered' | 'late'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;

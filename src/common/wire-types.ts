@@ -49,8 +49,32 @@ export interface ContextCompactionItem {
   completedAtMs: number | null;
 }
 
+/** `DynamicToolCallOutputContentItem`: what a client's tool answers with. */
+export type DynamicToolContentItem =
+  | { type: 'inputText'; text: string }
+  | { type: 'inputImage'; imageUrl: string }
+  | { type: 'inputAudio'; audioUrl: string };
+
+/** A call of a tool the client brought (thread/start's `dynamicTools`), answered by `item/tool/call`. */
+export interface DynamicToolCallItem {
+  type: 'dynamicToolCall';
+  id: string;
+  namespace: string | null;
+  tool: string;
+  arguments: unknown;
+  status: 'inProgress' | 'completed' | 'failed';
+  contentItems: DynamicToolContentItem[] | null;
+  success: boolean | null;
+  durationMs: number | null;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
+/** The items a tool call becomes (more join as the host's tools grow). */
+export type ToolCallItem = DynamicToolCallItem;
+
 /** The item variants this host produces. */
-export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem;
+export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem | ToolCallItem;
 
 export type TurnStatus = 'inProgress' | 'completed' | 'interrupted' | 'failed';
 export type ItemsView = 'notLoaded' | 'summary' | 'full';
@@ -99,8 +123,11 @@ export interface ModelUsage {
 /** The context window the reference reports for models it has no metadata for. */
 export const DEFAULT_MODEL_CONTEXT_WINDOW = 258400;
 
-/** A message in the conversation as the model sees it (history replay). */
-export interface ConversationMessage {
-  role: 'user' | 'assistant' | 'developer';
-  text: string;
-}
+/**
+ * An entry of the conversation as the model sees it (history replay): a message, or a response
+ * item kept as the Responses API spells it (a tool call, its output), sent back as it is.
+ * `parts` replaces a user message's text in the request when it carries images.
+ */
+export type ConversationMessage =
+  | { role: 'user' | 'assistant' | 'developer'; text: string; parts?: unknown[] }
+  | { role: 'item'; text: ''; item: Record<string, unknown> };

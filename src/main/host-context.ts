@@ -14,6 +14,7 @@ import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
+import type { ServerRequests } from './server-requests/server-requests.js';
 
 export interface HostContext {
   home: string;
@@ -51,6 +52,8 @@ export interface HostContext {
   afterTurnEnd: (threadId: string) => void;
   /** A writer lock (or a store's ownership) this host held is lost: stop, fail, warn, unload (threads/lock-loss.ts). */
   lockLost: (loss: LockLoss) => void;
+  /** Requests this server sent to clients (tool calls, approvals) and their answers. */
+  serverRequests: ServerRequests;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */
   recorder: HostRecorder;
 }

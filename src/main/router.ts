@@ -13,7 +13,7 @@ import { METHODS } from './methods.js';
 import { REFERENCE_CLIENT_METHODS } from './protocol/client-methods.js';
 import { REFUSED_METHODS } from './refused-methods.js';
 import { DecodeError, rejectWideIntegers, unknownVariant } from './protocol/decode.js';
-import { requestOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
+import { requestOf, responseOf, type IncomingRequest, type RequestId } from './protocol/envelope.js';
 import { parseLine, type LineOutcome } from '../common/line-outcome.js';
 import type { LargeLineOutcome, ParseFailure } from './input/large-line-parser.js';
 import { requestInHead } from './protocol/request-head.js';
@@ -55,9 +55,13 @@ export class Router {
       else if (outcome.kind === 'invalidUtf8') this.#dropped(connection, INVALID_UTF8, 0);
       else {
         const request = requestOf(outcome.parsed);
-        // Notifications (`initialized` or unknown), responses to requests we never sent, and
-        // requests whose id cannot be decoded get no reply.
+        // Notifications (`initialized` or unknown) and requests whose id cannot be decoded get
+        // no reply; a response answers a request this server sent (server-requests.ts).
         if (request !== null) this.#request(connection, request);
+        else {
+          const response = responseOf(outcome.parsed);
+          if (response !== null) this.ctx.serverRequests.answer(connection.id, response);
+        }
       }
     } catch (error) {
       this.ctx.log('error', 'failed to handle an input line', { connectionId: connection.id, error: stackOf(error) });

@@ -21,6 +21,8 @@ export const ephemeralActorInit = (threadId: string): ActorInit => ({
     baseInstructions: null,
     developerInstructions: null,
     effort: null,
+    tools: [],
+    dynamicTools: null,
   },
   provider: { kind: 'embedded', id: 'embedded', name: 'embedded', apiKey: null },
   userAgent: 'test',

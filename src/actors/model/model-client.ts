@@ -10,8 +10,16 @@ export interface ModelRequest {
   model: string;
   baseInstructions: string | null;
   developerInstructions: string | null;
+  /** The conversation before the last user message. */
   history: ConversationMessage[];
+  /** The last user message: what the request answers. */
   userText: string;
+  /** Its content parts when it carries more than text (images); absent for text alone. */
+  userParts?: unknown[];
+  /** What followed it in this turn: the model's tool calls and their outputs. */
+  followUps?: ConversationMessage[];
+  /** The tools offered, as the Responses API's `tools` array; absent or empty for none. */
+  tools?: readonly unknown[];
   effort: string | null;
   outputSchema: unknown | null;
   threadId: string;
@@ -29,6 +37,11 @@ export type ModelEvent =
   | { type: 'textDelta'; itemId: string | null; delta: string }
   /** `response.output_item.done` of an assistant message; `text` joins its output_text parts. */
   | { type: 'messageDone'; itemId: string; text: string }
+  /**
+   * `response.output_item.done` of a `function_call` or `custom_tool_call`: the item as the
+   * model sent it (it goes back in the next request's input, and in the history, as it is).
+   */
+  | { type: 'toolCall'; item: Record<string, unknown> }
   | { type: 'completed'; responseId: string | null; usage: ModelUsage };
 
 /** A model backend. The iterable throws {@link ModelStreamError} or {@link ModelAbortedError}. */

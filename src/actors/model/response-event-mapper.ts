@@ -23,6 +23,7 @@ export class ResponseEventMapper {
         if (typeof event.delta !== 'string') return null;
         return { type: 'textDelta', itemId: typeof event.item_id === 'string' ? event.item_id : null, delta: event.delta };
       case 'response.output_item.done': {
+        if (isToolCall(event.item)) return { type: 'toolCall', item: event.item };
         const item = assistantMessage(event.item);
         return item === null ? null : { type: 'messageDone', itemId: itemId(item, event), text: outputText(item) };
       }
@@ -44,6 +45,12 @@ export class ResponseEventMapper {
         return null;
     }
   }
+}
+
+/** A call the model makes: a function tool's (`arguments` JSON text) or a freeform one's (`input`). */
+function isToolCall(item: unknown): item is Record<string, unknown> {
+  if (!isRecord(item) || typeof item.call_id !== 'string' || typeof item.name !== 'string') return false;
+  return (item.type === 'function_call' && typeof item.arguments === 'string') || (item.type === 'custom_tool_call' && typeof item.input === 'string');
 }
 
 function assistantMessage(item: unknown): Record<string, unknown> | null {

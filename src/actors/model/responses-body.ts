@@ -1,16 +1,19 @@
-// The Responses API request body for one sampling: the whole conversation as input messages.
+// The Responses API request body for one sampling: the whole conversation as input items.
+import type { ConversationMessage } from '../../common/wire-types.js';
 import type { ModelRequest } from './model-client.js';
 
-/** The request body: the whole conversation as input messages, no tools. */
+/** The request body: the whole conversation as input items, and the tools offered. */
 export function buildResponsesBody(request: ModelRequest): Record<string, unknown> {
   const input: unknown[] = [];
   if (request.baseInstructions !== null) input.push(inputMessage('developer', request.baseInstructions));
   if (request.developerInstructions !== null) input.push(inputMessage('developer', request.developerInstructions));
-  for (const message of request.history) input.push(inputMessage(message.role, message.text));
-  input.push(inputMessage('user', request.userText));
+  for (const message of request.history) input.push(inputItem(message));
+  input.push(request.userParts === undefined ? inputMessage('user', request.userText) : { type: 'message', role: 'user', content: request.userParts });
+  for (const message of request.followUps ?? []) input.push(inputItem(message));
+  const tools = request.tools ?? [];
   // Key order follows the reference's ResponsesApiRequest, which helps when diffing captures.
   const body: Record<string, unknown> = {
-    model: request.model, input, tools: [], tool_choice: 'auto', parallel_tool_calls: false,
+    model: request.model, input, tools, tool_choice: 'auto', parallel_tool_calls: tools.length > 0,
   };
   if (request.effort !== null) body.reasoning = { effort: request.effort };
   body.store = false;
@@ -20,6 +23,12 @@ export function buildResponsesBody(request: ModelRequest): Record<string, unknow
     body.text = { format: { type: 'json_schema', strict: true, schema: request.outputSchema, name: 'codex_output_schema' } };
   }
   return body;
+}
+
+function inputItem(message: ConversationMessage): unknown {
+  if (message.role === 'item') return message.item;
+  if (message.parts !== undefined) return { type: 'message', role: message.role, content: message.parts };
+  return inputMessage(message.role, message.text);
 }
 
 function inputMessage(role: 'user' | 'assistant' | 'developer', text: string): unknown {

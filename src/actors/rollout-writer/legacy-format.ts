@@ -5,6 +5,7 @@
 import type { RolloutFormat } from './rollout-format.js';
 import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
+import { toolCallLine, toolOutputLine } from './tool-lines.js';
 
 export const legacyFormat: RolloutFormat = {
   historyMode: 'legacy',
@@ -19,6 +20,8 @@ export const legacyFormat: RolloutFormat = {
   }),
   userInput: (item, turnId, nowMs) => ({ lines: messages.userMessage(item, nowMs, turnId) }),
   agentMessage: (item, turnId, nowMs) => ({ lines: messages.agentMessage(item, nowMs, turnId) }),
+  toolCall: (raw, turnId, nowMs) => [toolCallLine(raw, turnId, nowMs)],
+  toolOutput: (answer, turnId, nowMs) => ({ lines: [toolOutputLine(answer, turnId, nowMs)] }),
   tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
   turnEnd: (timing, end, nowMs) => turnEndLines(timing, end, nowMs),
 };

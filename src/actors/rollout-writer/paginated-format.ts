@@ -13,6 +13,8 @@ import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, 
 import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
 import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
+import { toolCallLine, toolItemCompletedLine, toolOutputLine } from './tool-lines.js';
+import type { ToolAnswer } from '../../common/actor-messages.js';
 
 // Every line the builders make starts with its timestamp member; the ordinal goes right after.
 const TIMESTAMP_MEMBER = /^\{"timestamp":"[^"\\]*",/;
@@ -51,6 +53,16 @@ class PaginatedFormat implements RolloutFormat {
 
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines {
     return { lines: [messages.itemCompleted(this.threadId, turnId, item, nowMs), messages.agentResponseItem(item, nowMs, turnId)], itemLine: 0 };
+  }
+
+  toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[] {
+    return [toolCallLine(raw, turnId, nowMs)];
+  }
+
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
+    const output = toolOutputLine(answer, turnId, nowMs);
+    if (answer.item === null) return { lines: [output] };
+    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs), output], itemLine: 0 };
   }
 
   tokenCount(usage: TokenCountInput, _turnId: string, nowMs: number): string[] {

@@ -4,6 +4,7 @@
 // The reference's two formats are the implementations: legacy-format.ts and
 // paginated-format.ts.
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
+import type { ToolAnswer } from '../../common/actor-messages.js';
 import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
 import type { SessionMetaInput, TokenCountInput, TurnContextInput } from './rollout-lines.js';
 
@@ -60,6 +61,10 @@ export interface RolloutFormat {
   userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** The assistant's completed message (the item). */
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
+  /** A tool call the model made, as it made it. */
+  toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[];
+  /** A tool call's answer: its finished item (the anchor, where the format records items) and the output the model is given. */
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
   /** Token usage after a sampling. */
   tokenCount(usage: TokenCountInput, turnId: string, nowMs: number): string[];
   /** Closes a turn. */

@@ -28,6 +28,8 @@ export interface SessionMetaInput {
   modelProvider: string;
   model: string;
   baseInstructions: string | null;
+  /** The client's tools (thread/start's `dynamicTools`, normalised); null when none. */
+  dynamicTools?: unknown[] | null;
   /** A fork's: where it came from (fork-rollout.ts). */
   fork?: ForkOrigin;
   /** A revert's: the prefix of the thread's earlier file it continues (revert-rollout.ts). */
@@ -107,6 +109,7 @@ export function sessionMeta(meta: SessionMetaInput, nowMs: number, historyMode: 
       meta.baseInstructions === null
         ? null
         : { text: meta.baseInstructions, provenance: { type: 'model', model: meta.model } },
+    ...(meta.dynamicTools == null ? {} : { dynamic_tools: meta.dynamicTools }),
     history_mode: historyMode,
     ...(base === null
       ? {}

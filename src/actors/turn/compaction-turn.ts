@@ -29,8 +29,10 @@ export class CompactionTurn extends RunningTurn {
     this.announceStart(this.thread.queueAnchored(this.writes, 'start', start).turn);
     const item: ContextCompactionItem = { type: 'contextCompaction', id: command.itemId, startedAtMs: clock.now(), completedAtMs: null };
     emit({ type: 'compactionStarted', threadId, turnId, item: { ...item } });
-    const reply: Reply = { agentItem: null, firstTokenMs: null };
-    const outcome = await this.sample(command.settings, null, reply, false);
+    const reply: Reply = { agentItem: null, firstTokenMs: null, toolCalls: [], usage: null };
+    // A summary is asked for with no tools: there is nothing for the model to call.
+    const outcome = await this.sample({ ...command.settings, tools: [] }, null, reply, false);
+    this.recordUsage(reply.usage);
     if (outcome.status === 'completed') {
       const summaryText = reply.agentItem?.text ?? '';
       const conversation = compactedConversation(this.thread.conversation, summaryMessage(summaryText));

@@ -12,6 +12,8 @@ export interface ReplyObserver {
   itemStarted(item: AgentMessageItem): void;
   delta(itemId: string, delta: string): void;
   itemCompleted(item: AgentMessageItem): void;
+  /** A tool call the model made, as it sent it. */
+  toolCall(item: Record<string, unknown>): void;
   usage(usage: ModelUsage): void;
 }
 
@@ -20,6 +22,10 @@ export interface Reply {
   agentItem: AgentMessageItem | null;
   /** Milliseconds from the turn's start to the first text. */
   firstTokenMs: number | null;
+  /** The tool calls the model made, in its order. */
+  toolCalls: Array<Record<string, unknown>>;
+  /** The sampling's usage, once it completed. */
+  usage: ModelUsage | null;
 }
 
 /**
@@ -61,6 +67,9 @@ export async function streamReply(
         observer.itemCompleted({ ...item });
         break;
       }
+      case 'toolCall':
+        observer.toolCall(event.item);
+        break;
       case 'completed':
         observer.usage(event.usage);
         break;

@@ -3,9 +3,9 @@
 // or an answer from outside it) so that an interrupt, steered input or a lost writer lock
 // reaches whatever that is. A user's turn (user-turn.ts) and a compaction
 // (compaction-turn.ts) differ only in what they ask the model and what they keep of it.
-import type { SteerCommand, ThreadSettings } from '../../common/actor-messages.js';
+import type { SteerCommand, ThreadSettings, ToolAnswer, ToolCall } from '../../common/actor-messages.js';
 import { addUsage } from '../../common/token-usage.js';
-import type { ConversationMessage, UserInput, UserMessageItem } from '../../common/wire-types.js';
+import type { ConversationMessage, ModelUsage, UserInput, UserMessageItem } from '../../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
 import { ModelAbortedError } from '../model/model-client.js';
 import type { TurnEnd } from '../rollout-writer/rollout-format.js';
@@ -53,6 +53,8 @@ export abstract class RunningTurn {
   #waiting: 'model' | 'outside' | null = null;
   /** Input was steered in while the model answered: sample again with it. */
   #restart = false;
+  /** The tool calls of the last sampling that wait for the host's answer, by call id. */
+  readonly #answers = new Map<string, (answer: ToolAnswer) => void>();
 
   // What every turn does first, before its own start lines: the thread's first turn queues
   // the history's session_meta, then any lines owed from before.
@@ -132,6 +134,57 @@ export abstract class RunningTurn {
     }
   }
 
+  /** The host's answer to one of this turn's tool calls; false when no call waits for it. */
+  answerTool(answer: ToolAnswer): boolean {
+    const resolve = this.#answers.get(answer.callId);
+    if (resolve === undefined) return false;
+    this.#answers.delete(answer.callId);
+    resolve(answer);
+    return true;
+  }
+
+  /**
+   * Runs the tool calls of one sampling: each is recorded and handed to the host at once (the
+   * calls of one reply run together), each answer is recorded as it comes, and the outputs join
+   * the conversation after the calls, in the model's order. Waiting holds no worker: the turn
+   * is suspended until the answers come or it is interrupted.
+   */
+  protected async callTools(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
+    const { threadId, emit, clock, format } = this.thread;
+    const { turnId, writes } = this;
+    const pending: Array<Promise<ToolAnswer>> = [];
+    for (const raw of calls) {
+      const call = toolCallOf(raw);
+      writes.add('item', format.toolCall(raw, turnId, clock.now()));
+      this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
+      pending.push(
+        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answer) => {
+          const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
+          if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
+          return answer;
+        }),
+      );
+      emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
+    }
+    const answers = await this.awaitOutside(Promise.all(pending));
+    this.#answers.clear();
+    if (answers === 'interrupted') return 'interrupted';
+    for (const answer of answers) {
+      this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.output } });
+    }
+    return 'answered';
+  }
+
+  /** A sampling's usage: recorded after the outputs of the tools it called, as the reference orders them. */
+  protected recordUsage(last: ModelUsage | null): void {
+    if (last === null) return;
+    const { threadId, emit, clock, format } = this.thread;
+    this.thread.totalUsage = addUsage(this.thread.totalUsage, last);
+    const usage = { total: this.thread.totalUsage, last, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
+    this.writes.add('item', format.tokenCount(usage, this.turnId, clock.now()));
+    emit({ type: 'tokenUsage', threadId, turnId: this.turnId, usage });
+  }
+
   protected recordSteer(command: SteerCommand): void {
     const { threadId, clock, format, emit } = this.thread;
     const now = clock.now();
@@ -170,15 +223,21 @@ export abstract class RunningTurn {
     const { turnId, writes } = this;
     const abort = this.#abort;
     this.#waiting = 'model';
-    // The turn's own messages so far follow the thread's; the last is the user's, answered now.
+    // The turn's own messages so far follow the thread's; the last user message is answered,
+    // with the tool calls and outputs that came after it.
     const history = [...this.thread.conversation, ...this.exchange];
-    const userText = history.pop()!.text;
+    let last = history.length - 1;
+    while (last > 0 && history[last]!.role !== 'user') last -= 1;
+    const user = history[last]!;
     const request = {
       model: settings.model,
       baseInstructions: settings.baseInstructions,
       developerInstructions: settings.developerInstructions,
-      history,
-      userText,
+      history: history.slice(0, last),
+      userText: user.text,
+      ...(user.role === 'user' && user.parts !== undefined ? { userParts: user.parts } : {}),
+      followUps: history.slice(last + 1),
+      tools: settings.tools,
       effort: settings.effort,
       outputSchema,
       threadId,
@@ -196,11 +255,9 @@ export abstract class RunningTurn {
           const at = this.thread.queueAnchored(writes, 'item', format.agentMessage(item, turnId, item.completedAtMs!));
           emit({ type: 'agentItemCompleted', threadId, turnId, item, ordinal: at.item });
         },
+        toolCall: (item) => reply.toolCalls.push(item),
         usage: (last) => {
-          this.thread.totalUsage = addUsage(this.thread.totalUsage, last);
-          const usage = { total: this.thread.totalUsage, last, modelContextWindow: DEFAULT_MODEL_CONTEXT_WINDOW };
-          writes.add('item', format.tokenCount(usage, turnId, clock.now()));
-          emit({ type: 'tokenUsage', threadId, turnId, usage });
+          reply.usage = last;
         },
       });
       return { status: 'completed', error: null };
@@ -273,6 +330,25 @@ export abstract class RunningTurn {
     }
     emit({ type: 'turnEnded', threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
   }
+}
+
+/** The host's view of a model's tool call. */
+function toolCallOf(raw: Record<string, unknown>): ToolCall {
+  const custom = raw.type === 'custom_tool_call';
+  return {
+    callId: raw.call_id as string,
+    name: raw.name as string,
+    namespace: typeof raw.namespace === 'string' ? raw.namespace : null,
+    kind: custom ? 'custom' : 'function',
+    input: (custom ? raw.input : raw.arguments) as string,
+  };
+}
+
+/** A tool call as the next request replays it: the reference's key order, the model's id kept. */
+export function modelCallItem(raw: Record<string, unknown>): Record<string, unknown> {
+  const namespace = typeof raw.namespace === 'string' ? { namespace: raw.namespace } : {};
+  if (raw.type === 'custom_tool_call') return { type: 'custom_tool_call', id: raw.id, call_id: raw.call_id, name: raw.name, input: raw.input };
+  return { type: 'function_call', id: raw.id, name: raw.name, ...namespace, arguments: raw.arguments, call_id: raw.call_id };
 }
 
 /** The text parts of an input, as the model's conversation keeps them. */

@@ -92,6 +92,7 @@ export class ThreadState {
       modelProvider: settings.modelProvider,
       model: settings.model,
       baseInstructions: settings.baseInstructions,
+      dynamicTools: settings.dynamicTools,
     };
   }
 }

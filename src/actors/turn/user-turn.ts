@@ -34,23 +34,40 @@ export class UserTurn extends RunningTurn {
     const { settings, outputSchema } = this.#command;
     let reply: Reply;
     let outcome: TurnOutcome;
+    let lastAgentText: string | null = null;
+    let firstTokenMs: number | null = null;
     // Sampled again while input steered in is unanswered: cut short by it (the partial reply
-    // is dropped), or come after the model answered. An answer the model waits for from
-    // outside the turn would be awaited here, between samplings (awaitOutside).
+    // is dropped), or come after the model answered; and again with the outputs of the tools
+    // the model called, once the host answered them (awaited without holding the worker).
     do {
-      reply = { agentItem: null, firstTokenMs: null };
+      reply = { agentItem: null, firstTokenMs: null, toolCalls: [], usage: null };
       const asked = this.exchange.length;
       outcome = await this.sample(settings, outputSchema ?? null, reply, true);
+      firstTokenMs ??= reply.firstTokenMs;
       if (this.takeRestart()) continue;
       // The model's next view is what a resume would rebuild from the history: the user messages
       // of every turn, and the assistant message whenever one was completed, whatever the outcome.
-      if (reply.agentItem?.completedAtMs != null) this.exchange.splice(asked, 0, { role: 'assistant', text: reply.agentItem.text });
+      if (reply.agentItem?.completedAtMs != null) {
+        this.exchange.splice(asked, 0, { role: 'assistant', text: reply.agentItem.text });
+        lastAgentText = reply.agentItem.text;
+      }
+      if (outcome.status === 'completed' && reply.toolCalls.length > 0) {
+        const called = await this.callTools(reply.toolCalls);
+        this.recordUsage(reply.usage);
+        if (called === 'interrupted') {
+          outcome = { status: 'interrupted', error: null };
+          break;
+        }
+        this.renewAbort();
+        continue;
+      }
+      this.recordUsage(reply.usage);
       if (outcome.status !== 'completed' || this.exchange.at(-1)!.role !== 'user') break;
       this.renewAbort();
     } while (true);
     this.closing = true;
     this.thread.conversation = [...this.thread.conversation, ...this.exchange];
-    await this.end(endOf(outcome, reply.agentItem?.text ?? null, reply.firstTokenMs), outcome);
+    await this.end(endOf(outcome, outcome.status === 'completed' ? (reply.agentItem?.text ?? null) : lastAgentText, firstTokenMs), outcome);
   }
 
   #begin(): void {

@@ -47,6 +47,8 @@ export interface RolloutMeta {
   historyMode: string | null;
   /** The thread this one was forked from (`forked_from_id`); null for one that is no fork. */
   forkedFromId: string | null;
+  /** `dynamic_tools`: the tools a client brought at thread/start; null when none were. */
+  dynamicTools: unknown[] | null;
 }
 
 /** The last `token_count` in the file, in wire spelling. */
@@ -171,6 +173,7 @@ function sessionMeta(p: Json, ts: number | null): { threadId: string | null; met
       baseInstructions: typeof base === 'string' ? base : str(baseObj?.text),
       historyMode: mode,
       forkedFromId: str(p.forked_from_id),
+      dynamicTools: Array.isArray(p.dynamic_tools) && p.dynamic_tools.length > 0 ? p.dynamic_tools : null,
     },
   };
 }

@@ -71,6 +71,7 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
   // Checked here too, so a bad limit in config.toml surfaces on thread/start like any key.
   resolveConnectionLimits(document);
   resolveMaxLoadedThreads(document);
+  resolveToolCallGraceMs(document);
   // Startup already refused a bad backend; a request's `config` may still carry one.
   resolveLockBackendConfig(document);
   const providerId = defaultModelProviderId(document);
@@ -113,6 +114,16 @@ export function resolveConnectionLimits(document: ConfigDocument): ConnectionLim
 }
 
 /** thread-host: `max_loaded_threads`, or null when the open-file limit is to decide it. */
+/**
+ * `tool_call_grace_ms`: how long a request to clients (a tool call, an approval) whose every
+ * recipient disconnected waits for a client to resume the thread before it is given up.
+ */
+export function resolveToolCallGraceMs(document: ConfigDocument): number {
+  return unsignedInteger(document.tool_call_grace_ms, 'tool_call_grace_ms') ?? DEFAULT_TOOL_CALL_GRACE_MS;
+}
+
+const DEFAULT_TOOL_CALL_GRACE_MS = 60_000;
+
 export function resolveMaxLoadedThreads(document: ConfigDocument): number | null {
   const value = unsignedInteger(document.max_loaded_threads, 'max_loaded_threads');
   if (value === 0) throw new ConfigError('max_loaded_threads: invalid value: integer `0`, expected a positive integer');

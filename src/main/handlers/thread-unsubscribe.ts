@@ -33,4 +33,5 @@ export function dropConnection(ctx: HostContext, connection: Connection): void {
     thread.unsubscribe(connection.id, now);
     ctx.supervisor.noteChanged(thread);
   }
+  ctx.serverRequests.connectionClosed(connection.id);
 }

@@ -23,6 +23,7 @@ import type { StartupConfig } from './startup-config.js';
 import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 import { drainAfterTurnEnd } from '../handlers/thread-queue.js';
+import { ServerRequests } from '../server-requests/server-requests.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 // How long a read of stored history may go without progress (a listing reports it file by file)
@@ -73,6 +74,13 @@ export function buildHost(
     recorder,
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
+  const serverRequests = new ServerRequests({
+    connections,
+    log,
+    clock: systemClock,
+    graceMs: startup.toolCallGraceMs,
+    resolved: (connection, owner, requestId) => outgoing.notify(connection, 'serverRequest/resolved', { threadId: owner.threadId, requestId }),
+  });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
     home: options.home,
@@ -96,6 +104,7 @@ export function buildHost(
     actorSpawnTimeoutMs: ACTOR_SPAWN_TIMEOUT_MS,
     originator: null,
     draining: false,
+    serverRequests,
     recorder,
   };
   return ctx;

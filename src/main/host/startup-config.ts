@@ -10,6 +10,7 @@ import {
   resolveConnectionLimits,
   resolveHostConfig,
   resolveMaxLoadedThreads,
+  resolveToolCallGraceMs,
   type ConnectionLimits,
 } from '../config/host-config.js';
 import { resolveCodexHistoryDatabase } from '../config/codex-history-config.js';
@@ -32,6 +33,8 @@ export interface StartupConfig {
   /** Per-connection limits; the defaults when the configuration is invalid. */
   limits: ConnectionLimits;
   actorCloseTimeoutMs: number;
+  /** `tool_call_grace_ms`: a disconnected client's pending requests wait this long for a resume. */
+  toolCallGraceMs: number;
   /** `max_loaded_threads` when set; null lets the open-file limit decide. */
   maxLoadedThreads: number | null;
   /** The writer-lock backend; always valid (a bad value stops the host at startup). */
@@ -74,17 +77,19 @@ export function readStartupConfig(home: string, overrides: string[], env: NodeJS
   let lockTimeoutMs: number | undefined;
   let limits = DEFAULT_CONNECTION_LIMITS;
   let maxLoadedThreads: number | null = null;
+  let toolCallGraceMs = resolveToolCallGraceMs({});
   try {
     lockTimeoutMs = resolveHostConfig(document).writerLockTimeoutMs;
     limits = resolveConnectionLimits(document);
     maxLoadedThreads = resolveMaxLoadedThreads(document);
+    toolCallGraceMs = resolveToolCallGraceMs(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     if (overrides.length > 0 && fileIsValid(home)) throw error;
     log('error', 'invalid configuration; thread/start will report it', { error: error.message });
   }
   const actorCloseTimeoutMs = Number(env.THREAD_HOST_ACTOR_CLOSE_TIMEOUT_MS) || DEFAULT_ACTOR_CLOSE_TIMEOUT_MS;
-  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, maxLoadedThreads, lockBackend, codexHistoryDatabase, threadStore };
+  return { document, layers, lockTimeoutMs, limits, actorCloseTimeoutMs, toolCallGraceMs, maxLoadedThreads, lockBackend, codexHistoryDatabase, threadStore };
 }
 
 function fileIsValid(home: string): boolean {

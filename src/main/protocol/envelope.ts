@@ -45,6 +45,24 @@ export function requestOf(parsed: ParsedJson): IncomingRequest | null {
   return { id, method, params: params === null ? undefined : params };
 }
 
+/** An answer to a request the server sent: `{id, result}` or `{id, error}`, without a method. */
+export interface IncomingResponse {
+  id: RequestId;
+  result?: JsonValue;
+  error?: JsonValue;
+}
+
+/** The response a parsed line carries (to a server request), or null when it is none. */
+export function responseOf(parsed: ParsedJson): IncomingResponse | null {
+  const { value } = parsed;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumber) return null;
+  const own = (key: string): boolean => Object.prototype.hasOwnProperty.call(value, key);
+  if (own('method') || !own('id') || own('result') === own('error')) return null;
+  const id = requestId(value.id);
+  if (id === null) return null;
+  return own('result') ? { id, result: value.result } : { id, error: value.error };
+}
+
 /** Decodes a `RequestId` the way the line-level parse does: integers only as written. */
 export function requestId(value: JsonValue | undefined): RequestId | null {
   if (typeof value === 'string') return value;

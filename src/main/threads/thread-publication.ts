@@ -4,6 +4,8 @@
 // transcript-fill), the thread learns what its history says of it, is listed as loaded, gets
 // its subscribers and is watched for idleness. thread/start, thread/resume (cold),
 // thread/fork and thread/revert all go through here.
+import { withDynamicTools } from '../tools/thread-tools.js';
+import type { DynamicToolSpec } from '../tools/dynamic-tool-specs.js';
 import type { PostedResumeState } from '../../common/actor-messages.js';
 import type { ConnectionId } from '../connections.js';
 import type { HostContext } from '../host-context.js';
@@ -79,6 +81,8 @@ function resumedFacts(
       ...thread.settings!,
       ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
       ...(params.model === null && state.model ? { model: state.model } : {}),
+      // The tools the thread was started with come back with it, as the reference keeps them.
+      ...(state.dynamicTools === null ? {} : withDynamicTools(state.dynamicTools as DynamicToolSpec[])),
     },
     preview: state.preview,
     updatedAtMs: state.updatedAtMs,

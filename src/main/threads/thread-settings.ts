@@ -53,6 +53,8 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     baseInstructions: overrides.baseInstructions,
     developerInstructions: overrides.developerInstructions,
     effort: null,
+    tools: [],
+    dynamicTools: null,
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
   return { config, settings, provider: { ...provider, apiKey } };

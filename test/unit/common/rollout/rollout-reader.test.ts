@@ -87,6 +87,7 @@ describe('reading the reference rollouts', () => {
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'legacy',
         forkedFromId: null,
+        dynamicTools: null,
       },
       turns: [
         turn('01a23672-ea8e-7700-a77b-8bf4e723901b', {
@@ -164,6 +165,7 @@ describe('reading the reference rollouts', () => {
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'paginated',
         forkedFromId: null,
+        dynamicTools: null,
       },
       turns: [],
       // task_started and item_completed lines, where the reference's cursors point.
@@ -228,6 +230,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'paginated',
         forkedFromId: null,
+        dynamicTools: null,
       },
       turns: [],
       positions: [
@@ -270,6 +273,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         baseInstructions: "<the reference's built-in instructions, 20751 characters, elided>",
         historyMode: 'legacy',
         forkedFromId: null,
+        dynamicTools: null,
       },
       turns: [
         turn('01a23694-7029-7a80-994e-77da73be55ba', {

@@ -24,6 +24,7 @@ function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
     steerTurn: async (threadId, command) => void calls.push(['steerTurn', threadId, command.turnId]),
     startCompaction: async (threadId, command) => void calls.push(['startCompaction', threadId, command.turnId]),
     interrupt: async (threadId, turnId) => (calls.push(['interrupt', threadId, turnId]), 'interrupting'),
+    answerTool: async (threadId, answer) => (calls.push(['answerTool', threadId, answer.callId]), 'answered'),
     revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
     close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
     closeMany: async (threadIds) => (calls.push(['closeMany', ...threadIds]), threadIds.map((id) => (id === 'gone' ? 'notFound' : 'closed'))),

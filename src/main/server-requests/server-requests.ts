@@ -1,0 +1,194 @@
+// Requests the server sends to its clients (`item/tool/call`, approvals, elicitations) and the
+// answers that come back. A request belongs to a thread's turn and goes to every connection
+// subscribed to the thread; the first answer settles it, `serverRequest/resolved` tells the
+// thread's subscribers it is settled (so another client's prompt can go away), and any later
+// answer is dropped. Ids are one integer sequence for the host, as the reference numbers them.
+//
+// A request whose every recipient disconnected waits a grace period (`tool_call_grace_ms`)
+// for a client to subscribe to the thread again, and is sent to it: the turn goes on. Past the
+// grace it is settled as `disconnected`, which each caller turns into what the reference tells
+// the model when its client is gone.
+import type { Clock } from '../../common/clock.js';
+import type { LogFn } from '../../common/log.js';
+import type { ConnectionId, ConnectionTable } from '../connections.js';
+import type { RequestId } from '../protocol/envelope.js';
+import { requestIdJson } from '../protocol/envelope.js';
+
+/** Who a request is for: the thread and turn it belongs to. */
+export interface RequestOwner {
+  threadId: string;
+  turnId: string;
+}
+
+/** How a request was settled. */
+export type ClientAnswer =
+  | { kind: 'result'; result: unknown }
+  | { kind: 'error'; error: unknown }
+  /** Its turn ended first (interrupt, failure, unload): nobody answers now. */
+  | { kind: 'cancelled' }
+  /** Every recipient disconnected and none came back within the grace period. */
+  | { kind: 'disconnected' };
+
+/** An answer line, as the router decodes it. */
+export interface ClientResponse {
+  id: RequestId;
+  result?: unknown;
+  error?: unknown;
+}
+
+interface Pending {
+  owner: RequestOwner;
+  method: string;
+  /** `params` serialized once, for every recipient and for one that subscribes during the grace. */
+  paramsJson: string;
+  /** Each recipient's id for this request: the reference numbers a connection's requests from 0. */
+  recipients: Map<ConnectionId, number>;
+  settle: (answer: ClientAnswer) => void;
+  graceTimer: unknown;
+  settled: boolean;
+}
+
+export interface ServerRequestsOptions {
+  connections: ConnectionTable;
+  log: LogFn;
+  clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
+  graceMs: number;
+  /** Tells a recipient a request it was sent no longer waits for it (`serverRequest/resolved`). */
+  resolved: (connection: ConnectionId, owner: RequestOwner, requestId: number) => void;
+}
+
+/** A request on its way: how it settles, and a handle to stop waiting for it. */
+export interface SentRequest {
+  answer: Promise<ClientAnswer>;
+  cancel(): void;
+}
+
+export class ServerRequests {
+  readonly #options: ServerRequestsOptions;
+  /** Pending requests by recipient, then by the id that recipient knows them by. */
+  readonly #byConnection = new Map<ConnectionId, Map<number, Pending>>();
+  readonly #nextIds = new Map<ConnectionId, number>();
+  readonly #pending = new Set<Pending>();
+
+  constructor(options: ServerRequestsOptions) {
+    this.#options = options;
+  }
+
+  /** Pending requests, for the idle rule and tests. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Whether a turn of this thread waits for a client's answer. */
+  waitsOn(threadId: string): boolean {
+    for (const pending of this.#pending) if (pending.owner.threadId === threadId) return true;
+    return false;
+  }
+
+  /**
+   * Sends `method` to `recipients` (the thread's subscribers) and settles with the first
+   * answer. With no recipient open, the grace period starts at once.
+   */
+  send(recipients: Iterable<ConnectionId>, method: string, params: unknown, owner: RequestOwner): SentRequest {
+    let settle!: (answer: ClientAnswer) => void;
+    const answer = new Promise<ClientAnswer>((resolve) => (settle = resolve));
+    const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, graceTimer: null, settled: false };
+    this.#pending.add(pending);
+    for (const connection of recipients) this.#sendTo(pending, connection);
+    if (pending.recipients.size === 0) this.#startGrace(pending);
+    return { answer, cancel: () => this.#settle(pending, { kind: 'cancelled' }, true) };
+  }
+
+  /**
+   * A response line from `connection`. The first answer settles the request; an answer for an
+   * id this connection was never sent, or one already settled, is logged and dropped, as the
+   * reference drops it.
+   */
+  answer(connection: ConnectionId, response: ClientResponse): void {
+    const id = typeof response.id === 'number' ? response.id : Number.NaN;
+    const pending = this.#byConnection.get(connection)?.get(id);
+    if (pending === undefined) {
+      this.#options.log('warn', 'dropped a response to no pending server request', { connectionId: connection, requestId: requestIdJson(response.id) });
+      return;
+    }
+    // The one who answered needs no word that it is settled; the others do.
+    this.#forget(pending, connection);
+    if (response.error !== undefined) this.#settle(pending, { kind: 'error', error: response.error }, true);
+    else this.#settle(pending, { kind: 'result', result: response.result ?? null }, true);
+  }
+
+  /** The connection closed: requests it was the last open recipient of start their grace. */
+  connectionClosed(connection: ConnectionId): void {
+    const mine = this.#byConnection.get(connection);
+    this.#byConnection.delete(connection);
+    this.#nextIds.delete(connection);
+    for (const pending of mine?.values() ?? []) {
+      pending.recipients.delete(connection);
+      if (pending.recipients.size === 0) this.#startGrace(pending);
+    }
+  }
+
+  /** `connection` subscribed to the thread: requests of its turns still waiting are sent to it too. */
+  subscribed(threadId: string, connection: ConnectionId): void {
+    for (const pending of this.#pending) {
+      if (pending.owner.threadId === threadId && !pending.recipients.has(connection)) this.#sendTo(pending, connection);
+    }
+  }
+
+  /** The turn ended (or its thread unloads; `turnId` null): what it still waits for is cancelled. */
+  cancelTurn(threadId: string, turnId: string | null): void {
+    for (const pending of [...this.#pending]) {
+      if (pending.owner.threadId !== threadId || (turnId !== null && pending.owner.turnId !== turnId)) continue;
+      this.#settle(pending, { kind: 'cancelled' }, true);
+    }
+  }
+
+  /** Host shutdown: every request is cancelled, nobody is told. */
+  close(): void {
+    for (const pending of [...this.#pending]) this.#settle(pending, { kind: 'cancelled' }, false);
+  }
+
+  #sendTo(pending: Pending, connection: ConnectionId): void {
+    const target = this.#options.connections.get(connection);
+    if (target === undefined || !target.initialized) return;
+    const id = this.#nextIds.get(connection) ?? 0;
+    this.#nextIds.set(connection, id + 1);
+    pending.recipients.set(connection, id);
+    let mine = this.#byConnection.get(connection);
+    if (mine === undefined) this.#byConnection.set(connection, (mine = new Map()));
+    mine.set(id, pending);
+    if (pending.graceTimer !== null) {
+      this.#options.clock.clearTimeout(pending.graceTimer);
+      pending.graceTimer = null;
+    }
+    // The reference's key order, and no `jsonrpc` member (protocol.md).
+    target.send(`{"method":${JSON.stringify(pending.method)},"id":${id},"params":${pending.paramsJson}}`);
+  }
+
+  #startGrace(pending: Pending): void {
+    if (pending.graceTimer !== null || pending.settled) return;
+    pending.graceTimer = this.#options.clock.setTimeout(() => {
+      pending.graceTimer = null;
+      if (pending.recipients.size === 0) this.#settle(pending, { kind: 'disconnected' }, false);
+    }, this.#options.graceMs);
+  }
+
+  #forget(pending: Pending, connection: ConnectionId): void {
+    const id = pending.recipients.get(connection);
+    if (id === undefined) return;
+    pending.recipients.delete(connection);
+    this.#byConnection.get(connection)?.delete(id);
+  }
+
+  #settle(pending: Pending, answer: ClientAnswer, tell: boolean): void {
+    if (pending.settled) return;
+    pending.settled = true;
+    this.#pending.delete(pending);
+    if (pending.graceTimer !== null) this.#options.clock.clearTimeout(pending.graceTimer);
+    for (const [connection, id] of [...pending.recipients]) {
+      this.#forget(pending, connection);
+      if (tell) this.#options.resolved(connection, pending.owner, id);
+    }
+    pending.settle(answer);
+  }
+}
