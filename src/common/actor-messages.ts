@@ -193,6 +193,8 @@ export interface ToolAnswer {
   callId: string;
   /** `function_call_output.output`: a text, or content items in the Responses API's spelling. */
   output: string | unknown[];
+  /** What the model is given instead, where it differs from what the history keeps (audio it cannot hear). */
+  modelOutput?: string | unknown[];
   /** The output's id (`fco_<uuid>`), minted on the host. */
   outputId: string;
   /** The call's finished item, recorded with the output (paginated history); null for a call that is no item. */

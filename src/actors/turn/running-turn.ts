@@ -170,7 +170,7 @@ export abstract class RunningTurn {
     this.#answers.clear();
     if (answers === 'interrupted') return 'interrupted';
     for (const answer of answers) {
-      this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.output } });
+      this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
     return 'answered';
   }

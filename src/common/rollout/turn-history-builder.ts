@@ -22,6 +22,7 @@ import type { ConversationMessage, ThreadItem, Turn, TurnError, TurnId, TurnStat
 import type { Json, RolloutRecord } from './rollout-json.js';
 import { num, obj, str } from './rollout-json.js';
 import { compactedConversation, isSummaryMessage, summaryMessage } from './compaction.js';
+import { toolConversationItem, toolItemOf } from './tool-items.js';
 import {
   agentItem,
   coreUserInput,
@@ -90,6 +91,8 @@ export class TurnHistoryBuilder {
   }
 
   #responseItem(p: Json): void {
+    const call = toolConversationItem(p);
+    if (call !== null) this.#messages.push(call);
     if (p.type !== 'message') return;
     const text = messageText(p.content);
     const id = str(p.id);
@@ -223,7 +226,9 @@ export class TurnHistoryBuilder {
     } else if (core.type === 'ContextCompaction') {
       item = { type: 'contextCompaction', id, startedAtMs, completedAtMs };
     } else {
-      return;
+      const tool = toolItemOf(core, id, startedAtMs, completedAtMs);
+      if (tool === null) return;
+      item = tool;
     }
     const turnId = str(p.turn_id);
     const pending = [this.#current, ...this.#turns].find((t) => t?.turn.id === turnId) ?? this.#ensureTurn(index);

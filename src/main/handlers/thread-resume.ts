@@ -83,6 +83,9 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
   // Input queued for the thread (thread/queue/add) runs once it is loaded and idle.
   afterReply(() => drainQueue(ctx, thread.id));
+  // What a turn of the thread still asks its clients is asked of this one too (a client that
+  // came back within the grace period picks up the pending tool call).
+  afterReply(() => ctx.serverRequests.subscribed(thread.id, connection.id));
   return response;
 }
 

@@ -10,6 +10,8 @@ import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.j
 import { placeActorBehind, prepareNewThread, publishThread } from '../threads/thread-loader.js';
 import { registerNewThread, subscribeAndWatch } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
+import { normaliseDynamicTools } from '../tools/dynamic-tool-specs.js';
+import { withDynamicTools } from '../tools/thread-tools.js';
 
 type Params = ReturnType<typeof threadStartParams>;
 
@@ -23,7 +25,10 @@ export async function threadStart(
   if (params.historyMode !== null && !connection.experimentalApi) {
     throw invalidRequest('thread/start.historyMode requires experimentalApi capability');
   }
-  const session = resolveSession(ctx, params);
+  const resolved = resolveSession(ctx, params);
+  // The client's tools are checked before anything is registered: a bad one creates no thread.
+  const dynamicTools = params.dynamicTools === null ? [] : normaliseDynamicTools(params.dynamicTools);
+  const session = { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(dynamicTools) } };
   const { thread, now } = await registerNewThread(ctx);
   const ephemeral = params.ephemeral === true;
   const init = await prepareNewThread(ctx, thread, {

@@ -118,7 +118,7 @@ export const threadStartParams = struct('ThreadStartParams', {
   projectId: checked(optionalString),
   daybreakEnabled: checked(optional(boolean)),
   environments,
-  dynamicTools: checked(defaulted(optional(arrayOf(dynamicTool)))),
+  dynamicTools: defaulted(optional(arrayOf(dynamicTool))),
   selectedCapabilityRoots: checked(optional(arrayOf(shape('SelectedCapabilityRoot')))),
   mockExperimentalField: checked(optionalString),
   experimentalRawEvents: checked(flag()),

@@ -13,6 +13,7 @@ import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
+import { routeToolCall } from '../tools/tool-call-router.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -74,6 +75,12 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
         turnId: event.turnId,
         tokenUsage: tokenUsageView(event.usage),
       });
+      return;
+    case 'toolCall':
+      routeToolCall(ctx, thread, event.turnId, event.call, event.startedAtMs);
+      return;
+    case 'toolItemRecorded':
+      thread.toolItemRecorded(event.turnId, event.itemId, event.ordinal);
       return;
     case 'warning':
       ctx.log('warn', event.message, { threadId: thread.id });
@@ -137,6 +144,8 @@ export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: 
 function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: TurnEnd, persisted = false): void {
   const turn = thread.turnEnded(turnId, end, ctx.clock.now());
   if (turn === null) return;
+  // Nothing the turn asked its clients is waited for any more.
+  ctx.serverRequests.cancelTurn(thread.id, turnId);
   ctx.recorder.turnEnded(end.status, end.durationMs);
   const { error } = end;
   const out = ctx.outgoing;

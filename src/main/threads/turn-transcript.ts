@@ -57,20 +57,41 @@ export class TurnTranscript {
     this.findTurn(turnId)?.items.push(item);
   }
 
+  /** A delta of the message being streamed: a turn's samplings stream one message at a time. */
   agentDeltaAppended(turnId: string, delta: string): void {
-    const item = this.findTurn(turnId)?.items.find((candidate) => candidate.type === 'agentMessage');
+    const items = this.findTurn(turnId)?.items;
+    const item = items?.[lastIndexOf(items, (candidate) => candidate.type === 'agentMessage' && candidate.completedAtMs === null)];
     if (item?.type === 'agentMessage') item.text += delta;
   }
 
-  /** The agent's message is whole: it replaces the streamed one. */
+  /** The agent's message is whole: it replaces the streamed one (a turn with tool calls has one per sampling). */
   agentItemCompleted(turnId: string, item: ThreadItem, ordinal: number | null): void {
     const turn = this.findTurn(turnId);
     if (turn) {
-      const index = turn.items.findIndex((candidate) => candidate.type === 'agentMessage');
+      const index = lastIndexOf(turn.items, (candidate) => candidate.type === 'agentMessage' && candidate.completedAtMs === null);
       if (index >= 0) turn.items[index] = item;
       else turn.items.push(item);
     }
     this.notePosition(turnId, ordinal, item.id);
+  }
+
+  /** A tool call began: its item joins its turn. */
+  toolItemStarted(turnId: string, item: ThreadItem): void {
+    this.findTurn(turnId)?.items.push(item);
+  }
+
+  /** A tool call finished: its item replaces the started one. */
+  toolItemCompleted(turnId: string, item: ThreadItem): void {
+    const items = this.findTurn(turnId)?.items;
+    if (items === undefined) return;
+    const index = lastIndexOf(items, (candidate) => candidate.id === item.id && candidate.type === item.type);
+    if (index >= 0) items[index] = item;
+    else items.push(item);
+  }
+
+  /** A tool call's item is in the history, at `ordinal`. */
+  toolItemRecorded(turnId: string, itemId: string, ordinal: number | null): void {
+    this.notePosition(turnId, ordinal, itemId);
   }
 
   /** A compaction began: its item joins its turn. */
@@ -121,4 +142,9 @@ export class TurnTranscript {
     while (i >= 0 && this.#turns[i]!.id !== turnId) i -= 1;
     return i;
   }
+}
+
+function lastIndexOf(items: readonly ThreadItem[], matches: (item: ThreadItem) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) if (matches(items[i]!)) return i;
+  return -1;
 }

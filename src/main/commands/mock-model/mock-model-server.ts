@@ -23,7 +23,22 @@ export type MockBehaviour =
   /** response.created, then the rest of the default reply after `ms` or when the client leaves. */
   | { kind: 'stall'; ms: number }
   /** Events whose data is not JSON, then the end of the body. */
-  | { kind: 'malformed' };
+  | { kind: 'malformed' }
+  /**
+   * A reply of these output items (function calls, messages), each as one
+   * `response.output_item.done`, then response.completed: how a model calls tools.
+   */
+  | { kind: 'output'; items: unknown[] };
+
+/** A `function_call` output item, as a model sends one (`arguments` is JSON text). */
+export function functionCallItem(callId: string, name: string, args: unknown, namespace?: string): Record<string, unknown> {
+  return { type: 'function_call', id: `fc_${callId}`, call_id: callId, name, arguments: JSON.stringify(args), ...(namespace === undefined ? {} : { namespace }) };
+}
+
+/** An assistant message output item. */
+export function messageItem(id: string, text: string): Record<string, unknown> {
+  return { type: 'message', role: 'assistant', id, content: [{ type: 'output_text', text }] };
+}
 
 /** A request as received. `body` is the parsed JSON, or the raw text if it was not JSON. */
 export interface MockRequest {
@@ -59,6 +74,7 @@ const RESPONSES_PATH = /.*\/responses$/; // the reference mounts `path_regex(".*
 const RESPONSE_ID = 'resp-1';
 const ITEM_ID = 'msg-1';
 const SSE_HEADERS = { 'content-type': 'text/event-stream' };
+const ZERO_USAGE = { input_tokens: 0, input_tokens_details: null, output_tokens: 0, output_tokens_details: null, total_tokens: 0 };
 
 /** Starts the mock and resolves once it listens. */
 export async function startMockModel(options: MockModelOptions = {}): Promise<MockModel> {
@@ -168,6 +184,13 @@ function respond(
     case 'malformed':
       sendAll(res, ['data: this is not json\n\n', 'event: response.completed\ndata: {"type":\n\n']);
       return;
+    case 'output':
+      sendAll(res, [
+        sse(createdEvent()),
+        ...behaviour.items.map((item) => sse({ type: 'response.output_item.done', item })),
+        sse({ type: 'response.completed', response: { id: RESPONSE_ID, usage: ZERO_USAGE } }),
+      ]);
+      return;
   }
 }
 
@@ -196,10 +219,7 @@ function replyEvents(text: string, deltaChunks: number): string[] {
   events.push(sse(itemDoneEvent(text)));
   events.push(sse({
     type: 'response.completed',
-    response: {
-      id: RESPONSE_ID,
-      usage: { input_tokens: 0, input_tokens_details: null, output_tokens: 0, output_tokens_details: null, total_tokens: 0 },
-    },
+    response: { id: RESPONSE_ID, usage: ZERO_USAGE },
   }));
   return events;
 }

@@ -1,0 +1,35 @@
+// Tool calls as a rollout keeps them, read back: the `item_completed` of a call (core spelling)
+// into the wire's item, and the response items of a call and its output into the conversation
+// the model is replayed. Pure functions; the turn history builder decides where they go.
+import type { ConversationMessage, DynamicToolCallItem, DynamicToolContentItem } from '../wire-types.js';
+import type { Json } from './rollout-json.js';
+import { num, obj, str } from './rollout-json.js';
+
+/** A core `DynamicToolCall` item as the wire shows it; null for any other item. */
+export function toolItemOf(core: Json, id: string, startedAtMs: number | null, completedAtMs: number | null): DynamicToolCallItem | null {
+  if (core.type !== 'DynamicToolCall') return null;
+  const duration = obj(core.duration);
+  const status = str(core.status);
+  return {
+    type: 'dynamicToolCall',
+    id,
+    namespace: str(core.namespace),
+    tool: str(core.tool) ?? '',
+    arguments: core.arguments ?? null,
+    status: status === 'completed' || status === 'failed' ? status : 'inProgress',
+    contentItems: Array.isArray(core.content_items) ? (core.content_items as DynamicToolContentItem[]) : null,
+    success: typeof core.success === 'boolean' ? core.success : null,
+    durationMs: duration === null ? null : Math.round((num(duration.secs) ?? 0) * 1000 + (num(duration.nanos) ?? 0) / 1_000_000),
+    startedAtMs,
+    completedAtMs,
+  };
+}
+
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output']);
+
+/** A tool call or its output, as the next request replays it (the harness's metadata left out); null for any other response item. */
+export function toolConversationItem(p: Json): ConversationMessage | null {
+  if (typeof p.type !== 'string' || !CALL_TYPES.has(p.type)) return null;
+  const { internal_chat_message_metadata_passthrough: _metadata, ...item } = p;
+  return { role: 'item', text: '', item };
+}

@@ -1,0 +1,55 @@
+// One call of a tool the client brought: the item starts, `item/tool/call` goes to the
+// thread's clients, and the first answer finishes the item and becomes the model's output.
+// The wait is the turn's: an interrupt or the turn's end cancels the request (server-requests.ts).
+import type { ToolAnswer, ToolCall } from '../../common/actor-messages.js';
+import type { DynamicToolCallItem } from '../../common/wire-types.js';
+import type { HostContext } from '../host-context.js';
+import type { LoadedThread } from '../threads/loaded-thread.js';
+import { completedToolItem, decodeToolAnswer, toolOutputOf } from './dynamic-tool-answer.js';
+import { outputIdOf } from './tool-call-router.js';
+
+/** Runs the call to its answer; never rejects. */
+export async function callDynamicTool(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): Promise<ToolAnswer> {
+  const started: DynamicToolCallItem = {
+    type: 'dynamicToolCall',
+    id: call.callId,
+    namespace: call.namespace,
+    tool: call.name,
+    arguments: parsedArguments(call.input),
+    status: 'inProgress',
+    contentItems: null,
+    success: null,
+    durationMs: null,
+    startedAtMs,
+    completedAtMs: null,
+  };
+  thread.toolItemStarted(turnId, started);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item: started, threadId: thread.id, turnId, startedAtMs });
+  const params = { threadId: thread.id, turnId, callId: call.callId, namespace: call.namespace, tool: call.name, arguments: started.arguments };
+  const answer = await ctx.serverRequests.send(thread.subscribers, 'item/tool/call', params, { threadId: thread.id, turnId }).answer;
+  const decoded = decodeToolAnswer(answer);
+  if (decoded.problem !== null) ctx.log('warn', 'dynamic tool call failed', { threadId: thread.id, callId: call.callId, problem: decoded.problem });
+  const completedAtMs = ctx.clock.now();
+  const item = completedToolItem(started, decoded, completedAtMs);
+  thread.toolItemCompleted(turnId, item);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs });
+  const output = toolOutputOf(item.contentItems ?? []);
+  return {
+    turnId,
+    callId: call.callId,
+    output: output.recorded,
+    ...(output.model === output.recorded ? {} : { modelOutput: output.model }),
+    outputId: outputIdOf(ctx),
+    item,
+  };
+}
+
+// The model's arguments are JSON text; the item and the request carry them parsed. Text that is
+// no JSON is passed on as it is (the client sees what the model wrote).
+function parsedArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,38 @@
+// Where a model's tool call goes, on the main thread: a tool the client brought becomes an
+// `item/tool/call` request to the thread's clients; a name the thread does not have is
+// answered as the reference answers it. Whatever runs the call, the answer goes back to the
+// actor (`answerTool`), which records it and samples again; nothing here blocks the request
+// path, and a call waits only on its own answer.
+import type { ToolAnswer, ToolCall } from '../../common/actor-messages.js';
+import type { HostContext } from '../host-context.js';
+import { uuidv7 } from '../protocol/uuid.js';
+import type { LoadedThread } from '../threads/loaded-thread.js';
+import { callDynamicTool } from './dynamic-tool-call.js';
+import { findDynamicTool } from './dynamic-tool-specs.js';
+import { dynamicToolsOf } from './thread-tools.js';
+
+/** Runs one tool call of `thread`'s turn `turnId` and answers the actor. */
+export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): void {
+  const spec = call.kind === 'function' ? findDynamicTool(dynamicToolsOf(thread.settings), call.namespace, call.name) : undefined;
+  if (spec !== undefined) {
+    void callDynamicTool(ctx, thread, turnId, call, startedAtMs).then((answer) => answerActor(ctx, thread, answer));
+    return;
+  }
+  // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).
+  answerActor(ctx, thread, { turnId, callId: call.callId, output: `unsupported call: ${call.name}`, outputId: outputIdOf(ctx), item: null });
+}
+
+/** A fresh `function_call_output` id, as the reference mints them. */
+export function outputIdOf(ctx: HostContext): string {
+  return `fco_${uuidv7(ctx.clock.now())}`;
+}
+
+// The answer goes to the worker hosting the thread's actor; a thread that lost its actor in the
+// meantime has already ended its turn, so there is nobody to tell.
+function answerActor(ctx: HostContext, thread: LoadedThread, answer: ToolAnswer): void {
+  const link = thread.lifecycle.kind === 'loaded' ? ctx.pool.linkOf(thread.id) : undefined;
+  if (link === undefined) return;
+  link.api.answerTool(thread.id, answer).catch((error: unknown) =>
+    ctx.log('warn', 'a tool answer did not reach the actor', { threadId: thread.id, callId: answer.callId, error: (error as Error).message }),
+  );
+}
