@@ -28,6 +28,7 @@ import type {
   QueuedSubmission,
 } from '../../../common/codex-db/codex-state-changes.js';
 import type { LogFn } from '../../../common/log.js';
+import { Mailbox } from '../../../common/mailbox.js';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobResult } from '../../dedicated-worker.js';
 import { fsPromises } from '../../lazy-builtin.js';
@@ -61,9 +62,10 @@ export const QUEUE_ROWS_DEADLINE_MS = 2_000;
 export const CODEX_STATE_MIRROR_WORKERS = 1;
 
 export class CodexStateMirror {
-  #settled: Promise<void> = Promise.resolve();
+  /** Each change handed over, until it is mirrored or given up on: settled() waits for them all. */
+  readonly #mirrored = new Mailbox();
   /** Presence checks in the order of the changes that asked, so changes are posted in order. */
-  #gate: Promise<unknown> = Promise.resolve();
+  readonly #presenceChecks = new Mailbox();
   #presence: { any: boolean; atMs: number } | null = null;
   readonly #absenceNoticed = new Set<string>();
 
@@ -117,7 +119,7 @@ export class CodexStateMirror {
       timer = this.clock.setTimeout(() => resolve({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }), QUEUE_ROWS_DEADLINE_MS);
     });
     // Behind the gate: after every change handed over before it has been posted.
-    const asked = this.#gate.then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
+    const asked = this.#presenceChecks.settled().then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
       if (result.kind === 'failed') return { kind: 'codexQueueUnknown', reason: `the mirror's worker failed (${result.reason})` };
       const reply = result.reply;
       if (reply.kind === 'codexQueueRows' || reply.kind === 'codexQueueUnknown') return reply;
@@ -131,7 +133,7 @@ export class CodexStateMirror {
 
   /** Settles once every change handed over so far is mirrored or given up on. */
   settled(): Promise<void> {
-    return this.#settled;
+    return this.#mirrored.settled();
   }
 
   close(): Promise<void> {
@@ -140,8 +142,7 @@ export class CodexStateMirror {
 
   #mirror(change: CodexStateChange, mirrored?: (reply: CodexStateMirrorReply | null) => Promise<void> | undefined): void {
     const request: CodexStateMirrorRequest = { kind: 'mirrorCodexState', databases: this.databases, change };
-    const present = this.#gate.then(() => this.#anyPresent(change.threadId));
-    this.#gate = present;
+    const present = this.#presenceChecks.post(() => this.#anyPresent(change.threadId));
     const done = present
       .then(async (any) => {
         if (!any) return mirrored?.(null);
@@ -149,7 +150,7 @@ export class CodexStateMirror {
         return mirrored?.(reply);
       })
       .catch((error: unknown) => this.log('warn', 'could not record what was mirrored into the reference databases', { ...describeRequest(request), error: String(error) }));
-    this.#settled = this.#settled.then(() => done);
+    void this.#mirrored.post(() => done);
   }
 
   // Whether either database exists, from the last finding while it is fresh. When neither does

@@ -27,6 +27,7 @@
 import { open } from 'node:fs/promises';
 import type { LogFn } from '../../../../common/log.js';
 import { lockRetryPause } from '../../../../common/codex-db/pinned-database.js';
+import { Mailbox } from '../../../../common/mailbox.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
 
@@ -81,7 +82,8 @@ export class ThreadHistoryProjector {
   #complete = false;
   /** When the wait for the write lock must end for the flush being waited for; null: no flush. */
   #flushDeadline: number | null = null;
-  #chain: Promise<void> = Promise.resolve();
+  /** Projections, one at a time. */
+  readonly #projections = new Mailbox();
   /** A wait for the database's lock ran out this turn: no more tries until the next one. */
   #deferred = false;
   /** This thread's tail cannot be projected exactly (or the lock is gone): never again. */
@@ -129,7 +131,7 @@ export class ThreadHistoryProjector {
       this.#flushDeadline ??= performance.now() + this.#options.database.deadlineMs;
       this.#queue(true);
     }
-    return this.#chain;
+    return this.#projections.settled();
   }
 
   #cancelDelayed(): void {
@@ -141,7 +143,7 @@ export class ThreadHistoryProjector {
     this.#complete ||= complete;
     if (this.#queued) return;
     this.#queued = true;
-    this.#chain = this.#chain.then(() => this.#project()).catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`));
+    void this.#projections.post(() => this.#project().catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`)));
   }
 
   /** A new turn: try again after a lost wait for the database's lock. */
