@@ -17,6 +17,7 @@
 // PRESENCE_RECHECK_MS), so such a home starts no worker and posts nothing per turn (bench case
 // `idle-unload`, at once after a turn).
 import type { Clock } from '../../../common/clock.js';
+import { withDeadline } from '../../../common/deadline.js';
 import type {
   CodexQueueRowsReply,
   CodexQueueRowsRequest,
@@ -114,10 +115,6 @@ export class CodexStateMirror {
    */
   queuedRowsPresent(threadId: string, ids: string[]): Promise<CodexQueueRowsReply> {
     const request: CodexQueueRowsRequest = { kind: 'codexQueueRows', database: this.databases.queue, threadId, ids };
-    let timer: unknown;
-    const late = new Promise<CodexQueueRowsReply>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }), QUEUE_ROWS_DEADLINE_MS);
-    });
     // Behind the gate: after every change handed over before it has been posted.
     const asked = this.#presenceChecks.settled().then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
       if (result.kind === 'failed') return { kind: 'codexQueueUnknown', reason: `the mirror's worker failed (${result.reason})` };
@@ -125,7 +122,7 @@ export class CodexStateMirror {
       if (reply.kind === 'codexQueueRows' || reply.kind === 'codexQueueUnknown') return reply;
       return { kind: 'codexQueueUnknown', reason: reply.kind === 'failed' ? reply.message : `unexpected answer ${reply.kind}` };
     });
-    return Promise.race([asked, late]).finally(() => this.clock.clearTimeout(timer));
+    return withDeadline(asked, QUEUE_ROWS_DEADLINE_MS, this.clock, (): CodexQueueRowsReply => ({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }));
   }
 
   /** A thread was deleted: its row, its receipt and its queued input go, as the reference deletes them. */
