@@ -26,7 +26,7 @@
 // token_count) waits for the next one or for `flush()`.
 import { open } from 'node:fs/promises';
 import type { LogFn } from '../../../../common/log.js';
-import { lockRetryPause } from '../../../../common/codex-db/pinned-database.js';
+import { retryWhileBusy } from '../../../../common/codex-db/busy-retry.js';
 import { Mailbox } from '../../../../common/mailbox.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
@@ -165,15 +165,10 @@ export class ThreadHistoryProjector {
     // This projection is the flush's (or one it waits for): both end by its deadline.
     const ownDeadline = performance.now() + this.#options.database.deadlineMs;
     try {
-      for (let tries = 0; ; tries += 1) {
-        if ((await this.#tryProject(complete)) !== 'busy') return;
-        const deadline = Math.min(ownDeadline, this.#flushDeadline ?? Infinity);
-        const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
-        if (pause <= 0) {
-          this.#deferred = true;
-          return this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');
-        }
-        await new Promise((resolve) => setTimeout(resolve, pause));
+      const outcome = await retryWhileBusy(() => this.#tryProject(complete), (tried) => tried === 'busy', () => Math.min(ownDeadline, this.#flushDeadline ?? Infinity));
+      if (outcome === 'busy') {
+        this.#deferred = true;
+        this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');
       }
     } finally {
       if (complete) this.#flushDeadline = null;
