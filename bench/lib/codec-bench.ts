@@ -7,7 +7,8 @@ import { deepStrictEqual } from 'node:assert';
 import { performance } from 'node:perf_hooks';
 import { deserialize as deserializeV8, serialize } from 'node:v8';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { raceDeadline } from '../../src/main/race-deadline.js';
+import { systemClock } from '../../src/common/clock.js';
+import { failWith, withDeadline } from '../../src/common/deadline.js';
 import { decodeSnapshot } from '../../src/common/snapshot-decoder.js';
 import { sampleEvent, type EventKind } from './actor-event-samples.js';
 import { type CodecControl, type CodecWorkerData, crossThreadNowMs, type SnapshotCodecName } from './codec-protocol.js';
@@ -64,7 +65,7 @@ export class CodecBench {
       else if (received % creditEvery === 0) this.#control({ cmd: 'credit', received });
     });
     this.#control({ cmd: 'start', codec, kind, count, mode, window: this.window });
-    return raceDeadline(done, PHASE_DEADLINE_MS, `${codec}/${kind}/${mode}: no answer within ${PHASE_DEADLINE_MS} ms`);
+    return withDeadline(done, PHASE_DEADLINE_MS, systemClock, failWith(`${codec}/${kind}/${mode}: no answer within ${PHASE_DEADLINE_MS} ms`));
   }
 
   /** `count` resume snapshots of `turns` turns, one in flight; `verify` checks the first whole. */
@@ -88,7 +89,7 @@ export class CodecBench {
       else this.#control({ cmd: 'next' });
     });
     this.#control({ cmd: 'snapshot', codec, turns, count });
-    return raceDeadline(done, PHASE_DEADLINE_MS, `snapshot ${codec}/${turns}: no answer within ${PHASE_DEADLINE_MS} ms`);
+    return withDeadline(done, PHASE_DEADLINE_MS, systemClock, failWith(`snapshot ${codec}/${turns}: no answer within ${PHASE_DEADLINE_MS} ms`));
   }
 
   async close(): Promise<void> {

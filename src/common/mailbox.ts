@@ -4,7 +4,7 @@
 
 /** Runs posted jobs strictly one after another. A failing job does not stop the queue. */
 export class Mailbox {
-  #tail: Promise<unknown> = Promise.resolve();
+  #tail: Promise<void> = Promise.resolve();
   #depth = 0;
 
   /** Queues `job`; the returned promise settles with the job's own outcome. */
@@ -21,6 +21,11 @@ export class Mailbox {
   /** Jobs queued or running. */
   get depth(): number {
     return this.#depth;
+  }
+
+  /** Settles once every job posted so far has settled, whatever its outcome; never rejects. */
+  settled(): Promise<void> {
+    return this.#tail;
   }
 
   #settle(): void {

@@ -16,6 +16,7 @@
 // 'workerStuck' at once.
 import type { Worker } from 'node:worker_threads';
 import type { Clock } from '../common/clock.js';
+import { withDeadline } from '../common/deadline.js';
 import type { LogFn } from '../common/log.js';
 import type { JobMessage, JobRequest } from '../common/worker-jobs.js';
 import { builtin } from './lazy-builtin.js';
@@ -96,10 +97,7 @@ export class DedicatedWorker<Request, Reply> {
     if (state.kind === 'running') state.job?.resolve({ kind: 'failed', reason: 'workerExited' });
     for (const job of this.#waiting.splice(0)) job.resolve({ kind: 'failed', reason: 'workerExited' });
     if (state.kind === 'none') return;
-    let waited: unknown;
-    const waiting = new Promise<void>((resolve) => (waited = this.options.clock.setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([state.worker.terminate().then(() => undefined), waiting]);
-    this.options.clock.clearTimeout(waited);
+    await withDeadline(state.worker.terminate(), CLOSE_WAIT_MS, this.options.clock, () => undefined);
   }
 
   #dispatch(): void {

@@ -19,7 +19,8 @@ import type {
   QueuedSubmission,
 } from '../common/codex-db/codex-state-changes.js';
 import { PINNED_QUEUE_MIGRATIONS, PINNED_STATE_MIGRATIONS } from '../common/codex-db/codex-state-migrations.js';
-import { lockRetryPause, PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
+import { retryWhileBusy } from '../common/codex-db/busy-retry.js';
+import { PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
 import { QUEUE_SQL, STATE_SQL } from './codex-state-sql.js';
 import { queuedPayload } from './queued-payload.js';
 
@@ -98,15 +99,9 @@ export class CodexStateWriter {
   }
 
   /** `use` tried again, asynchronously, while another connection holds the lock, until the deadline. */
-  async #retried<T>(use: () => DatabaseOutcome<T>): Promise<DatabaseOutcome<T>> {
+  #retried<T>(use: () => DatabaseOutcome<T>): Promise<DatabaseOutcome<T>> {
     const deadline = performance.now() + this.deadlineMs;
-    for (let tries = 0; ; tries += 1) {
-      const outcome = use();
-      if (outcome.kind !== 'busy') return outcome;
-      const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
-      if (pause <= 0) return outcome;
-      await new Promise((resolve) => setTimeout(resolve, pause));
-    }
+    return retryWhileBusy(use, (outcome) => outcome.kind === 'busy', () => deadline);
   }
 }
 

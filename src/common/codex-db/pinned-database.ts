@@ -14,6 +14,7 @@
 // client's own (its POSIX locks are per process and would be dropped by any other close).
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { isBusy } from './busy-retry.js';
 
 /** A migration as `_sqlx_migrations` records it: version, and SHA-384 of its SQL in hex. */
 export type PinnedMigration = readonly [version: number, checksum: string];
@@ -185,17 +186,4 @@ export class PinnedDatabase<Names extends string> {
   }
 }
 
-/** Pauses between tries for a write lock another connection holds (SQLite's own busy handler's). */
-const LOCK_RETRY_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
-
-/** How long to wait before try `tries + 1` at a write lock another connection held. */
-export function lockRetryPause(tries: number): number {
-  return LOCK_RETRY_PAUSES_MS[Math.min(tries, LOCK_RETRY_PAUSES_MS.length - 1)]!;
-}
-
 const MIGRATIONS_SQL = 'SELECT version, hex(checksum) AS checksum, success FROM _sqlx_migrations ORDER BY version';
-
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_'));
-}

@@ -9,6 +9,8 @@
 // restarted, the network dropped an idle connection) is logged and counted, never left
 // unhandled: an unhandled 'error' event would end the whole process.
 import pg from 'pg';
+import { systemClock } from '../clock.js';
+import { withDeadline } from '../deadline.js';
 import type { LogFn } from '../log.js';
 
 /** Where the database is: a connection string, or null for libpq's PG* environment variables alone. */
@@ -143,12 +145,10 @@ export async function queryWithin<Row extends pg.QueryResultRow>(
 /** A connection from `pool` within `deadlineMs`; one that arrives later goes back to the pool. */
 export async function connectWithin(pool: pg.Pool, deadlineMs: number): Promise<pg.PoolClient> {
   const pending = pool.connect();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PostgresDeadlineError('waiting for a connection', deadlineMs)), deadlineMs);
-  });
   try {
-    return await Promise.race([pending, late]);
+    return await withDeadline(pending, deadlineMs, systemClock, (): never => {
+      throw new PostgresDeadlineError('waiting for a connection', deadlineMs);
+    });
   } catch (error) {
     pending.then((client) => client.release(), () => undefined);
     // The pool's own wait (connectionTimeoutMillis) may end first: the same deadline, reported alike.
@@ -156,7 +156,5 @@ export async function connectWithin(pool: pg.Pool, deadlineMs: number): Promise<
       throw new PostgresDeadlineError('waiting for a connection', deadlineMs);
     }
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }

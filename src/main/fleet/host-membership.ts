@@ -8,7 +8,8 @@
 import type { Pool } from 'pg';
 import type { LogFn } from '../../common/log.js';
 import { advertiseHost, registerHost, renewHost, retireHost } from '../../common/postgres/host-lease.js';
-import { raceDeadline } from '../race-deadline.js';
+import { systemClock } from '../../common/clock.js';
+import { withDeadline } from '../../common/deadline.js';
 
 export interface HostMembershipOptions {
   pool: Pool;
@@ -55,7 +56,7 @@ export class HostMembership {
     if (this.#hostId !== null || this.#closed) return this.#hostId;
     // Through the one renewal in flight (which registers when there is no registration), so
     // acquisitions waiting together never register this host twice.
-    await raceDeadline(this.#renew(), ms, 'registering with the thread store timed out').catch(() => undefined);
+    await withDeadline(this.#renew(), ms, systemClock, () => undefined).catch(() => undefined);
     return this.#hostId;
   }
 

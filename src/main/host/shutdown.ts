@@ -4,9 +4,9 @@
 // mirrored), stop reporting and the locks, flush output, drop the connections, stop the pool
 // and the stored-history workers, remove the listener's files.
 import { systemClock } from '../../common/clock.js';
+import { settledWithin } from '../../common/deadline.js';
 import type { HostContext } from '../host-context.js';
 import { outputFlushed } from '../scheduling.js';
-import { withDeadline } from '../threads/unloader.js';
 import type { Transport } from '../transport/transport.js';
 import { waitUntil } from '../wait-until.js';
 
@@ -73,19 +73,19 @@ export class HostShutdown {
       // the store projects of them elsewhere (each step has its store's own deadline).
       await ctx.store.settled();
     })();
-    await withDeadline(work, SHUTDOWN_DEADLINE_MS, systemClock);
+    await settledWithin(work, SHUTDOWN_DEADLINE_MS, systemClock);
     ctx.supervisor.stop();
     this.stopReporting();
     ctx.locks.close();
     // An attempt at coordination still in flight (lockfile backend) gives it back before the
     // host reports itself stopped, so nothing of this process is left on the home after that.
-    if (ctx.locks.settled) await withDeadline(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
+    if (ctx.locks.settled) await settledWithin(ctx.locks.settled(), LOCKS_SETTLE_MS, systemClock);
     // A fleet's host leaves it now, so the threads it released are free for the others at once.
-    await withDeadline(ctx.store.close(), STORE_CLOSE_MS, systemClock);
+    await settledWithin(ctx.store.close(), STORE_CLOSE_MS, systemClock);
     if (transport !== null) {
       // Notifications still staggered over later iterations (staggered-output.ts) reach the
       // sockets first: this waits for the last chunk.
-      await withDeadline(outputFlushed(), OUTPUT_FLUSH_MS, systemClock);
+      await settledWithin(outputFlushed(), OUTPUT_FLUSH_MS, systemClock);
       await transport.flush(OUTPUT_FLUSH_MS);
       transport.close();
     }

@@ -24,7 +24,8 @@ import { ensureFileThreadsStarted } from '../file-threads.js';
 import { inOwnIteration, ownIteration } from '../scheduling.js';
 import { ActorPlacement } from './actor-placement.js';
 import { CloseBatcher } from './close-batcher.js';
-import { raceDeadline } from '../race-deadline.js';
+import { systemClock } from '../../common/clock.js';
+import { failWith, withDeadline } from '../../common/deadline.js';
 import { ATTACH_TIMEOUT_MS, attachWorker, type WorkerLink } from './worker-link.js';
 import { WorkerRetirement } from './worker-retirement.js';
 
@@ -142,7 +143,7 @@ export class ActorPool {
   async ready(): Promise<void> {
     await this.#start();
     try {
-      await raceDeadline(this.#ready, ATTACH_TIMEOUT_MS, 'pool workers did not all come up');
+      await withDeadline(this.#ready, ATTACH_TIMEOUT_MS, systemClock, failWith('pool workers did not all come up'));
     } catch (error) {
       if (this.liveWorkers === 0) throw error;
     }
@@ -165,7 +166,7 @@ export class ActorPool {
     this.#retirement.cancel(link);
     this.#closes.postOwed(init.threadId);
     try {
-      return await raceDeadline(link.api.spawn(init), timeoutMs, `actor did not start within ${timeoutMs} ms`);
+      return await withDeadline(link.api.spawn(init), timeoutMs, systemClock, failWith(`actor did not start within ${timeoutMs} ms`));
     } catch (error) {
       this.forget(init.threadId);
       throw error;
@@ -208,7 +209,7 @@ export class ActorPool {
     this.#closing = true;
     for (const link of this.#placement.links()) this.#retirement.cancel(link);
     for (const link of this.#placement.links()) link.release();
-    if (this.#pool) await raceDeadline(this.#pool.destroy(), 5_000, 'pool did not stop').catch(() => undefined);
+    if (this.#pool) await withDeadline(this.#pool.destroy(), 5_000, systemClock, () => undefined).catch(() => undefined);
   }
 
   /**

@@ -17,6 +17,7 @@
 //   unloaded
 import type { Clock } from '../../common/clock.js';
 import { existsSync } from 'node:fs';
+import { settledWithin } from '../../common/deadline.js';
 import type { LogFn } from '../../common/log.js';
 import type { WriterLockBackend } from '../store/writer-lock-backend.js';
 import type { ThreadDirectory } from './directory.js';
@@ -121,7 +122,7 @@ export class Unloader {
     const startedAt = this.#deps.clock.now();
     // A new thread's actor still being placed (thread/start answers first): its close must
     // find it. A placement that fails unloads the thread itself, after clearing this.
-    if (thread.actorPlacement !== null) await withDeadline(thread.actorPlacement, this.#deps.actorCloseTimeoutMs, this.#deps.clock);
+    if (thread.actorPlacement !== null) await settledWithin(thread.actorPlacement, this.#deps.actorCloseTimeoutMs, this.#deps.clock);
     // Shutdown keeps waiting: the pool is destroyed right after, and the actor should have
     // closed its own file by then.
     const fenced = reason === 'idle' && announce && this.#tryFence(thread);
@@ -130,7 +131,7 @@ export class Unloader {
     let closed: ActorClosed = 'noActor';
     if (closing !== null) closed = await this.#closeActor(thread, closing);
     const clearing = this.#releaseWriterLock(thread);
-    if (clearing !== null) await withDeadline(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
+    if (clearing !== null) await settledWithin(clearing, LOCK_CLEAR_WAIT_MS, this.#deps.clock);
     this.#forget(thread, reason);
     if (announce) this.#announce(thread, reason);
     closeFenced?.();
@@ -162,7 +163,7 @@ export class Unloader {
     return () => {
       const closing = close();
       if (closing === null) return;
-      const settled = withDeadline(closing, actorCloseTimeoutMs, clock).then((closed) => {
+      const settled = settledWithin(closing, actorCloseTimeoutMs, clock).then((closed) => {
         this.#fencedCloses.delete(settled);
         // Its worker is presumed stuck, as in the waiting path: new actors go elsewhere.
         if (closed === 'timedOut') reportStuck();
@@ -176,7 +177,7 @@ export class Unloader {
   // other process is kept out of the thread by a worker that does not answer.
   async #closeActor(thread: LoadedThread, closing: Promise<unknown>): Promise<ActorClosed> {
     const { clock, actorCloseTimeoutMs } = this.#deps;
-    const closed = await withDeadline(closing, actorCloseTimeoutMs, clock);
+    const closed = await settledWithin(closing, actorCloseTimeoutMs, clock);
     if (closed === 'timedOut') this.#deps.actors.reportUnresponsive(thread.id);
     if (closed !== 'done') {
       const why = closed === 'timedOut' ? `did not close its rollout within ${actorCloseTimeoutMs} ms` : 'failed to close its rollout';
@@ -217,21 +218,4 @@ export class Unloader {
       this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
     }
   }
-}
-
-/** Resolves 'done' when `work` settles in time, 'failed' when it rejects, 'timedOut' otherwise. */
-export function withDeadline(work: Promise<unknown>, ms: number, clock: Clock): Promise<'done' | 'failed' | 'timedOut'> {
-  return new Promise((resolve) => {
-    const timer = clock.setTimeout(() => resolve('timedOut'), ms);
-    work.then(
-      () => {
-        clock.clearTimeout(timer);
-        resolve('done');
-      },
-      () => {
-        clock.clearTimeout(timer);
-        resolve('failed');
-      },
-    );
-  });
 }

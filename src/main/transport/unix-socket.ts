@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, realpathSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { basename, dirname, join } from 'node:path';
+import { systemClock } from '../../common/clock.js';
+import { withDeadline } from '../../common/deadline.js';
 import { ioErrorText, StartupError } from '../startup-error.js';
 
 /** The reference's `APP_SERVER_CONTROL_SOCKET_DIR_NAME` / `APP_SERVER_CONTROL_SOCKET_FILE_NAME`. */
@@ -75,18 +77,17 @@ async function clearStale(path: string): Promise<void> {
   tryUnlink(path);
 }
 
-function accepts(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    const done = (live: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(live);
-    };
-    const timer = setTimeout(() => done(false), PROBE_TIMEOUT_MS);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
+async function accepts(path: string): Promise<boolean> {
+  const socket = connect(path);
+  const answered = new Promise<boolean>((resolve) => {
+    socket.once('connect', () => resolve(true));
+    socket.once('error', () => resolve(false));
   });
+  try {
+    return await withDeadline(answered, PROBE_TIMEOUT_MS, systemClock, () => false);
+  } finally {
+    socket.destroy();
+  }
 }
 
 function tryUnlink(path: string): void {

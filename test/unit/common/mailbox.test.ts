@@ -114,4 +114,20 @@ describe('Mailbox', () => {
     gate.resolve();
     await blocked;
   });
+  test('settled() waits for every job posted so far, a failed one included, and never rejects', async () => {
+    const mailbox = new Mailbox();
+    const gate = deferred();
+    const failing = mailbox.post(async () => {
+      await gate.promise;
+      throw new Error('boom');
+    });
+    const log: string[] = [];
+    const settled = mailbox.settled().then(() => log.push('settled'));
+    await flush();
+    expect(log).toEqual([]);
+    gate.resolve();
+    await expect(failing).rejects.toThrow('boom');
+    await settled;
+    expect(log).toEqual(['settled']);
+  });
 });

@@ -17,6 +17,7 @@
 // PRESENCE_RECHECK_MS), so such a home starts no worker and posts nothing per turn (bench case
 // `idle-unload`, at once after a turn).
 import type { Clock } from '../../../common/clock.js';
+import { withDeadline } from '../../../common/deadline.js';
 import type {
   CodexQueueRowsReply,
   CodexQueueRowsRequest,
@@ -28,6 +29,7 @@ import type {
   QueuedSubmission,
 } from '../../../common/codex-db/codex-state-changes.js';
 import type { LogFn } from '../../../common/log.js';
+import { Mailbox } from '../../../common/mailbox.js';
 import type { StoredHistoryReply, StoredHistoryRequest } from '../../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobResult } from '../../dedicated-worker.js';
 import { fsPromises } from '../../lazy-builtin.js';
@@ -61,9 +63,10 @@ export const QUEUE_ROWS_DEADLINE_MS = 2_000;
 export const CODEX_STATE_MIRROR_WORKERS = 1;
 
 export class CodexStateMirror {
-  #settled: Promise<void> = Promise.resolve();
+  /** Each change handed over, until it is mirrored or given up on: settled() waits for them all. */
+  readonly #mirrored = new Mailbox();
   /** Presence checks in the order of the changes that asked, so changes are posted in order. */
-  #gate: Promise<unknown> = Promise.resolve();
+  readonly #presenceChecks = new Mailbox();
   #presence: { any: boolean; atMs: number } | null = null;
   readonly #absenceNoticed = new Set<string>();
 
@@ -112,18 +115,14 @@ export class CodexStateMirror {
    */
   queuedRowsPresent(threadId: string, ids: string[]): Promise<CodexQueueRowsReply> {
     const request: CodexQueueRowsRequest = { kind: 'codexQueueRows', database: this.databases.queue, threadId, ids };
-    let timer: unknown;
-    const late = new Promise<CodexQueueRowsReply>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }), QUEUE_ROWS_DEADLINE_MS);
-    });
     // Behind the gate: after every change handed over before it has been posted.
-    const asked = this.#gate.then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
+    const asked = this.#presenceChecks.settled().then(() => this.jobs.run(request)).then((result): CodexQueueRowsReply => {
       if (result.kind === 'failed') return { kind: 'codexQueueUnknown', reason: `the mirror's worker failed (${result.reason})` };
       const reply = result.reply;
       if (reply.kind === 'codexQueueRows' || reply.kind === 'codexQueueUnknown') return reply;
       return { kind: 'codexQueueUnknown', reason: reply.kind === 'failed' ? reply.message : `unexpected answer ${reply.kind}` };
     });
-    return Promise.race([asked, late]).finally(() => this.clock.clearTimeout(timer));
+    return withDeadline(asked, QUEUE_ROWS_DEADLINE_MS, this.clock, (): CodexQueueRowsReply => ({ kind: 'codexQueueUnknown', reason: `no answer within ${QUEUE_ROWS_DEADLINE_MS} ms` }));
   }
 
   /** A thread was deleted: its row, its receipt and its queued input go, as the reference deletes them. */
@@ -131,7 +130,7 @@ export class CodexStateMirror {
 
   /** Settles once every change handed over so far is mirrored or given up on. */
   settled(): Promise<void> {
-    return this.#settled;
+    return this.#mirrored.settled();
   }
 
   close(): Promise<void> {
@@ -140,8 +139,7 @@ export class CodexStateMirror {
 
   #mirror(change: CodexStateChange, mirrored?: (reply: CodexStateMirrorReply | null) => Promise<void> | undefined): void {
     const request: CodexStateMirrorRequest = { kind: 'mirrorCodexState', databases: this.databases, change };
-    const present = this.#gate.then(() => this.#anyPresent(change.threadId));
-    this.#gate = present;
+    const present = this.#presenceChecks.post(() => this.#anyPresent(change.threadId));
     const done = present
       .then(async (any) => {
         if (!any) return mirrored?.(null);
@@ -149,7 +147,7 @@ export class CodexStateMirror {
         return mirrored?.(reply);
       })
       .catch((error: unknown) => this.log('warn', 'could not record what was mirrored into the reference databases', { ...describeRequest(request), error: String(error) }));
-    this.#settled = this.#settled.then(() => done);
+    void this.#mirrored.post(() => done);
   }
 
   // Whether either database exists, from the last finding while it is fresh. When neither does

@@ -2,7 +2,8 @@
 // run as async fs calls, and a request waiting on one gets an error at a deadline instead of
 // waiting for a hung filesystem: the libuv thread may stay blocked, the client does not.
 import { internalError, RpcError } from '../../../common/errors.js';
-import { raceDeadline } from '../../race-deadline.js';
+import { systemClock } from '../../../common/clock.js';
+import { failWith, withDeadline } from '../../../common/deadline.js';
 
 // A local rename or append takes far less; past this the operation is reported as failed.
 const FS_DEADLINE_MS = 10_000;
@@ -11,7 +12,7 @@ const FS_DEADLINE_MS = 10_000;
 export async function withFsDeadline<T>(work: Promise<T>, doing: string, deadlineMs = FS_DEADLINE_MS): Promise<T> {
   const late = `${doing} took longer than ${deadlineMs} ms`;
   try {
-    return await raceDeadline(work, deadlineMs, late);
+    return await withDeadline(work, deadlineMs, systemClock, failWith(late));
   } catch (error) {
     if (error instanceof RpcError) throw error;
     throw internalError(error instanceof Error && error.message === late ? late : `${doing} failed: ${String(error)}`);

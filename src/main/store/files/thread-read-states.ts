@@ -14,6 +14,7 @@
 // with a deadline, so the file's last line of a thread is always its latest state.
 import { join } from 'node:path';
 import type { LogFn } from '../../../common/log.js';
+import { Mailbox } from '../../../common/mailbox.js';
 import { builtin } from '../../lazy-builtin.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
 
@@ -37,7 +38,8 @@ export class ThreadReadStates {
   readonly #byId: Map<string, Receipt>;
   readonly #path: string;
   readonly #log: LogFn;
-  #appends: Promise<void> = Promise.resolve();
+  /** The file's appends, one at a time: concurrent ones could land out of order and leave an older state last. */
+  readonly #appends = new Mailbox();
 
   // node:crypto is loaded at the first revision, not at start (lazy-builtin.ts). `onRecorded`
   // hears each state (null: forgotten) once its line is written (codex-state-mirror.ts).
@@ -131,17 +133,17 @@ export class ThreadReadStates {
 
   /** Resolves once every line queued so far is written (or failed). */
   settled(): Promise<void> {
-    return this.#appends;
+    return this.#appends.settled();
   }
 
-  // One append at a time: concurrent appends could land out of order and leave an older state last.
   #queue(id: string, receipt: Receipt | null, nowMs: number): Promise<void> {
     const line = receipt === null
       ? { id, first_unread: null, revision: null, last_published_turn: null, updated_at: new Date(nowMs).toISOString() }
       : { id, first_unread: lineOf(receipt.firstUnread), revision: receipt.revision, last_published_turn: receipt.lastPublishedTurn, updated_at: new Date(nowMs).toISOString() };
-    const append = this.#appends.then(() => appendLine(this.#path, line)).then(() => this.onRecorded(id, receipt));
-    this.#appends = append.catch(() => undefined);
-    return append;
+    return this.#appends.post(async () => {
+      await appendLine(this.#path, line);
+      this.onRecorded(id, receipt);
+    });
   }
 }
 

@@ -18,6 +18,7 @@
 // A thread the store holds no row of (an ephemeral one) has its state in memory only.
 import type { Pool } from 'pg';
 import type { LogFn } from '../../../common/log.js';
+import { Mailbox } from '../../../common/mailbox.js';
 import { markReceipt, recordRevert, recordTurnEnd, type StoredReceipt, type StoredUnread } from '../../../common/postgres/read-receipts.js';
 import { builtin } from '../../lazy-builtin.js';
 import { turnEndRevision } from '../../../common/turn-end-revision.js';
@@ -30,7 +31,8 @@ export class PostgresReadStates implements ReadStateKeeper {
   readonly #byId = new Map<string, Receipt>();
   /** Threads with a change of this host on its way to the store: a lookup's older row must not undo it. */
   readonly #writing = new Map<string, number>();
-  #writes: Promise<void> = Promise.resolve();
+  /** This host's writes of receipts, one at a time, in the order they were made. */
+  readonly #writes = new Mailbox();
 
   constructor(
     private readonly pool: Pool,
@@ -92,7 +94,7 @@ export class PostgresReadStates implements ReadStateKeeper {
   }
 
   settled(): Promise<void> {
-    return this.#writes;
+    return this.#writes.settled();
   }
 
   /** Stores a change made in memory; once stored, this host learns the row, unless it changed the thread again meanwhile. */
@@ -106,16 +108,15 @@ export class PostgresReadStates implements ReadStateKeeper {
 
   #inOrder<T>(id: string, work: () => Promise<T>): Promise<T> {
     this.#writing.set(id, (this.#writing.get(id) ?? 0) + 1);
-    const run = this.#writes.then(work).finally(() => {
-      const left = (this.#writing.get(id) ?? 1) - 1;
-      if (left === 0) this.#writing.delete(id);
-      else this.#writing.set(id, left);
+    return this.#writes.post(async () => {
+      try {
+        return await work();
+      } finally {
+        const left = (this.#writing.get(id) ?? 1) - 1;
+        if (left === 0) this.#writing.delete(id);
+        else this.#writing.set(id, left);
+      }
     });
-    this.#writes = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
   }
 
   #remember(id: string, stored: StoredReceipt): void {

@@ -5,7 +5,8 @@ import type { ConnectionId } from '../../../../src/main/connections.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { acceptTurn, completeTurn, describeThread } from '../../../helpers/loaded-thread-events.js';
 import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/supervisor.js';
-import { Unloader, withDeadline } from '../../../../src/main/threads/unloader.js';
+import { Unloader } from '../../../../src/main/threads/unloader.js';
+import { settledWithin } from '../../../../src/common/deadline.js';
 import { WriteFence } from '../../../../src/common/write-fence.js';
 
 // Distinct from every idle delay used below, so the actor-close deadline timers can be told
@@ -690,7 +691,7 @@ describe('unloadAll', () => {
   });
 });
 
-describe('withDeadline', () => {
+describe('settledWithin', () => {
   test.each([
     { name: 'work that resolves in time is done', settle: 'resolve', expected: 'done' },
     { name: 'work that rejects in time has failed', settle: 'reject', expected: 'failed' },
@@ -698,7 +699,7 @@ describe('withDeadline', () => {
   ] as const)('$name', async ({ settle, expected }) => {
     const clock = new FakeClock();
     const work = deferred();
-    const result = track(withDeadline(work.promise, 100, clock), clock);
+    const result = track(settledWithin(work.promise, 100, clock), clock);
     await clock.advanceTo(10);
     if (settle === 'resolve') work.resolve();
     if (settle === 'reject') work.reject(new Error('x'));

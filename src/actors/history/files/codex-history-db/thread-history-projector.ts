@@ -26,7 +26,8 @@
 // token_count) waits for the next one or for `flush()`.
 import { open } from 'node:fs/promises';
 import type { LogFn } from '../../../../common/log.js';
-import { lockRetryPause } from '../../../../common/codex-db/pinned-database.js';
+import { retryWhileBusy } from '../../../../common/codex-db/busy-retry.js';
+import { Mailbox } from '../../../../common/mailbox.js';
 import type { HistoryDatabase } from './history-database.js';
 import { projectTail, type Checkpoint } from './rollout-tail.js';
 
@@ -81,7 +82,8 @@ export class ThreadHistoryProjector {
   #complete = false;
   /** When the wait for the write lock must end for the flush being waited for; null: no flush. */
   #flushDeadline: number | null = null;
-  #chain: Promise<void> = Promise.resolve();
+  /** Projections, one at a time. */
+  readonly #projections = new Mailbox();
   /** A wait for the database's lock ran out this turn: no more tries until the next one. */
   #deferred = false;
   /** This thread's tail cannot be projected exactly (or the lock is gone): never again. */
@@ -129,7 +131,7 @@ export class ThreadHistoryProjector {
       this.#flushDeadline ??= performance.now() + this.#options.database.deadlineMs;
       this.#queue(true);
     }
-    return this.#chain;
+    return this.#projections.settled();
   }
 
   #cancelDelayed(): void {
@@ -141,7 +143,7 @@ export class ThreadHistoryProjector {
     this.#complete ||= complete;
     if (this.#queued) return;
     this.#queued = true;
-    this.#chain = this.#chain.then(() => this.#project()).catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`));
+    void this.#projections.post(() => this.#project().catch((error: unknown) => this.#stop(`it failed: ${(error as Error).message}`)));
   }
 
   /** A new turn: try again after a lost wait for the database's lock. */
@@ -163,15 +165,10 @@ export class ThreadHistoryProjector {
     // This projection is the flush's (or one it waits for): both end by its deadline.
     const ownDeadline = performance.now() + this.#options.database.deadlineMs;
     try {
-      for (let tries = 0; ; tries += 1) {
-        if ((await this.#tryProject(complete)) !== 'busy') return;
-        const deadline = Math.min(ownDeadline, this.#flushDeadline ?? Infinity);
-        const pause = Math.min(lockRetryPause(tries), deadline - performance.now());
-        if (pause <= 0) {
-          this.#deferred = true;
-          return this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');
-        }
-        await new Promise((resolve) => setTimeout(resolve, pause));
+      const outcome = await retryWhileBusy(() => this.#tryProject(complete), (tried) => tried === 'busy', () => Math.min(ownDeadline, this.#flushDeadline ?? Infinity));
+      if (outcome === 'busy') {
+        this.#deferred = true;
+        this.#skip('busy', 'another connection held its write lock past the deadline; the reference catches up at its next resume');
       }
     } finally {
       if (complete) this.#flushDeadline = null;
