@@ -199,6 +199,8 @@ export interface ToolAnswer {
   outputId: string;
   /** The call's finished item, recorded with the output (paginated history); null for a call that is no item. */
   item: ToolCallItem | null;
+  /** Why the call failed, as the history's item records it beside the item (a cancelled call). */
+  itemError?: string;
 }
 
 /** Events an actor reports; each names its thread. */

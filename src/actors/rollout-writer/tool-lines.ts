@@ -30,19 +30,19 @@ export function toolOutputLine(answer: ToolAnswer, turnId: string, nowMs: number
 }
 
 /** `event_msg/item_completed` of the call's finished item, in core spelling. */
-export function toolItemCompletedLine(threadId: string, turnId: string, item: ToolCallItem, nowMs: number): string {
+export function toolItemCompletedLine(threadId: string, turnId: string, item: ToolCallItem, nowMs: number, error?: string): string {
   return event(nowMs, {
     type: 'item_completed',
     thread_id: threadId,
     turn_id: turnId,
-    item: coreToolItem(item),
+    item: coreToolItem(item, error),
     started_at_ms: item.startedAtMs ?? nowMs,
     completed_at_ms: item.completedAtMs ?? nowMs,
   });
 }
 
 /** A tool call's item as the reference's core `TurnItem` spells it (no namespace key when none). */
-export function coreToolItem(item: ToolCallItem): Record<string, unknown> {
+export function coreToolItem(item: ToolCallItem, error?: string): Record<string, unknown> {
   return {
     type: 'DynamicToolCall',
     id: item.id,
@@ -52,6 +52,7 @@ export function coreToolItem(item: ToolCallItem): Record<string, unknown> {
     status: item.status,
     content_items: item.contentItems,
     success: item.success,
+    ...(error === undefined ? {} : { error }),
     duration: item.durationMs === null ? null : durationOf(item.durationMs),
   };
 }

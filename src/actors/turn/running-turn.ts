@@ -10,6 +10,8 @@ import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
 import { ModelAbortedError } from '../model/model-client.js';
 import type { TurnEnd } from '../rollout-writer/rollout-format.js';
 import { workerLog } from '../worker-log.js';
+import { withDeadline } from '../../common/deadline.js';
+import { systemClock } from '../../common/clock.js';
 import { streamReply, type Reply } from './reply-stream.js';
 import type { ThreadState } from './thread-state.js';
 import { turnErrorOf } from './turn-error.js';
@@ -27,6 +29,9 @@ export interface TurnOpening {
   /** Its end moves the thread's read state (a compaction's does not: the host publishes none for it). */
   movesReadState: boolean;
 }
+
+/** How long an interrupted turn waits for the host to answer its cancelled tool calls. */
+const CANCELLED_ANSWERS_DEADLINE_MS = 5_000;
 
 export abstract class RunningTurn {
   readonly turnId: string;
@@ -166,13 +171,17 @@ export abstract class RunningTurn {
       );
       emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
     }
-    const answers = await this.awaitOutside(Promise.all(pending));
+    const all = Promise.all(pending);
+    const waited = await this.awaitOutside(all);
+    const interrupted = waited === 'interrupted';
+    // Interrupted, the host cancels what the turn asked and answers each call as cancelled, as
+    // the reference records them; those answers are awaited, within a deadline.
+    const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
     this.#answers.clear();
-    if (answers === 'interrupted') return 'interrupted';
-    for (const answer of answers) {
+    for (const answer of answers ?? []) {
       this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
-    return 'answered';
+    return interrupted ? 'interrupted' : 'answered';
   }
 
   /** A sampling's usage: recorded after the outputs of the tools it called, as the reference orders them. */

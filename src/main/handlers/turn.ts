@@ -86,6 +86,9 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   // A queued turn that never started is interrupted by the actor when it reaches it; one still
   // waiting for the actor's placement is followed by this command.
   withPlacedActor(ctx, thread, (link) => void link.api.interrupt(id, turnId).catch(() => undefined), () => undefined);
+  // What the turn asked its clients is cancelled: each call is answered as cancelled, and the
+  // interrupted turn records those answers before it ends (running-turn.ts).
+  ctx.serverRequests.cancelTurn(id, turnId);
   return {};
 }
 

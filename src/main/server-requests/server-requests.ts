@@ -1,8 +1,8 @@
 // Requests the server sends to its clients (`item/tool/call`, approvals, elicitations) and the
 // answers that come back. A request belongs to a thread's turn and goes to every connection
-// subscribed to the thread; the first answer settles it, `serverRequest/resolved` tells the
-// thread's subscribers it is settled (so another client's prompt can go away), and any later
-// answer is dropped. Ids are one integer sequence for the host, as the reference numbers them.
+// subscribed to the thread, each under its own id (a connection's requests are numbered from
+// 0, as the reference numbers them); the first answer settles it, and any later answer, or one
+// for an id never sent, is logged and dropped, as the reference drops it.
 //
 // A request whose every recipient disconnected waits a grace period (`tool_call_grace_ms`)
 // for a client to subscribe to the thread again, and is sent to it: the turn goes on. Past the
@@ -57,9 +57,8 @@ export interface ServerRequestsOptions {
   resolved: (connection: ConnectionId, owner: RequestOwner, requestId: number) => void;
 }
 
-/** A request on its way: how it settles, and a handle to stop waiting for it. */
+/** A request on its way: a handle to stop waiting for it. */
 export interface SentRequest {
-  answer: Promise<ClientAnswer>;
   cancel(): void;
 }
 
@@ -86,17 +85,16 @@ export class ServerRequests {
   }
 
   /**
-   * Sends `method` to `recipients` (the thread's subscribers) and settles with the first
-   * answer. With no recipient open, the grace period starts at once.
+   * Sends `method` to `recipients` (the thread's subscribers); `settle` is called, once and at
+   * once (so what follows goes out before anything later), with the first answer. With no
+   * recipient open, the grace period starts at once.
    */
-  send(recipients: Iterable<ConnectionId>, method: string, params: unknown, owner: RequestOwner): SentRequest {
-    let settle!: (answer: ClientAnswer) => void;
-    const answer = new Promise<ClientAnswer>((resolve) => (settle = resolve));
+  send(recipients: Iterable<ConnectionId>, method: string, params: unknown, owner: RequestOwner, settle: (answer: ClientAnswer) => void): SentRequest {
     const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, graceTimer: null, settled: false };
     this.#pending.add(pending);
     for (const connection of recipients) this.#sendTo(pending, connection);
     if (pending.recipients.size === 0) this.#startGrace(pending);
-    return { answer, cancel: () => this.#settle(pending, { kind: 'cancelled' }, true) };
+    return { cancel: () => this.#settle(pending, { kind: 'cancelled' }, true) };
   }
 
   /**

@@ -9,9 +9,12 @@ import type { ClientAnswer } from '../server-requests/server-requests.js';
 export interface DecodedToolAnswer {
   contentItems: DynamicToolContentItem[];
   success: boolean;
+  /** The model's output when it is not made of the content items (a cancelled call's). */
+  output?: string;
 }
 
 const REQUEST_FAILED = 'dynamic tool request failed';
+const CANCELLED = 'dynamic tool call was cancelled before receiving a response';
 const RESPONSE_INVALID = 'dynamic tool response was invalid';
 const REMOTE_IMAGE = 'remote image URLs are not supported; use an inline data URL instead';
 const AUDIO_OMITTED = 'audio content omitted because you do not support audio input';
@@ -19,7 +22,9 @@ const AUDIO_OMITTED = 'audio content omitted because you do not support audio in
 /** Decodes a client's answer (DynamicToolCallResponse), or the failure text the reference puts in its place. */
 export function decodeToolAnswer(answer: ClientAnswer): DecodedToolAnswer & { problem: string | null } {
   if (answer.kind === 'error') return failure(REQUEST_FAILED, 'request failed with client error');
-  if (answer.kind !== 'result') return failure(REQUEST_FAILED, answer.kind);
+  // Cancelled (the turn was interrupted, or every client left and none came back in time): the
+  // item shows no content; the model and the history are told why.
+  if (answer.kind !== 'result') return { contentItems: [], success: false, problem: answer.kind, output: CANCELLED };
   const result = answer.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return failure(RESPONSE_INVALID, 'expected struct DynamicToolCallResponse');
   const { contentItems, success } = result as Record<string, unknown>;

@@ -15,7 +15,7 @@ import { dynamicToolsOf } from './thread-tools.js';
 export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): void {
   const spec = call.kind === 'function' ? findDynamicTool(dynamicToolsOf(thread.settings), call.namespace, call.name) : undefined;
   if (spec !== undefined) {
-    void callDynamicTool(ctx, thread, turnId, call, startedAtMs).then((answer) => answerActor(ctx, thread, answer));
+    callDynamicTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }
   // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).
