@@ -39,3 +39,29 @@ export function killAllGroups(signal: NodeJS.Signals): void {
 export function liveGroupCount(): number {
   return live.size;
 }
+
+// A killed process stays in its group as a zombie until its parent (or, for an orphan, init)
+// reaps it; polling is the only way to see that from outside, and it takes a few ms.
+const GROUP_POLL_MS = 5;
+
+/** Resolves once no process (not even a zombie) is left in the group, or after `timeoutMs`. */
+export function waitForGroupExit(pgid: number, timeoutMs: number): Promise<'gone' | 'timedOut'> {
+  const deadline = performance.now() + timeoutMs;
+  return new Promise((resolve) => {
+    const poll = (): void => {
+      if (!groupExists(pgid)) resolve('gone');
+      else if (performance.now() >= deadline) resolve('timedOut');
+      else setTimeout(poll, GROUP_POLL_MS);
+    };
+    poll();
+  });
+}
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

@@ -8,7 +8,7 @@ import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { MAX_EXEC_OUTPUT_DELTAS_PER_CALL, StreamCapture } from './output-capture.js';
-import { signalGroup, trackGroup, untrackGroup } from './process-groups.js';
+import { signalGroup, trackGroup, untrackGroup, waitForGroupExit } from './process-groups.js';
 
 /** The reference's `EXEC_TIMEOUT_EXIT_CODE` ("conventional timeout exit code"). */
 export const EXEC_TIMEOUT_EXIT_CODE = 124;
@@ -104,8 +104,9 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
       // group id stays valid while any member lives, so this cannot reach another group.
       signalGroup(pid, 'SIGKILL');
       clearTimeout(graceTimer);
-      untrackGroup(pid);
-      void drained([child.stdout!, child.stderr!]).then(() => {
+      // Resolve only once the group is empty, so a finished command has no process left.
+      const groupGone = waitForGroupExit(pid, IO_DRAIN_TIMEOUT_MS).then(() => untrackGroup(pid));
+      void Promise.all([drained([child.stdout!, child.stderr!]), groupGone]).then(() => {
         const end = ending ?? (signal !== null ? 'signaled' : 'exited');
         resolve({ ending: end, exitCode: exitCodeOf(end, code, signal), signal, durationMs: performance.now() - started, stdout, stderr });
       });
