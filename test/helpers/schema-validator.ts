@@ -83,18 +83,22 @@ export class SchemaValidator {
   readonly #notification: ValidateFunction;
   readonly #error: ValidateFunction;
   readonly #initialize: ValidateFunction;
+  readonly #serverRequest: ValidateFunction;
   readonly #responses = new Map<string, ValidateFunction>();
 
   constructor() {
     this.#notification = this.#ajv.compile(load('ServerNotification.json'));
     this.#error = this.#ajv.compile(load('JSONRPCError.json'));
     this.#initialize = this.#ajv.compile(load('InitializeResponse.json'));
+    this.#serverRequest = this.#ajv.compile(load('ServerRequest.json'));
     this.#ajv.addSchema(this.#bundle, 'v2');
     this.#ajv.addSchema(JSON.parse(readFileSync(EXPERIMENTAL_BUNDLE, 'utf8')), 'v2x');
   }
 
   /** Returns problems with one server message, given the method of the request it answers (if any). */
   check(message: Record<string, unknown>, requestMethod: string | undefined): string[] {
+    // A request of the server's (a tool call, an approval) has an id beside its method.
+    if ('method' in message && 'id' in message) return this.#run(this.#serverRequest, message, `server request ${String(message.method)}`);
     if ('method' in message) return this.#run(this.#notification, message, `notification ${String(message.method)}`);
     if ('error' in message) return this.#run(this.#error, message, 'error response');
     if (requestMethod === 'initialize') return this.#run(this.#initialize, message.result, 'initialize response');

@@ -79,7 +79,6 @@ export function buildHost(
     log,
     clock: systemClock,
     graceMs: startup.toolCallGraceMs,
-    resolved: (connection, owner, requestId) => outgoing.notify(connection, 'serverRequest/resolved', { threadId: owner.threadId, requestId }),
   });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {

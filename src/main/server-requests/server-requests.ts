@@ -53,8 +53,6 @@ export interface ServerRequestsOptions {
   log: LogFn;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   graceMs: number;
-  /** Tells a recipient a request it was sent no longer waits for it (`serverRequest/resolved`). */
-  resolved: (connection: ConnectionId, owner: RequestOwner, requestId: number) => void;
 }
 
 /** A request on its way: a handle to stop waiting for it. */
@@ -94,7 +92,7 @@ export class ServerRequests {
     this.#pending.add(pending);
     for (const connection of recipients) this.#sendTo(pending, connection);
     if (pending.recipients.size === 0) this.#startGrace(pending);
-    return { cancel: () => this.#settle(pending, { kind: 'cancelled' }, true) };
+    return { cancel: () => this.#settle(pending, { kind: 'cancelled' }) };
   }
 
   /**
@@ -109,10 +107,8 @@ export class ServerRequests {
       this.#options.log('warn', 'dropped a response to no pending server request', { connectionId: connection, requestId: requestIdJson(response.id) });
       return;
     }
-    // The one who answered needs no word that it is settled; the others do.
-    this.#forget(pending, connection);
-    if (response.error !== undefined) this.#settle(pending, { kind: 'error', error: response.error }, true);
-    else this.#settle(pending, { kind: 'result', result: response.result ?? null }, true);
+    if (response.error !== undefined) this.#settle(pending, { kind: 'error', error: response.error });
+    else this.#settle(pending, { kind: 'result', result: response.result ?? null });
   }
 
   /** The connection closed: requests it was the last open recipient of start their grace. */
@@ -137,13 +133,13 @@ export class ServerRequests {
   cancelTurn(threadId: string, turnId: string | null): void {
     for (const pending of [...this.#pending]) {
       if (pending.owner.threadId !== threadId || (turnId !== null && pending.owner.turnId !== turnId)) continue;
-      this.#settle(pending, { kind: 'cancelled' }, true);
+      this.#settle(pending, { kind: 'cancelled' });
     }
   }
 
-  /** Host shutdown: every request is cancelled, nobody is told. */
+  /** Host shutdown: every request is cancelled. */
   close(): void {
-    for (const pending of [...this.#pending]) this.#settle(pending, { kind: 'cancelled' }, false);
+    for (const pending of [...this.#pending]) this.#settle(pending, { kind: 'cancelled' });
   }
 
   #sendTo(pending: Pending, connection: ConnectionId): void {
@@ -167,7 +163,7 @@ export class ServerRequests {
     if (pending.graceTimer !== null || pending.settled) return;
     pending.graceTimer = this.#options.clock.setTimeout(() => {
       pending.graceTimer = null;
-      if (pending.recipients.size === 0) this.#settle(pending, { kind: 'disconnected' }, false);
+      if (pending.recipients.size === 0) this.#settle(pending, { kind: 'disconnected' });
     }, this.#options.graceMs);
   }
 
@@ -178,15 +174,13 @@ export class ServerRequests {
     this.#byConnection.get(connection)?.delete(id);
   }
 
-  #settle(pending: Pending, answer: ClientAnswer, tell: boolean): void {
+  // The reference tells nobody a request is settled (no `serverRequest/resolved` for these).
+  #settle(pending: Pending, answer: ClientAnswer): void {
     if (pending.settled) return;
     pending.settled = true;
     this.#pending.delete(pending);
     if (pending.graceTimer !== null) this.#options.clock.clearTimeout(pending.graceTimer);
-    for (const [connection, id] of [...pending.recipients]) {
-      this.#forget(pending, connection);
-      if (tell) this.#options.resolved(connection, pending.owner, id);
-    }
+    for (const connection of [...pending.recipients.keys()]) this.#forget(pending, connection);
     pending.settle(answer);
   }
 }
