@@ -14,8 +14,8 @@ export interface TextElement {
 /** One piece of user input as echoed back on the wire. Only `text` is interpreted. */
 export type UserInput =
   | { type: 'text'; text: string; text_elements: TextElement[] }
-  | { type: 'image'; url: string }
-  | { type: 'localImage'; path: string }
+  | { type: 'image'; url: string; detail?: string | null }
+  | { type: 'localImage'; detail?: string | null; path: string }
   | { type: 'skill'; name: string; path: string }
   | { type: 'mention'; name: string; path: string };
 

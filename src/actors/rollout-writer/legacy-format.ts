@@ -11,11 +11,11 @@ export const legacyFormat: RolloutFormat = {
   historyMode: 'legacy',
   stampOrdinal: null,
   sessionMeta: (meta, nowMs) => [lines.sessionMeta(meta, nowMs, 'legacy')],
-  turnStart: ({ turnId, startedAtMs, context, userItem }) => ({
+  turnStart: ({ turnId, startedAtMs, context, userItem, modelContent }) => ({
     lines: [
       lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
       lines.turnContext(context, startedAtMs),
-      ...messages.userMessage(userItem, startedAtMs, turnId),
+      ...messages.userMessage(userItem, startedAtMs, turnId, modelContent),
     ],
   }),
   userInput: (item, turnId, nowMs) => ({ lines: messages.userMessage(item, nowMs, turnId) }),

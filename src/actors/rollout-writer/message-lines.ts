@@ -5,15 +5,18 @@
 import type { AgentMessageItem, TextElement, UserMessageItem } from '../../common/wire-types.js';
 import { event, line } from './record-line.js';
 
+/** A user message as the model is given it (turn/user-content.ts): its parts and their kinds. */
+type ModelContent = { parts: unknown[]; kinds: string[] };
+
 /**
  * The user's message: the `response_item` the model sees, then the legacy `user_message`
  * event that history is rebuilt from. The response item's id is `msg_<item id>`, the
  * reference's spelling; the reader strips the prefix to get the item id back.
  */
-export function userMessage(item: UserMessageItem, nowMs: number, turnId?: string): string[] {
+export function userMessage(item: UserMessageItem, nowMs: number, turnId?: string, modelContent?: ModelContent | null): string[] {
   const { message, textElements, images, localImages } = legacyUserFields(item);
   return [
-    userResponseItem(item, nowMs, turnId),
+    userResponseItem(item, nowMs, turnId, modelContent),
     event(nowMs, {
       type: 'user_message',
       ...(item.clientId === null ? {} : { client_id: item.clientId }),
@@ -28,10 +31,10 @@ export function userMessage(item: UserMessageItem, nowMs: number, turnId?: strin
 }
 
 /** The `response_item` that gives the model the user's message. */
-export function userResponseItem(item: UserMessageItem, nowMs: number, turnId?: string): string {
-  const modelContent: unknown[] = [];
-  const kinds: string[] = [];
-  for (const input of item.content) {
+export function userResponseItem(item: UserMessageItem, nowMs: number, turnId?: string, prepared?: ModelContent | null): string {
+  const modelContent: unknown[] = prepared?.parts ?? [];
+  const kinds: string[] = prepared?.kinds ?? [];
+  for (const input of prepared == null ? item.content : []) {
     if (input.type === 'text') {
       modelContent.push({ type: 'input_text', text: input.text });
       kinds.push('user.text');
@@ -49,7 +52,7 @@ export function userResponseItem(item: UserMessageItem, nowMs: number, turnId?: 
       ...(turnId === undefined ? {} : { turn_id: turnId }),
       create_time: nowMs / 1000,
       content_item_kinds: kinds,
-      content_item_metadata: kinds.map(() => ({ provenance: { type: 'user' } })),
+      content_item_metadata: kinds.map((kind) => ({ provenance: kind === 'images.preparation_error' ? { type: 'harness', hook: false } : { type: 'user' } })),
     },
   });
 }
@@ -132,7 +135,7 @@ function coreUserInput(input: UserMessageItem['content'][number]): Record<string
     case 'text':
       return [{ type: 'text', text: input.text, text_elements: input.text_elements.map((el) => coreTextElement(el, 0)) }];
     case 'image':
-      return [{ type: 'image', image_url: input.url }];
+      return [{ type: 'image', image_url: input.url, ...(input.detail == null ? {} : { detail: input.detail }) }];
     case 'localImage':
       return [{ type: 'local_image', path: input.path }];
     case 'skill':

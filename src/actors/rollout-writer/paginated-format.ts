@@ -34,12 +34,12 @@ class PaginatedFormat implements RolloutFormat {
     return [lines.sessionMeta(meta, nowMs, 'paginated')];
   }
 
-  turnStart({ turnId, startedAtMs, context, userItem }: TurnStart): FormattedLines {
+  turnStart({ turnId, startedAtMs, context, userItem, modelContent }: TurnStart): FormattedLines {
     return {
       lines: [
         lines.taskStarted(turnId, Math.floor(startedAtMs / 1000), startedAtMs),
         lines.turnContext(context, startedAtMs),
-        messages.userResponseItem(userItem, startedAtMs, turnId),
+        messages.userResponseItem(userItem, startedAtMs, turnId, modelContent),
         messages.itemCompleted(this.threadId, turnId, userItem, startedAtMs),
       ],
       turnLine: 0,

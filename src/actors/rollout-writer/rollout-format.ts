@@ -34,6 +34,8 @@ export interface TurnStart {
   startedAtMs: number;
   context: TurnContextInput;
   userItem: UserMessageItem;
+  /** The message as the model is given it, when it carries images (user-content.ts); null for text alone. */
+  modelContent?: { parts: unknown[]; kinds: string[] } | null;
 }
 
 /** Lines for one step of a turn, and which of them anchor a paged-history cursor. */

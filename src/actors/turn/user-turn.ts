@@ -6,6 +6,7 @@ import type { UserMessageItem } from '../../common/wire-types.js';
 import { injectTurnFault, type Faults } from '../faults.js';
 import type { TurnContextInput } from '../rollout-writer/rollout-format.js';
 import type { Reply } from './reply-stream.js';
+import { userContentOf, type UserContent } from './user-content.js';
 import { RunningTurn, textOf } from './running-turn.js';
 import type { ThreadState } from './thread-state.js';
 import { endOf, type TurnOutcome } from './turn-outcome.js';
@@ -24,7 +25,11 @@ export class UserTurn extends RunningTurn {
   }
 
   async run(): Promise<void> {
-    this.#begin();
+    // Local images are read before the turn's first line: the history records the message as
+    // the model is given it.
+    const content = await userContentOf(this.#command.input);
+    if (content !== null) this.exchange[0] = { role: 'user', text: this.userText, parts: content.parts };
+    this.#begin(content);
     const fault = this.#faults.turnFaults.get(this.userText);
     if (fault !== undefined) {
       // Strike mid-turn, after the user message reached the history, as a real fault would.
@@ -70,7 +75,7 @@ export class UserTurn extends RunningTurn {
     await this.end(endOf(outcome, outcome.status === 'completed' ? (reply.agentItem?.text ?? null) : lastAgentText, firstTokenMs), outcome);
   }
 
-  #begin(): void {
+  #begin(content: UserContent | null): void {
     const { threadId, format, emit } = this.thread;
     const { turnId } = this;
     const command = this.#command;
@@ -82,7 +87,7 @@ export class UserTurn extends RunningTurn {
       startedAtMs: this.startedAtMs,
       completedAtMs: this.startedAtMs,
     };
-    const start = format.turnStart({ threadId, turnId, startedAtMs: this.startedAtMs, context: turnContext(turnId, command.settings), userItem });
+    const start = format.turnStart({ threadId, turnId, startedAtMs: this.startedAtMs, context: turnContext(turnId, command.settings), userItem, modelContent: content });
     const at = this.thread.queueAnchored(this.writes, 'start', start);
     this.announceStart(at.turn);
     emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });

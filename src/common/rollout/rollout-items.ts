@@ -20,8 +20,8 @@ export function legacyUserContent(p: Json): UserInput[] {
   const content: UserInput[] = [];
   const message = str(p.message) ?? '';
   if (message.trim() !== '') content.push({ type: 'text', text: message, text_elements: textElements(p.text_elements) });
-  for (const url of strings(p.images)) content.push({ type: 'image', url });
-  for (const path of strings(p.local_images)) content.push({ type: 'localImage', path });
+  for (const url of strings(p.images)) content.push({ type: 'image', url, detail: null });
+  for (const path of strings(p.local_images)) content.push({ type: 'localImage', detail: null, path });
   return content;
 }
 
@@ -35,9 +35,9 @@ export function coreUserInput(value: unknown): UserInput[] {
     case 'text':
       return [{ type: 'text', text: str(v.text) ?? '', text_elements: textElements(v.text_elements) }];
     case 'image':
-      return [{ type: 'image', url: str(v.image_url) ?? str(v.url) ?? '' }];
+      return [{ type: 'image', url: str(v.image_url) ?? str(v.url) ?? '', detail: str(v.detail) }];
     case 'local_image':
-      return [{ type: 'localImage', path }];
+      return [{ type: 'localImage', detail: str(v.detail), path }];
     case 'skill':
       return [{ type: 'skill', name, path }];
     case 'mention':

@@ -99,7 +99,9 @@ export class TurnHistoryBuilder {
     if (p.role === 'user') {
       // Harness notes such as `<turn_aborted>` must not name the next legacy user item either.
       if (!isUserAuthored(p, text)) return;
-      this.#messages.push({ role: 'user', text });
+      // A message with images is replayed as its parts (the model's content, data URLs and all).
+      const parts = Array.isArray(p.content) && p.content.some((part) => obj(part)?.type === 'input_image') ? (p.content as unknown[]) : undefined;
+      this.#messages.push(parts === undefined ? { role: 'user', text } : { role: 'user', text, parts });
       // The reference names it `msg_<uuid>`; the item id is the bare uuid.
       this.#userResponseId = id?.startsWith('msg_') ? id.slice(4) : id;
     } else if (p.role === 'assistant') {

@@ -28,6 +28,10 @@ export function turnStart(ctx: HostContext, _connection: Connection, params: Tur
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
   if (!hasActor(ctx, thread)) throw threadNotFound(id);
+  // The model is given images inline only, as the reference refuses a turn with a linked one.
+  if (params.input.some((part) => part.type === 'image' && !part.url.startsWith('data:'))) {
+    throw invalidRequest('remote image URLs are not supported; use an inline data URL instead');
+  }
   // As in the reference, input sent while a turn is in progress joins it (turn-steer.ts); after
   // a compaction, which takes none, it waits its turn.
   const running = joinableTurn(thread);

@@ -36,6 +36,10 @@ const VARIANT_CHECKS: Record<Exclude<(typeof USER_INPUT_TYPES)[number], 'text'>,
   mention: struct('Mention', { name: string, path: pathString }),
 };
 
+function detailOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
 const textUtf8 = new WeakMap<UserInput, Uint8Array>();
 
 /**
@@ -62,5 +66,8 @@ export const userInput: Decoder<UserInput> = (value) => {
   const check = VARIANT_CHECKS[type as keyof typeof VARIANT_CHECKS];
   if (check === undefined) throw new DecodeError(`unknown variant \`${type}\``);
   check(object);
+  // Images are echoed as the reference echoes them: `detail` always present, in its place.
+  if (type === 'image' && typeof object.url === 'string') return { type, url: object.url, detail: detailOf(object.detail) };
+  if (type === 'localImage') return { type, detail: detailOf(object.detail), path: object.path as string };
   return { ...(toPlainJson(object as JsonValue) as object), type } as UserInput;
 };

@@ -58,7 +58,7 @@ const user2: UserMessageItem = {
   clientId: null,
   content: [
     { type: 'text', text: 'and again', text_elements: [] },
-    { type: 'image', url: 'https://example.com/a.png' },
+    { type: 'image', url: 'https://example.com/a.png', detail: null },
   ],
   startedAtMs: T0 + 110,
   completedAtMs: T0 + 110,
@@ -129,6 +129,7 @@ describe('a thread written with the builders reads back unchanged', () => {
         baseInstructions: 'be brief',
         historyMode: 'legacy',
         forkedFromId: null,
+        dynamicTools: null,
       },
       turns: [
         {
@@ -161,7 +162,8 @@ describe('a thread written with the builders reads back unchanged', () => {
       messages: [
         { role: 'user', text: 'hello' },
         { role: 'assistant', text: 'Done' },
-        { role: 'user', text: 'and again' },
+        // The message carried an image: the model is replayed its parts.
+        { role: 'user', text: 'and again', parts: [{ type: 'input_text', text: 'and again' }, { type: 'input_image', image_url: 'https://example.com/a.png' }] },
         { role: 'assistant', text: 'Done again' },
       ],
       preview: 'hello',
