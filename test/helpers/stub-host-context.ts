@@ -19,6 +19,7 @@ import { ThreadMetadata } from '../../src/main/store/files/thread-metadata.js';
 import { ThreadReadStates } from '../../src/main/store/files/thread-read-states.js';
 import { ThreadNames } from '../../src/main/store/files/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
+import { ServerRequests } from '../../src/main/server-requests/server-requests.js';
 import { drainAfterTurnEnd } from '../../src/main/handlers/thread-queue.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
 import { ThreadQueueStore } from '../../src/main/store/files/queues/thread-queue-store.js';
@@ -63,6 +64,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     actorSpawnTimeoutMs: 1_000,
     originator: null,
     draining: false,
+    serverRequests: new ServerRequests({ connections, log: () => undefined, clock: systemClock, graceMs: 60_000 }),
     // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
     afterTurnEnd: (threadId: string) => drainAfterTurnEnd(ctx, threadId),
     ...rest,

@@ -7,7 +7,7 @@ import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { ClientAnswer } from '../server-requests/server-requests.js';
 import { completedToolItem, decodeToolAnswer, toolOutputOf } from './dynamic-tool-answer.js';
-import { outputIdOf } from './tool-call-router.js';
+import { outputIdOf } from './tool-output-id.js';
 
 /** Runs the call; `done` gets its answer, in the same task as the client's answer (or the cancellation). */
 export function callDynamicTool(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {

@@ -5,7 +5,7 @@
 // path, and a call waits only on its own answer.
 import type { ToolAnswer, ToolCall } from '../../common/actor-messages.js';
 import type { HostContext } from '../host-context.js';
-import { uuidv7 } from '../protocol/uuid.js';
+import { outputIdOf } from './tool-output-id.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
@@ -20,11 +20,6 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
   }
   // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).
   answerActor(ctx, thread, { turnId, callId: call.callId, output: `unsupported call: ${call.name}`, outputId: outputIdOf(ctx), item: null });
-}
-
-/** A fresh `function_call_output` id, as the reference mints them. */
-export function outputIdOf(ctx: HostContext): string {
-  return `fco_${uuidv7(ctx.clock.now())}`;
 }
 
 // The answer goes to the worker hosting the thread's actor; a thread that lost its actor in the

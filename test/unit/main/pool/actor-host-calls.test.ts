@@ -42,7 +42,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
   const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
-  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
   const answers = [
     await api.spawn({ threadId: 't1' } as ActorInit),
@@ -50,6 +50,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.steerTurn('t1', { turnId: 'u1' } as SteerCommand),
     await api.startCompaction('t1', { turnId: 'c1' } as CompactCommand),
     await api.interrupt('t1', 'u1'),
+    await api.answerTool('t1', { turnId: 'u1', callId: 'call-1', output: 'out', outputId: 'fco_1', item: null }),
     await api.revokeWriter('t1', 'lock lost'),
     await api.close('t1'),
     await api.close('t2'),
@@ -57,13 +58,14 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.ping(),
     await api.retire(),
   ];
-  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
+  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'answered', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
   expect(calls).toEqual([
     ['spawn', 't1'],
     ['startTurn', 't1', 'u1'],
     ['steerTurn', 't1', 'u1'],
     ['startCompaction', 't1', 'c1'],
     ['interrupt', 't1', 'u1'],
+    ['answerTool', 't1', 'call-1'],
     ['revokeWriter', 't1', 'lock lost'],
     ['close', 't1'],
     ['close', 't2'],
@@ -77,7 +79,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   release();
   await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
   await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
-  expect(calls).toHaveLength(11);
+  expect(calls).toHaveLength(12);
 });
 
 test('a call in flight when the link is released rejects instead of waiting forever', async () => {
@@ -113,5 +115,5 @@ test('the same callable serves every call: no proxy is read from the remote per 
   void api.close('a');
   void api.close('b');
   void api.ping();
-  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
 });

@@ -99,11 +99,18 @@ describe('turnStartParams', () => {
     ).toEqual({ error: 'invalid value: integer `-1`, expected usize' });
   });
 
-  test('non-text items are kept as sent', () => {
+  test('images are echoed as the reference echoes them, other non-text items as sent', () => {
     const image = { type: 'image', url: 'https://example.com/a.png' };
-    expect(outcome(turnStartParams, { threadId: THREAD, input: [image] })).toEqual({
-      value: { threadId: THREAD, input: [image], ...turnDefaults },
+    const local = { path: '/tmp/a.png', type: 'localImage' };
+    const mention = { type: 'mention', name: 'a', path: '/a' };
+    const decoded = outcome(turnStartParams, { threadId: THREAD, input: [image, local, mention] });
+    expect(decoded).toEqual({
+      value: { threadId: THREAD, input: [{ ...image, detail: null }, { type: 'localImage', detail: null, path: '/tmp/a.png' }, mention], ...turnDefaults },
     });
+    // Key order too: the echo is serialized as decoded.
+    expect(JSON.stringify((decoded as { value: { input: unknown[] } }).value.input)).toBe(
+      '[{"type":"image","url":"https://example.com/a.png","detail":null},{"type":"localImage","detail":null,"path":"/tmp/a.png"},{"type":"mention","name":"a","path":"/a"}]',
+    );
   });
 
   test('an approval policy is a known name or a granular object', () => {
@@ -137,6 +144,7 @@ describe('the other method params', () => {
         historyMode: null,
         sessionStartSource: null,
         threadSource: null,
+        dynamicTools: null,
       },
     });
   });
