@@ -31,7 +31,25 @@ export abstract class BenchConnection {
     this.#notifications = new NotificationBuffer(options);
     rpc.onMessage = (message, at) => {
       if ('method' in message && !('id' in message)) this.#notifications.deliver(String(message.method), (message.params ?? {}) as Json, at);
+      else if ('method' in message) this.onServerRequest(message as Json, at);
     };
+  }
+
+  #onServerRequest: (request: Json, at: number) => void = () => undefined;
+
+  protected onServerRequest(request: Json, at: number): void {
+    this.#onServerRequest(request, at);
+  }
+
+  /** Serves the server's requests (tool calls, approvals) with `handler`, as they arrive, instead of refusing them. */
+  serveRequests(handler: (request: Json, at: number) => void): void {
+    this.#onServerRequest = handler;
+    this.rpc.servesRequests = true;
+  }
+
+  /** Answers a request of the server's. */
+  answer(id: unknown, result: unknown): void {
+    this.rpc.sendText(JSON.stringify({ id, result }));
   }
 
   request<T = Json>(method: string, params: unknown, deadlineMs = DEFAULT_DEADLINE_MS): Promise<T> {

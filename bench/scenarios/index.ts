@@ -20,6 +20,7 @@ import { startUnderLock } from './start-under-lock.js';
 import { storedRead } from './stored-read.js';
 import { takeover } from './takeover.js';
 import { threadList } from './thread-list.js';
+import { tools } from './tools.js';
 import { turnConcurrent, turnSequential } from './turns.js';
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -32,6 +33,7 @@ export const SCENARIOS: readonly Scenario[] = [
   churn,
   turnSequential,
   turnConcurrent,
+  tools,
   coldStart,
   fullHost,
   scale,

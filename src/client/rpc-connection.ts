@@ -34,6 +34,8 @@ type PendingReply = (reply: Message, at: number) => void;
 export class RpcConnection {
   /** Sees every parsed message with its arrival time, before it is dispatched. */
   onMessage: (message: Message, at: number) => void = () => undefined;
+  /** Server requests are answered by whoever reads `onMessage`: none is refused, whatever the options say. */
+  servesRequests = false;
   /** Sees every text sent (`->`) and received (`<-`), before anything else is done with it. */
   trace: ((direction: '->' | '<-', text: string) => void) | null = null;
   /** Sees every received text that is not a JSON object. */
@@ -203,7 +205,7 @@ export class RpcConnection {
         pending(message, at);
         return;
       }
-    } else if (this.#options.refuseServerRequests && isServerRequest(message)) {
+    } else if (this.#options.refuseServerRequests && !this.servesRequests && isServerRequest(message)) {
       this.sendText(JSON.stringify({ id: message.id, error: { code: METHOD_NOT_FOUND, message: 'this client does not serve requests' } }));
       return;
     }

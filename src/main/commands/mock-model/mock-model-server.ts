@@ -4,6 +4,7 @@
 // One-shot behaviours can be queued to rehearse each way a real provider fails.
 
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
@@ -45,6 +46,8 @@ export interface MockRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** `performance.now()` when the request's body was read (the bench times tool round trips by it). */
+  receivedAt: number;
 }
 
 /** A running mock. */
@@ -93,7 +96,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      requests.push({ path, headers: req.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')) });
+      requests.push({ path, headers: req.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')), receivedAt: performance.now() });
       if (req.method !== 'POST' || !RESPONSES_PATH.test(path)) {
         res.writeHead(404).end();
         return;
