@@ -38,7 +38,11 @@ export class CallDeadline {
 
 /** `work`, or a rejection with the signal's reason as soon as it aborts. */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) {
+    // `work` may still reject (the SDK rejects a request made under an aborted signal).
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason as Error);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });

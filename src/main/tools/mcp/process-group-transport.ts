@@ -35,6 +35,8 @@ export class ProcessGroupTransport implements Transport {
   #child: ChildProcess | null = null;
   #exited: Promise<void> | null = null;
   #closed = false;
+  readonly #queue: JSONRPCMessage[] = [];
+  #deferred = false;
 
   constructor(launch: ProcessLaunch) {
     this.#launch = launch;
@@ -126,7 +128,26 @@ export class ProcessGroupTransport implements Transport {
         continue;
       }
       if (message === null) break;
+      this.#queue.push(message);
+    }
+    if (!this.#deferred) this.#deliver();
+  }
+
+  // The SDK's protocol handles a notification a microtask after it arrives but a response at
+  // once, and forgets the request's progress handler with its response: a call's last
+  // progress notifications, read in the same chunk as its result, would be dropped. So after a
+  // notification the rest of the queue waits for the next iteration (and anything read
+  // meanwhile queues behind it), keeping the server's order.
+  #deliver(): void {
+    this.#deferred = false;
+    while (this.#queue.length > 0) {
+      const message = this.#queue.shift()!;
       this.onmessage?.(message);
+      if (!('id' in message) && this.#queue.length > 0) {
+        this.#deferred = true;
+        setImmediate(() => this.#deliver());
+        return;
+      }
     }
   }
 

@@ -103,6 +103,8 @@ async function withDeadline<T>(
       if (error instanceof DeadlineReason) throw error;
       throw requestFailure(context, 'startupFailed', (error as Error).message);
     }
+    // The deadline may have passed while the connection's promise settled.
+    deadline.signal.throwIfAborted();
     return await untilAborted(work(connection, deadline.signal, ms), deadline.signal);
   } catch (error) {
     if (error instanceof McpCallError) throw error;
