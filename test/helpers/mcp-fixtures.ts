@@ -4,8 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpHub, type McpStartupEvent } from '../../src/main/tools/mcp/mcp-hub.js';
 import { resolveLaunch, type McpLaunch } from '../../src/main/tools/mcp/mcp-launch.js';
 import { resolveMcpServer } from '../../src/main/tools/mcp/mcp-server-config.js';
+import { FakeClock } from './fake-clock.js';
 
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
 const HTTP_SERVER = fileURLToPath(new URL('../fixtures/mcp/http-server.mjs', import.meta.url));
@@ -48,11 +50,17 @@ export function stdioLaunch(dir: FixtureDir, table: Record<string, unknown> = {}
   return resolveLaunch(config, { PATH: process.env.PATH });
 }
 
-/** Whether a process with `pid` exists (a zombie counts as gone only once reaped). */
+/** Whether a process with `pid` runs: a zombie (dead, not yet reaped by its new parent) does not. */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ...", S the state letter.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
@@ -66,4 +74,11 @@ export async function startHttpFixture(token: string): Promise<{ url: string; ch
     child.stdout!.once('data', (chunk: Buffer) => resolve((JSON.parse(chunk.toString()) as { port: number }).port));
   });
   return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/** A hub on a fake clock that records its startup events, with a scratch fixture dir. */
+export function hubScene(): { dir: FixtureDir; clock: FakeClock; events: McpStartupEvent[]; hub: McpHub } {
+  const clock = new FakeClock();
+  const events: McpStartupEvent[] = [];
+  return { dir: new FixtureDir(), clock, events, hub: new McpHub({ clock, onStartupStatus: (event) => events.push(event) }) };
 }

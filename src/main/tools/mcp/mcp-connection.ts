@@ -74,7 +74,8 @@ export async function connectServer(launch: McpLaunch, clock: Clock, handlers: C
     return { client, pid, serverInfo: client.getServerVersion() ?? null, inventory, close: () => client.close() };
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new Error(startupFailureText(launch, error));
+    // The SDK rejects an aborted request with its own McpError, so ask the deadline.
+    throw new Error(startupFailureText(launch, deadline.signal.aborted ? deadline.signal.reason : error));
   } finally {
     deadline.dispose();
   }

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../../../common/clock.js';
 import { CallDeadline, DeadlineReason } from './call-deadline.js';
 import type { LaunchIdentity, McpLaunch } from './mcp-launch.js';
 import { McpSession, type StartupStatus } from './mcp-session.js';
+import { MAX_RESTART_DELAY_MS } from './restart-backoff.js';
 import { callTool, listResources, readResource, type CallToolOptions, type RequestOptions } from './session-requests.js';
 import type { McpToolCallResult } from './tool-call-result.js';
 import { filterTools } from './tool-filter.js';
@@ -114,7 +115,8 @@ export class McpHub {
   /** The lease's tools (its server's, through its enabled/disabled lists), starting the session. */
   async tools(lease: McpLease, options: RequestOptions = {}): Promise<Tool[]> {
     const session = this.#session(lease);
-    const deadline = new CallDeadline(this.#clock, options.deadlineMs ?? lease.launch.startupTimeoutMs, options.signal);
+    // The start bounds itself (the startup timeout); this bound covers a wait for a restart too.
+    const deadline = new CallDeadline(this.#clock, options.deadlineMs ?? lease.launch.startupTimeoutMs + MAX_RESTART_DELAY_MS, options.signal);
     try {
       await session.connection(deadline.signal);
     } catch (error) {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { McpHub, type McpStartupEvent } from '../../../../../src/main/tools/mcp/mcp-hub.js';
+import type { McpHub, McpStartupEvent } from '../../../../../src/main/tools/mcp/mcp-hub.js';
 import { waitUntil } from '../../../../../src/main/wait-until.js';
-import { FakeClock } from '../../../../helpers/fake-clock.js';
-import { alive, FixtureDir, stdioLaunch } from '../../../../helpers/mcp-fixtures.js';
+import type { FakeClock } from '../../../../helpers/fake-clock.js';
+import { alive, hubScene, type FixtureDir, stdioLaunch } from '../../../../helpers/mcp-fixtures.js';
 
 let dir: FixtureDir;
 let hub: McpHub;
@@ -10,10 +10,7 @@ let events: McpStartupEvent[];
 let clock: FakeClock;
 
 function setUp(): void {
-  dir = new FixtureDir();
-  clock = new FakeClock();
-  events = [];
-  hub = new McpHub({ clock, onStartupStatus: (event) => events.push(event) });
+  ({ dir, clock, events, hub } = hubScene());
 }
 
 afterEach(async () => {
