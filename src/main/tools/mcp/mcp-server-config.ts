@@ -1,0 +1,264 @@
+// The `[mcp_servers.<name>]` tables of a layered config document (config.toml, then `-c`),
+// parsed as codex 0.171.0 parses them: codex-rs/config/src/mcp_types.rs (`RawMcpServerConfig`,
+// `TryFrom<RawMcpServerConfig> for McpServerConfig`). Keys, defaults and the transport rules
+// are the reference's; a bad entry names the server and the key.
+import { ConfigError, type ConfigDocument } from '../../config/config-document.js';
+
+/** `AppToolApproval` in mcp_types.rs, serde snake_case; `auto` is its default. */
+export type McpToolApproval = 'auto' | 'prompt' | 'approve';
+
+/** An `env_vars` entry: a bare name, or `{name, source}` with source `local` or `remote`. */
+export interface McpEnvVar {
+  name: string;
+  source: 'local' | 'remote' | null;
+}
+
+/** How the server is reached: a `command` makes it stdio, else a `url` streamable HTTP. */
+export type McpTransportConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string> | null; envVars: McpEnvVar[]; cwd: string | null }
+  | {
+      kind: 'streamableHttp';
+      url: string;
+      bearerTokenEnvVar: string | null;
+      httpHeaders: Record<string, string> | null;
+      envHttpHeaders: Record<string, string> | null;
+    };
+
+/** One configured server, with the reference's keys (timeouts in milliseconds, null when unset). */
+export interface McpServerConfig {
+  name: string;
+  transport: McpTransportConfig;
+  enabled: boolean;
+  required: boolean;
+  supportsParallelToolCalls: boolean;
+  startupTimeoutMs: number | null;
+  toolTimeoutMs: number | null;
+  enabledTools: string[] | null;
+  disabledTools: string[] | null;
+  defaultToolsApprovalMode: McpToolApproval | null;
+  tools: Record<string, { approvalMode: McpToolApproval | null }>;
+}
+
+// codex-rs/codex-mcp/src/rmcp_client.rs: `DEFAULT_STARTUP_TIMEOUT` (30 s) covers initialize and
+// the first tools/list; `DEFAULT_TOOL_TIMEOUT` (300 s) each tools/call. (Older codex, before
+// the codex-mcp crate, had 10 s and 60 s, then 120 s: these are 0.171.0's.)
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
+
+// `#[schemars(deny_unknown_fields)]` on RawMcpServerConfig: any other key is refused. Some are
+// accepted only for the reference's own features (OAuth login, remote environments) and are
+// checked for type but not kept.
+const KNOWN_KEYS = [
+  'command', 'args', 'env', 'env_vars', 'cwd', 'http_headers', 'env_http_headers',
+  'url', 'bearer_token', 'bearer_token_env_var',
+  'experimental_environment', 'startup_timeout_sec', 'startup_timeout_ms', 'tool_timeout_sec',
+  'enabled', 'required', 'supports_parallel_tool_calls', 'default_tools_approval_mode',
+  'enabled_tools', 'disabled_tools', 'scopes', 'oauth', 'oauth_resource', 'name', 'tools',
+];
+const APPROVALS: readonly McpToolApproval[] = ['auto', 'prompt', 'approve'];
+
+/** Every server of `document.mcp_servers`, in the document's order; throws `ConfigError`. */
+export function resolveMcpServers(document: ConfigDocument): McpServerConfig[] {
+  const servers = document.mcp_servers;
+  if (servers === undefined) return [];
+  if (!isTable(servers)) throw new ConfigError(`mcp_servers: invalid type: ${typeName(servers)}, expected a table`);
+  return Object.entries(servers).map(([name, table]) => resolveMcpServer(name, table));
+}
+
+/** One `[mcp_servers.<name>]` table. */
+export function resolveMcpServer(name: string, table: unknown): McpServerConfig {
+  const at = new KeyReader(`mcp_servers.${name}`, table);
+  for (const key of at.keys()) {
+    if (!KNOWN_KEYS.includes(key)) throw new ConfigError(`${at.path}: unknown field \`${key}\``);
+  }
+  // Checked for type only (see KNOWN_KEYS).
+  at.string('experimental_environment');
+  at.stringList('scopes');
+  at.string('name');
+  const oauth = at.value('oauth');
+  if (oauth !== undefined && !isTable(oauth)) throw at.typeError('oauth', oauth, 'a table');
+  const oauthResource = at.string('oauth_resource');
+
+  // `startup_timeout_sec` wins over `startup_timeout_ms` when both are set (mcp_types.rs).
+  const startupSec = at.seconds('startup_timeout_sec');
+  const startupMs = at.unsigned('startup_timeout_ms');
+  return {
+    name,
+    transport: transport(at, oauth, oauthResource),
+    enabled: at.boolean('enabled') ?? true,
+    required: at.boolean('required') ?? false,
+    supportsParallelToolCalls: at.boolean('supports_parallel_tool_calls') ?? false,
+    startupTimeoutMs: startupSec ?? startupMs,
+    toolTimeoutMs: at.seconds('tool_timeout_sec'),
+    enabledTools: at.stringList('enabled_tools'),
+    disabledTools: at.stringList('disabled_tools'),
+    defaultToolsApprovalMode: at.approval('default_tools_approval_mode'),
+    tools: toolTables(at),
+  };
+}
+
+function transport(at: KeyReader, oauth: unknown, oauthResource: string | null): McpTransportConfig {
+  const command = at.string('command');
+  const url = at.string('url');
+  const args = at.stringList('args');
+  const env = at.stringMap('env');
+  const envVars = envVarList(at);
+  const cwd = at.string('cwd');
+  const bearerToken = at.string('bearer_token');
+  const bearerTokenEnvVar = at.string('bearer_token_env_var');
+  const httpHeaders = at.stringMap('http_headers');
+  const envHttpHeaders = at.stringMap('env_http_headers');
+  // The texts are mcp_types.rs's `throw_if_set`: "{field} is not supported for {transport}".
+  const refuse = (kind: string, field: string, value: unknown): void => {
+    if (value !== null && value !== undefined) throw new ConfigError(`${at.path}: ${field} is not supported for ${kind}`);
+  };
+  if (command !== null) {
+    refuse('stdio', 'url', url);
+    refuse('stdio', 'bearer_token_env_var', bearerTokenEnvVar);
+    refuse('stdio', 'bearer_token', bearerToken);
+    refuse('stdio', 'http_headers', httpHeaders);
+    refuse('stdio', 'env_http_headers', envHttpHeaders);
+    refuse('stdio', 'oauth', oauth);
+    refuse('stdio', 'oauth_resource', oauthResource);
+    return { kind: 'stdio', command, args: args ?? [], env, envVars: envVars ?? [], cwd };
+  }
+  if (url !== null) {
+    refuse('streamable_http', 'args', args);
+    refuse('streamable_http', 'env', env);
+    refuse('streamable_http', 'env_vars', envVars);
+    refuse('streamable_http', 'cwd', cwd);
+    refuse('streamable_http', 'bearer_token', bearerToken);
+    return { kind: 'streamableHttp', url, bearerTokenEnvVar, httpHeaders, envHttpHeaders };
+  }
+  throw new ConfigError(`${at.path}: invalid transport`);
+}
+
+function envVarList(at: KeyReader): McpEnvVar[] | null {
+  const value = at.value('env_vars');
+  if (value === undefined) return null;
+  if (!Array.isArray(value)) throw at.typeError('env_vars', value, 'a sequence');
+  return value.map((entry: unknown, index): McpEnvVar => {
+    if (typeof entry === 'string') return { name: entry, source: null };
+    const item = new KeyReader(`${at.path}.env_vars[${index}]`, entry);
+    const name = item.string('name');
+    if (name === null) throw new ConfigError(`${item.path}: missing field \`name\``);
+    const source = item.string('source');
+    // mcp_types.rs `McpServerEnvVar::validate_source`.
+    if (source !== null && source !== 'local' && source !== 'remote') {
+      throw new ConfigError(`${item.path}: unsupported env_vars source \`${source}\`; expected \`local\` or \`remote\``);
+    }
+    return { name, source };
+  });
+}
+
+function toolTables(at: KeyReader): Record<string, { approvalMode: McpToolApproval | null }> {
+  const value = at.value('tools');
+  if (value === undefined) return {};
+  if (!isTable(value)) throw at.typeError('tools', value, 'a table');
+  const tools: Record<string, { approvalMode: McpToolApproval | null }> = {};
+  for (const [tool, table] of Object.entries(value)) {
+    const item = new KeyReader(`${at.path}.tools.${tool}`, table);
+    // McpServerToolConfig is deny_unknown_fields too.
+    for (const key of item.keys()) if (key !== 'approval_mode') throw new ConfigError(`${item.path}: unknown field \`${key}\``);
+    tools[tool] = { approvalMode: item.approval('approval_mode') };
+  }
+  return tools;
+}
+
+/** Typed reads of one table's keys; every error names `path.key`. */
+class KeyReader {
+  readonly #table: Record<string, unknown>;
+
+  constructor(
+    readonly path: string,
+    table: unknown,
+  ) {
+    if (!isTable(table)) throw new ConfigError(`${path}: invalid type: ${typeName(table)}, expected a table`);
+    this.#table = table;
+  }
+
+  keys(): string[] {
+    return Object.keys(this.#table);
+  }
+
+  value(key: string): unknown {
+    return this.#table[key];
+  }
+
+  typeError(key: string, value: unknown, expected: string): ConfigError {
+    return new ConfigError(`${this.path}.${key}: invalid type: ${typeName(value)}, expected ${expected}`);
+  }
+
+  string(key: string): string | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    if (typeof value !== 'string') throw this.typeError(key, value, 'a string');
+    return value;
+  }
+
+  boolean(key: string): boolean | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    if (typeof value !== 'boolean') throw this.typeError(key, value, 'a boolean');
+    return value;
+  }
+
+  stringList(key: string): string[] | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw this.typeError(key, value, 'a sequence of strings');
+    return [...(value as string[])];
+  }
+
+  stringMap(key: string): Record<string, string> | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    if (!isTable(value) || !Object.values(value).every((item) => typeof item === 'string')) {
+      throw this.typeError(key, value, 'a map of strings');
+    }
+    return { ...(value as Record<string, string>) };
+  }
+
+  /** `f64` seconds as milliseconds; a negative or non-finite value is refused as `Duration::try_from_secs_f64` refuses it. */
+  seconds(key: string): number | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    const n = typeof value === 'bigint' ? Number(value) : value;
+    if (typeof n !== 'number') throw this.typeError(key, value, 'f64');
+    if (!Number.isFinite(n) || n < 0) {
+      throw new ConfigError(`${this.path}.${key}: cannot convert float seconds to Duration: value is ${n < 0 ? 'negative' : 'either too big or NaN'}`);
+    }
+    return Math.round(n * 1000);
+  }
+
+  unsigned(key: string): number | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    const n = typeof value === 'bigint' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n)) throw this.typeError(key, value, 'u64');
+    if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw new ConfigError(`${this.path}.${key}: invalid value: integer \`${String(value)}\`, expected u64`);
+    return n;
+  }
+
+  approval(key: string): McpToolApproval | null {
+    const value = this.#table[key];
+    if (value === undefined) return null;
+    if (typeof value === 'string' && (APPROVALS as readonly string[]).includes(value)) return value as McpToolApproval;
+    const shown = typeof value === 'string' ? `\`${value}\`` : 'a non-string value';
+    throw new ConfigError(`${this.path}.${key}: unknown variant ${shown}, expected one of \`auto\`, \`prompt\`, \`approve\``);
+  }
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  if (typeof value === 'bigint') return `integer \`${value}\``;
+  if (Array.isArray(value)) return 'sequence';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return 'map';
+  if (typeof value === 'number') return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  return typeof value;
+}

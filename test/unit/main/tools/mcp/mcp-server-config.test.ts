@@ -1,0 +1,140 @@
+import { describe, expect, test } from 'vitest';
+import { parse } from 'smol-toml';
+import type { ConfigDocument } from '../../../../../src/main/config/config-document.js';
+import { resolveMcpServers, type McpServerConfig } from '../../../../../src/main/tools/mcp/mcp-server-config.js';
+import { configOrError, fromOverrides } from '../../../../helpers/config-overrides.js';
+
+function resolve(document: ConfigDocument): { config: McpServerConfig[] } | { error: string } {
+  return configOrError(() => resolveMcpServers(document));
+}
+
+const toml = (text: string): ConfigDocument => parse(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
+
+const defaults = {
+  enabled: true,
+  required: false,
+  supportsParallelToolCalls: false,
+  startupTimeoutMs: null,
+  toolTimeoutMs: null,
+  enabledTools: null,
+  disabledTools: null,
+  defaultToolsApprovalMode: null,
+  tools: {},
+};
+
+describe('[mcp_servers.<name>]', () => {
+  test('a stdio server with every key', () => {
+    const document = toml(`
+[mcp_servers.docs]
+command = "node"
+args = ["server.mjs"]
+env = { A = "1" }
+env_vars = ["HOME", { name = "TOKEN", source = "local" }]
+cwd = "/srv"
+enabled = false
+required = true
+startup_timeout_sec = 2.5
+tool_timeout_sec = 90
+enabled_tools = ["echo", "big"]
+disabled_tools = ["big"]
+default_tools_approval_mode = "prompt"
+[mcp_servers.docs.tools.echo]
+approval_mode = "approve"
+`);
+    expect(resolve(document)).toEqual({
+      config: [
+        {
+          name: 'docs',
+          transport: {
+            kind: 'stdio',
+            command: 'node',
+            args: ['server.mjs'],
+            env: { A: '1' },
+            envVars: [
+              { name: 'HOME', source: null },
+              { name: 'TOKEN', source: 'local' },
+            ],
+            cwd: '/srv',
+          },
+          enabled: false,
+          required: true,
+          supportsParallelToolCalls: false,
+          startupTimeoutMs: 2500,
+          toolTimeoutMs: 90_000,
+          enabledTools: ['echo', 'big'],
+          disabledTools: ['big'],
+          defaultToolsApprovalMode: 'prompt',
+          tools: { echo: { approvalMode: 'approve' } },
+        },
+      ],
+    });
+  });
+
+  test('a streamable HTTP server from -c overrides; startup_timeout_ms when no _sec', () => {
+    const document = fromOverrides(
+      'mcp_servers.web.url="http://127.0.0.1:9/mcp"',
+      'mcp_servers.web.bearer_token_env_var="WEB_TOKEN"',
+      'mcp_servers.web.http_headers={ "X-A" = "a" }',
+      'mcp_servers.web.env_http_headers={ "X-B" = "B_VAR" }',
+      'mcp_servers.web.startup_timeout_ms=1500',
+    );
+    expect(resolve(document)).toEqual({
+      config: [
+        {
+          ...defaults,
+          name: 'web',
+          transport: {
+            kind: 'streamableHttp',
+            url: 'http://127.0.0.1:9/mcp',
+            bearerTokenEnvVar: 'WEB_TOKEN',
+            httpHeaders: { 'X-A': 'a' },
+            envHttpHeaders: { 'X-B': 'B_VAR' },
+          },
+          startupTimeoutMs: 1500,
+        },
+      ],
+    });
+  });
+
+  test('startup_timeout_sec wins over startup_timeout_ms', () => {
+    const result = resolve(toml('[mcp_servers.a]\ncommand = "x"\nstartup_timeout_sec = 1\nstartup_timeout_ms = 5000\n'));
+    expect(result).toEqual({ config: [{ ...defaults, name: 'a', transport: { kind: 'stdio', command: 'x', args: [], env: null, envVars: [], cwd: null }, startupTimeoutMs: 1000 }] });
+  });
+
+  test("the reference's transport errors name the server", () => {
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nurl = "http://h"\n'))).toEqual({ error: 'mcp_servers.a: url is not supported for stdio' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nbearer_token_env_var = "T"\n'))).toEqual({
+      error: 'mcp_servers.a: bearer_token_env_var is not supported for stdio',
+    });
+    expect(resolve(toml('[mcp_servers.b]\nurl = "http://h"\nenv = { A = "1" }\n'))).toEqual({ error: 'mcp_servers.b: env is not supported for streamable_http' });
+    expect(resolve(toml('[mcp_servers.b]\nurl = "http://h"\nbearer_token = "t"\n'))).toEqual({
+      error: 'mcp_servers.b: bearer_token is not supported for streamable_http',
+    });
+    expect(resolve(toml('[mcp_servers.c]\nargs = ["x"]\n'))).toEqual({ error: 'mcp_servers.c: invalid transport' });
+  });
+
+  test('bad keys and values name the server and the key', () => {
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\ncommands = "y"\n'))).toEqual({ error: 'mcp_servers.a: unknown field `commands`' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = 1\n'))).toEqual({ error: 'mcp_servers.a.command: invalid type: integer `1`, expected a string' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenabled = "yes"\n'))).toEqual({
+      error: 'mcp_servers.a.enabled: invalid type: string "yes", expected a boolean',
+    });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\ntool_timeout_sec = -1\n'))).toEqual({
+      error: 'mcp_servers.a.tool_timeout_sec: cannot convert float seconds to Duration: value is negative',
+    });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\ndefault_tools_approval_mode = "always"\n'))).toEqual({
+      error: 'mcp_servers.a.default_tools_approval_mode: unknown variant `always`, expected one of `auto`, `prompt`, `approve`',
+    });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\n[mcp_servers.a.tools.echo]\nmode = "auto"\n'))).toEqual({
+      error: 'mcp_servers.a.tools.echo: unknown field `mode`',
+    });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenv_vars = [{ name = "T", source = "cloud" }]\n'))).toEqual({
+      error: 'mcp_servers.a.env_vars[0]: unsupported env_vars source `cloud`; expected `local` or `remote`',
+    });
+    expect(resolve({ mcp_servers: { a: 'node' } })).toEqual({ error: 'mcp_servers.a: invalid type: string "node", expected a table' });
+  });
+
+  test('no mcp_servers table is no servers', () => {
+    expect(resolve({})).toEqual({ config: [] });
+  });
+});
