@@ -70,8 +70,28 @@ export interface DynamicToolCallItem {
   completedAtMs: number | null;
 }
 
+/** A call of a tool of an MCP server the thread is configured with. */
+export interface McpToolCallItem {
+  type: 'mcpToolCall';
+  id: string;
+  server: string;
+  environmentId: null;
+  tool: string;
+  status: 'inProgress' | 'completed' | 'failed';
+  arguments: unknown;
+  appContext: null;
+  mcpAppUi: null;
+  pluginId: null;
+  readOnlyHint: boolean | null;
+  result: { content: unknown[]; structuredContent: unknown; _meta: unknown } | null;
+  error: { message: string } | null;
+  durationMs: number | null;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
 /** The items a tool call becomes (more join as the host's tools grow). */
-export type ToolCallItem = DynamicToolCallItem;
+export type ToolCallItem = DynamicToolCallItem | McpToolCallItem;
 
 /** The item variants this host produces. */
 export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem | ToolCallItem;

@@ -41,8 +41,23 @@ export function toolItemCompletedLine(threadId: string, turnId: string, item: To
   });
 }
 
-/** A tool call's item as the reference's core `TurnItem` spells it (no namespace key when none). */
+/** A tool call's item as the reference's core `TurnItem` spells it (no key for an absent namespace or hint). */
 export function coreToolItem(item: ToolCallItem, error?: string): Record<string, unknown> {
+  const duration = item.durationMs === null ? null : durationOf(item.durationMs);
+  if (item.type === 'mcpToolCall') {
+    return {
+      type: 'McpToolCall',
+      id: item.id,
+      server: item.server,
+      tool: item.tool,
+      arguments: item.arguments,
+      ...(item.readOnlyHint === null ? {} : { read_only_hint: item.readOnlyHint }),
+      status: item.status,
+      ...(item.result === null ? {} : { result: { content: item.result.content, structured_content: item.result.structuredContent, _meta: item.result._meta } }),
+      ...(item.error === null ? {} : { error: item.error }),
+      duration,
+    };
+  }
   return {
     type: 'DynamicToolCall',
     id: item.id,
@@ -53,7 +68,7 @@ export function coreToolItem(item: ToolCallItem, error?: string): Record<string,
     content_items: item.contentItems,
     success: item.success,
     ...(error === undefined ? {} : { error }),
-    duration: item.durationMs === null ? null : durationOf(item.durationMs),
+    duration,
   };
 }
 
