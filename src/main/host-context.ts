@@ -14,6 +14,7 @@ import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
+import type { ThreadId } from '../common/thread-id.js';
 
 export interface HostContext {
   home: string;
@@ -48,7 +49,7 @@ export interface HostContext {
    * (handlers/thread-queue.ts), without the actor events' module importing the handlers that
    * start turns.
    */
-  afterTurnEnd: (threadId: string) => void;
+  afterTurnEnd: (threadId: ThreadId) => void;
   /** A writer lock (or a store's ownership) this host held is lost: stop, fail, warn, unload (threads/lock-loss.ts). */
   lockLost: (loss: LockLoss) => void;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */

@@ -22,6 +22,7 @@ import { Outgoing } from '../../src/main/outgoing.js';
 import { drainAfterTurnEnd } from '../../src/main/handlers/thread-queue.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
 import { ThreadQueueStore } from '../../src/main/store/files/queues/thread-queue-store.js';
+import type { ThreadId } from '../../src/common/thread-id.js';
 
 export function stubHostContext(home: string, overrides: Record<string, unknown> = {}): HostContext {
   const connections = new ConnectionTable();
@@ -64,7 +65,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     originator: null,
     draining: false,
     // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
-    afterTurnEnd: (threadId: string) => drainAfterTurnEnd(ctx, threadId),
+    afterTurnEnd: (threadId: ThreadId) => drainAfterTurnEnd(ctx, threadId),
     ...rest,
   } as unknown as HostContext;
   return ctx;
