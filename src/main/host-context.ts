@@ -14,6 +14,7 @@ import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
+import type { HostMemo } from './host-memo.js';
 import type { ThreadId } from '../common/thread-id.js';
 
 export interface HostContext {
@@ -22,6 +23,8 @@ export interface HostContext {
   configDocument: ConfigDocument;
   /** config.toml and the `-c` overrides apart, read at start, for config/read. */
   configLayers: ConfigLayers;
+  /** What is computed once from the configuration (the model catalog, config/read's answer, the resolved host config). */
+  memo: HostMemo;
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;

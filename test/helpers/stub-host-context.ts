@@ -6,6 +6,7 @@
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
+import { HostMemo } from '../../src/main/host-memo.js';
 import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
 import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/store/stored-history.js';
@@ -36,6 +37,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     home,
     configDocument: {},
     configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null },
+    memo: new HostMemo(),
     cwd: home,
     env: {},
     clock: systemClock,
