@@ -24,6 +24,7 @@ import { createHome, UNLOAD_NOW } from '../lib/server-home.js';
 import { WsBenchClient } from '../lib/ws-bench-client.js';
 import type { WsEndpoint } from '../lib/ws-endpoint.js';
 import { threadWithOneTurn, withWsEndpoint, wsCommandOrFail, type CaseContext, type Scenario } from './scenario.js';
+import { threadIdOf } from '../../src/common/thread-id.js';
 
 const READ_DEADLINE_MS = 120_000;
 const PAGE = 25;
@@ -93,7 +94,7 @@ async function measure(ctx: CaseContext, resume: boolean, endpoint: WsEndpoint, 
   const closed = reader.waitFor('thread/closed', threadId, READ_DEADLINE_MS);
   await reader.request('thread/unsubscribe', { threadId });
   await closed;
-  const path = await findRolloutPath(home, threadId);
+  const path = await findRolloutPath(home, threadIdOf(threadId));
   if (path === null) throw new Error('the seed thread has no rollout');
   const turns = 1 + growRollout(path, threadId, params.readMb * 1_000_000);
   rec.figure('turns in the rollout', turns, 'count', 'none');

@@ -24,6 +24,7 @@ import { NO_RECORDING } from './metrics/host-recorder.js';
 import { unloadThreadOfLostLock } from './threads/lock-loss.js';
 import { warmUpHost } from './host/warm-up.js';
 import { queueChangedElsewhere, queueChangedHere } from './handlers/thread-queue.js';
+import type { ThreadId } from '../common/thread-id.js';
 
 export interface AppServerOptions {
   home: string;
@@ -72,7 +73,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   // The store is opened before the host is built (a store it cannot use stops the start), and
   // reports into the host once it is.
   let ctx!: HostContext;
-  const hooks = { lockLost: (loss: Parameters<typeof unloadThreadOfLostLock>[1]) => unloadThreadOfLostLock(ctx, loss), queueChangedHere: (threadId: string) => queueChangedHere(ctx, threadId) };
+  const hooks = { lockLost: (loss: Parameters<typeof unloadThreadOfLostLock>[1]) => unloadThreadOfLostLock(ctx, loss), queueChangedHere: (threadId: ThreadId) => queueChangedHere(ctx, threadId) };
   const { store, peers } = await openStore({ home: options.home, env: options.env, startup, listen, log, recorder, hooks });
   ctx = buildHost(options, startup, log, store, recorder);
   const router = new Router(ctx, startup.limits.maxInFlightRequests, peers.routing(ctx.outgoing));

@@ -15,6 +15,8 @@ import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
 import type { ServerRequests } from './server-requests/server-requests.js';
+import type { HostMemo } from './host-memo.js';
+import type { ThreadId } from '../common/thread-id.js';
 
 export interface HostContext {
   home: string;
@@ -22,6 +24,8 @@ export interface HostContext {
   configDocument: ConfigDocument;
   /** config.toml and the `-c` overrides apart, read at start, for config/read. */
   configLayers: ConfigLayers;
+  /** What is computed once from the configuration (the model catalog, config/read's answer, the resolved host config). */
+  memo: HostMemo;
   cwd: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;
@@ -49,7 +53,7 @@ export interface HostContext {
    * (handlers/thread-queue.ts), without the actor events' module importing the handlers that
    * start turns.
    */
-  afterTurnEnd: (threadId: string) => void;
+  afterTurnEnd: (threadId: ThreadId) => void;
   /** A writer lock (or a store's ownership) this host held is lost: stop, fail, warn, unload (threads/lock-loss.ts). */
   lockLost: (loss: LockLoss) => void;
   /** Requests this server sent to clients (tool calls, approvals) and their answers. */

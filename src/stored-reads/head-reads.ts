@@ -15,6 +15,7 @@ import { historyModeOf, parseRollout, type ParsedRollout, type RolloutMeta } fro
 import type { RolloutFile } from './rollout-directories.js';
 import type { RolloutFileState, RolloutHead, RolloutHeads } from './rollout-heads.js';
 import type { RolloutSummary } from '../common/stored-history-messages.js';
+import { threadIdOf } from '../common/thread-id.js';
 
 /** A listed rollout: its head, and its mtime, or null when the listing did not stat the file. */
 export interface ListedRollout {
@@ -116,7 +117,8 @@ function readAndKeep(path: string, file: Stats, heads: RolloutHeads): RolloutHea
 function headOf(path: string, head: ParsedRollout): RolloutHead | null {
   const fromName = parseRolloutFileName(basename(path));
   // A file whose meta names another thread is a copy or a corruption; the reference skips it.
-  if (head.meta === null || head.threadId?.toLowerCase() !== fromName?.threadId) return null;
+  const named = head.threadId === null ? undefined : threadIdOf(head.threadId);
+  if (head.meta === null || named !== fromName?.threadId) return null;
   // Nor does it list a rollout whose source it cannot read.
   if (head.meta.source === null) return null;
   return rolloutHead(head.threadId as string, path, head, head.meta);

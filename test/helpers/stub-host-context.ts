@@ -6,6 +6,7 @@
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
+import { HostMemo } from '../../src/main/host-memo.js';
 import { ListingMemory } from '../../src/stored-reads/listing-memory.js';
 import { answerStoredHistory } from '../../src/stored-reads/stored-history-jobs.js';
 import { StoredHistory } from '../../src/main/store/stored-history.js';
@@ -23,6 +24,7 @@ import { ServerRequests } from '../../src/main/server-requests/server-requests.j
 import { drainAfterTurnEnd } from '../../src/main/handlers/thread-queue.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
 import { ThreadQueueStore } from '../../src/main/store/files/queues/thread-queue-store.js';
+import type { ThreadId } from '../../src/common/thread-id.js';
 
 export function stubHostContext(home: string, overrides: Record<string, unknown> = {}): HostContext {
   const connections = new ConnectionTable();
@@ -36,6 +38,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     home,
     configDocument: {},
     configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null },
+    memo: new HostMemo(),
     cwd: home,
     env: {},
     clock: systemClock,
@@ -66,7 +69,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     draining: false,
     serverRequests: new ServerRequests({ connections, log: () => undefined, clock: systemClock, graceMs: 60_000 }),
     // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
-    afterTurnEnd: (threadId: string) => drainAfterTurnEnd(ctx, threadId),
+    afterTurnEnd: (threadId: ThreadId) => drainAfterTurnEnd(ctx, threadId),
     ...rest,
   } as unknown as HostContext;
   return ctx;

@@ -15,6 +15,7 @@
 import type pg from 'pg';
 import type { TurnEndReceipt } from '../turn-end-revision.js';
 import { deadlineOf, queryWithin, type CallOptions } from './postgres-connection.js';
+import { turnEndAssignments } from './read-receipts.js';
 
 export interface AppendRequest {
   threadId: string;
@@ -26,8 +27,8 @@ export interface AppendRequest {
   /** JSONL records without their newline. */
   lines: readonly string[];
   /**
-   * A turn ends with these lines: its read receipt is stored in the same statement, as
-   * read-receipts.ts's recordTurnEnd stores it (an earlier first unread turn is kept).
+   * A turn ends with these lines: its read receipt is stored in the same statement, with
+   * read-receipts.ts's assignments for a turn's end (an earlier first unread turn is kept).
    */
   readReceipt?: TurnEndReceipt | null;
 }
@@ -59,10 +60,7 @@ const APPEND = `
     FROM advanced a, unnest($4::text[]) WITH ORDINALITY AS l(line, n)
   ), touched AS (
     UPDATE threads t SET updated_at = date_trunc('milliseconds', now()), head_end = coalesce(t.head_end, $3 + $6::bigint),
-      read_first_unread = CASE WHEN $7::text IS NULL THEN t.read_first_unread
-        ELSE coalesce(t.read_first_unread, jsonb_build_object('type', 'turn', 'turn_id', $7::text)) END,
-      read_revision = coalesce($8::text, t.read_revision),
-      read_last_published_turn = coalesce($7::text, t.read_last_published_turn)
+      ${turnEndAssignments('t', '$7', '$8')}
     FROM advanced a WHERE t.thread_id = a.thread_id
   )
   SELECT next_ordinal FROM advanced`;

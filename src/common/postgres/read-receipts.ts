@@ -1,5 +1,7 @@
 // Where clients stopped reading each thread, in the threads row every host shares
-// (migrations/0002): what thread/readState/update sets and every turn's end moves. The files
+// (migrations/0002): what thread/readState/update sets and every turn's end moves. This module
+// owns those columns: every statement that writes them is here, or takes its assignments from
+// here (a turn's end stored with its last lines, fenced-append.ts). The files
 // store keeps the same fields in thread-host's own file (src/main/store/files/
 // thread-read-states.ts). Each change is one statement computed from the row as it is then, so
 // two hosts changing one thread never lose either change: a mark applies only at the revision the
@@ -61,14 +63,28 @@ export async function markReceipt(pool: pg.Pool, threadId: string, mark: Mark, c
   return row === undefined ? null : { changed: row.changed, receipt: receiptOf(row) };
 }
 
+/**
+ * The assignments a turn's end makes to the `threads` row `row`, for an UPDATE of it: the
+ * ended turn becomes the first unread one unless an earlier one still is, with the turn's
+ * revision. `turnId` and `revision` name the statement's text parameters; a null turn leaves
+ * the receipt as it was (the fenced append of lines that end no turn: fenced-append.ts, which
+ * stores a turn's receipt with its last lines through these same assignments).
+ */
+export function turnEndAssignments(row: string, turnId: string, revision: string): string {
+  return `read_first_unread = CASE WHEN ${turnId}::text IS NULL THEN ${row}.read_first_unread
+        ELSE coalesce(${row}.read_first_unread, jsonb_build_object('type', 'turn', 'turn_id', ${turnId}::text)) END,
+      read_revision = coalesce(${revision}::text, ${row}.read_revision),
+      read_last_published_turn = coalesce(${turnId}::text, ${row}.read_last_published_turn)`;
+}
+
 /** A turn ended: the first unread one unless an earlier one still is. The receipt after it, or null when the store has no such thread. */
 export async function recordTurnEnd(pool: pg.Pool, threadId: string, turnId: string, newRevision: string, call?: CallOptions): Promise<StoredReceipt | null> {
   const result = await queryWithin<ReceiptRow>(
     pool,
     deadlineOf(pool, call),
-    `UPDATE threads SET read_first_unread = coalesce(read_first_unread, $2::jsonb), read_revision = $3, read_last_published_turn = $4
-     WHERE thread_id = $1 RETURNING ${RECEIPT}`,
-    [threadId, json({ type: 'turn', turn_id: turnId }), newRevision, turnId],
+    `UPDATE threads t SET ${turnEndAssignments('t', '$3', '$2')}
+     WHERE t.thread_id = $1 RETURNING ${RECEIPT}`,
+    [threadId, newRevision, turnId],
   );
   const row = result.rows[0];
   return row === undefined ? null : receiptOf(row);

@@ -19,6 +19,7 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ARCHIVED_SESSIONS_DIR, newestNameFirst, parseRevertedRolloutFileName, parseRolloutFileName, SESSIONS_DIR } from './rollout-path.js';
+import { threadIdOf } from '../thread-id.js';
 
 /** Where a fork's history begins: a prefix of its source's own rollout. */
 export interface HistoryBase {
@@ -44,7 +45,7 @@ export function historyBaseOf(firstLine: string): HistoryBase | null {
   const { thread_id: threadId, end_ordinal_exclusive: endOrdinalExclusive, end_byte_offset: endByteOffset } = base;
   if (typeof threadId !== 'string' || !Number.isSafeInteger(endOrdinalExclusive) || !Number.isSafeInteger(endByteOffset)) return null;
   if ((endByteOffset as number) < 0 || (endOrdinalExclusive as number) < 0) return null;
-  return { threadId: threadId.toLowerCase(), endOrdinalExclusive: endOrdinalExclusive as number, endByteOffset: endByteOffset as number };
+  return { threadId: threadIdOf(threadId), endOrdinalExclusive: endOrdinalExclusive as number, endByteOffset: endByteOffset as number };
 }
 
 /**
@@ -105,7 +106,7 @@ export function readPrefix(path: string, bytes: number): string | null {
  * first, then the archive. Symbolic links are never followed.
  */
 export function locateRollout(near: string, threadId: string): string | null {
-  const wanted = threadId.toLowerCase();
+  const wanted = threadIdOf(threadId);
   const home = homeOf(near);
   const sameDirectory = findIn(dirname(near), wanted, false);
   if (sameDirectory !== null || home === null) return sameDirectory;

@@ -6,6 +6,7 @@
 //   legacy     {"turnId":"…","includeAnchor":false}
 //   paginated  {"requestedThreadId":"…","rolloutOrdinal":41,"includeAnchor":false,"scope":{"kind":"turns"}}
 import { invalidCursor } from '../errors.js';
+import { threadIdOf } from '../thread-id.js';
 
 /** What a paginated cursor pages through. */
 export type CursorScope = 'turns' | 'itemsByCreatedAtOrdinal';
@@ -36,7 +37,7 @@ export function parsePaginatedCursor(cursor: string, threadId: string, scope: Cu
   if (
     value === null ||
     typeof value.requestedThreadId !== 'string' ||
-    value.requestedThreadId.toLowerCase() !== threadId.toLowerCase() ||
+    threadIdOf(value.requestedThreadId) !== threadIdOf(threadId) ||
     typeof ordinal !== 'number' ||
     !Number.isSafeInteger(ordinal) ||
     ordinal < 0 ||

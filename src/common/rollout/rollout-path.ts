@@ -9,6 +9,7 @@
 // spreads files over directories.
 
 import { basename, join } from 'node:path';
+import { threadIdOf, type ThreadId } from '../thread-id.js';
 
 /** The directory under CODEX_HOME that holds every live rollout. */
 export const SESSIONS_DIR = 'sessions';
@@ -23,7 +24,7 @@ const ROLLOUT_NAME =
 
 /** What a rollout file name tells us without opening the file. */
 export interface RolloutFileName {
-  threadId: string;
+  threadId: ThreadId;
   /**
    * The name's time read as UTC, in ms, as the reference reads it (whatever the writer's time
    * zone was): the key `thread/list` orders by creation time. null when it is no real time
@@ -38,13 +39,13 @@ const REVERTED_ROLLOUT_NAME =
   /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 /** The thread and file ids in the name of a rollout a revert started; null for any other name. */
-export function parseRevertedRolloutFileName(name: string): { threadId: string; fileId: string } | null {
+export function parseRevertedRolloutFileName(name: string): { threadId: ThreadId; fileId: string } | null {
   const match = REVERTED_ROLLOUT_NAME.exec(name);
-  return match === null ? null : { threadId: (match[1] as string).toLowerCase(), fileId: (match[2] as string).toLowerCase() };
+  return match === null ? null : { threadId: threadIdOf(match[1] as string), fileId: (match[2] as string).toLowerCase() };
 }
 
 /** The thread a rollout file name belongs to: a thread's first file, or one a revert started. */
-export function threadIdOfRolloutName(name: string): string | null {
+export function threadIdOfRolloutName(name: string): ThreadId | null {
   return parseRolloutFileName(name)?.threadId ?? parseRevertedRolloutFileName(name)?.threadId ?? null;
 }
 
@@ -81,7 +82,7 @@ export function parseRolloutFileName(name: string): RolloutFileName | null {
   const match = ROLLOUT_NAME.exec(name);
   if (match === null) return null;
   // Ids are compared as the lower-case strings the reference prints.
-  return { threadId: (match[2] as string).toLowerCase(), nameTimeMs: nameTime(match[1] as string) };
+  return { threadId: threadIdOf(match[2] as string), nameTimeMs: nameTime(match[1] as string) };
 }
 
 /**

@@ -6,10 +6,11 @@
 import type { Outgoing } from '../outgoing.js';
 import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
 import type { RequestRouting } from './request-routing.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 export interface FleetPeers {
   /** Starts hearing of queue changes other hosts make (null: any thread's queue may have changed). */
-  watchQueues(onChange: (threadId: string | null) => void): void;
+  watchQueues(onChange: (threadId: ThreadId | null) => void): void;
   /** How this host's listener recognizes its peers; null without `fleet_secret_file`. */
   readonly peerAuth: WsAuthPolicy | null;
   /** Which requests go to their thread's owner; null without `fleet_secret_file` (nothing is forwarded). */

@@ -3,9 +3,10 @@
 // with their defaults filled in, then every other key the layers set (kept, though unused).
 import type { Connection } from '../connections.js';
 import { ConfigError } from '../config/config-document.js';
-import { describeLayers, originsOf, tomlToJson, type ConfigLayer, type ConfigLayers, type ConfigOrigins } from '../config/config-layers.js';
+import { describeLayers, originsOf, tomlToJson, type ConfigLayer, type ConfigOrigins } from '../config/config-layers.js';
 import { resolveConnectionLimits, resolveHostConfig, resolveMaxLoadedThreads } from '../config/host-config.js';
 import type { HostContext } from '../host-context.js';
+import { memoKey } from '../host-memo.js';
 import type { configReadParams } from '../protocol/discovery-params.js';
 
 interface DescribedConfig {
@@ -14,16 +15,14 @@ interface DescribedConfig {
   layers: ConfigLayer[];
 }
 
-// The configuration never changes while the process runs: described once, on first use.
-const described = new WeakMap<ConfigLayers, DescribedConfig>();
+// The configuration never changes while the host runs: described once, on first use.
+const DESCRIBED = memoKey<DescribedConfig>('described config');
 
 export function configRead(ctx: HostContext, _connection: Connection, params: ReturnType<typeof configReadParams>): unknown {
-  let answer = described.get(ctx.configLayers);
-  if (answer === undefined) {
+  const answer = ctx.memo.once(DESCRIBED, () => {
     const layers = describeLayers(ctx.configLayers);
-    answer = { config: effectiveConfig(ctx.configDocument), origins: originsOf(layers), layers };
-    described.set(ctx.configLayers, answer);
-  }
+    return { config: effectiveConfig(ctx.configDocument), origins: originsOf(layers), layers };
+  });
   // `cwd` would select project layers (.codex/config.toml), which thread-host does not read.
   return params.includeLayers ? answer : { config: answer.config, origins: answer.origins };
 }

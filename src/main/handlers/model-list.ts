@@ -5,6 +5,7 @@ import type { Connection } from '../connections.js';
 import { ConfigError } from '../config/config-document.js';
 import { resolveHostConfig } from '../config/host-config.js';
 import type { HostContext } from '../host-context.js';
+import { memoKey } from '../host-memo.js';
 import type { modelListParams } from '../protocol/discovery-params.js';
 import { pageByIndex } from '../protocol/index-cursor.js';
 import { EMBEDDED_MODEL, type ProviderConfig } from '../../common/model-provider.js';
@@ -23,15 +24,11 @@ const RESPONSES_EFFORTS = [
   { reasoningEffort: 'high', description: 'Greater reasoning depth for complex problems' },
 ];
 
-// The configuration is fixed for the process's life: the list is built once per document.
-const catalogs = new WeakMap<object, Model[]>();
+// The configuration is fixed for the host's life: the list is built once per host.
+const CATALOG = memoKey<Model[]>('model catalog');
 
 export function modelList(ctx: HostContext, _connection: Connection, params: ReturnType<typeof modelListParams>): unknown {
-  let catalog = catalogs.get(ctx.configDocument);
-  if (catalog === undefined) {
-    catalog = catalogOf(ctx.configDocument);
-    catalogs.set(ctx.configDocument, catalog);
-  }
+  const catalog = ctx.memo.once(CATALOG, () => catalogOf(ctx.configDocument));
   const visible = params.includeHidden === true ? catalog : catalog.filter((model) => !model.hidden);
   return pageByIndex(visible, params.cursor, params.limit, 'models');
 }

@@ -6,10 +6,11 @@ import { namedModelProvider } from '../config/host-config.js';
 import type { StoredRead } from '../../common/stored-history-messages.js';
 import type { HostContext } from '../host-context.js';
 import type { HistoryLocation } from '../../common/history-location.js';
+import { threadIdOf, type ThreadId } from '../../common/thread-id.js';
 
 /** A thread object with the name and metadata it has here (objects are built without them). */
 export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown>): Record<string, unknown> {
-  const id = String(thread.id);
+  const id = threadIdOf(String(thread.id));
   const name = ctx.store.threads.nameOf(id);
   if (name !== null) thread.name = name;
   const metadata = ctx.store.metadata.get(id);
@@ -18,7 +19,7 @@ export function withThreadFacts(ctx: HostContext, thread: Record<string, unknown
 }
 
 /** The stored-history worker's `read` of a thread that is not loaded here, with what it shows. */
-export function storedThreadRead(ctx: HostContext, threadId: string, location: HistoryLocation, includeTurns: boolean): Extract<StoredRead, { kind: 'read' }> {
+export function storedThreadRead(ctx: HostContext, threadId: ThreadId, location: HistoryLocation, includeTurns: boolean): Extract<StoredRead, { kind: 'read' }> {
   return {
     kind: 'read',
     threadId,

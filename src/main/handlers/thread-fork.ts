@@ -18,6 +18,7 @@ import { loadThread } from '../threads/thread-loader.js';
 import { publishLoaded, registerNewThread } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
 import { withThreadFacts } from './shown-thread.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 type Params = ReturnType<typeof threadForkParams>;
 
@@ -53,7 +54,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
 // it has one (its file, or else the thread store's rows); any other is looked up as
 // thread/resume looks it up. A thread with nothing written (ephemeral, or no turn yet) has no
 // history to fork, as for the reference.
-async function sourceHistory(ctx: HostContext, id: string): Promise<HistoryLocation> {
+async function sourceHistory(ctx: HostContext, id: ThreadId): Promise<HistoryLocation> {
   await afterPendingLoad(ctx, id, () => undefined);
   const loaded = ctx.directory.get(id);
   if (loaded?.readsFromTranscript && loaded.identity) {

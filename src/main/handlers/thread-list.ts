@@ -14,6 +14,7 @@ import { withThreadFacts } from './shown-thread.js';
 import { parseUuid } from '../protocol/uuid.js';
 import { pageSize } from '../../common/rollout/history-pages.js';
 import { INTERACTIVE_SOURCE_KINDS } from '../../common/rollout/session-source.js';
+import { threadIdOf } from '../../common/thread-id.js';
 
 type Params = ReturnType<typeof threadListParams>;
 
@@ -50,7 +51,7 @@ export async function threadList(ctx: HostContext, _connection: Connection, para
   // The PostgreSQL store's rows hold what every host set of each thread: this host learns it first.
   for (const summary of page.summaries) ctx.store.threads.learnListed(summary);
   // Every listed thread is materialized: each has a read state (thread-read-states.ts).
-  const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.store.readStates.get(summary.threadId)]));
+  const readStates = Object.fromEntries(page.summaries.map((summary) => [summary.threadId, ctx.store.readStates.get(threadIdOf(summary.threadId))]));
   return { data: page.summaries.map((summary) => view(ctx, summary, query.namedModelProvider)), readStates, nextCursor: page.nextCursor, backwardsCursor: page.backwardsCursor };
 }
 

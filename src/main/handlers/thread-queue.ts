@@ -19,6 +19,7 @@ import { uuidv7 } from '../protocol/uuid.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { QueuedSubmission, QueueEdit } from '../store/thread-queues.js';
 import { turnStart } from './turn.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 type ParamsOf<D extends (value: unknown) => unknown> = ReturnType<D>;
 
@@ -114,7 +115,7 @@ export async function threadQueueStart(ctx: HostContext, _c: Connection, params:
  * Runs the thread's next queued input if it is loaded with no turn in progress. Called after a
  * turn ends, after a resume and after an add; never waits unless the queue was not read yet.
  */
-export function drainQueue(ctx: HostContext, threadId: string): void {
+export function drainQueue(ctx: HostContext, threadId: ThreadId): void {
   const state = idleLoaded(ctx, threadId);
   if (state === null || state === 'busy') return;
   const known = ctx.store.queues.peek(threadId);
@@ -140,12 +141,12 @@ export function drainQueue(ctx: HostContext, threadId: string): void {
 // waits on the disk to learn that a thread has no queue (bench case `idle-unload`, at once). On
 // PostgreSQL, input queued through another host for a thread loaded here is read into memory
 // when this host hears of it (`queueChangedElsewhere`).
-export function drainAfterTurnEnd(ctx: HostContext, threadId: string): void {
+export function drainAfterTurnEnd(ctx: HostContext, threadId: ThreadId): void {
   if (ctx.store.queues.peek(threadId) !== undefined) drainQueue(ctx, threadId);
 }
 
 /** The store changed the thread's queue itself (it dropped input the reference ran): its subscribers hear of it. */
-export function queueChangedHere(ctx: HostContext, threadId: string): void {
+export function queueChangedHere(ctx: HostContext, threadId: ThreadId): void {
   const subscribers = ctx.directory.get(threadId)?.subscribers;
   if (subscribers) ctx.outgoing.notifyMany(subscribers, 'thread/queue/changed', { threadId });
 }
@@ -155,7 +156,7 @@ export function queueChangedHere(ctx: HostContext, threadId: string): void {
  * not listening (`threadId` null: every thread loaded here). A thread loaded here learns its
  * queue, its subscribers hear of the change, and queued input runs if it is idle.
  */
-export function queueChangedElsewhere(ctx: HostContext, threadId: string | null): void {
+export function queueChangedElsewhere(ctx: HostContext, threadId: ThreadId | null): void {
   const threads = threadId === null ? ctx.directory.all() : [ctx.directory.get(threadId)].filter((thread) => thread !== undefined);
   for (const thread of threads) {
     if (thread.lifecycle.kind !== 'loaded') continue;
@@ -170,7 +171,7 @@ export function queueChangedElsewhere(ctx: HostContext, threadId: string | null)
 }
 
 // The submission leaves the queue and becomes a turn, as if sent by turn/start.
-async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {
+async function startQueued(ctx: HostContext, threadId: ThreadId, queue: QueuedSubmission[], at: number, afterReply: AfterReply): Promise<unknown> {
   const submission = queue[at]!;
   const started = turnStart(ctx, undefined as never, turnStartParams({ threadId, input: submission.input, clientUserMessageId: submission.clientUserMessageId }));
   // The turn is in progress before the queue's write: a second drain cannot take it again. The
@@ -182,7 +183,7 @@ async function startQueued(ctx: HostContext, threadId: string, queue: QueuedSubm
 }
 
 /** Applies `edit` to the thread's queue; if it changed, the subscribers hear of it after the reply. */
-async function change<T>(ctx: HostContext, threadId: string, edit: QueueEdit<T>, afterReply: AfterReply): Promise<T> {
+async function change<T>(ctx: HostContext, threadId: ThreadId, edit: QueueEdit<T>, afterReply: AfterReply): Promise<T> {
   const { changed, result } = await ctx.store.queues.change(threadId, edit);
   if (!changed) return result;
   afterReply(() => {
@@ -193,7 +194,7 @@ async function change<T>(ctx: HostContext, threadId: string, edit: QueueEdit<T>,
 }
 
 /** The thread's id, when it is loaded or stored; the reference's thread-store error otherwise. */
-async function requireThread(ctx: HostContext, raw: string): Promise<string> {
+async function requireThread(ctx: HostContext, raw: string): Promise<ThreadId> {
   const id = requireThreadId(raw);
   if (ctx.directory.get(id) === undefined && (await ctx.store.threads.locate(id)) === null) {
     throw internalError(`failed to read thread: invalid thread-store request: no rollout found for thread id ${id}`);
@@ -201,7 +202,7 @@ async function requireThread(ctx: HostContext, raw: string): Promise<string> {
   return id;
 }
 
-function idleLoaded(ctx: HostContext, threadId: string): LoadedThread | 'busy' | null {
+function idleLoaded(ctx: HostContext, threadId: ThreadId): LoadedThread | 'busy' | null {
   const thread = ctx.directory.get(threadId);
   if (thread === undefined || thread.lifecycle.kind !== 'loaded' || thread.identity === null) return null;
   return thread.pendingTurns > 0 ? 'busy' : thread;

@@ -9,13 +9,14 @@ import { invalidParams, invalidRequest, threadNotLoaded, RpcError, ErrorCode } f
 import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import type { threadReadStateUpdateParams } from '../protocol/discovery-params.js';
-import { parseUuid } from '../protocol/uuid.js';
+import { parseThreadId } from '../protocol/thread-id.js';
 import type { ThreadReadState } from '../store/files/thread-read-states.js';
 import { afterPendingLoad } from '../threads/pending-load.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 export async function threadReadStateUpdate(ctx: HostContext, _connection: Connection, params: ReturnType<typeof threadReadStateUpdateParams>): Promise<unknown> {
   // This method's malformed id is -32602, unlike most methods' (protocol/thread-id.ts).
-  const parsed = parseUuid(params.threadId);
+  const parsed = parseThreadId(params.threadId);
   if (!parsed.ok) throw invalidParams(`invalid thread id: ${parsed.error}`);
   const id = parsed.value;
   await afterPendingLoad(ctx, id, () => undefined);
@@ -32,6 +33,6 @@ export async function threadReadStateUpdate(ctx: HostContext, _connection: Conne
 }
 
 /** What thread/read shows of a loaded thread: none before its rollout exists. */
-export function loadedReadState(ctx: HostContext, threadId: string, materialized: boolean, ephemeral: boolean): ThreadReadState | null {
+export function loadedReadState(ctx: HostContext, threadId: ThreadId, materialized: boolean, ephemeral: boolean): ThreadReadState | null {
   return materialized && !ephemeral ? ctx.store.readStates.get(threadId) : null;
 }

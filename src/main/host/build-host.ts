@@ -6,6 +6,7 @@ import { CODEX_HISTORY_DB_ENV } from '../../common/codex-history-projection.js';
 import { workerEntry } from '../build-layout.js';
 import type { LogFn } from '../../common/log.js';
 import { ConnectionTable } from '../connections.js';
+import { HostMemo } from '../host-memo.js';
 import { StoredHistory } from '../store/stored-history.js';
 import type { HostContext } from '../host-context.js';
 import type { LockLoss } from '../store/writer-lock-backend.js';
@@ -85,6 +86,7 @@ export function buildHost(
     home: options.home,
     configDocument: startup.document,
     configLayers: startup.layers,
+    memo: new HostMemo(),
     cwd: process.cwd(),
     env: options.env,
     clock: systemClock,

@@ -4,6 +4,7 @@
 // the queue as the store holds it when the edit runs, never to an older copy, so two changes
 // of one queue at once both apply, one after the other.
 import type { QueuedSubmission } from '../../common/codex-db/codex-state-changes.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 export type { QueuedSubmission };
 
@@ -19,17 +20,17 @@ export type QueueEdit<T> = (queue: readonly QueuedSubmission[]) => { queue: Queu
 
 export interface ThreadQueues {
   /** The queue if this host has it in memory: what a turn's end can tell without waiting. */
-  peek(threadId: string): readonly QueuedSubmission[] | undefined;
+  peek(threadId: ThreadId): readonly QueuedSubmission[] | undefined;
   /** The queue as the store holds it now. */
-  get(threadId: string): Promise<QueuedSubmission[]>;
+  get(threadId: ThreadId): Promise<QueuedSubmission[]>;
   /** Applies `edit` to the queue; resolves with its result once the change is stored. */
-  change<T>(threadId: string, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }>;
+  change<T>(threadId: ThreadId, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }>;
   /** Removes the thread's queue (thread/delete). */
-  remove(threadId: string): Promise<void>;
+  remove(threadId: ThreadId): Promise<void>;
   /**
    * Before the drain runs the queue's next submission: whether it may (the files store first
    * drops what the reference ran from its copy of the queue: codex-queue-reconcile.ts); `retry`
    * drains again later when it may not yet.
    */
-  beforeRun(threadId: string, retry: () => void): Promise<QueueVerdict>;
+  beforeRun(threadId: ThreadId, retry: () => void): Promise<QueueVerdict>;
 }

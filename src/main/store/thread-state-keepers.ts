@@ -7,30 +7,31 @@
 import type { ThreadMetadataView } from '../../common/stored-history-messages.js';
 import type { ThreadMetadataPatch } from './files/thread-metadata.js';
 import type { ThreadReadState } from './files/thread-read-states.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 export interface ReadStateKeeper {
   /** The read state of a materialized thread, from memory (read, at `initial:<id>`, before anything was recorded). */
-  get(threadId: string): ThreadReadState;
+  get(threadId: ThreadId): ThreadReadState;
   /**
    * A turn ended: its new state at once; the store follows, unless the turn's own last append
    * stored it (`storedWithTurn`, the PostgreSQL store: fenced-append.ts).
    */
-  turnEnded(threadId: string, turnId: string, nowMs: number, storedWithTurn?: boolean): ThreadReadState;
+  turnEnded(threadId: ThreadId, turnId: string, nowMs: number, storedWithTurn?: boolean): ThreadReadState;
   /** Marks the thread read or unread if its revision is still `expectedRevision`; the state now, and whether it changed. */
-  mark(threadId: string, operation: 'read' | 'unread', expectedRevision: string, nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }>;
+  mark(threadId: ThreadId, operation: 'read' | 'unread', expectedRevision: string, nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }>;
   /** The thread was reverted to the turns in `kept`: the new state, or null when nothing changed. */
-  reverted(threadId: string, kept: ReadonlySet<string>, nowMs: number): ThreadReadState | null;
+  reverted(threadId: ThreadId, kept: ReadonlySet<string>, nowMs: number): ThreadReadState | null;
   /** Forgets a deleted thread's read state. */
-  forget(threadId: string, nowMs: number): Promise<void>;
+  forget(threadId: ThreadId, nowMs: number): Promise<void>;
   /** Resolves once every change made so far is stored (or failed). */
   settled(): Promise<void>;
 }
 
 export interface MetadataKeeper {
   /** The thread's metadata, from memory, or null when nothing was set. */
-  get(threadId: string): ThreadMetadataView | null;
+  get(threadId: ThreadId): ThreadMetadataView | null;
   /** Applies the patch in the store, then remembers the result; rejects when the store does. */
-  update(threadId: string, patch: ThreadMetadataPatch, nowMs: number): Promise<ThreadMetadataView>;
+  update(threadId: ThreadId, patch: ThreadMetadataPatch, nowMs: number): Promise<ThreadMetadataView>;
   /** Forgets a deleted thread's metadata. */
-  forget(threadId: string, nowMs: number): Promise<void>;
+  forget(threadId: ThreadId, nowMs: number): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { TurnTranscript } from './turn-transcript.js';
 import { IDLE, type LoadedStatus, type ResumedFacts, type ThreadDescription, type ThreadIdentity, type TurnEnd } from './thread-facts.js';
 import type { WriteFence } from '../../common/write-fence.js';
 import type { EncodedJson } from '../protocol/encoded-json.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 let nextGeneration = 1;
 
@@ -56,7 +57,7 @@ export class LoadedThread extends TurnTranscript {
   #inactiveSince: number;
 
   constructor(
-    readonly id: string,
+    readonly id: ThreadId,
     now: number,
   ) {
     super();

@@ -5,15 +5,16 @@
 // Requests that need the turns also wait for a cold resume's history to enter the transcript
 // (transcript-fill.ts), which takes a long thread a few event-loop iterations after its resume.
 import type { HostContext } from '../host-context.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
-export function afterPendingLoad<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
+export function afterPendingLoad<T>(ctx: HostContext, threadId: ThreadId, answer: () => T): T | Promise<T> {
   const thread = ctx.directory.get(threadId);
   if (thread?.lifecycle.kind !== 'loading') return answer();
   return thread.mailbox.post(answer);
 }
 
 /** Like afterPendingLoad, then also after the thread's resumed history is in its transcript. */
-export function afterHistoryLoaded<T>(ctx: HostContext, threadId: string, answer: () => T): T | Promise<T> {
+export function afterHistoryLoaded<T>(ctx: HostContext, threadId: ThreadId, answer: () => T): T | Promise<T> {
   const thread = ctx.directory.get(threadId);
   if (thread === undefined || (thread.lifecycle.kind !== 'loading' && thread.transcriptFill === null)) return answer();
   return (async () => {

@@ -5,6 +5,7 @@ import type { HostContext } from '../host-context.js';
 import type { HistoryLocation } from '../../common/history-location.js';
 import type { HistorySource } from '../../common/rollout/history-pages.js';
 import { afterHistoryLoaded } from './pending-load.js';
+import type { ThreadId } from '../../common/thread-id.js';
 
 /**
  * 'loaded': the transcript of a thread loaded here; 'stored': the rollout of one that is not;
@@ -12,7 +13,7 @@ import { afterHistoryLoaded } from './pending-load.js';
  */
 export type HistoryLookup = { kind: 'loaded'; source: HistorySource } | { kind: 'stored'; location: HistoryLocation } | { kind: 'notMaterialized' } | { kind: 'unknown' };
 
-export async function historyOf(ctx: HostContext, threadId: string): Promise<HistoryLookup> {
+export async function historyOf(ctx: HostContext, threadId: ThreadId): Promise<HistoryLookup> {
   await afterHistoryLoaded(ctx, threadId, () => undefined);
   const thread = ctx.directory.get(threadId);
   if (thread?.readsFromTranscript) {

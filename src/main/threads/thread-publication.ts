@@ -10,7 +10,7 @@ import type { PostedResumeState } from '../../common/actor-messages.js';
 import type { ConnectionId } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
-import { uuidv7 } from '../protocol/uuid.js';
+import { newThreadId } from '../protocol/thread-id.js';
 import { LoadedThread } from './loaded-thread.js';
 import { fillTranscript } from './transcript-fill.js';
 import type { ResumedFacts } from './thread-facts.js';
@@ -24,7 +24,7 @@ import { publishThread } from './thread-loader.js';
 export async function registerNewThread(ctx: HostContext): Promise<{ thread: LoadedThread; now: number }> {
   for (let wait = ctx.capacity.roomOrWait(); wait !== null; wait = ctx.capacity.roomOrWait()) await wait;
   const now = ctx.clock.now();
-  const thread = new LoadedThread(uuidv7(now), now);
+  const thread = new LoadedThread(newThreadId(now), now);
   ctx.directory.register(thread);
   return { thread, now };
 }

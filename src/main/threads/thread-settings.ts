@@ -3,10 +3,11 @@
 import { join, resolve } from 'node:path';
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { ResolvedProvider } from '../../common/model-provider.js';
-import { ConfigError, type ConfigDocument, withOverrides } from '../config/config-document.js';
+import { ConfigError, withOverrides } from '../config/config-document.js';
 import { resolveHostConfig, unloadDelayDependsOnClock, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
+import { memoKey } from '../host-memo.js';
 
 /** The request fields that override configuration for a thread. */
 export interface SessionOverrides {
@@ -35,7 +36,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
   let config: Readonly<HostConfig>;
   try {
-    config = document === ctx.configDocument ? hostConfigOf(document) : resolveHostConfig(document);
+    config = document === ctx.configDocument ? hostConfigOf(ctx) : resolveHostConfig(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // Name the file when the problem is in config.toml itself rather than in this request.
@@ -67,21 +68,20 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
 // waited). The one exception is an unload delay within the system's uptime of i64::MAX, which
 // the reference refuses once uptime grows past it: such a document is resolved every time. The
 // configuration is shared, hence frozen.
-const resolvedDocuments = new WeakMap<ConfigDocument, Readonly<HostConfig> | ConfigError>();
+const RESOLVED = memoKey<Readonly<HostConfig> | ConfigError>('resolved host config');
 
-function hostConfigOf(document: ConfigDocument): Readonly<HostConfig> {
+function hostConfigOf(ctx: HostContext): Readonly<HostConfig> {
+  const document = ctx.configDocument;
   if (unloadDelayDependsOnClock(document)) return resolveHostConfig(document);
-  let resolved = resolvedDocuments.get(document);
-  if (resolved === undefined) {
+  const resolved = ctx.memo.once(RESOLVED, () => {
     try {
       const config = resolveHostConfig(document);
-      resolved = Object.freeze({ ...config, provider: Object.freeze(config.provider) });
+      return Object.freeze({ ...config, provider: Object.freeze(config.provider) });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      resolved = error;
+      return error;
     }
-    resolvedDocuments.set(document, resolved);
-  }
+  });
   if (resolved instanceof ConfigError) throw resolved;
   return resolved;
 }

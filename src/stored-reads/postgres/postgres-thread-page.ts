@@ -11,6 +11,7 @@ import { rolloutHead } from '../head-reads.js';
 import { storedThreadPreview } from '../../common/rollout/thread-preview.js';
 import { readerPool } from './postgres-reads.js';
 import { filters, timestamp } from '../thread-page.js';
+import { threadIdOf } from '../../common/thread-id.js';
 
 // Threads fetched per round trip; a page of the default 25 with one more row fits in one.
 const THREADS_PER_QUERY = 64;
@@ -67,6 +68,6 @@ export async function listPostgresThreadPage(connection: PostgresConnection, que
 function headOf(listed: ListedThread): StoredHead | null {
   if (listed.head.length === 0) return null;
   const parsed = parseRollout(`${listed.head.join('\n')}\n`);
-  if (parsed.meta === null || parsed.threadId?.toLowerCase() !== listed.threadId.toLowerCase() || parsed.meta.source === null) return null;
+  if (parsed.meta === null || parsed.threadId === null || threadIdOf(parsed.threadId) !== threadIdOf(listed.threadId) || parsed.meta.source === null) return null;
   return rolloutHead(listed.threadId, null, parsed, parsed.meta);
 }

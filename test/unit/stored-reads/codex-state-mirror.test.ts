@@ -17,6 +17,7 @@ import { ThreadReadStates } from '../../../src/main/store/files/thread-read-stat
 import { ThreadQueueStore } from '../../../src/main/store/files/queues/thread-queue-store.js';
 import { CodexStateWriter } from '../../../src/stored-reads/codex-state-writer.js';
 import { createReferenceStateDb, setThreadRows, stateFixture, stateRows, type StateRows } from '../../helpers/reference-state-db.js';
+import type { ThreadId } from '../../../src/common/thread-id.js';
 
 interface Step {
   method?: string;
@@ -28,7 +29,7 @@ interface Step {
   rows: StateRows;
 }
 
-const { threadId, steps } = stateFixture<{ threadId: string; steps: Step[] }>('steps.json');
+const { threadId, steps } = stateFixture<{ threadId: ThreadId; steps: Step[] }>('steps.json');
 
 let dir: string;
 let writer: CodexStateWriter;

@@ -16,6 +16,7 @@ import { resolveThreadStoreConfig } from '../../config/thread-store-config.js';
 import { UsageError } from '../../usage-error.js';
 import { exportThread, FleetCommandError } from './fleet-export.js';
 import { importHome, type ImportOutcome } from './fleet-import.js';
+import { threadIdOf } from '../../../common/thread-id.js';
 
 const FLEET_USAGE = `Usage: thread-host fleet <command> [options]
 
@@ -127,7 +128,8 @@ const STATE_LABELS = {
 } as const;
 
 async function runExport(pool: pg.Pool, threadId: string, home: string): Promise<number> {
-  const outcome = await exportThread(pool, threadId.toLowerCase(), home);
+  // The command line is this command's edge: the id takes its one form here.
+  const outcome = await exportThread(pool, threadIdOf(threadId), home);
   process.stdout.write(outcome.kind === 'written' ? `wrote ${outcome.path}\n` : `${outcome.path} already holds this thread\n`);
   return 0;
 }

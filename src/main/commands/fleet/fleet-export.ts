@@ -13,6 +13,7 @@ import { ARCHIVED_SESSIONS_DIR, parseRolloutFileName, rolloutPathFor, SESSIONS_D
 import { fsPromises } from '../../lazy-builtin.js';
 import { exportedRolloutText } from './exported-rollout-text.js';
 import { ThreadNames } from '../../store/files/thread-names.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 export type ExportOutcome = { kind: 'written' | 'alreadyThere'; path: string };
 
@@ -22,14 +23,14 @@ export class FleetCommandError extends Error {}
 const READ_DEADLINE_MS = 120_000;
 
 /** Exports `threadId` into `home`. */
-export async function exportThread(pool: pg.Pool, threadId: string, home: string): Promise<ExportOutcome> {
+export async function exportThread(pool: pg.Pool, threadId: ThreadId, home: string): Promise<ExportOutcome> {
   const thread = await storedThread(pool, threadId);
   if (thread === null) throw new FleetCommandError(`the store has no thread ${threadId}`);
   const stored = await readRolloutText(pool, threadId, { deadlineMs: READ_DEADLINE_MS });
   if (stored === null) throw new FleetCommandError(`the store has no thread ${threadId}`);
   const text = exportedRolloutText(stored);
   if (text === '') throw new FleetCommandError(`thread ${threadId} has no lines in the store yet: there is no rollout to write`);
-  const path = exportPath(home, thread.threadId, thread.rolloutName, thread.createdAtMs, thread.archivedAtMs !== null);
+  const path = exportPath(home, threadId, thread.rolloutName, thread.createdAtMs, thread.archivedAtMs !== null);
   const fs = fsPromises();
   const existing = await fs.readFile(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
@@ -37,7 +38,7 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
   });
   if (existing !== null) {
     if (!existing.equals(Buffer.from(text))) throw new FleetCommandError(`${path} already exists and differs from the stored thread; it was left as it is`);
-    await exportName(home, thread.threadId, thread.name);
+    await exportName(home, threadId, thread.name);
     return { kind: 'alreadyThere', path };
   }
   await fs.mkdir(dirname(path), { recursive: true });
@@ -57,24 +58,24 @@ export async function exportThread(pool: pg.Pool, threadId: string, home: string
   } finally {
     await fs.rm(temporary, { force: true });
   }
-  await exportName(home, thread.threadId, thread.name);
+  await exportName(home, threadId, thread.name);
   return { kind: 'written', path };
 }
 
 /** Names the thread in `home` as the store does, unless the home already does. */
-async function exportName(home: string, threadId: string, name: string | null): Promise<void> {
+async function exportName(home: string, threadId: ThreadId, name: string | null): Promise<void> {
   if (name === null) return;
   const names = new ThreadNames(home, () => undefined);
   if (names.get(threadId) !== name) await names.set(threadId, name, Date.now());
 }
 
-function exportPath(home: string, threadId: string, rolloutName: string | null, createdAtMs: number, archived: boolean): string {
+function exportPath(home: string, threadId: ThreadId, rolloutName: string | null, createdAtMs: number, archived: boolean): string {
   const live = rolloutName === null ? namedPath(home, threadId, createdAtMs) : datedPath(home, rolloutName);
   return archived ? join(home, ARCHIVED_SESSIONS_DIR, basename(live)) : live;
 }
 
 /** The reference's path for a thread this host created in the store (its creation time, in local time). */
-function namedPath(home: string, threadId: string, createdAtMs: number): string {
+function namedPath(home: string, threadId: ThreadId, createdAtMs: number): string {
   if (parseRolloutFileName(`rollout-2000-01-01T00-00-00-${threadId}.jsonl`) === null) {
     throw new FleetCommandError(`thread ${threadId} has no rollout file name, and its id is not the UUID a rollout name needs`);
   }

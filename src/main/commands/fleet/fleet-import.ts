@@ -24,6 +24,7 @@ import { walkRolloutPaths } from '../../store/files/rollout-locator.js';
 import { ThreadNames } from '../../store/files/thread-names.js';
 import { HomeThreadState, type StateOutcome } from './home-thread-state.js';
 import { rolloutFileLines, withBaseInlined } from './rollout-file-lines.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 /** What happened to one rollout file. */
 export type RolloutOutcome =
@@ -148,7 +149,7 @@ function* batches(lines: string[]): Generator<string[]> {
  * The file's mtime as the thread's update time (thread/list's, as the files store shows it),
  * its archived state, and its name unless the store has one (a rename on a host since wins).
  */
-async function markImported(pool: pg.Pool, threadId: string, updatedAtMs: number | null, archived: boolean, name: string | null): Promise<void> {
+async function markImported(pool: pg.Pool, threadId: ThreadId, updatedAtMs: number | null, archived: boolean, name: string | null): Promise<void> {
   await queryWithin(
     pool,
     STATEMENT_DEADLINE_MS,

@@ -16,6 +16,7 @@ import { METADATA_FILE, metadataIn } from '../../store/files/thread-metadata.js'
 import { lineOf, positionOf, READ_STATES_FILE, readStatesIn, type Receipt } from '../../store/files/thread-read-states.js';
 import { QUEUES_DIR, queueIn, type QueuedSubmission } from '../../store/files/queues/thread-queue-store.js';
 import { metadataViewOf } from '../../store/postgres/postgres-thread-metadata.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 export type StateKind = 'readState' | 'metadata' | 'queue';
 
@@ -46,8 +47,8 @@ export class HomeThreadState {
   }
 
   /** Brings the thread's state into the store, which holds the thread's row; one outcome per kind the home has. */
-  async importThread(pool: pg.Pool, threadId: string): Promise<StateOutcome[]> {
-    const id = threadId.toLowerCase();
+  async importThread(pool: pg.Pool, threadId: ThreadId): Promise<StateOutcome[]> {
+    const id = threadId;
     const outcomes: StateOutcome[] = [];
     const outcome = (what: StateKind, result: StateOutcome['result'], inputs = 0) => outcomes.push({ kind: 'state', what, threadId, result, inputs });
     const receipt = this.readStates.get(id);
@@ -77,7 +78,7 @@ export class HomeThreadState {
 
   // Written only where the store has no queue (version 0); a queue a host wrote, even one
   // drained since, is the thread's.
-  async #importQueue(pool: pg.Pool, threadId: string, queue: QueuedSubmission[]): Promise<StateOutcome['result']> {
+  async #importQueue(pool: pg.Pool, threadId: ThreadId, queue: QueuedSubmission[]): Promise<StateOutcome['result']> {
     const call = { deadlineMs: STATEMENT_DEADLINE_MS };
     let stored = await readQueue<QueuedSubmission>(pool, threadId, call);
     if (stored.version === 0) {
@@ -88,7 +89,7 @@ export class HomeThreadState {
   }
 }
 
-async function importReceipt(pool: pg.Pool, threadId: string, receipt: Receipt): Promise<StateOutcome['result']> {
+async function importReceipt(pool: pg.Pool, threadId: ThreadId, receipt: Receipt): Promise<StateOutcome['result']> {
   const home = { firstUnread: lineOf(receipt.firstUnread) as StoredUnread | null, revision: receipt.revision, lastPublishedTurn: receipt.lastPublishedTurn };
   const adopted = await adoptReceipt(pool, threadId, home, { deadlineMs: STATEMENT_DEADLINE_MS });
   if (adopted === null) throw new Error(`the store lost thread ${threadId} while importing it`);
@@ -101,7 +102,7 @@ async function importReceipt(pool: pg.Pool, threadId: string, receipt: Receipt):
   return same ? 'unchanged' : 'skipped';
 }
 
-async function importMetadata(pool: pg.Pool, threadId: string, view: ThreadMetadataView): Promise<StateOutcome['result']> {
+async function importMetadata(pool: pg.Pool, threadId: ThreadId, view: ThreadMetadataView): Promise<StateOutcome['result']> {
   const git = view.gitInfo;
   const home: StoredMetadata = { gitInfo: git === null ? null : { sha: git.sha, branch: git.branch, origin_url: git.originUrl }, daybreakEnabled: view.daybreakEnabled };
   const adopted = await adoptMetadata(pool, threadId, home, { deadlineMs: STATEMENT_DEADLINE_MS });

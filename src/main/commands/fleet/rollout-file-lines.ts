@@ -12,11 +12,12 @@ import { historyBaseOf, withHistoryBase } from '../../../common/rollout/history-
 import { parseRevertedRolloutFileName, parseRolloutFileName } from '../../../common/rollout/rollout-path.js';
 import { parseLine, str } from '../../../common/rollout/rollout-json.js';
 import type { HistoryMode } from '../../../common/rollout/rollout-reader.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 export type RolloutFileLines =
   | {
       kind: 'lines';
-      threadId: string;
+      threadId: ThreadId;
       /** The name's time, read as UTC (thread/list's creation key). */
       createdAtMs: number;
       historyMode: HistoryMode;
@@ -48,7 +49,8 @@ export function rolloutFileLines(path: string, bytes: Buffer): RolloutFileLines 
   const lines = text === '' ? [] : text.slice(0, -1).split('\n');
   const meta = lines.length === 0 ? null : parseLine(lines[0]!);
   if (meta?.type !== 'session_meta') return { kind: 'refused', reason: 'its first line is not a whole session_meta record' };
-  if (str(meta.payload.id)?.toLowerCase() !== name.threadId) return { kind: 'refused', reason: 'its session_meta names another thread' };
+  const metaId = str(meta.payload.id);
+  if (metaId === null || threadIdOf(metaId) !== name.threadId) return { kind: 'refused', reason: 'its session_meta names another thread' };
   return {
     kind: 'lines',
     threadId: name.threadId,

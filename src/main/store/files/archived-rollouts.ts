@@ -7,21 +7,21 @@ import { basename, join } from 'node:path';
 import { fsPromises } from '../../lazy-builtin.js';
 import { ARCHIVED_SESSIONS_DIR, isNewerRolloutFile, SESSIONS_DIR, threadIdOfRolloutName } from '../../../common/rollout/rollout-path.js';
 import { withFsDeadline } from './fs-deadline.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 /**
  * The archived rollout of `threadId` (the newest of its files, when the reference reverted it:
  * history-base.ts), or null when <home>/archived_sessions holds none.
  */
-export async function findArchivedRollout(home: string, threadId: string): Promise<string | null> {
+export async function findArchivedRollout(home: string, threadId: ThreadId): Promise<string | null> {
   return newestOf(await archivedThreadFiles(home, threadId));
 }
 
 const newestOf = (files: readonly string[]): string | null => files.reduce<string | null>((newest, path) => (isNewerRolloutFile(path, newest) ? path : newest), null);
 
 /** Every archived file of `threadId`: its first file and those reverts started. */
-export async function archivedThreadFiles(home: string, threadId: string): Promise<string[]> {
+export async function archivedThreadFiles(home: string, threadId: ThreadId): Promise<string[]> {
   const dir = join(home, ARCHIVED_SESSIONS_DIR);
-  const wanted = threadId.toLowerCase();
   let entries;
   try {
     entries = await withFsDeadline(fsPromises().readdir(dir, { withFileTypes: true }), `reading ${dir}`);
@@ -29,7 +29,7 @@ export async function archivedThreadFiles(home: string, threadId: string): Promi
     return []; // no archive yet, or one that cannot be read: nothing archived to find
   }
   // A symbolic link is neither a file nor a directory here: nothing outside the home is returned.
-  return entries.filter((entry) => entry.isFile() && threadIdOfRolloutName(entry.name) === wanted).map((entry) => join(dir, entry.name));
+  return entries.filter((entry) => entry.isFile() && threadIdOfRolloutName(entry.name) === threadId).map((entry) => join(dir, entry.name));
 }
 
 /** Moves a thread's live files into the archive, as the reference moves every file of a reverted thread. */
@@ -43,7 +43,7 @@ export async function archiveRollouts(home: string, paths: readonly string[]): P
  * Moves a thread's archived files back to the date directories their names give; returns the
  * new path of its rollout (the newest file), or null when none was archived.
  */
-export async function unarchiveRollouts(home: string, threadId: string, nowMs: number): Promise<string | null> {
+export async function unarchiveRollouts(home: string, threadId: ThreadId, nowMs: number): Promise<string | null> {
   const files = await archivedThreadFiles(home, threadId);
   const newest = newestOf(files);
   if (newest === null) return null;

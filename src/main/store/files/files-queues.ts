@@ -6,6 +6,7 @@ import type { QueueEdit, QueueVerdict, ThreadQueues } from '../thread-queues.js'
 import type { CodexQueueReconcile } from './queues/codex-queue-reconcile.js';
 import type { QueueMirrorMarks } from './queues/queue-mirror-marks.js';
 import type { QueuedSubmission, ThreadQueueStore } from './queues/thread-queue-store.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 /** The files store's queues: one host writes a home's queue files, so its own changes run one after another per thread. */
 export class FilesThreadQueues implements ThreadQueues {
@@ -17,16 +18,16 @@ export class FilesThreadQueues implements ThreadQueues {
     private readonly codexQueue: CodexQueueReconcile,
   ) {}
 
-  peek(threadId: string): readonly QueuedSubmission[] | undefined {
+  peek(threadId: ThreadId): readonly QueuedSubmission[] | undefined {
     return this.store.peek(threadId);
   }
 
-  get(threadId: string): Promise<QueuedSubmission[]> {
+  get(threadId: ThreadId): Promise<QueuedSubmission[]> {
     return this.store.get(threadId);
   }
 
-  change<T>(threadId: string, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
-    return this.#changing.post(threadId.toLowerCase(), async () => {
+  change<T>(threadId: ThreadId, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
+    return this.#changing.post(threadId, async () => {
       const { queue, result } = edit(await this.store.get(threadId));
       if (queue !== null) await this.store.replace(threadId, queue);
       return { changed: queue !== null, result };
@@ -34,12 +35,12 @@ export class FilesThreadQueues implements ThreadQueues {
   }
 
   /** The queue file and the marks of the rows its mirror wrote. */
-  async remove(threadId: string): Promise<void> {
+  async remove(threadId: ThreadId): Promise<void> {
     await this.store.remove(threadId);
     await this.marks.remove(threadId);
   }
 
-  beforeRun(threadId: string, retry: () => void): Promise<QueueVerdict> {
+  beforeRun(threadId: ThreadId, retry: () => void): Promise<QueueVerdict> {
     return this.codexQueue.reconcile(threadId, retry);
   }
 }

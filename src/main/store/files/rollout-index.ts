@@ -11,6 +11,7 @@ import { fsPromises } from '../../lazy-builtin.js';
 import { withFsDeadline } from './fs-deadline.js';
 import { walkRolloutPaths } from './rollout-locator.js';
 import { isNewerRolloutFile, threadIdOfRolloutName } from '../../../common/rollout/rollout-path.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 // Remembered paths kept at most (oldest forgotten first): about 15 MB at the limit, and a
 // forgotten thread is found again by a walk.
@@ -23,8 +24,8 @@ export class RolloutIndex {
   constructor(private readonly home: string) {}
 
   /** Records where `threadId`'s rollout is (after this host created it). */
-  remember(threadId: string, path: string): void {
-    this.#set(threadId.toLowerCase(), path);
+  remember(threadId: ThreadId, path: string): void {
+    this.#set(threadId, path);
   }
 
   #set(id: string, path: string): void {
@@ -37,8 +38,8 @@ export class RolloutIndex {
    * The rollout of `threadId`, or null when there is none under <home>/sessions; an internal
    * error when the filesystem does not answer within the home's file deadline (fs-deadline.ts).
    */
-  find(threadId: string): Promise<string | null> {
-    const id = threadId.toLowerCase();
+  find(threadId: ThreadId): Promise<string | null> {
+    const id = threadId;
     return withFsDeadline(this.#find(id), `finding the rollout of thread ${id}`);
   }
 

@@ -10,22 +10,21 @@ import { basename, join } from 'node:path';
 import { fsPromises } from '../../lazy-builtin.js';
 import { HEAD_CHUNK_BYTES, HEAD_READ_LIMIT, newestNameFirst, parseRolloutFileName, SESSIONS_DIR, threadIdOfRolloutName } from '../../../common/rollout/rollout-path.js';
 import { parseLine } from '../../../common/rollout/rollout-json.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 /** The rollout file of `threadId`, or null if there is none under <home>/sessions. */
-export async function findRolloutPath(home: string, threadId: string): Promise<string | null> {
-  const wanted = threadId.toLowerCase();
+export async function findRolloutPath(home: string, threadId: ThreadId): Promise<string | null> {
   for await (const path of walkRollouts(join(home, SESSIONS_DIR))) {
-    if (parseRolloutFileName(basename(path))?.threadId === wanted) return path;
+    if (parseRolloutFileName(basename(path))?.threadId === threadId) return path;
   }
   return null;
 }
 
 /** Every file of `threadId` under <home>/sessions: its first file and those reverts started. */
-export async function liveThreadFiles(home: string, threadId: string): Promise<string[]> {
-  const wanted = threadId.toLowerCase();
+export async function liveThreadFiles(home: string, threadId: ThreadId): Promise<string[]> {
   const files: string[] = [];
   for await (const path of walkRollouts(join(home, SESSIONS_DIR))) {
-    if (threadIdOfRolloutName(basename(path)) === wanted) files.push(path);
+    if (threadIdOfRolloutName(basename(path)) === threadId) files.push(path);
   }
   return files;
 }

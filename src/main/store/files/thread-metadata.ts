@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { LogFn } from '../../../common/log.js';
 import type { ThreadMetadataView } from '../../../common/stored-history-messages.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 export const METADATA_FILE = 'thread-host-metadata.jsonl';
 
@@ -32,13 +33,13 @@ export class ThreadMetadata {
   }
 
   /** The thread's metadata, or null when nothing was ever set. */
-  get(threadId: string): ThreadMetadataView | null {
-    return this.#byId.get(threadId.toLowerCase()) ?? null;
+  get(threadId: ThreadId): ThreadMetadataView | null {
+    return this.#byId.get(threadId) ?? null;
   }
 
   /** Applies the patch, appends the result, then remembers it; rejects when the append fails. */
-  async update(threadId: string, patch: ThreadMetadataPatch, nowMs: number): Promise<ThreadMetadataView> {
-    const id = threadId.toLowerCase();
+  async update(threadId: ThreadId, patch: ThreadMetadataPatch, nowMs: number): Promise<ThreadMetadataView> {
+    const id = threadId;
     const before = this.#byId.get(id) ?? { gitInfo: null, daybreakEnabled: null };
     const after: ThreadMetadataView = { gitInfo: patchedGitInfo(before.gitInfo, patch.gitInfo), daybreakEnabled: patch.daybreakEnabled ?? before.daybreakEnabled };
     await this.#append(id, after, nowMs);
@@ -47,8 +48,8 @@ export class ThreadMetadata {
   }
 
   /** Forgets a deleted thread's metadata (a line saying it has none). */
-  async forget(threadId: string, nowMs: number): Promise<void> {
-    const id = threadId.toLowerCase();
+  async forget(threadId: ThreadId, nowMs: number): Promise<void> {
+    const id = threadId;
     if (!this.#byId.has(id)) return;
     await this.#append(id, { gitInfo: null, daybreakEnabled: null }, nowMs);
     this.#byId.delete(id);
@@ -84,8 +85,8 @@ function learnMetadataLine(byId: Map<string, ThreadMetadataView>, line: string):
     const git = entry.git_info;
     const gitInfo = git === null || typeof git !== 'object' ? null : { sha: text(git.sha), branch: text(git.branch), originUrl: text(git.origin_url) };
     const daybreakEnabled = typeof entry.daybreak_enabled === 'boolean' ? entry.daybreak_enabled : null;
-    if (gitInfo === null && daybreakEnabled === null) byId.delete(entry.id.toLowerCase());
-    else byId.set(entry.id.toLowerCase(), { gitInfo, daybreakEnabled });
+    if (gitInfo === null && daybreakEnabled === null) byId.delete(threadIdOf(entry.id));
+    else byId.set(threadIdOf(entry.id), { gitInfo, daybreakEnabled });
   } catch {
     // skipped
   }

@@ -9,6 +9,7 @@ import type { LogFn } from '../../../common/log.js';
 import { fsPromises } from '../../lazy-builtin.js';
 import { withFsDeadline } from './fs-deadline.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 const FILE = 'session_index.jsonl';
 
@@ -17,20 +18,20 @@ export class ThreadNames {
   readonly #path: string;
 
   /** `onNamed` hears each rename once it is in the index (codex-state-mirror.ts). */
-  constructor(home: string, log: LogFn, private readonly onNamed: (threadId: string, name: string) => void = () => undefined) {
+  constructor(home: string, log: LogFn, private readonly onNamed: (threadId: ThreadId, name: string) => void = () => undefined) {
     this.#path = join(home, FILE);
     for (const line of readLinesAtStart(this.#path, log, 'thread names')) this.#learn(line);
   }
 
   /** The thread's name, or null when it has none. */
-  get(threadId: string): string | null {
-    return this.#names.get(threadId.toLowerCase()) ?? null;
+  get(threadId: ThreadId): string | null {
+    return this.#names.get(threadId) ?? null;
   }
 
   /** Appends the rename to the index, then remembers it; rejects when the append fails. */
-  async set(threadId: string, name: string, nowMs: number): Promise<void> {
+  async set(threadId: ThreadId, name: string, nowMs: number): Promise<void> {
     await appendLine(this.#path, { id: threadId, thread_name: name, updated_at: rfc3339Nanos(nowMs) });
-    this.#names.set(threadId.toLowerCase(), name);
+    this.#names.set(threadId, name);
     this.onNamed(threadId, name);
   }
 
@@ -39,8 +40,8 @@ export class ThreadNames {
    * written again without the thread's lines (to a temporary file renamed over it, so a reader
    * never sees half of it). Lines of other threads, and lines this host cannot parse, stay.
    */
-  async forget(threadId: string): Promise<void> {
-    const id = threadId.toLowerCase();
+  async forget(threadId: ThreadId): Promise<void> {
+    const id = threadId;
     let text: string;
     try {
       text = await withFsDeadline(fsPromises().readFile(this.#path, 'utf8'), `reading ${this.#path}`);
@@ -63,7 +64,7 @@ export class ThreadNames {
     if (line.trim() === '') return;
     try {
       const entry = JSON.parse(line) as { id?: unknown; thread_name?: unknown };
-      if (typeof entry.id === 'string' && typeof entry.thread_name === 'string') this.#names.set(entry.id.toLowerCase(), entry.thread_name);
+      if (typeof entry.id === 'string' && typeof entry.thread_name === 'string') this.#names.set(threadIdOf(entry.id), entry.thread_name);
     } catch {
       // skipped
     }
@@ -74,7 +75,7 @@ export class ThreadNames {
 function idOf(line: string): string | null {
   try {
     const entry = JSON.parse(line) as { id?: unknown };
-    return typeof entry.id === 'string' ? entry.id.toLowerCase() : null;
+    return typeof entry.id === 'string' ? threadIdOf(entry.id) : null;
   } catch {
     return null;
   }

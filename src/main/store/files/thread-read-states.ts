@@ -17,6 +17,7 @@ import type { LogFn } from '../../../common/log.js';
 import { Mailbox } from '../../../common/mailbox.js';
 import { builtin } from '../../lazy-builtin.js';
 import { appendLine, readLinesAtStart } from './home-lines.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 export const READ_STATES_FILE = 'thread-host-read-state.jsonl';
 
@@ -47,7 +48,7 @@ export class ThreadReadStates {
     home: string,
     log: LogFn,
     readonly newRevision: () => string = () => builtin<typeof import('node:crypto')>('node:crypto').randomUUID(),
-    private readonly onRecorded: (threadId: string, receipt: Receipt | null) => void = () => undefined,
+    private readonly onRecorded: (threadId: ThreadId, receipt: Receipt | null) => void = () => undefined,
   ) {
     this.#path = join(home, READ_STATES_FILE);
     this.#log = log;
@@ -59,8 +60,8 @@ export class ThreadReadStates {
    * for it, read, at the reference's `initial:<thread id>` revision. (A thread not yet
    * materialized has none; callers show null.)
    */
-  get(threadId: string): ThreadReadState {
-    const { firstUnread, revision } = this.#receipt(threadId.toLowerCase());
+  get(threadId: ThreadId): ThreadReadState {
+    const { firstUnread, revision } = this.#receipt(threadId);
     return { firstUnread, revision };
   }
 
@@ -68,8 +69,8 @@ export class ThreadReadStates {
    * A turn ended: it is the first unread one unless an earlier one still is; a new revision
    * either way. Returns the new state at once; the line follows (logged if it cannot be written).
    */
-  turnEnded(threadId: string, turnId: string, nowMs: number): ThreadReadState {
-    const id = threadId.toLowerCase();
+  turnEnded(threadId: ThreadId, turnId: string, nowMs: number): ThreadReadState {
+    const id = threadId;
     const before = this.#receipt(id);
     const receipt: Receipt = { firstUnread: before.firstUnread ?? { type: 'turn', turnId }, revision: this.newRevision(), lastPublishedTurn: turnId };
     this.#byId.set(id, receipt);
@@ -84,8 +85,8 @@ export class ThreadReadStates {
    * failed append puts the state back. Answers what the thread's state is now, and whether
    * it changed.
    */
-  async mark(threadId: string, operation: 'read' | 'unread', expectedRevision: string, nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }> {
-    const id = threadId.toLowerCase();
+  async mark(threadId: ThreadId, operation: 'read' | 'unread', expectedRevision: string, nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }> {
+    const id = threadId;
     const before = this.#receipt(id);
     if (before.revision !== expectedRevision) return { changed: false, state: this.get(id)! };
     const receipt: Receipt = { firstUnread: operation === 'read' ? null : { type: 'threadStart' }, revision: this.newRevision(), lastPublishedTurn: before.lastPublishedTurn };
@@ -104,8 +105,8 @@ export class ThreadReadStates {
    * history leaves it read, with a new revision, as the reference does (thread-revert.jsonl).
    * Returns the new state, or null when nothing changed.
    */
-  reverted(threadId: string, kept: ReadonlySet<string>, nowMs: number): ThreadReadState | null {
-    const id = threadId.toLowerCase();
+  reverted(threadId: ThreadId, kept: ReadonlySet<string>, nowMs: number): ThreadReadState | null {
+    const id = threadId;
     const before = this.#receipt(id);
     if (before.firstUnread?.type !== 'turn' || kept.has(before.firstUnread.turnId)) return null;
     const receipt: Receipt = { firstUnread: null, revision: this.newRevision(), lastPublishedTurn: before.lastPublishedTurn };
@@ -115,18 +116,18 @@ export class ThreadReadStates {
   }
 
   /** Forgets a deleted thread's read state. */
-  async forget(threadId: string, nowMs: number): Promise<void> {
-    const id = threadId.toLowerCase();
+  async forget(threadId: ThreadId, nowMs: number): Promise<void> {
+    const id = threadId;
     if (!this.#byId.has(id)) return;
     await this.#queue(id, null, nowMs);
     this.#byId.delete(id);
   }
 
-  #receipt(id: string): Receipt {
+  #receipt(id: ThreadId): Receipt {
     return this.#byId.get(id) ?? { firstUnread: null, revision: `initial:${id}`, lastPublishedTurn: null };
   }
 
-  #restore(id: string, receipt: Receipt): void {
+  #restore(id: ThreadId, receipt: Receipt): void {
     if (receipt.revision === `initial:${id}`) this.#byId.delete(id);
     else this.#byId.set(id, receipt);
   }
@@ -136,7 +137,7 @@ export class ThreadReadStates {
     return this.#appends.settled();
   }
 
-  #queue(id: string, receipt: Receipt | null, nowMs: number): Promise<void> {
+  #queue(id: ThreadId, receipt: Receipt | null, nowMs: number): Promise<void> {
     const line = receipt === null
       ? { id, first_unread: null, revision: null, last_published_turn: null, updated_at: new Date(nowMs).toISOString() }
       : { id, first_unread: lineOf(receipt.firstUnread), revision: receipt.revision, last_published_turn: receipt.lastPublishedTurn, updated_at: new Date(nowMs).toISOString() };
@@ -163,7 +164,7 @@ function learnReadStateLine(byId: Map<string, Receipt>, line: string): void {
   try {
     const entry = JSON.parse(line) as { id?: unknown; first_unread?: unknown; revision?: unknown; last_published_turn?: unknown };
     if (typeof entry.id !== 'string') return;
-    const id = entry.id.toLowerCase();
+    const id = threadIdOf(entry.id);
     if (entry.revision === null) {
       byId.delete(id);
       return;

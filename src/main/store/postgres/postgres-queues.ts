@@ -8,6 +8,7 @@
 import type { Pool } from 'pg';
 import { readQueue, removeQueue, writeQueue } from '../../../common/postgres/queued-input.js';
 import type { QueuedSubmission, QueueEdit, QueueVerdict, ThreadQueues } from '../thread-queues.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 const STATEMENT_DEADLINE_MS = 10_000;
 // Writes lost to other hosts' before one applies: past this, the change fails (a queue that busy is a fault).
@@ -22,34 +23,34 @@ export class PostgresQueues implements ThreadQueues {
     readonly origin: string,
   ) {}
 
-  peek(threadId: string): readonly QueuedSubmission[] | undefined {
-    return this.#known.get(threadId.toLowerCase());
+  peek(threadId: ThreadId): readonly QueuedSubmission[] | undefined {
+    return this.#known.get(threadId);
   }
 
-  async get(threadId: string): Promise<QueuedSubmission[]> {
+  async get(threadId: ThreadId): Promise<QueuedSubmission[]> {
     const { submissions } = await readQueue<QueuedSubmission>(this.pool, threadId, { deadlineMs: STATEMENT_DEADLINE_MS });
-    this.#known.set(threadId.toLowerCase(), submissions);
+    this.#known.set(threadId, submissions);
     return [...submissions];
   }
 
-  async change<T>(threadId: string, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
+  async change<T>(threadId: ThreadId, edit: QueueEdit<T>): Promise<{ changed: boolean; result: T }> {
     for (let attempt = 1; ; attempt += 1) {
       const stored = await readQueue<QueuedSubmission>(this.pool, threadId, { deadlineMs: STATEMENT_DEADLINE_MS });
-      this.#known.set(threadId.toLowerCase(), stored.submissions);
+      this.#known.set(threadId, stored.submissions);
       const { queue, result } = edit(stored.submissions);
       if (queue === null) return { changed: false, result };
       const change = { threadId, origin: this.origin, submissions: queue, expectedVersion: stored.version };
       if (await writeQueue(this.pool, change, { deadlineMs: STATEMENT_DEADLINE_MS })) {
-        this.#known.set(threadId.toLowerCase(), queue);
+        this.#known.set(threadId, queue);
         return { changed: true, result };
       }
       if (attempt === ATTEMPTS) throw new Error(`postgres: the queue of thread ${threadId} changed during ${ATTEMPTS} attempts to change it`);
     }
   }
 
-  async remove(threadId: string): Promise<void> {
+  async remove(threadId: ThreadId): Promise<void> {
     await removeQueue(this.pool, { threadId, origin: this.origin }, { deadlineMs: STATEMENT_DEADLINE_MS });
-    this.#known.delete(threadId.toLowerCase());
+    this.#known.delete(threadId);
   }
 
   /** The queue is the store's alone: no other copy of it may have run its input. */

@@ -24,6 +24,7 @@ import { builtin } from '../../lazy-builtin.js';
 import { turnEndRevision } from '../../../common/turn-end-revision.js';
 import type { ReadStateKeeper } from '../thread-state-keepers.js';
 import { lineOf, positionOf, type Receipt, type ThreadReadState } from '../files/thread-read-states.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 const WRITE_DEADLINE_MS = 10_000;
 
@@ -40,19 +41,19 @@ export class PostgresReadStates implements ReadStateKeeper {
     readonly newRevision: () => string = () => builtin<typeof import('node:crypto')>('node:crypto').randomUUID(),
   ) {}
 
-  get(threadId: string): ThreadReadState {
-    const { firstUnread, revision } = this.#receipt(threadId.toLowerCase());
+  get(threadId: ThreadId): ThreadReadState {
+    const { firstUnread, revision } = this.#receipt(threadId);
     return { firstUnread, revision };
   }
 
   /** What a lookup of the thread found in the store. */
-  learn(threadId: string, stored: StoredReceipt): void {
-    const id = threadId.toLowerCase();
+  learn(threadId: ThreadId, stored: StoredReceipt): void {
+    const id = threadId;
     if (!this.#writing.has(id)) this.#remember(id, stored);
   }
 
-  turnEnded(threadId: string, turnId: string, _nowMs: number, storedWithTurn = false): ThreadReadState {
-    const id = threadId.toLowerCase();
+  turnEnded(threadId: ThreadId, turnId: string, _nowMs: number, storedWithTurn = false): ThreadReadState {
+    const id = threadId;
     const before = this.#receipt(id);
     // The revision the actor stored with the turn's last lines, when it did (turn-end-revision.ts).
     const receipt: Receipt = { firstUnread: before.firstUnread ?? { type: 'turn', turnId }, revision: turnEndRevision(turnId), lastPublishedTurn: turnId };
@@ -61,8 +62,8 @@ export class PostgresReadStates implements ReadStateKeeper {
     return this.get(id);
   }
 
-  mark(threadId: string, operation: 'read' | 'unread', expectedRevision: string, _nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }> {
-    const id = threadId.toLowerCase();
+  mark(threadId: ThreadId, operation: 'read' | 'unread', expectedRevision: string, _nowMs: number): Promise<{ changed: boolean; state: ThreadReadState }> {
+    const id = threadId;
     const firstUnread = operation === 'read' ? null : ({ type: 'threadStart' } as const);
     return this.#inOrder(id, async () => {
       const mark = { firstUnread: lineOf(firstUnread) as StoredUnread | null, expectedRevision, initialRevision: initialRevision(id), newRevision: this.newRevision() };
@@ -78,8 +79,8 @@ export class PostgresReadStates implements ReadStateKeeper {
     });
   }
 
-  reverted(threadId: string, kept: ReadonlySet<string>, _nowMs: number): ThreadReadState | null {
-    const id = threadId.toLowerCase();
+  reverted(threadId: ThreadId, kept: ReadonlySet<string>, _nowMs: number): ThreadReadState | null {
+    const id = threadId;
     const before = this.#receipt(id);
     if (before.firstUnread?.type !== 'turn' || kept.has(before.firstUnread.turnId)) return null;
     const receipt: Receipt = { firstUnread: null, revision: this.newRevision(), lastPublishedTurn: before.lastPublishedTurn };
@@ -89,8 +90,8 @@ export class PostgresReadStates implements ReadStateKeeper {
   }
 
   /** The row went with the thread (thread-changes.ts); only this host's memory of it is left. */
-  async forget(threadId: string): Promise<void> {
-    this.#byId.delete(threadId.toLowerCase());
+  async forget(threadId: ThreadId): Promise<void> {
+    this.#byId.delete(threadId);
   }
 
   settled(): Promise<void> {

@@ -10,6 +10,7 @@ import { patchMetadata, type StoredMetadata } from '../../../common/postgres/met
 import type { ThreadMetadataView } from '../../../common/stored-history-messages.js';
 import { patchedGitInfo, type ThreadMetadataPatch } from '../files/thread-metadata.js';
 import type { MetadataKeeper } from '../thread-state-keepers.js';
+import type { ThreadId } from '../../../common/thread-id.js';
 
 const WRITE_DEADLINE_MS = 10_000;
 
@@ -18,19 +19,19 @@ export class PostgresThreadMetadata implements MetadataKeeper {
 
   constructor(private readonly pool: Pool) {}
 
-  get(threadId: string): ThreadMetadataView | null {
-    return this.#byId.get(threadId.toLowerCase()) ?? null;
+  get(threadId: ThreadId): ThreadMetadataView | null {
+    return this.#byId.get(threadId) ?? null;
   }
 
   /** What a lookup of the thread found in the store. */
-  learn(threadId: string, stored: StoredMetadata): void {
-    const id = threadId.toLowerCase();
+  learn(threadId: ThreadId, stored: StoredMetadata): void {
+    const id = threadId;
     if (stored.gitInfo === null && stored.daybreakEnabled === null) this.#byId.delete(id);
     else this.#byId.set(id, metadataViewOf(stored));
   }
 
-  async update(threadId: string, patch: ThreadMetadataPatch, _nowMs: number): Promise<ThreadMetadataView> {
-    const id = threadId.toLowerCase();
+  async update(threadId: ThreadId, patch: ThreadMetadataPatch, _nowMs: number): Promise<ThreadMetadataView> {
+    const id = threadId;
     const git = patch.gitInfo;
     const storedPatch = { gitInfo: git === null ? null : { sha: git.sha, branch: git.branch, origin_url: git.originUrl }, daybreakEnabled: patch.daybreakEnabled };
     const stored = await patchMetadata(this.pool, threadId, storedPatch, { deadlineMs: WRITE_DEADLINE_MS });
@@ -41,8 +42,8 @@ export class PostgresThreadMetadata implements MetadataKeeper {
   }
 
   /** The row went with the thread (thread-changes.ts); only this host's memory of it is left. */
-  async forget(threadId: string): Promise<void> {
-    this.#byId.delete(threadId.toLowerCase());
+  async forget(threadId: ThreadId): Promise<void> {
+    this.#byId.delete(threadId);
   }
 }
 

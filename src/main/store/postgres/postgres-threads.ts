@@ -25,6 +25,7 @@ import type { RevertTarget, StoredThreads } from '../stored-threads.js';
 import { uuidv7 } from '../../protocol/uuid.js';
 import type { PostgresReadStates } from './postgres-read-states.js';
 import type { PostgresThreadMetadata } from './postgres-thread-metadata.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 const LOOKUP_DEADLINE_MS = 10_000;
 
@@ -45,18 +46,18 @@ export class PostgresThreads implements StoredThreads {
   }
 
   /** The thread's history, once its first record is stored (a thread started but never written has none, as with files) and while it is not archived. */
-  async locate(threadId: string): Promise<HistoryLocation | null> {
+  async locate(threadId: ThreadId): Promise<HistoryLocation | null> {
     const state = await this.#lookUp(threadId);
     return state?.written === true && !state.archived ? this.#location : null;
   }
 
-  async locateArchived(threadId: string): Promise<HistoryLocation | null> {
+  async locateArchived(threadId: ThreadId): Promise<HistoryLocation | null> {
     const state = await this.#lookUp(threadId);
     return state?.written === true && state.archived ? this.#location : null;
   }
 
   /** Every written thread can be resumed: the rows are records the store accepted. */
-  locateResumable(threadId: string): Promise<HistoryLocation | null> {
+  locateResumable(threadId: ThreadId): Promise<HistoryLocation | null> {
     return this.locate(threadId);
   }
 
@@ -68,7 +69,7 @@ export class PostgresThreads implements StoredThreads {
    * The thread's own rows, which its actor replaces with the kept history; the store records the
    * name the files store would give the new file as the thread's rollout name.
    */
-  revertTarget(threadId: string, _previous: HistoryLocation, nowMs: number): RevertTarget {
+  revertTarget(threadId: ThreadId, _previous: HistoryLocation, nowMs: number): RevertTarget {
     const fileName = basename(revertedRolloutPathFor('', threadId, uuidv7(nowMs), nowMs));
     return { history: this.#location, request: { previousPath: null, fileName, atMs: nowMs } };
   }
@@ -77,28 +78,30 @@ export class PostgresThreads implements StoredThreads {
 
   materialized(): void {}
 
-  nameOf(threadId: string): string | null {
-    return this.#names.get(threadId.toLowerCase()) ?? null;
+  nameOf(threadId: ThreadId): string | null {
+    return this.#names.get(threadId) ?? null;
   }
 
   learnListed(summary: RolloutSummary): void {
-    if (summary.storedName !== undefined) this.#learnName(summary.threadId, summary.storedName);
-    if (summary.storedReceipt !== undefined) this.learners.readStates.learn(summary.threadId, summary.storedReceipt);
-    if (summary.storedMetadata !== undefined) this.learners.metadata.learn(summary.threadId, summary.storedMetadata);
+    // A listed id is stored text: it takes its one form here.
+    const id = threadIdOf(summary.threadId);
+    if (summary.storedName !== undefined) this.#learnName(id, summary.storedName);
+    if (summary.storedReceipt !== undefined) this.learners.readStates.learn(id, summary.storedReceipt);
+    if (summary.storedMetadata !== undefined) this.learners.metadata.learn(id, summary.storedMetadata);
   }
 
   /** A thread loaded here that the store holds no row of (ephemeral) is named in this host's memory only. */
-  async setName(threadId: string, name: string): Promise<void> {
+  async setName(threadId: ThreadId, name: string): Promise<void> {
     await renameThread(this.pool, threadId, name, { deadlineMs: LOOKUP_DEADLINE_MS });
-    this.#names.set(threadId.toLowerCase(), name);
+    this.#names.set(threadId, name);
   }
 
-  async archive(threadId: string, lock: WriterLock): Promise<void> {
+  async archive(threadId: ThreadId, lock: WriterLock): Promise<void> {
     // Archived already (by another host meanwhile): as the files store, whose rollout moved, archiving again changes nothing.
     await archiveThread(this.pool, heldThread(threadId, lock), { deadlineMs: LOOKUP_DEADLINE_MS });
   }
 
-  async unarchive(threadId: string): Promise<HistoryLocation | null> {
+  async unarchive(threadId: ThreadId): Promise<HistoryLocation | null> {
     const unarchived = await unarchiveThread(this.pool, threadId, { deadlineMs: LOOKUP_DEADLINE_MS });
     if (unarchived === null) return null;
     this.#learnName(threadId, unarchived.name);
@@ -106,16 +109,16 @@ export class PostgresThreads implements StoredThreads {
   }
 
   /** Without a lock (an ephemeral thread), the store holds no row of it: only the name this host kept goes. */
-  async remove(threadId: string, lock: WriterLock | null): Promise<void> {
+  async remove(threadId: ThreadId, lock: WriterLock | null): Promise<void> {
     if (lock !== null) await deleteThread(this.pool, heldThread(threadId, lock), { deadlineMs: LOOKUP_DEADLINE_MS });
-    this.#names.delete(threadId.toLowerCase());
+    this.#names.delete(threadId);
   }
 
   /** The rows went with the thread: nothing else holds it. */
   forgotten(): void {}
 
   /** What the store says of the thread, remembering its name, read state and metadata. */
-  async #lookUp(threadId: string): Promise<{ written: boolean; archived: boolean } | null> {
+  async #lookUp(threadId: ThreadId): Promise<{ written: boolean; archived: boolean } | null> {
     const state = await storedThreadState(this.pool, threadId, { deadlineMs: LOOKUP_DEADLINE_MS });
     if (state === null) return null;
     this.#learnName(threadId, state.name);
@@ -124,14 +127,14 @@ export class PostgresThreads implements StoredThreads {
     return state;
   }
 
-  #learnName(threadId: string, name: string | null): void {
-    if (name === null) this.#names.delete(threadId.toLowerCase());
-    else this.#names.set(threadId.toLowerCase(), name);
+  #learnName(threadId: ThreadId, name: string | null): void {
+    if (name === null) this.#names.delete(threadId);
+    else this.#names.set(threadId, name);
   }
 }
 
 /** The ownership a lock of the PostgreSQL backend (postgres-writer-locks.ts) stands for. */
-function heldThread(threadId: string, lock: WriterLock): HeldThread {
+function heldThread(threadId: ThreadId, lock: WriterLock): HeldThread {
   const hostId = (lock as { hostId?: unknown }).hostId;
   if (typeof hostId !== 'string' || lock.fencing == null) throw internalError(`thread ${threadId} is not held in the thread store`);
   return { threadId, hostId, epoch: lock.fencing.epoch };

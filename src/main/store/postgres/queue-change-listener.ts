@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { LogFn } from '../../../common/log.js';
 import { DEFAULT_CONNECT_MS, type PostgresConnection } from '../../../common/postgres/postgres-connection.js';
 import { QUEUE_CHANNEL, type QueueChange } from '../../../common/postgres/queued-input.js';
+import { threadIdOf, type ThreadId } from '../../../common/thread-id.js';
 
 const RECONNECT_MS = 1_000;
 const LISTEN_DEADLINE_MS = 5_000;
@@ -22,7 +23,7 @@ export interface QueueChangeListenerOptions {
 
 export class QueueChangeListener {
   #client: pg.Client | null = null;
-  #onChange: ((threadId: string | null) => void) | null = null;
+  #onChange: ((threadId: ThreadId | null) => void) | null = null;
   #retry: NodeJS.Timeout | null = null;
   #closed = false;
   #everConnected = false;
@@ -30,7 +31,7 @@ export class QueueChangeListener {
   constructor(private readonly options: QueueChangeListenerOptions) {}
 
   /** Starts listening; `onChange` hears each thread another host changed the queue of, or null: any may have changed. */
-  start(onChange: (threadId: string | null) => void): void {
+  start(onChange: (threadId: ThreadId | null) => void): void {
     this.#onChange = onChange;
     void this.#connect();
   }
@@ -75,7 +76,7 @@ export class QueueChangeListener {
   #heard(payload: string | undefined): void {
     try {
       const change = JSON.parse(payload ?? '') as Partial<QueueChange>;
-      if (typeof change.threadId === 'string' && change.origin !== this.options.origin) this.#onChange?.(change.threadId);
+      if (typeof change.threadId === 'string' && change.origin !== this.options.origin) this.#onChange?.(threadIdOf(change.threadId));
     } catch {
       // Not an announcement of ours.
     }

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { RolloutIndex } from '../../../../src/main/store/files/rollout-index.js';
+import { threadIdOf, type ThreadId } from '../../../../src/common/thread-id.js';
 
-const A = '01a23644-4410-7392-9ce9-3a08921e3af1';
-const B = '01a23645-6c4b-7b73-8274-5240162632aa';
+const A = '01a23644-4410-7392-9ce9-3a08921e3af1' as ThreadId;
+const B = '01a23645-6c4b-7b73-8274-5240162632aa' as ThreadId;
 const homes: string[] = [];
 afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
@@ -30,8 +31,8 @@ test('a rollout is found by walking once, then from memory, and an unknown id is
   const a = rollout(dir, '01', A);
   const b = rollout(dir, '02', B);
   const index = new RolloutIndex(dir);
-  expect(await Promise.all([index.find(A), index.find(B.toUpperCase()), index.find(A)])).toEqual([a, b, a]);
-  expect(await index.find('01a23646-0000-7000-8000-000000000000')).toBe(null);
+  expect(await Promise.all([index.find(A), index.find(threadIdOf(B.toUpperCase())), index.find(A)])).toEqual([a, b, a]);
+  expect(await index.find(threadIdOf('01a23646-0000-7000-8000-000000000000'))).toBe(null);
 });
 
 test('a file created or moved after a walk is found by a fresh walk', async () => {

@@ -5,11 +5,12 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { findRolloutPath } from '../../../../src/main/store/files/rollout-locator.js';
 import { listRollouts } from '../../../helpers/list-rollouts.js';
 import { parseRolloutFileName, rolloutPathFor } from '../../../../src/common/rollout/rollout-path.js';
+import { threadIdOf, type ThreadId } from '../../../../src/common/thread-id.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
-const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196';
-const PAGINATED_ID = '01a23672-eafd-79e2-a787-4ec115bd4630';
-const OTHER_ID = '01a23699-0000-7000-8000-000000000001';
+const LEGACY_ID = '01a23672-ea80-7301-8e95-16757bdc1196' as ThreadId;
+const PAGINATED_ID = '01a23672-eafd-79e2-a787-4ec115bd4630' as ThreadId;
+const OTHER_ID = '01a23699-0000-7000-8000-000000000001' as ThreadId;
 const LEGACY_MTIME = new Date('2026-12-02T11:20:00.000Z');
 const PAGINATED_MTIME = new Date('2026-12-02T11:15:00.000Z');
 
@@ -52,7 +53,7 @@ describe('rollout paths', () => {
   test('a rollout file name gives back its thread id and its time read as UTC, and other names give null', () => {
     const nameTimeMs = Date.parse('2026-12-02T11:10:30Z');
     expect(parseRolloutFileName(nameFor(LEGACY_ID))).toEqual({ threadId: LEGACY_ID, nameTimeMs });
-    expect(parseRolloutFileName(nameFor(LEGACY_ID.toUpperCase()))).toEqual({ threadId: LEGACY_ID, nameTimeMs });
+    expect(parseRolloutFileName(nameFor(threadIdOf(LEGACY_ID.toUpperCase())))).toEqual({ threadId: LEGACY_ID, nameTimeMs });
     // A name that is no real time (Feb 30, Feb 29 of a common year, month 13, hour 24, second 60) keeps its id but has no time.
     for (const stamp of ['2026-02-30T11-10-30', '2100-02-29T11-10-30', '2026-13-02T11-10-30', '2026-12-02T24-00-00', '2026-12-02T11-10-60']) {
       expect(parseRolloutFileName(`rollout-${stamp}-${LEGACY_ID}.jsonl`)).toEqual({ threadId: LEGACY_ID, nameTimeMs: null });
@@ -72,7 +73,7 @@ describe('finding one rollout', () => {
     const path = await placeSample('legacy', LEGACY_ID, day, LEGACY_MTIME);
     await placeSample('paginated', PAGINATED_ID, join(home, 'sessions', '2025', '01', '01'), PAGINATED_MTIME);
     expect(await findRolloutPath(home, LEGACY_ID)).toBe(path);
-    expect(await findRolloutPath(home, LEGACY_ID.toUpperCase())).toBe(path);
+    expect(await findRolloutPath(home, threadIdOf(LEGACY_ID.toUpperCase()))).toBe(path);
   });
 
   test('an unknown id, or a home without sessions, finds nothing', async () => {

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { ThreadMetadata } from '../../../../src/main/store/files/thread-metadata.js';
 import { ThreadNames } from '../../../../src/main/store/files/thread-names.js';
+import { threadIdOf, type ThreadId } from '../../../../src/common/thread-id.js';
 
-const A = '01a24398-0000-7000-8000-00000000000a';
-const B = '01a24398-0000-7000-8000-00000000000b';
+const A = '01a24398-0000-7000-8000-00000000000a' as ThreadId;
+const B = '01a24398-0000-7000-8000-00000000000b' as ThreadId;
 const quiet = () => undefined;
 let home: string;
 beforeEach(() => {
@@ -52,7 +53,7 @@ test('ThreadNames.forget drops only the thread\'s lines, keeping the others and 
   await names.set(A, 'second', 0);
   const path = join(home, 'session_index.jsonl');
   writeFileSync(path, `${readFileSync(path, 'utf8')}not json\n`);
-  await names.forget(A.toUpperCase());
+  await names.forget(threadIdOf(A.toUpperCase()));
   expect(readFileSync(path, 'utf8')).toBe(`{"id":"${B}","thread_name":"kept","updated_at":"1970-01-01T00:00:00.000000000Z"}\nnot json\n`);
   expect([names.get(A), names.get(B), new ThreadNames(home, quiet).get(A)]).toEqual([null, 'kept', null]);
 });

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { ThreadReadStates } from '../../../../src/main/store/files/thread-read-states.js';
+import { threadIdOf, type ThreadId } from '../../../../src/common/thread-id.js';
 
-const A = '01a24398-0000-7000-8000-00000000000a';
-const B = '01a24398-0000-7000-8000-00000000000b';
+const A = '01a24398-0000-7000-8000-00000000000a' as ThreadId;
+const B = '01a24398-0000-7000-8000-00000000000b' as ThreadId;
 const quiet = () => undefined;
 let home: string;
 let revisions: number;
@@ -24,7 +25,7 @@ beforeEach(() => {
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 test('a thread with nothing recorded is read at the initial revision', () => {
-  expect(store().get(A.toUpperCase())).toEqual({ firstUnread: null, revision: `initial:${A}` });
+  expect(store().get(threadIdOf(A.toUpperCase()))).toEqual({ firstUnread: null, revision: `initial:${A}` });
 });
 
 test('the first turn to end stays the first unread until a read; every change is a new revision', async () => {

@@ -19,8 +19,9 @@ import { CodexStateWriter } from '../../../../src/stored-reads/codex-state-write
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { createReferenceStateDb } from '../../../helpers/reference-state-db.js';
 import { queuedSubmission } from '../../../helpers/queued-submission.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
-const THREAD = '01a2449b-b3ea-7292-9fa5-3781a2e78e5b';
+const THREAD = '01a2449b-b3ea-7292-9fa5-3781a2e78e5b' as ThreadId;
 const submission = queuedSubmission;
 const localImage = (id: string) => submission(id, [{ type: 'localImage', path: '/tmp/p.png' }]);
 

@@ -2,21 +2,22 @@ import { describe, expect, test } from 'vitest';
 import { ThreadDirectory } from '../../../../src/main/threads/directory.js';
 import type { ConnectionId } from '../../../../src/main/connections.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
 // Real UUIDv7-shaped ids, named for their sort order: A < B < C < D < E.
-const A = '019a0000-0000-7000-8000-00000000000a';
-const B = '019a0000-0000-7000-8000-00000000000b';
-const C = '019a0000-0000-7000-8000-00000000000c';
-const D = '019a0000-0000-7000-8000-00000000000d';
-const E = '019a0000-0000-7000-8000-00000000000e';
+const A = '019a0000-0000-7000-8000-00000000000a' as ThreadId;
+const B = '019a0000-0000-7000-8000-00000000000b' as ThreadId;
+const C = '019a0000-0000-7000-8000-00000000000c' as ThreadId;
+const D = '019a0000-0000-7000-8000-00000000000d' as ThreadId;
+const E = '019a0000-0000-7000-8000-00000000000e' as ThreadId;
 // Sorts before A and after E; never registered.
-const BEFORE_ALL = '019a0000-0000-7000-8000-000000000000';
-const AFTER_ALL = '019a0000-0000-7000-8000-00000000000f';
+const BEFORE_ALL = '019a0000-0000-7000-8000-000000000000' as ThreadId;
+const AFTER_ALL = '019a0000-0000-7000-8000-00000000000f' as ThreadId;
 
 const connection = (n: number) => n as ConnectionId;
 
 /** A directory holding `ids` registered and listed, inserted in the given (unsorted) order. */
-function directoryWith(...ids: string[]) {
+function directoryWith(...ids: ThreadId[]) {
   const directory = new ThreadDirectory();
   const threads = new Map<string, LoadedThread>();
   for (const id of ids) {

@@ -8,6 +8,7 @@ import { EncodedJson } from '../../../../src/main/protocol/encoded-json.js';
 import { fullHistory } from '../../../../src/main/threads/full-history.js';
 import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { acceptTurn, describeThread, resumeWithHistoryJson } from '../../../helpers/loaded-thread-events.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
 const turnId = (k: number) => `01a23766-0000-7000-8000-0000000000${String(k).padStart(2, '0')}` as TurnId;
 function user(k: number): UserMessageItem {
@@ -29,7 +30,7 @@ const text = (history: Turn[] | EncodedJson): string => (history instanceof Enco
 
 describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
   test.each([0, 1, 4])('after a cold resume of %i turns and turns run since, the bytes are the whole history serialized here', (resumed) => {
-    const thread = new LoadedThread('t', 0);
+    const thread = new LoadedThread('t' as ThreadId, 0);
     describeThread(thread, { historyMode: mode });
     thread.resumedTurnsDecoded(Array.from({ length: resumed }, (_, i) => turn(i + 1)), []);
     const kept = EncodedJson.of(serialized(mode, thread.turns));
@@ -50,7 +51,7 @@ describe.each(['legacy', 'paginated'] as const)('%s', (mode) => {
 });
 
 test('while the mirror is still being filled the kept bytes are the whole history; without them it is serialized here', () => {
-  const thread = new LoadedThread('t', 0);
+  const thread = new LoadedThread('t' as ThreadId, 0);
   describeThread(thread, { historyMode: 'legacy' });
   const resumed = [turn(1), turn(2), turn(3)];
   const kept = EncodedJson.of(serialized('legacy', resumed));
@@ -60,9 +61,9 @@ test('while the mirror is still being filled the kept bytes are the whole histor
   thread.resumedTurnsDecoded(resumed.slice(0, 2), []);
   expect(fullHistory(thread)).toBe(kept);
 
-  const plain = new LoadedThread('u', 0);
+  const plain = new LoadedThread('u' as ThreadId, 0);
   describeThread(plain, { historyMode: 'legacy' });
   plain.resumedTurnsDecoded([turn(1), turn(2, 'inProgress')], []);
   expect(fullHistory(plain)).toEqual(fullTurns('legacy', plain.turns));
-  expect(fullHistory(new LoadedThread('v', 0))).toEqual([]);
+  expect(fullHistory(new LoadedThread('v' as ThreadId, 0))).toEqual([]);
 });

@@ -11,11 +11,12 @@ import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { handleActorEvent } from '../../../../src/main/threads/turn-events.js';
 import { stubHostContext } from '../../../helpers/stub-host-context.js';
 import { acceptTurn, newTurn } from '../../../helpers/loaded-thread-events.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
 const home = mkdtempSync(join(tmpdir(), 'thread-host-large-input-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const THREAD = '01a23644-4410-7392-9ce9-3a08921e3af1';
+const THREAD = '01a23644-4410-7392-9ce9-3a08921e3af1' as ThreadId;
 const TURN = '01a23644-4410-7392-9ce9-3a08921e3af2';
 const INPUT: UserInput[] = [{ type: 'text', text: 'pasted "file" ✓\n'.repeat(5_000), text_elements: [] }];
 

@@ -3,9 +3,10 @@ import { LoadedThread } from '../../../../src/main/threads/loaded-thread.js';
 import { IDLE } from '../../../../src/main/threads/thread-facts.js';
 import { ZERO_USAGE } from '../../../../src/common/token-usage.js';
 import { acceptTurn, describeThread } from '../../../helpers/loaded-thread-events.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
 test('a loaded thread is idle with the shared idle status and makes its mailbox once, on first use', async () => {
-  const thread = new LoadedThread('t', 0);
+  const thread = new LoadedThread('t' as ThreadId, 0);
   expect(thread.status).toBe(IDLE);
   expect(Object.isFrozen(IDLE)).toBe(true);
   expect(thread.mailbox).toBe(thread.mailbox);
@@ -13,7 +14,7 @@ test('a loaded thread is idle with the shared idle status and makes its mailbox 
 });
 
 test('turnOrdinal and itemOrdinal read the positions of resumed turns and those the live events noted since, by index, one at a time', () => {
-  const thread = new LoadedThread('t', 0);
+  const thread = new LoadedThread('t' as ThreadId, 0);
   const item = (id: string) => ({ type: 'agentMessage', id, text: 'x', phase: null, memoryCitation: null, startedAtMs: null, completedAtMs: null });
   const turn = (id: string, items: string[]) => ({ id, items: items.map(item), status: 'completed', error: null, startedAt: null, completedAt: null, durationMs: null }) as never;
   // None known yet: nothing is allocated for them.
@@ -37,11 +38,11 @@ test('turnOrdinal and itemOrdinal read the positions of resumed turns and those 
   ]);
   expect([thread.turnOrdinal(3), thread.itemOrdinal(0, 2)]).toEqual([null, null]);
   // Another thread's positions are its own.
-  expect(new LoadedThread('u', 0).turnOrdinal(0)).toBeNull();
+  expect(new LoadedThread('u' as ThreadId, 0).turnOrdinal(0)).toBeNull();
 });
 
 test('a turn\'s events, in the order the actor sends them, build the mirrored turn and the thread\'s status', () => {
-  const thread = new LoadedThread('t', 0);
+  const thread = new LoadedThread('t' as ThreadId, 0);
   describeThread(thread);
   acceptTurn(thread, 'turn-1', 5);
   const accepted = { status: thread.status, pendingTurns: thread.pendingTurns, runningTurnId: thread.runningTurnId, updatedAtMs: thread.updatedAtMs };
@@ -72,7 +73,7 @@ test('a turn\'s events, in the order the actor sends them, build the mirrored tu
 });
 
 test('a failed turn leaves the thread in systemError; one that ends while another is pending keeps it active', () => {
-  const thread = new LoadedThread('t', 0);
+  const thread = new LoadedThread('t' as ThreadId, 0);
   describeThread(thread);
   acceptTurn(thread, 'turn-1');
   acceptTurn(thread, 'turn-2');

@@ -8,6 +8,7 @@ import { Supervisor, type UnloadOutcome } from '../../../../src/main/threads/sup
 import { Unloader } from '../../../../src/main/threads/unloader.js';
 import { settledWithin } from '../../../../src/common/deadline.js';
 import { WriteFence } from '../../../../src/common/write-fence.js';
+import type { ThreadId } from '../../../../src/common/thread-id.js';
 
 // Distinct from every idle delay used below, so the actor-close deadline timers can be told
 // apart from the supervisor's own sweep timer in the fake clock's log.
@@ -106,7 +107,7 @@ class RecordingDirectory extends ThreadDirectory {
   }
 }
 
-const id = (n: number) => `019a0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+const id = (n: number) => `019a0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}` as ThreadId;
 const conn = (n: number) => n as ConnectionId;
 
 /** Stand-ins for the unload sequence's collaborators, named as the effects they record. */

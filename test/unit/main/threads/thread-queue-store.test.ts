@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { ThreadQueueStore, type QueuedSubmission } from '../../../../src/main/store/files/queues/thread-queue-store.js';
+import { threadIdOf } from '../../../../src/common/thread-id.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -16,7 +17,8 @@ const newHome = () => {
   return home;
 };
 const submission = (id: string): QueuedSubmission => ({ id, input: [{ type: 'text', text: id, text_elements: [] }], clientUserMessageId: `c-${id}`, responsesapiClientMetadata: null });
-const THREAD = '01A24399-1643-7E23-8B8B-8640F54020AC';
+// An id as a client may spell it, in the one form the edge gives it (common/thread-id.ts).
+const THREAD = threadIdOf('01A24399-1643-7E23-8B8B-8640F54020AC');
 
 test('changes made at once land in order, and a new store reads the last', async () => {
   const home = newHome();
@@ -26,7 +28,7 @@ test('changes made at once land in order, and a new store reads the last', async
   expect(store.peek(THREAD)).toEqual([submission('b')]);
   expect(readdirSync(join(home, 'thread-queues'))).toEqual([`${THREAD.toLowerCase()}.json`]);
   expect(JSON.parse(readFileSync(join(home, 'thread-queues', `${THREAD.toLowerCase()}.json`), 'utf8'))).toEqual({ threadId: THREAD, queue: [submission('b')] });
-  expect(await new ThreadQueueStore(home).get(THREAD.toLowerCase())).toEqual([submission('b')]);
+  expect(await new ThreadQueueStore(home).get(THREAD)).toEqual([submission('b')]);
 });
 
 test('a queue file that is not JSON is an internal error, not an empty queue', async () => {

@@ -23,6 +23,7 @@ import type { QueueVerdict } from '../../thread-queues.js';
 import type { CodexStateMirror } from '../codex-state-mirror.js';
 import type { QueueMirrorMarks } from './queue-mirror-marks.js';
 import type { ThreadQueueStore } from './thread-queue-store.js';
+import type { ThreadId } from '../../../../common/thread-id.js';
 
 /** The first pause before the rows are looked up again after the database could not tell. */
 export const RETRY_FIRST_MS = 1_000;
@@ -45,7 +46,7 @@ export interface CodexQueueReconcileDeps {
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
   log: LogFn;
   /** The thread's queue changed here: its subscribers hear thread/queue/changed. */
-  announce: (threadId: string) => void;
+  announce: (threadId: ThreadId) => void;
 }
 
 export class CodexQueueReconcile {
@@ -57,7 +58,7 @@ export class CodexQueueReconcile {
    * Drops from the thread's queue the input the reference ran or deleted from its copy, and says
    * whether the next submission may run. `retry` drains again after a pause when it may not.
    */
-  async reconcile(threadId: string, retry: () => void): Promise<QueueVerdict> {
+  async reconcile(threadId: ThreadId, retry: () => void): Promise<QueueVerdict> {
     const { store, mirror, log } = this.deps;
     const marks = await this.deps.marks.get(threadId);
     const mirrored = (await store.get(threadId)).filter((submission) => marks.has(submission.id)).map((submission) => submission.id);
@@ -85,7 +86,7 @@ export class CodexQueueReconcile {
   }
 
   /** The queue may run: a look still scheduled for the thread is not needed. */
-  #settled(threadId: string): QueueVerdict {
+  #settled(threadId: ThreadId): QueueVerdict {
     const pending = this.#retries.get(threadId);
     if (pending !== undefined) {
       this.deps.clock.clearTimeout(pending.timer);
@@ -94,7 +95,7 @@ export class CodexQueueReconcile {
     return 'run';
   }
 
-  #hold(threadId: string, submissionId: string, reason: string, retry: () => void): void {
+  #hold(threadId: ThreadId, submissionId: string, reason: string, retry: () => void): void {
     const { clock, log } = this.deps;
     const pending = this.#retries.get(threadId);
     if (pending !== undefined && pending.timer !== null) return;

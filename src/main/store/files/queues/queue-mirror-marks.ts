@@ -17,6 +17,7 @@ import { KeyedMailbox } from '../../../../common/keyed-mailbox.js';
 import { fsPromises } from '../../../lazy-builtin.js';
 import { withFsDeadline } from '../fs-deadline.js';
 import type { CodexStateMirror } from '../codex-state-mirror.js';
+import type { ThreadId } from '../../../../common/thread-id.js';
 
 export class QueueMirrorMarks {
   readonly #dir: string;
@@ -30,8 +31,8 @@ export class QueueMirrorMarks {
   }
 
   /** The submissions of the thread whose rows the mirror wrote (only those still queued matter). */
-  get(threadId: string): Promise<ReadonlySet<string>> {
-    const key = threadId.toLowerCase();
+  get(threadId: ThreadId): Promise<ReadonlySet<string>> {
+    const key = threadId;
     return this.#chained(key, () => this.#current(key));
   }
 
@@ -39,8 +40,8 @@ export class QueueMirrorMarks {
    * After a queue change: the marks of submissions no longer `queued` go, those in `rows`
    * (written by the change's mirror) are added. Resolves once that is on disk.
    */
-  record(threadId: string, queued: readonly string[], rows: readonly string[]): Promise<void> {
-    const key = threadId.toLowerCase();
+  record(threadId: ThreadId, queued: readonly string[], rows: readonly string[]): Promise<void> {
+    const key = threadId;
     return this.#chained(key, async () => {
       const before = await this.#current(key);
       const still = new Set(queued);
@@ -53,8 +54,8 @@ export class QueueMirrorMarks {
   }
 
   /** Forgets the thread's marks (thread/delete). */
-  remove(threadId: string): Promise<void> {
-    const key = threadId.toLowerCase();
+  remove(threadId: ThreadId): Promise<void> {
+    const key = threadId;
     return this.#chained(key, async () => {
       this.#marks.set(key, new Set());
       await withFsDeadline(fsPromises().rm(this.#file(key), { force: true }), `removing the queue marks of thread ${threadId}`);
@@ -80,7 +81,7 @@ export class QueueMirrorMarks {
     return marks;
   }
 
-  async #write(key: string, threadId: string, marks: ReadonlySet<string>): Promise<void> {
+  async #write(key: string, threadId: ThreadId, marks: ReadonlySet<string>): Promise<void> {
     const fs = fsPromises();
     const writing = (async () => {
       if (marks.size === 0) return fs.rm(this.#file(key), { force: true });
@@ -104,7 +105,7 @@ export class QueueMirrorMarks {
 export function mirroredQueueChanges(
   mirror: CodexStateMirror | null,
   marks: QueueMirrorMarks,
-): ((threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void) | undefined {
+): ((threadId: ThreadId, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void) | undefined {
   if (mirror === null) return undefined;
   return (threadId, before, after) =>
     mirror.queueChanged(threadId, before, after, (rows) => marks.record(threadId, after.map((submission) => submission.id), rows ?? []));

@@ -12,6 +12,7 @@ import { KeyedMailbox } from '../../../../common/keyed-mailbox.js';
 import { withFsDeadline } from '../fs-deadline.js';
 import { fsPromises } from '../../../lazy-builtin.js';
 import type { QueuedSubmission } from '../../../../common/codex-db/codex-state-changes.js';
+import type { ThreadId } from '../../../../common/thread-id.js';
 
 export type { QueuedSubmission };
 
@@ -29,14 +30,14 @@ export class ThreadQueueStore {
   /** `onChanged` hears each change once it is on disk (codex-state-mirror.ts). */
   constructor(
     home: string,
-    private readonly onChanged: (threadId: string, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void = () => undefined,
+    private readonly onChanged: (threadId: ThreadId, before: readonly QueuedSubmission[], after: readonly QueuedSubmission[]) => void = () => undefined,
   ) {
     this.#dir = join(home, QUEUES_DIR);
   }
 
   /** The thread's queue, from memory once read (a copy: change it through `replace`). */
-  async get(threadId: string): Promise<QueuedSubmission[]> {
-    const key = threadId.toLowerCase();
+  async get(threadId: ThreadId): Promise<QueuedSubmission[]> {
+    const key = threadId;
     const known = this.#queues.get(key);
     if (known !== undefined) return [...known];
     let reading = this.#reads.get(key);
@@ -51,13 +52,13 @@ export class ThreadQueueStore {
   }
 
   /** The queue if it is in memory: what the main thread can tell without the disk. */
-  peek(threadId: string): readonly QueuedSubmission[] | undefined {
-    return this.#queues.get(threadId.toLowerCase());
+  peek(threadId: ThreadId): readonly QueuedSubmission[] | undefined {
+    return this.#queues.get(threadId);
   }
 
   /** Makes `queue` the thread's queue, in memory at once and on disk when this resolves. */
-  replace(threadId: string, queue: QueuedSubmission[]): Promise<void> {
-    const key = threadId.toLowerCase();
+  replace(threadId: ThreadId, queue: QueuedSubmission[]): Promise<void> {
+    const key = threadId;
     const before = this.#queues.get(key) ?? [];
     this.#queues.set(key, queue);
     const text = JSON.stringify({ threadId, queue });
@@ -66,8 +67,8 @@ export class ThreadQueueStore {
   }
 
   /** Forgets the thread's queue (thread/delete): its file is removed after any write in flight. */
-  remove(threadId: string): Promise<void> {
-    const key = threadId.toLowerCase();
+  remove(threadId: ThreadId): Promise<void> {
+    const key = threadId;
     this.#queues.delete(key);
     const removal = this.#writes.post(key, () => fsPromises().rm(this.#file(key), { force: true }));
     return withFsDeadline(removal, `removing the queue of thread ${threadId}`);
