@@ -1,6 +1,6 @@
 // Policies from config.toml, their writable roots, and the bwrap command line built for them,
 // as the reference builds them (protocol.rs, linux-sandbox/src/bwrap.rs).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -53,7 +53,8 @@ test('workspace-write writes to the extra roots, cwd, /tmp and $TMPDIR; .git, .a
   expect(writableRootsWithCwd(policy, ws, '/var/tmp')).toEqual([
     { root: extra, readOnlySubpaths: [join(extra, '.codex')] },
     { root: ws, readOnlySubpaths: [join(ws, '.git'), join(ws, '.agents'), join(ws, '.codex')] },
-    { root: '/tmp', readOnlySubpaths: [] },
+    // /tmp is the machine's: whatever of these it has (a sandbox may have left mount points) stays read-only too.
+    { root: '/tmp', readOnlySubpaths: ['.git', '.agents', '.codex'].map((name) => join('/tmp', name)).filter((path) => existsSync(path)) },
     { root: '/var/tmp', readOnlySubpaths: [] },
   ]);
   expect(writableRootsWithCwd({ type: 'read-only', networkAccess: false }, ws)).toEqual([]);
