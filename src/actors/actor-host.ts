@@ -63,6 +63,10 @@ export class ActorHost implements ActorHostApi {
     return this.#actors.get(threadId)?.answerTool(answer) ?? 'late';
   }
 
+  async answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'> {
+    return this.#actors.get(threadId)?.answerHostTools(turnId, tools) ?? 'late';
+  }
+
   async revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'> {
     const actor = this.#actors.get(threadId);
     if (!actor) return 'notFound';

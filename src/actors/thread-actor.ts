@@ -147,6 +147,12 @@ export class ThreadActor {
     return turn?.turnId === answer.turnId && turn.answerTool(answer) ? 'answered' : 'late';
   }
 
+  /** The host's tools reach the running turn that asked for them. */
+  answerHostTools(turnId: string, tools: unknown[]): 'answered' | 'late' {
+    const turn = this.#running();
+    return turn?.turnId === turnId && turn.answerHostTools(tools) ? 'answered' : 'late';
+  }
+
   /**
    * Input joining a turn, at once: one that has not begun takes it after its own input; the
    * running one records it and, while the model is answering, restarts the sampling with it,

@@ -30,6 +30,8 @@ export interface ThreadSettings {
   tools: unknown[];
   /** thread/start's `dynamicTools`, normalised, as session_meta keeps them; null when it brought none. */
   dynamicTools: unknown[] | null;
+  /** The host offers tools of its own (the thread's MCP servers): a turn asks for them before it samples. */
+  hostTools: boolean;
 }
 
 /**
@@ -231,6 +233,8 @@ export type ActorEvent =
   | { type: 'tokenUsage'; threadId: string; turnId: string; usage: TokenUsageSnapshot }
   /** The model called a tool: the host runs it and answers with `answerTool`. */
   | { type: 'toolCall'; threadId: string; turnId: string; call: ToolCall; startedAtMs: number }
+  /** The turn asks for the host's tools (its MCP servers' listings); the host answers with `answerHostTools`. */
+  | { type: 'hostToolsAsked'; threadId: string; turnId: string }
   /** A tool's answer is in the history: where its item sits (paginated history). */
   | { type: 'toolItemRecorded'; threadId: string; turnId: string; itemId: string; ordinal: number | null }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
@@ -260,6 +264,8 @@ export interface ActorHostApi {
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   /** A tool call's answer, for the running turn that waits for it (outside the mailbox); 'late' when none waits. */
   answerTool(threadId: string, answer: ToolAnswer): Promise<'answered' | 'late'>;
+  /** The host's tools for a turn that asked for them (outside the mailbox); 'late' when none waits. */
+  answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;

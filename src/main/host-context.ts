@@ -15,6 +15,7 @@ import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
 import type { ServerRequests } from './server-requests/server-requests.js';
+import type { ThreadMcp } from './tools/thread-mcp.js';
 import type { HostMemo } from './host-memo.js';
 import type { ThreadId } from '../common/thread-id.js';
 
@@ -58,6 +59,8 @@ export interface HostContext {
   lockLost: (loss: LockLoss) => void;
   /** Requests this server sent to clients (tool calls, approvals) and their answers. */
   serverRequests: ServerRequests;
+  /** The loaded threads' MCP servers, on one hub: a session per launch, shared by the threads that use it. */
+  mcp: ThreadMcp;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */
   recorder: HostRecorder;
 }

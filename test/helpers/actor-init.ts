@@ -23,6 +23,7 @@ export const ephemeralActorInit = (threadId: string): ActorInit => ({
     effort: null,
     tools: [],
     dynamicTools: null,
+    hostTools: false,
   },
   provider: { kind: 'embedded', id: 'embedded', name: 'embedded', apiKey: null },
   userAgent: 'test',

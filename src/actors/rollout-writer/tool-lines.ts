@@ -45,15 +45,21 @@ export function toolItemCompletedLine(threadId: string, turnId: string, item: To
 export function coreToolItem(item: ToolCallItem, error?: string): Record<string, unknown> {
   const duration = item.durationMs === null ? null : durationOf(item.durationMs);
   if (item.type === 'mcpToolCall') {
+    // The reference's McpToolCall record: camelCase hint, null members left out.
+    const result = item.result === null ? null : {
+      content: item.result.content,
+      ...(item.result.structuredContent == null ? {} : { structuredContent: item.result.structuredContent }),
+      ...(item.result._meta == null ? {} : { _meta: item.result._meta }),
+    };
     return {
       type: 'McpToolCall',
       id: item.id,
       server: item.server,
       tool: item.tool,
       arguments: item.arguments,
-      ...(item.readOnlyHint === null ? {} : { read_only_hint: item.readOnlyHint }),
+      ...(item.readOnlyHint === null ? {} : { readOnlyHint: item.readOnlyHint }),
       status: item.status,
-      ...(item.result === null ? {} : { result: { content: item.result.content, structured_content: item.result.structuredContent, _meta: item.result._meta } }),
+      ...(result === null ? {} : { result }),
       ...(item.error === null ? {} : { error: item.error }),
       duration,
     };

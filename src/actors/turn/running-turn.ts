@@ -60,6 +60,9 @@ export abstract class RunningTurn {
   #restart = false;
   /** The tool calls of the last sampling that wait for the host's answer, by call id. */
   readonly #answers = new Map<string, (answer: ToolAnswer) => void>();
+  /** The host's own tools (its MCP servers'), asked for once per turn; offered before the client's. */
+  #hostTools: unknown[] = [];
+  #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
 
   // What every turn does first, before its own start lines: the thread's first turn queues
   // the history's session_meta, then any lines owed from before.
@@ -137,6 +140,28 @@ export abstract class RunningTurn {
       this.#waiting = null;
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Asks the host for its tools (listing them may start the thread's MCP servers) and waits,
+   * without holding the worker; an interrupt ends the wait with none.
+   */
+  protected async askHostTools(): Promise<void> {
+    const { threadId, emit } = this.thread;
+    const answered = new Promise<unknown[]>((resolve) => (this.#hostToolsAnswer = resolve));
+    emit({ type: 'hostToolsAsked', threadId, turnId: this.turnId });
+    const tools = await this.awaitOutside(answered);
+    this.#hostToolsAnswer = null;
+    this.#hostTools = tools === 'interrupted' ? [] : tools;
+  }
+
+  /** The host's tools, for the turn that asked; false when it did not ask (or no longer waits). */
+  answerHostTools(tools: unknown[]): boolean {
+    const resolve = this.#hostToolsAnswer;
+    if (resolve === null) return false;
+    this.#hostToolsAnswer = null;
+    resolve(tools);
+    return true;
   }
 
   /** The host's answer to one of this turn's tool calls; false when no call waits for it. */
@@ -246,7 +271,7 @@ export abstract class RunningTurn {
       userText: user.text,
       ...(user.role === 'user' && user.parts !== undefined ? { userParts: user.parts } : {}),
       followUps: history.slice(last + 1),
-      tools: settings.tools,
+      tools: this.#hostTools.length === 0 ? settings.tools : [...this.#hostTools, ...settings.tools],
       effort: settings.effort,
       outputSchema,
       threadId,

@@ -37,6 +37,7 @@ export class UserTurn extends RunningTurn {
       injectTurnFault(fault);
     }
     const { settings, outputSchema } = this.#command;
+    if (settings.hostTools && !this.interrupted) await this.askHostTools();
     let reply: Reply;
     let outcome: TurnOutcome;
     let lastAgentText: string | null = null;

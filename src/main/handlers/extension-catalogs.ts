@@ -6,6 +6,7 @@ import type { Connection } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 import type { experimentalFeatureListParams, hooksListParams, mcpServerStatusListParams, skillsListParams } from '../protocol/discovery-params.js';
 import { pageByIndex } from '../protocol/index-cursor.js';
+import { mcpServerStatuses } from '../tools/mcp-server-statuses.js';
 
 type Params<D extends (value: unknown) => unknown> = ReturnType<D>;
 
@@ -27,8 +28,9 @@ export function appList(): unknown {
   return { data: [], nextCursor: null };
 }
 
-export function mcpServerStatusList(_ctx: HostContext, _connection: Connection, params: Params<typeof mcpServerStatusListParams>): unknown {
-  return pageByIndex([], params.cursor, null, 'MCP servers');
+/** The MCP servers' statuses, from memory: the host's configured ones and the sessions its threads hold. */
+export function mcpServerStatusList(ctx: HostContext, _connection: Connection, params: Params<typeof mcpServerStatusListParams>): unknown {
+  return pageByIndex(mcpServerStatuses(ctx), params.cursor, null, 'MCP servers');
 }
 
 export function experimentalFeatureList(_ctx: HostContext, _connection: Connection, params: Params<typeof experimentalFeatureListParams>): unknown {

@@ -25,6 +25,9 @@ import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 import { drainAfterTurnEnd } from '../handlers/thread-queue.js';
 import { ServerRequests } from '../server-requests/server-requests.js';
+import { McpHub } from '../tools/mcp/mcp-hub.js';
+import { announceMcpStartup } from '../tools/mcp-startup-status.js';
+import { ThreadMcp } from '../tools/thread-mcp.js';
 
 const ACTOR_SPAWN_TIMEOUT_MS = 30_000;
 // How long a read of stored history may go without progress (a listing reports it file by file)
@@ -73,6 +76,7 @@ export function buildHost(
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
     recorder,
+    forgotten: (threadId) => ctx.mcp.detach(threadId),
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const serverRequests = new ServerRequests({
@@ -80,6 +84,7 @@ export function buildHost(
     log,
     clock: systemClock,
     graceMs: startup.toolCallGraceMs,
+    resolved: (connection, owner, requestId) => outgoing.notify(connection, 'serverRequest/resolved', { threadId: owner.threadId, requestId }),
   });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
@@ -106,6 +111,7 @@ export function buildHost(
     originator: null,
     draining: false,
     serverRequests,
+    mcp: new ThreadMcp(new McpHub({ onStartupStatus: (event) => announceMcpStartup(ctx, event) }), options.env, log),
     recorder,
   };
   return ctx;

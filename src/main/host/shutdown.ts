@@ -16,6 +16,8 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 const IN_FLIGHT_DRAIN_MS = 2_000;
 // How long an asynchronous lock backend gets to finish an attempt in flight (a few syscalls).
 const LOCKS_SETTLE_MS = 1_000;
+// How long the MCP sessions get to close before their processes are killed anyway.
+const MCP_CLOSE_MS = 2_000;
 // How long the thread store gets to retire this host and close its connections.
 const STORE_CLOSE_MS = 3_000;
 // How long the last replies and notifications get to reach the client.
@@ -66,7 +68,10 @@ export class HostShutdown {
       // answer before the threads go.
       await waitUntil(() => ctx.connections.inFlightTotal() === 0, IN_FLIGHT_DRAIN_MS);
       for (const thread of ctx.directory.all()) {
-        if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
+        if (thread.runningTurnId === null) continue;
+        ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
+        // A tool call it waits for is cancelled, so the interrupted turn ends now.
+        ctx.serverRequests.cancelTurn(thread.id, thread.runningTurnId);
       }
       await ctx.supervisor.unloadAll('shutdown');
       // The read states the last turn ends moved are stored before the process goes, and what
@@ -74,6 +79,8 @@ export class HostShutdown {
       await ctx.store.settled();
     })();
     await settledWithin(work, SHUTDOWN_DEADLINE_MS, systemClock);
+    // Every MCP session stops: each stdio server's process group is killed.
+    await settledWithin(ctx.mcp.close(), MCP_CLOSE_MS, systemClock);
     ctx.supervisor.stop();
     this.stopReporting();
     ctx.locks.close();

@@ -44,6 +44,8 @@ interface Pending {
   /** Each recipient's id for this request: the reference numbers a connection's requests from 0. */
   recipients: Map<ConnectionId, number>;
   settle: (answer: ClientAnswer) => void;
+  /** Its recipients hear when it is settled (approvals do; `item/tool/call` does not, as in the reference). */
+  tellResolved: boolean;
   graceTimer: unknown;
   settled: boolean;
 }
@@ -53,6 +55,8 @@ export interface ServerRequestsOptions {
   log: LogFn;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   graceMs: number;
+  /** Tells a recipient a request it was sent is settled (`serverRequest/resolved`), for requests that ask for it. */
+  resolved?: (connection: ConnectionId, owner: RequestOwner, requestId: number) => void;
 }
 
 /** A request on its way: a handle to stop waiting for it. */
@@ -87,8 +91,17 @@ export class ServerRequests {
    * once (so what follows goes out before anything later), with the first answer. With no
    * recipient open, the grace period starts at once.
    */
-  send(recipients: Iterable<ConnectionId>, method: string, params: unknown, owner: RequestOwner, settle: (answer: ClientAnswer) => void): SentRequest {
-    const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, graceTimer: null, settled: false };
+  send(
+    recipients: Iterable<ConnectionId>,
+    method: string,
+    params: unknown,
+    owner: RequestOwner,
+    settle: (answer: ClientAnswer) => void,
+    options: { tellResolved?: boolean } = {},
+  ): SentRequest {
+    const pending: Pending = {
+      owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, tellResolved: options.tellResolved === true, graceTimer: null, settled: false,
+    };
     this.#pending.add(pending);
     for (const connection of recipients) this.#sendTo(pending, connection);
     if (pending.recipients.size === 0) this.#startGrace(pending);
@@ -174,13 +187,15 @@ export class ServerRequests {
     this.#byConnection.get(connection)?.delete(id);
   }
 
-  // The reference tells nobody a request is settled (no `serverRequest/resolved` for these).
   #settle(pending: Pending, answer: ClientAnswer): void {
     if (pending.settled) return;
     pending.settled = true;
     this.#pending.delete(pending);
     if (pending.graceTimer !== null) this.#options.clock.clearTimeout(pending.graceTimer);
-    for (const connection of [...pending.recipients.keys()]) this.#forget(pending, connection);
+    for (const [connection, id] of [...pending.recipients]) {
+      this.#forget(pending, connection);
+      if (pending.tellResolved) this.#options.resolved?.(connection, pending.owner, id);
+    }
     pending.settle(answer);
   }
 }

@@ -37,7 +37,7 @@ export async function loadThread(ctx: HostContext, thread: LoadedThread, request
   try {
     await takeWriterLock(ctx, thread, request);
     const resumed = await spawnActor(ctx, actorInit(ctx, thread, request), request.operation);
-    describe(thread, request, resumed);
+    describe(ctx, thread, request, resumed);
     return resumed;
   } catch (error) {
     return failed(ctx, thread, request, error);
@@ -53,7 +53,7 @@ export async function prepareNewThread(ctx: HostContext, thread: LoadedThread, r
   try {
     await takeWriterLock(ctx, thread, request);
     const init = actorInit(ctx, thread, request);
-    describe(thread, request, null);
+    describe(ctx, thread, request, null);
     return init;
   } catch (error) {
     return failed(ctx, thread, request, error);
@@ -138,7 +138,9 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
 }
 
 /** What the host keeps of a loaded thread's origin and settings. */
-function describe(thread: LoadedThread, request: LoadRequest, resumed: PostedResumeState | null): void {
+function describe(ctx: HostContext, thread: LoadedThread, request: LoadRequest, resumed: PostedResumeState | null): void {
+  // Its MCP servers are leased now and started when a turn first lists their tools.
+  ctx.mcp.attach(thread.id, request.session.mcpServers);
   thread.described({
     identity: {
       createdAtMs: request.createdAtMs,

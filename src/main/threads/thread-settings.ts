@@ -7,6 +7,7 @@ import { ConfigError, withOverrides } from '../config/config-document.js';
 import { resolveHostConfig, unloadDelayDependsOnClock, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
+import { resolveMcpServers, type McpServerConfig } from '../tools/mcp/mcp-server-config.js';
 import { memoKey } from '../host-memo.js';
 
 /** The request fields that override configuration for a thread. */
@@ -27,6 +28,8 @@ export interface ResolvedSession {
   config: Readonly<HostConfig>;
   settings: ThreadSettings;
   provider: ResolvedProvider;
+  /** The thread's MCP servers: config.toml's and `-c`'s `[mcp_servers]`, with the request's `config.mcp_servers` over them. */
+  mcpServers: readonly McpServerConfig[];
 }
 
 /** Throws -32600 "failed to load configuration: …" for a bad value, as the reference does. */
@@ -35,8 +38,10 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
   if (overrides.config) document = withOverrides(document, overrides.config);
   if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
   let config: Readonly<HostConfig>;
+  let mcpServers: readonly McpServerConfig[];
   try {
     config = document === ctx.configDocument ? hostConfigOf(ctx) : resolveHostConfig(document);
+    mcpServers = document === ctx.configDocument ? ctx.memo.once(MCP_SERVERS, () => Object.freeze(resolveMcpServers(document))) : resolveMcpServers(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // Name the file when the problem is in config.toml itself rather than in this request.
@@ -56,9 +61,10 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     effort: null,
     tools: [],
     dynamicTools: null,
+    hostTools: mcpServers.some((server) => server.enabled),
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
-  return { config, settings, provider: { ...provider, apiKey } };
+  return { config, settings, provider: { ...provider, apiKey }, mcpServers };
 }
 
 // The host's own document (config.toml and `-c`) does not change while it runs, so a request
@@ -69,6 +75,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
 // the reference refuses once uptime grows past it: such a document is resolved every time. The
 // configuration is shared, hence frozen.
 const RESOLVED = memoKey<Readonly<HostConfig> | ConfigError>('resolved host config');
+const MCP_SERVERS = memoKey<readonly McpServerConfig[]>('the host document\'s MCP servers');
 
 function hostConfigOf(ctx: HostContext): Readonly<HostConfig> {
   const document = ctx.configDocument;

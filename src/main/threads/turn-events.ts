@@ -13,7 +13,7 @@ import type { HostContext } from '../host-context.js';
 import { tokenUsageView } from '../../common/token-usage.js';
 import { bufferView } from '../../common/encoded-content.js';
 import { EncodedJson } from '../protocol/encoded-json.js';
-import { routeToolCall } from '../tools/tool-call-router.js';
+import { answerHostTools, routeToolCall } from '../tools/tool-call-router.js';
 
 export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const thread = ctx.directory.get(event.threadId);
@@ -78,6 +78,9 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
       return;
     case 'toolCall':
       routeToolCall(ctx, thread, event.turnId, event.call, event.startedAtMs);
+      return;
+    case 'hostToolsAsked':
+      answerHostTools(ctx, thread, event.turnId);
       return;
     case 'toolItemRecorded':
       thread.toolItemRecorded(event.turnId, event.itemId, event.ordinal);

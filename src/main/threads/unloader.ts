@@ -61,6 +61,8 @@ export interface UnloaderDeps {
   log: LogFn;
   /** Told each unload's reason, outcome and duration (metrics). */
   recorder?: Pick<HostRecorder, 'unloaded'>;
+  /** The thread is gone from this host: what it held elsewhere (its MCP sessions' leases) goes too. */
+  forgotten?: (threadId: string) => void;
 }
 
 type ActorClosed = 'done' | 'noActor' | 'failed' | 'timedOut';
@@ -205,6 +207,7 @@ export class Unloader {
     this.#deps.directory.remove(thread);
     this.#deps.actors.forget(thread.id);
     thread.unloaded(reason);
+    this.#deps.forgotten?.(thread.id);
   }
 
   // Step 4. An archived or deleted thread is announced as the reference announces it:

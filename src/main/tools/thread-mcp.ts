@@ -20,6 +20,8 @@ interface ThreadServers {
   servers: Map<string, { config: McpServerConfig; lease: McpLease | null; launchError: string | null }>;
   /** The tools each server listed when the thread's turn last asked, by server name. */
   tools: Map<string, Tool[]>;
+  /** `server/tool` keys the client approved for the rest of the thread's life here (`persist: "session"`). */
+  approved: Set<string>;
 }
 
 const NAMESPACE_PREFIX = 'mcp__';
@@ -41,7 +43,7 @@ export class ThreadMcp {
     this.detach(threadId);
     const enabled = servers.filter((server) => server.enabled);
     if (enabled.length === 0) return;
-    const entry: ThreadServers = { servers: new Map(), tools: new Map() };
+    const entry: ThreadServers = { servers: new Map(), tools: new Map(), approved: new Set() };
     for (const config of enabled) {
       try {
         entry.servers.set(config.name, { config, lease: this.hub.lease(threadId, resolveLaunch(config, this.#env)), launchError: null });
@@ -94,7 +96,7 @@ export class ThreadMcp {
         type: 'namespace',
         name: `${NAMESPACE_PREFIX}${name}`,
         description: `Tools in the ${NAMESPACE_PREFIX}${name} namespace.`,
-        tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', strict: false, parameters: tool.inputSchema })),
+        tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? '', strict: false, parameters: withoutSchemaKey(tool.inputSchema) })),
       });
     });
     return specs;
@@ -111,9 +113,24 @@ export class ThreadMcp {
     return { lease: server.lease, server: server.config, tool };
   }
 
+  /** Whether the client approved `key` (`server/tool`) for the thread's session. */
+  approvedForSession(threadId: string, key: string): boolean {
+    return this.#threads.get(threadId)?.approved.has(key) === true;
+  }
+
+  approveForSession(threadId: string, key: string): void {
+    this.#threads.get(threadId)?.approved.add(key);
+  }
+
   /** Host shutdown: every session stops, every stdio server's process group is killed. */
   close(): Promise<void> {
     this.#threads.clear();
     return this.hub.close();
   }
+}
+
+// The reference drops a schema's `$schema` member before offering it; the rest stays as sent.
+function withoutSchemaKey(schema: Tool['inputSchema']): Record<string, unknown> {
+  const { $schema: _schema, ...rest } = schema as Record<string, unknown>;
+  return rest;
 }

@@ -2,13 +2,15 @@
 // `item/tool/call` request to the thread's clients; a name the thread does not have is
 // answered as the reference answers it. Whatever runs the call, the answer goes back to the
 // actor (`answerTool`), which records it and samples again; nothing here blocks the request
-// path, and a call waits only on its own answer.
+// path, and a call waits only on its own answer. A tool of the thread's MCP servers runs on
+// the host's shared session (mcp-tool-call.ts).
 import type { ToolAnswer, ToolCall } from '../../common/actor-messages.js';
 import type { HostContext } from '../host-context.js';
 import { outputIdOf } from './tool-output-id.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
+import { callMcpTool } from './mcp-tool-call.js';
 import { dynamicToolsOf } from './thread-tools.js';
 
 /** Runs one tool call of `thread`'s turn `turnId` and answers the actor. */
@@ -18,8 +20,24 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
     callDynamicTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }
-  // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).
-  answerActor(ctx, thread, { turnId, callId: call.callId, output: `unsupported call: ${call.name}`, outputId: outputIdOf(ctx), item: null });
+  const mcp = call.kind === 'function' ? ctx.mcp.toolFor(thread.id, call.namespace, call.name) : undefined;
+  if (mcp !== undefined) {
+    callMcpTool(ctx, thread, turnId, call, mcp, startedAtMs, (answer) => answerActor(ctx, thread, answer));
+    return;
+  }
+  // No item and no request: the model is told (namespace and name run together, as the
+  // reference writes them), and samples again.
+  answerActor(ctx, thread, { turnId, callId: call.callId, output: `unsupported call: ${call.namespace ?? ''}${call.name}`, outputId: outputIdOf(ctx), item: null });
+}
+
+/** A turn asks for the host's tools: its MCP servers' listings, each under its startup deadline. */
+export function answerHostTools(ctx: HostContext, thread: LoadedThread, turnId: string): void {
+  void ctx.mcp.toolSpecs(thread.id).then((tools) => {
+    const link = thread.lifecycle.kind === 'loaded' ? ctx.pool.linkOf(thread.id) : undefined;
+    link?.api.answerHostTools(thread.id, turnId, tools).catch((error: unknown) =>
+      ctx.log('warn', 'the host tools did not reach the actor', { threadId: thread.id, turnId, error: (error as Error).message }),
+    );
+  });
 }
 
 // The answer goes to the worker hosting the thread's actor; a thread that lost its actor in the

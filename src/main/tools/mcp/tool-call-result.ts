@@ -23,6 +23,8 @@ export class McpCallError extends Error {
   constructor(
     readonly failure: McpCallFailure,
     message: string,
+    /** The two halves of `message`, where it has them: what failed, and why. */
+    readonly parts: { context: string; cause: string } | null = null,
   ) {
     super(message);
   }
@@ -39,7 +41,8 @@ export function toolCallResult(server: string, tool: string, result: Record<stri
   const bytes = Buffer.byteLength(JSON.stringify(mapped));
   if (bytes > MAX_RESULT_BYTES) {
     // Ours; worded after rmcp-client's response limit ("… exceeds the 1024-byte limit").
-    throw new McpCallError('tooLarge', `${callContext(server, tool)}: result of ${bytes} bytes exceeds the ${MAX_RESULT_BYTES}-byte limit`);
+    const cause = `result of ${bytes} bytes exceeds the ${MAX_RESULT_BYTES}-byte limit`;
+    throw new McpCallError('tooLarge', `${callContext(server, tool)}: ${cause}`, { context: callContext(server, tool), cause });
   }
   return mapped;
 }
@@ -51,7 +54,7 @@ export function toolCallResult(server: string, tool: string, result: Record<stri
  * rmcp-client's "timed out awaiting {label} after {duration:?}".
  */
 export function requestFailure(context: string, failure: McpCallFailure, detail: string): McpCallError {
-  return new McpCallError(failure, `${context}: ${detail}`);
+  return new McpCallError(failure, `${context}: ${detail}`, { context, cause: detail });
 }
 
 /** The cause of an SDK rejection, as the reference words it. */
@@ -66,9 +69,12 @@ export function describeSdkError(error: unknown, label: string, deadlineMs: numb
   return { failure: 'transportClosed', detail: error instanceof Error ? error.message : String(error) };
 }
 
-/** rmcp-client `run_with_timeout`: "timed out awaiting {label} after {duration:?}". */
+/**
+ * rmcp-client `run_with_timeout`: "timed out awaiting {label} after …", the duration in whole
+ * milliseconds as 0.171.0 prints it (`tool_timeout_sec = 1` shows "after 1000ms", probed).
+ */
 export function timedOut(label: string, ms: number): string {
-  return `timed out awaiting ${label} after ${rustDuration(ms)}`;
+  return `timed out awaiting ${label} after ${ms}ms`;
 }
 
 /** The context of a tool call's failure (see `requestFailure`). */
@@ -76,8 +82,3 @@ export function callContext(server: string, tool: string): string {
   return `tool call failed for \`${server}/${tool}\``;
 }
 
-/** Rust's `Debug` for a `Duration` of whole milliseconds: `300s`, `1.5s`, `250ms`. */
-export function rustDuration(ms: number): string {
-  if (ms >= 1000) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}

@@ -60,7 +60,7 @@ describe('tool calls', () => {
     const call = failureOf(hub.callTool(lease, 'hang', {}));
     clock.advance(2_499);
     clock.advance(1);
-    expect(await call).toEqual({ failure: 'timedOut', message: 'tool call failed for `fixture/hang`: timed out awaiting tools/call after 2.5s' });
+    expect(await call).toEqual({ failure: 'timedOut', message: 'tool call failed for `fixture/hang`: timed out awaiting tools/call after 2500ms' });
     // The session is still there for the next call.
     expect((await hub.callTool(lease, 'echo', { text: 'after' })).content).toEqual([{ type: 'text', text: 'after' }]);
   });

@@ -1,0 +1,85 @@
+// One call of an MCP server's tool, as the reference (codex 0.171.0, probed: docs/tools.md)
+// makes it: the `mcpToolCall` item starts; the call is approved (a read-only tool, or a server
+// whose tools are approved in its config), refused (approval policy never), or asked of the
+// client as an `mcpServer/elicitation/request`; it runs on the host's shared session under the
+// server's tool timeout; the item completes with the result or the error, and the model is
+// given "Wall time: … Output:" and the content as text parts.
+import type { ToolAnswer, ToolCall } from '../../common/actor-messages.js';
+import type { McpToolCallItem } from '../../common/wire-types.js';
+import type { HostContext } from '../host-context.js';
+import type { LoadedThread } from '../threads/loaded-thread.js';
+import { approveMcpCall, type McpApproval } from './mcp-approval.js';
+import { McpCallError } from './mcp/tool-call-result.js';
+import type { McpToolTarget } from './thread-mcp.js';
+import { outputIdOf } from './tool-output-id.js';
+
+/** Runs the call; `done` gets its answer. Never throws. */
+export function callMcpTool(
+  ctx: HostContext,
+  thread: LoadedThread,
+  turnId: string,
+  call: ToolCall,
+  target: McpToolTarget,
+  startedAtMs: number,
+  done: (answer: ToolAnswer) => void,
+): void {
+  const args = parsedArguments(call.input);
+  const readOnlyHint = typeof target.tool.annotations?.readOnlyHint === 'boolean' ? target.tool.annotations.readOnlyHint : null;
+  const started: McpToolCallItem = {
+    type: 'mcpToolCall', id: call.callId, server: target.server.name, environmentId: null, tool: call.name, status: 'inProgress',
+    arguments: args, appContext: null, mcpAppUi: null, pluginId: null, readOnlyHint, result: null, error: null,
+    durationMs: null, startedAtMs, completedAtMs: null,
+  };
+  thread.toolItemStarted(turnId, started);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item: started, threadId: thread.id, turnId, startedAtMs });
+  const finish = (outcome: Pick<McpToolCallItem, 'status' | 'result' | 'error'>, ranMs: number): void => {
+    const completedAtMs = ctx.clock.now();
+    const item: McpToolCallItem = { ...started, ...outcome, durationMs: ranMs, completedAtMs };
+    thread.toolItemCompleted(turnId, item);
+    ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs });
+    // The wall time is the whole call's, an approval's wait included; the item's duration is the run's.
+    const wall = `Wall time: ${((completedAtMs - startedAtMs) / 1000).toFixed(4)} seconds\nOutput:`;
+    const texts = outcome.error !== null ? [outcome.error.message] : (outcome.result?.content ?? []).map(contentText);
+    const output = [wall, ...texts].map((text) => ({ type: 'input_text', text }));
+    done({ turnId, callId: call.callId, output, outputId: outputIdOf(ctx), item });
+  };
+  const refused = (message: string): void => finish({ status: 'failed', result: null, error: { message } }, 0);
+  approveMcpCall(ctx, thread, turnId, target, readOnlyHint, args, (approval: McpApproval) => {
+    if (approval.kind === 'refused') {
+      refused(approval.message);
+      return;
+    }
+    const ranFrom = ctx.clock.now();
+    const argsObject = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+    ctx.mcp.hub
+      .callTool(target.lease, call.name, argsObject, { deadlineMs: target.server.toolTimeoutMs ?? undefined })
+      .then(
+        (result) => {
+          const { content, structuredContent, _meta } = result;
+          finish({ status: result.isError === true ? 'failed' : 'completed', result: { content, structuredContent, _meta }, error: null }, ctx.clock.now() - ranFrom);
+        },
+        (error: unknown) => finish({ status: 'failed', result: null, error: { message: callErrorText(error) } }, ctx.clock.now() - ranFrom),
+      );
+  });
+}
+
+/** The reference's `tool call error: {:#?}` of an anyhow chain: the context, then "Caused by:". */
+function callErrorText(error: unknown): string {
+  if (error instanceof McpCallError && error.parts !== null) return `tool call error: ${error.parts.context}\n\nCaused by:\n    ${error.parts.cause}`;
+  return `tool call error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+// A content block as the model is told it: its text, else the block as JSON.
+function contentText(block: unknown): string {
+  const value = block as { type?: unknown; text?: unknown };
+  return value.type === 'text' && typeof value.text === 'string' ? value.text : JSON.stringify(block);
+}
+
+function parsedArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,156 @@
+// MCP servers from config.toml, end to end against a real host, the mock model calling their
+// tools and a real MCP server over stdio (test/fixtures/mcp/stdio-server.mjs, written with the
+// SDK): the tools offered under `mcp__<server>`, the `mcpToolCall` items, what the model is
+// given back, the refusal under approval policy never, an elicitation approval, a call past
+// the server's tool timeout, one process for many threads, the rollout's record and the item
+// read back after a restart. Expected shapes are the reference's (codex-cli 0.171.0, probed:
+// docs/tools.md).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { FixtureDir } from '../helpers/mcp-fixtures.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
+
+let mock: MockModel;
+let fixture: FixtureDir;
+beforeAll(async () => {
+  mock = await startMockModel({ reply: 'Done' });
+  fixture = new FixtureDir();
+});
+afterAll(async () => {
+  await mock.close();
+  fixture.remove();
+});
+
+/** Root config naming the fixture server `fx`, with `extra` keys in its table. */
+function mcpConfig(extra = ''): string {
+  const args = JSON.stringify([STDIO_SERVER]);
+  const env = `{ MCP_FIXTURE_PID_FILE = ${JSON.stringify(fixture.startsFile)} }`;
+  return `mcp_servers = { fx = { command = ${JSON.stringify(process.execPath)}, args = ${args}, env = ${env}${extra} } }`;
+}
+
+const text = (value: string) => [{ type: 'text', text: value }];
+const wall = expect.stringMatching(/^Wall time: \d+\.\d{4} seconds\nOutput:$/);
+
+/** Runs a turn whose model calls `tool` of `fx` with `args`, then says "Done"; returns the item, the model's output and the turn. */
+async function callTurn(server: TestServer, threadId: string, callId: string, tool: string, args: unknown): Promise<{ item: Message; output: unknown; turnId: string }> {
+  mock.enqueue({ kind: 'output', items: [functionCallItem(callId, tool, args, 'mcp__fx')] });
+  mock.enqueue({ kind: 'output', items: [messageItem(`msg_${callId}`, 'Done')] });
+  const before = mock.requests.length;
+  const { turn } = await server.request('turn/start', { threadId, input: text(`call ${tool}`) });
+  const done = await server.waitForNotification('item/completed', (p) => p.item.id === callId, 20_000);
+  await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+  const input = (mock.requests[before + 1]!.body as { input: Message[] }).input;
+  return { item: done.item, output: input.find((i) => i.type === 'function_call_output' && i.call_id === callId)!.output, turnId: turn.id };
+}
+
+const item = (callId: string, tool: string, args: unknown, rest: Message): Message => ({
+  type: 'mcpToolCall', id: callId, server: 'fx', environmentId: null, tool, arguments: args,
+  appContext: null, mcpAppUi: null, pluginId: null, startedAtMs: expect.any(Number), completedAtMs: expect.any(Number), durationMs: expect.any(Number), ...rest,
+});
+
+test('a server tool is offered, called, answered, recorded and read back as the reference does', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-mcp-'));
+  const starts = fixture.starts().length;
+  try {
+    const server = await TestServer.start({ modelUrl: mock.url, home, rootConfig: mcpConfig(', enabled_tools = ["echo", "fail", "hang", "progress"], tool_timeout_sec = 1') });
+    const { thread } = await server.request('thread/start', {});
+    const first = mock.requests.length;
+    const echo = await callTurn(server, thread.id, 'call_echo', 'echo', { text: 'hello' });
+    expect(echo.item).toEqual(item('call_echo', 'echo', { text: 'hello' }, {
+      status: 'completed', readOnlyHint: true, result: { content: [{ type: 'text', text: 'hello' }], structuredContent: null, _meta: null }, error: null,
+    }));
+    expect(echo.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: 'hello' }]);
+    // Offered under the server's namespace, sorted, `$schema` left out, through enabled_tools.
+    const tools = (mock.requests[first]!.body as { tools: Message[] }).tools;
+    expect(tools).toEqual([{
+      type: 'namespace', name: 'mcp__fx', description: 'Tools in the mcp__fx namespace.',
+      tools: [
+        { type: 'function', name: 'echo', description: 'Returns its text', strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+        { type: 'function', name: 'fail', description: 'Fails', strict: false, parameters: { type: 'object', properties: {} } },
+        { type: 'function', name: 'hang', description: 'Never answers', strict: false, parameters: { type: 'object', properties: {} } },
+        { type: 'function', name: 'progress', description: 'Reports progress, then answers', strict: false, parameters: { type: 'object', properties: {} } },
+      ],
+    }]);
+
+    // Not read-only, under approval policy never: refused, not run.
+    const refused = await callTurn(server, thread.id, 'call_fail', 'fail', {});
+    const NEVER = 'MCP tool call requires approval, but approval policy is never';
+    expect(refused.item).toEqual(item('call_fail', 'fail', {}, { status: 'failed', readOnlyHint: null, result: null, error: { message: NEVER }, durationMs: 0 }));
+    expect(refused.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: NEVER }]);
+
+    // A name the server does not have: no item, the reference's text.
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call_nope', 'nope', {}, 'mcp__fx')] });
+    const before = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('nope') });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+    const input = (mock.requests[before + 1]!.body as { input: Message[] }).input;
+    expect(input.at(-1)).toEqual({ type: 'function_call_output', id: expect.stringMatching(/^fco_/), call_id: 'call_nope', output: 'unsupported call: mcp__fxnope' });
+
+    // The rollout's record of the call, in the reference's core spelling.
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    const recorded = records.filter((r) => r.payload.item?.type === 'McpToolCall').map((r) => r.payload.item);
+    expect(recorded).toEqual([
+      { type: 'McpToolCall', id: 'call_echo', server: 'fx', tool: 'echo', arguments: { text: 'hello' }, readOnlyHint: true, status: 'completed', result: { content: [{ type: 'text', text: 'hello' }] }, duration: { secs: 0, nanos: expect.any(Number) } },
+      { type: 'McpToolCall', id: 'call_fail', server: 'fx', tool: 'fail', arguments: {}, status: 'failed', error: { message: NEVER }, duration: { secs: 0, nanos: 0 } },
+    ]);
+    const status = await server.request('mcpServerStatus/list', {});
+    expect(status.data.map((s: Message) => [s.name, Object.keys(s.tools).sort(), s.resources, s.authStatus])).toEqual([
+      ['fx', ['echo', 'fail', 'hang', 'progress'], [{ mimeType: 'text/plain', name: 'readme', uri: 'fixture://readme' }], 'unsupported'],
+    ]);
+    const live = (await server.request('thread/read', { threadId: thread.id, includeTurns: true })).thread.turns;
+    await server.close();
+    // The session's one process is gone with the host.
+    expect(fixture.starts().length).toBe(starts + 1);
+
+    const again = await TestServer.start({ modelUrl: mock.url, home, rootConfig: mcpConfig(', tool_timeout_sec = 1, default_tools_approval_mode = "approve"') });
+    try {
+      const resumed = await again.request('thread/resume', { threadId: thread.id });
+      expect(resumed.thread.turns).toEqual(live);
+      // Past the tool timeout: the reference's error, the item failed, the turn goes on.
+      const hang = await callTurn(again, thread.id, 'call_hang', 'hang', {});
+      const TIMEOUT = 'tool call error: tool call failed for `fx/hang`\n\nCaused by:\n    timed out awaiting tools/call after 1000ms';
+      expect(hang.item).toEqual(item('call_hang', 'hang', {}, { status: 'failed', readOnlyHint: null, result: null, error: { message: TIMEOUT } }));
+    } finally {
+      await again.close();
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('many threads with the same server share one process; an approval asks the client', async () => {
+  const starts = fixture.starts().length;
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  try {
+    const threads: string[] = [];
+    for (let i = 0; i < 5; i += 1) threads.push((await server.request('thread/start', { approvalPolicy: 'on-request' })).thread.id);
+    for (const [i, threadId] of threads.entries()) await callTurn(server, threadId, `call_${i}`, 'echo', { text: `t${i}` });
+    expect(fixture.starts().length).toBe(starts + 1);
+
+    // On request, a tool that is not read-only is asked of the client; declined, it does not run.
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call_ask', 'fail', {}, 'mcp__fx')] });
+    const { turn } = await server.request('turn/start', { threadId: threads[0], input: text('ask') });
+    const asked = await server.waitFor((m) => m.method === 'mcpServer/elicitation/request' && 'id' in m, 20_000);
+    expect(asked.params).toEqual({
+      threadId: threads[0], turnId: turn.id, serverName: 'fx', environmentId: null, mode: 'form',
+      _meta: { codex_approval_kind: 'mcp_tool_call', persist: ['session', 'always'], tool_name: 'fail', tool_description: 'Fails', tool_params: {}, tool_params_display: [] },
+      message: 'Allow the fx MCP server to run tool "fail"?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    server.sendText(JSON.stringify({ id: asked.id, result: { action: 'decline', content: null, _meta: null } }));
+    const resolved = await server.waitForNotification('serverRequest/resolved', () => true, 20_000);
+    expect(resolved).toEqual({ threadId: threads[0], requestId: asked.id });
+    const done = await server.waitForNotification('item/completed', (p) => p.item.id === 'call_ask', 20_000);
+    expect([done.item.status, done.item.error]).toEqual(['failed', { message: 'user rejected MCP tool call' }]);
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+  } finally {
+    await server.close();
+  }
+});
