@@ -17,9 +17,14 @@ export interface UserContent {
 // The details the reference passes through; any other is refused with a text in the image's place.
 const SUPPORTED_DETAILS = new Set(['high', 'original', 'auto']);
 
+/** Whether the message has an image: only then is it more than its text. */
+export function carriesImages(input: readonly UserInput[]): boolean {
+  return input.some((part) => part.type === 'image' || part.type === 'localImage');
+}
+
 /** The message's parts, or null when it has no image (its text is the message). */
 export async function userContentOf(input: readonly UserInput[]): Promise<UserContent | null> {
-  if (!input.some((part) => part.type === 'image' || part.type === 'localImage')) return null;
+  if (!carriesImages(input)) return null;
   const content: UserContent = { parts: [], kinds: [] };
   const add = (part: unknown, kind: string) => {
     content.parts.push(part);

@@ -6,7 +6,7 @@ import type { UserMessageItem } from '../../common/wire-types.js';
 import { injectTurnFault, type Faults } from '../faults.js';
 import type { TurnContextInput } from '../rollout-writer/rollout-format.js';
 import type { Reply } from './reply-stream.js';
-import { userContentOf, type UserContent } from './user-content.js';
+import { carriesImages, userContentOf, type UserContent } from './user-content.js';
 import { RunningTurn, textOf } from './running-turn.js';
 import type { ThreadState } from './thread-state.js';
 import { endOf, type TurnOutcome } from './turn-outcome.js';
@@ -27,7 +27,7 @@ export class UserTurn extends RunningTurn {
   async run(): Promise<void> {
     // Local images are read before the turn's first line: the history records the message as
     // the model is given it.
-    const content = await userContentOf(this.#command.input);
+    const content = carriesImages(this.#command.input) ? await userContentOf(this.#command.input) : null;
     if (content !== null) this.exchange[0] = { role: 'user', text: this.userText, parts: content.parts };
     this.#begin(content);
     const fault = this.#faults.turnFaults.get(this.userText);
