@@ -1,5 +1,7 @@
 // The method table: each served method's params decoder and handler. The router consults it
 // after the envelope checks; handlers get typed params and never see raw JSON.
+import * as M from './protocol/mcp-params.js';
+import { mcpServerResourceRead, mcpServerToolCall } from './handlers/mcp-server-calls.js';
 import type { Connection } from './connections.js';
 import { initialize } from './handlers/initialize.js';
 import { threadList } from './handlers/thread-list.js';
@@ -85,7 +87,9 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['hooks/list', spec(D.hooksListParams, hooksList, 'empty')],
   ['plugin/installed', spec(D.pluginInstalledParams, pluginInstalled, 'empty')],
   ['app/list', spec(D.appsListParams, appList, 'empty')],
-  ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList, 'empty')],
+  ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList)],
+  ['mcpServer/tool/call', spec(M.mcpServerToolCallParams, mcpServerToolCall)],
+  ['mcpServer/resource/read', spec(M.mcpResourceReadParams, mcpServerResourceRead)],
   ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
   ['thread/archive', spec(P.threadIdParams, threadArchive)],
   ['thread/unarchive', spec(P.threadIdParams, threadUnarchive)],

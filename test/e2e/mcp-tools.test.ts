@@ -154,3 +154,22 @@ test('many threads with the same server share one process; an approval asks the 
     await server.close();
   }
 });
+
+test('a client calls a server tool and reads a resource directly, as the reference answers', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  try {
+    const { thread } = await server.request('thread/start', {});
+    const call = (tool: string, args?: unknown) => server.requestRaw('mcpServer/tool/call', { threadId: thread.id, server: 'fx', tool, ...(args === undefined ? {} : { arguments: args }) });
+    expect([(await call('echo', { text: 'direct' })).result, (await call('fail', {})).result]).toEqual([
+      { content: [{ type: 'text', text: 'direct' }] },
+      { content: [{ type: 'text', text: 'it failed' }], isError: true },
+    ]);
+    const read = (uri: string) => server.requestRaw('mcpServer/resource/read', { threadId: thread.id, server: 'fx', uri });
+    expect((await read('fixture://readme')).result).toEqual({ contents: [{ uri: 'fixture://readme', text: 'read me' }], originCallId: null });
+    expect((await read('fixture://missing')).error).toEqual({ code: -32602, message: 'MCP error -32602: Resource fixture://missing not found' });
+    // No item and no notification for either.
+    expect(server.notifications().filter((n) => n.method === 'item/started')).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});

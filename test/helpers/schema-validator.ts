@@ -10,6 +10,8 @@ const load = (name: string): Record<string, unknown> => JSON.parse(readFileSync(
 // Response schemas by the method that produced them.
 const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/start': 'ThreadStartResponse',
+  'mcpServer/tool/call': 'McpServerToolCallResponse',
+  'mcpServer/resource/read': 'McpResourceReadResponse',
   'thread/resume': 'ThreadResumeResponse',
   'thread/fork': 'ThreadForkResponse',
   'thread/read': 'ThreadReadResponse',

@@ -113,6 +113,12 @@ export class ThreadMcp {
     return { lease: server.lease, server: server.config, tool };
   }
 
+  /** One of the thread's servers, with its lease; undefined when it has none of that name (or could not launch it). */
+  serverOf(threadId: string, name: string): { lease: McpLease; config: McpServerConfig } | undefined {
+    const server = this.#threads.get(threadId)?.servers.get(name);
+    return server?.lease == null ? undefined : { lease: server.lease, config: server.config };
+  }
+
   /** Whether the client approved `key` (`server/tool`) for the thread's session. */
   approvedForSession(threadId: string, key: string): boolean {
     return this.#threads.get(threadId)?.approved.has(key) === true;

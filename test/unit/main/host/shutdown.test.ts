@@ -21,6 +21,8 @@ function recordingHost(steps: string[]): HostContext {
     supervisor: { unloadAll: async (reason: string) => void steps.push(`unloadAll ${reason}`), stop: () => void steps.push('supervisor.stop') },
     locks: { close: () => void steps.push('locks.close'), settled: async () => void steps.push('locks.settled') },
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
+    mcp: { close: async () => void steps.push('mcp.close') },
+    serverRequests: { cancelTurn: (threadId: string, turnId: string) => void steps.push(`cancelTurn ${threadId} ${turnId}`) },
     store: { settled: async () => void steps.push('store.settled'), close: async () => void steps.push('store.close') },
   } as unknown as HostContext;
 }
@@ -49,8 +51,10 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'transport.stopAccepting',
       'log shutting down {"why":"SIGTERM","loaded":1}',
       'interrupt thread-1 turn-1',
+      'cancelTurn thread-1 turn-1',
       'unloadAll shutdown',
       'store.settled',
+      'mcp.close',
       'supervisor.stop',
       'stopReporting',
       'locks.close',
@@ -73,8 +77,10 @@ test('a start that failed before the transport served runs the same sequence wit
   expect(steps).toEqual([
     'log shutting down {"why":"start-up failed","loaded":1}',
     'interrupt thread-1 turn-1',
+    'cancelTurn thread-1 turn-1',
     'unloadAll shutdown',
     'store.settled',
+    'mcp.close',
     'supervisor.stop',
     'stopReporting',
     'locks.close',
