@@ -21,7 +21,6 @@ import { ThreadReadStates } from '../../src/main/store/files/thread-read-states.
 import { ThreadNames } from '../../src/main/store/files/thread-names.js';
 import { Outgoing } from '../../src/main/outgoing.js';
 import { ServerRequests } from '../../src/main/server-requests/server-requests.js';
-import { McpHub } from '../../src/main/tools/mcp/mcp-hub.js';
 import { ThreadMcp } from '../../src/main/tools/thread-mcp.js';
 import { drainAfterTurnEnd } from '../../src/main/handlers/thread-queue.js';
 import { ThreadDirectory } from '../../src/main/threads/directory.js';
@@ -70,7 +69,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     originator: null,
     draining: false,
     serverRequests: new ServerRequests({ connections, log: () => undefined, clock: systemClock, graceMs: 60_000 }),
-    mcp: new ThreadMcp(new McpHub(), {}, () => undefined),
+    mcp: new ThreadMcp({}, () => undefined, () => undefined),
     // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
     afterTurnEnd: (threadId: ThreadId) => drainAfterTurnEnd(ctx, threadId),
     ...rest,

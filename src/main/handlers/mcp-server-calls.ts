@@ -9,16 +9,16 @@ import type { HostContext } from '../host-context.js';
 import type { mcpResourceReadParams, mcpServerToolCallParams } from '../protocol/mcp-params.js';
 import { requireThreadId } from '../protocol/thread-id.js';
 import { requireLoaded } from './loaded-turn-lookup.js';
-import { McpCallError } from '../tools/mcp/tool-call-result.js';
+import { failureParts } from '../tools/mcp-failure.js';
 
 type Params<D extends (value: unknown) => unknown> = ReturnType<D>;
 
 export async function mcpServerToolCall(ctx: HostContext, _connection: Connection, params: Params<typeof mcpServerToolCallParams>): Promise<unknown> {
   const thread = requireLoaded(ctx, requireThreadId(params.threadId));
-  const server = serverOf(ctx, thread.id, params.server);
+  const server = await serverOf(ctx, thread.id, params.server);
   const args = typeof params.arguments === 'object' && params.arguments !== null && !Array.isArray(params.arguments) ? (params.arguments as Record<string, unknown>) : {};
   try {
-    const result = await ctx.mcp.hub.callTool(server.lease, params.tool, args, { deadlineMs: server.config.toolTimeoutMs ?? undefined });
+    const result = await server.hub.callTool(server.lease, params.tool, args, { deadlineMs: server.config.toolTimeoutMs ?? undefined });
     // The result as the server sent it: its optional members only where it had them.
     return {
       content: result.content,
@@ -27,15 +27,15 @@ export async function mcpServerToolCall(ctx: HostContext, _connection: Connectio
       ...(result._meta === null ? {} : { _meta: result._meta }),
     };
   } catch (error) {
-    throw invalidRequest(error instanceof McpCallError ? error.message : String(error));
+    throw invalidRequest(error instanceof Error ? error.message : String(error));
   }
 }
 
 export async function mcpServerResourceRead(ctx: HostContext, _connection: Connection, params: Params<typeof mcpResourceReadParams>): Promise<unknown> {
   const thread = requireLoaded(ctx, requireThreadId(params.threadId));
-  const server = serverOf(ctx, thread.id, params.server);
+  const server = await serverOf(ctx, thread.id, params.server);
   try {
-    const result = await ctx.mcp.hub.readResource(server.lease, params.uri, { deadlineMs: server.config.toolTimeoutMs ?? undefined });
+    const result = await server.hub.readResource(server.lease, params.uri, { deadlineMs: server.config.toolTimeoutMs ?? undefined });
     return { contents: result.contents, originCallId: null };
   } catch (error) {
     // The server's refusal, as the reference passes it on ("MCP error -32602: …").
@@ -44,14 +44,14 @@ export async function mcpServerResourceRead(ctx: HostContext, _connection: Conne
 }
 
 function serverErrorText(error: unknown): string {
-  const cause = error instanceof McpCallError && error.parts !== null ? error.parts.cause : String(error);
+  const cause = failureParts(error)?.cause ?? String(error);
   const coded = /^Mcp error: (-?\d+): (.*)$/s.exec(cause);
   if (coded === null) return cause;
   return coded[2]!.startsWith('MCP error') ? coded[2]! : `MCP error ${coded[1]}: ${coded[2]}`;
 }
 
-function serverOf(ctx: HostContext, threadId: string, name: string) {
-  const server = ctx.mcp.serverOf(threadId, name);
+async function serverOf(ctx: HostContext, threadId: string, name: string) {
+  const server = await ctx.mcp.serverOf(threadId, name);
   if (server === undefined) throw invalidRequest(`MCP server is not configured for this thread: ${name}`);
   return server;
 }

@@ -25,7 +25,6 @@ import { NO_RECORDING, type HostRecorder } from '../metrics/host-recorder.js';
 import { MeteredWriterLocks } from '../metrics/metered-writer-locks.js';
 import { drainAfterTurnEnd } from '../handlers/thread-queue.js';
 import { ServerRequests } from '../server-requests/server-requests.js';
-import { McpHub } from '../tools/mcp/mcp-hub.js';
 import { announceMcpStartup } from '../tools/mcp-startup-status.js';
 import { ThreadMcp } from '../tools/thread-mcp.js';
 
@@ -111,7 +110,7 @@ export function buildHost(
     originator: null,
     draining: false,
     serverRequests,
-    mcp: new ThreadMcp(new McpHub({ onStartupStatus: (event) => announceMcpStartup(ctx, event) }), options.env, log),
+    mcp: new ThreadMcp(options.env, log, (event) => announceMcpStartup(ctx, event)),
     recorder,
   };
   return ctx;

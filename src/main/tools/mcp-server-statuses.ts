@@ -15,7 +15,7 @@ export function mcpServerStatuses(ctx: HostContext): unknown[] {
     if (!(error instanceof ConfigError)) throw error;
     configured = [];
   }
-  const sessions = new Map(ctx.mcp.hub.status().map((status) => [status.name, status]));
+  const sessions = new Map(ctx.mcp.status().map((status) => [status.name, status]));
   return [...configured]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((server) => {

@@ -9,7 +9,7 @@ import type { McpToolCallItem } from '../../common/wire-types.js';
 import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { approveMcpCall, type McpApproval } from './mcp-approval.js';
-import { McpCallError } from './mcp/tool-call-result.js';
+import { failureParts } from './mcp-failure.js';
 import type { McpToolTarget } from './thread-mcp.js';
 import { outputIdOf } from './tool-output-id.js';
 
@@ -51,7 +51,8 @@ export function callMcpTool(
     }
     const ranFrom = ctx.clock.now();
     const argsObject = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    ctx.mcp.hub
+    ctx.mcp
+      .hubOf(target.lease)
       .callTool(target.lease, call.name, argsObject, { deadlineMs: target.server.toolTimeoutMs ?? undefined })
       .then(
         (result) => {
@@ -65,7 +66,8 @@ export function callMcpTool(
 
 /** The reference's `tool call error: {:#?}` of an anyhow chain: the context, then "Caused by:". */
 function callErrorText(error: unknown): string {
-  if (error instanceof McpCallError && error.parts !== null) return `tool call error: ${error.parts.context}\n\nCaused by:\n    ${error.parts.cause}`;
+  const parts = failureParts(error);
+  if (parts !== null) return `tool call error: ${parts.context}\n\nCaused by:\n    ${parts.cause}`;
   return `tool call error: ${error instanceof Error ? error.message : String(error)}`;
 }
 

@@ -1,13 +1,14 @@
-// The MCP servers of each loaded thread, on the host's one hub (mcp/mcp-hub.ts): a thread takes
-// a lease per enabled server when it loads and gives them back when it unloads, so threads with
-// the same launch share one session (one process) and a server no loaded thread uses stops.
-// Their tools are offered to the model under the reference's names (a namespace
-// `mcp__<server>` per server) and a call names the lease and tool it goes to.
+// The MCP servers of each loaded thread, on the host's one hub (mcp/mcp-hub.ts): a thread's
+// configured servers are noted when it loads, leased on the hub when a turn first lists their
+// tools (the session starts then), and given back when it unloads, so threads with the same
+// launch share one session (one process) and a server no loaded thread uses stops. Their tools
+// are offered under the reference's names (a namespace `mcp__<server>` per server). The hub,
+// and the SDK behind it, is loaded on first use only (mcp/mcp-runtime.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LogFn } from '../../common/log.js';
-import { McpHub, type McpLease } from './mcp/mcp-hub.js';
-import { McpLaunchError, resolveLaunch } from './mcp/mcp-launch.js';
+import type { McpHub, McpLease, McpStartupEvent } from './mcp/mcp-hub.js';
 import type { McpServerConfig } from './mcp/mcp-server-config.js';
+import type { McpServerStatus } from './mcp/server-status.js';
 
 /** The tool a model's call names, with the server's settings for it. */
 export interface McpToolTarget {
@@ -16,8 +17,13 @@ export interface McpToolTarget {
   tool: Tool;
 }
 
+interface ThreadServer {
+  config: McpServerConfig;
+  lease: McpLease | null;
+}
+
 interface ThreadServers {
-  servers: Map<string, { config: McpServerConfig; lease: McpLease | null; launchError: string | null }>;
+  servers: Map<string, ThreadServer>;
   /** The tools each server listed when the thread's turn last asked, by server name. */
   tools: Map<string, Tool[]>;
   /** `server/tool` keys the client approved for the rest of the thread's life here (`persist: "session"`). */
@@ -25,41 +31,37 @@ interface ThreadServers {
 }
 
 const NAMESPACE_PREFIX = 'mcp__';
+type Runtime = typeof import('./mcp/mcp-runtime.js');
 
 export class ThreadMcp {
-  readonly hub: McpHub;
   readonly #threads = new Map<string, ThreadServers>();
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: LogFn;
+  readonly #onStartupStatus: (event: McpStartupEvent) => void;
+  #runtime: Promise<{ runtime: Runtime; hub: McpHub }> | null = null;
+  #hub: McpHub | null = null;
+  #closed = false;
 
-  constructor(hub: McpHub, env: NodeJS.ProcessEnv, log: LogFn) {
-    this.hub = hub;
+  constructor(env: NodeJS.ProcessEnv, log: LogFn, onStartupStatus: (event: McpStartupEvent) => void) {
     this.#env = env;
     this.#log = log;
+    this.#onStartupStatus = onStartupStatus;
   }
 
-  /** The thread loaded with these servers: a lease on each enabled one (nothing starts yet). */
+  /** The thread loaded with these servers: noted, nothing started or loaded yet. */
   attach(threadId: string, servers: readonly McpServerConfig[]): void {
     this.detach(threadId);
     const enabled = servers.filter((server) => server.enabled);
     if (enabled.length === 0) return;
     const entry: ThreadServers = { servers: new Map(), tools: new Map(), approved: new Set() };
-    for (const config of enabled) {
-      try {
-        entry.servers.set(config.name, { config, lease: this.hub.lease(threadId, resolveLaunch(config, this.#env)), launchError: null });
-      } catch (error) {
-        if (!(error instanceof McpLaunchError)) throw error;
-        this.#log('warn', 'MCP server cannot be launched', { threadId, server: config.name, error: error.message });
-        entry.servers.set(config.name, { config, lease: null, launchError: error.message });
-      }
-    }
+    for (const config of enabled) entry.servers.set(config.name, { config, lease: null });
     this.#threads.set(threadId, entry);
   }
 
   /** The thread unloads: its leases go back (a server no thread holds stops after a linger). */
   detach(threadId: string): void {
     if (!this.#threads.delete(threadId)) return;
-    this.hub.releaseThread(threadId);
+    this.#hub?.releaseThread(threadId);
   }
 
   /** Whether the thread's turns ask for MCP tools before sampling. */
@@ -77,10 +79,9 @@ export class ThreadMcp {
     const names = [...entry.servers.keys()].sort();
     const listed = await Promise.all(
       names.map(async (name) => {
-        const server = entry.servers.get(name)!;
-        if (server.lease === null) return [];
         try {
-          return await this.hub.tools(server.lease);
+          const { hub, lease } = await this.#leased(threadId, name);
+          return await hub.tools(lease);
         } catch (error) {
           this.#log('warn', 'MCP server tools unavailable', { threadId, server: name, error: (error as Error).message });
           return [];
@@ -113,10 +114,22 @@ export class ThreadMcp {
     return { lease: server.lease, server: server.config, tool };
   }
 
-  /** One of the thread's servers, with its lease; undefined when it has none of that name (or could not launch it). */
-  serverOf(threadId: string, name: string): { lease: McpLease; config: McpServerConfig } | undefined {
+  /** One of the thread's servers, leased (the session may start); undefined when it has none of that name. */
+  async serverOf(threadId: string, name: string): Promise<{ hub: McpHub; lease: McpLease; config: McpServerConfig } | undefined> {
     const server = this.#threads.get(threadId)?.servers.get(name);
-    return server?.lease == null ? undefined : { lease: server.lease, config: server.config };
+    if (server === undefined) return undefined;
+    const { hub, lease } = await this.#leased(threadId, name);
+    return { hub, lease, config: server.config };
+  }
+
+  /** The hub, for a lease this service handed out (it is loaded by then). */
+  hubOf(_lease: McpLease): McpHub {
+    return this.#hub!;
+  }
+
+  /** The sessions' statuses, from memory; none before the hub was first needed. */
+  status(): McpServerStatus[] {
+    return this.#hub?.status() ?? [];
   }
 
   /** Whether the client approved `key` (`server/tool`) for the thread's session. */
@@ -129,9 +142,29 @@ export class ThreadMcp {
   }
 
   /** Host shutdown: every session stops, every stdio server's process group is killed. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    this.#closed = true;
     this.#threads.clear();
-    return this.hub.close();
+    if (this.#runtime !== null) await (await this.#runtime).hub.close();
+  }
+
+  // The thread's lease on a server, taken on first use (loading the hub the first time).
+  async #leased(threadId: string, name: string): Promise<{ hub: McpHub; lease: McpLease }> {
+    const { runtime, hub } = await this.#loaded();
+    const server = this.#threads.get(threadId)?.servers.get(name);
+    if (server === undefined) throw new Error(`the thread no longer has the MCP server ${name}`);
+    server.lease ??= hub.lease(threadId, runtime.resolveLaunch(server.config, this.#env));
+    return { hub, lease: server.lease };
+  }
+
+  #loaded(): Promise<{ runtime: Runtime; hub: McpHub }> {
+    if (this.#closed) return Promise.reject(new Error('the host is shutting down'));
+    this.#runtime ??= import('./mcp/mcp-runtime.js').then((runtime) => {
+      const hub = new runtime.McpHub({ onStartupStatus: this.#onStartupStatus });
+      this.#hub = hub;
+      return { runtime, hub };
+    });
+    return this.#runtime;
   }
 }
 
