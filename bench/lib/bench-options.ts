@@ -64,6 +64,7 @@ Options:
   --turns <n>            Measured sequential turns, and forwarding's of each kind (default 50;
                          --warmup 5 before them)
   --turn-threads <n>     Concurrent one-message turns (default 32)
+  --mcp-threads <n>      mcp-threads: threads each calling one tool of one configured MCP server (default 100)
   --churn-clients <n>    Concurrent churn clients (default 8)
   --churn-s <s>          Churn duration (default 10)
   --scale-threads <n>    Threads loaded by scale (default 10000)
@@ -117,6 +118,7 @@ const OPTIONS = {
   turns: { type: 'string' },
   warmup: { type: 'string' },
   'turn-threads': { type: 'string' },
+  'mcp-threads': { type: 'string' },
   'churn-clients': { type: 'string' },
   'churn-s': { type: 'string' },
   'scale-threads': { type: 'string' },
@@ -201,6 +203,7 @@ export function parseBenchOptions(argv: string[], now = new Date()): BenchPlan {
       turns: count('turns', 50),
       warmupTurns: nonNegativeInt(values.warmup, 'warmup', 5),
       turnThreads: count('turn-threads', 32),
+      mcpThreads: count('mcp-threads', 100),
       churnClients: count('churn-clients', 8),
       churnSeconds: count('churn-s', 10),
       scaleThreads: count('scale-threads', 10_000),

@@ -20,6 +20,7 @@ import { startUnderLock } from './start-under-lock.js';
 import { storedRead } from './stored-read.js';
 import { takeover } from './takeover.js';
 import { threadList } from './thread-list.js';
+import { mcpThreads } from './mcp-threads.js';
 import { tools } from './tools.js';
 import { turnConcurrent, turnSequential } from './turns.js';
 
@@ -34,6 +35,7 @@ export const SCENARIOS: readonly Scenario[] = [
   turnSequential,
   turnConcurrent,
   tools,
+  mcpThreads,
   coldStart,
   fullHost,
   scale,
@@ -54,7 +56,7 @@ export const SCENARIOS: readonly Scenario[] = [
  * rollouts, stored-read one of tens of megabytes, and takeover and forwarding run several
  * hosts on the PostgreSQL store.
  */
-const ONLY_WHEN_NAMED = new Set(['soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover', 'forwarding']);
+const ONLY_WHEN_NAMED = new Set(['mcp-threads', 'soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover', 'forwarding']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

@@ -31,6 +31,8 @@ export interface ScenarioParams {
   turns: number;
   warmupTurns: number;
   turnThreads: number;
+  /** mcp-threads: threads each calling one tool of the one configured MCP server. */
+  mcpThreads: number;
   churnClients: number;
   churnSeconds: number;
   scaleThreads: number;

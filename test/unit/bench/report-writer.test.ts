@@ -27,7 +27,8 @@ const ENVIRONMENT: Environment = {
   loadAverageStart: [1, 1, 1], loadAverageEnd: [2, 2, 2],
 };
 const PARAMS: ScenarioParams = {
-  k: [8], lockBackends: ['flock'], threadStores: ['files'], postgresUrl: null, leaseMs: 2000, takeoverRepeats: 5, holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, churnClients: 8, churnSeconds: 10,
+  k: [8], lockBackends: ['flock'], threadStores: ['files'], postgresUrl: null, leaseMs: 2000, takeoverRepeats: 5, holdMs: 2000, intervalMs: 15, turns: 50, warmupTurns: 5, turnThreads: 32, mcpThreads: 100,
+  churnClients: 8, churnSeconds: 10,
   scaleThreads: 10_000, scaleBudgetS: 600, scaleReads: 500, scaleSettleS: 30, scaleRounds: 1, listRollouts: 5000, listRepeats: 10, readMb: 20, readRepeats: 5, coldRepeats: 10,
   soakSeconds: 600, soakSampleS: 10,
   processes: 4, threads: 8, rounds: 25, killEveryMs: 0, maxKills: Number.MAX_SAFE_INTEGER, historyMode: 'legacy', handoffBudgetS: 600, keepHome: false, verifyHome: null,
