@@ -285,3 +285,21 @@ test('bad tool specs are refused with the reference errors, and no thread is mad
     await server.close();
   }
 });
+
+test('a fork of a loaded thread keeps its tools, offered and recorded', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    const { thread } = await server.request('thread/start', { dynamicTools: TOOLS });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('first') });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+    const { thread: fork } = await server.request('thread/fork', { threadId: thread.id });
+    const before = mock.requests.length;
+    const { turn: next } = await server.request('turn/start', { threadId: fork.id, input: text('on the fork') });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === next.id);
+    expect((mock.requests[before]!.body as Message).tools).toEqual((mock.requests[before - 1]!.body as Message).tools);
+    const records = readFileSync(fork.path as string, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    expect(records[0]!.payload.dynamic_tools.map((spec: Message) => spec.name)).toEqual(['plain_tool', 'my_ns']);
+  } finally {
+    await server.close();
+  }
+});

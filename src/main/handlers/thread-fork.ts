@@ -18,14 +18,18 @@ import { loadThread } from '../threads/thread-loader.js';
 import { publishLoaded, registerNewThread } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
 import { withThreadFacts } from './shown-thread.js';
+import { dynamicToolsOf, withDynamicTools } from '../tools/thread-tools.js';
 import type { ThreadId } from '../../common/thread-id.js';
 
 type Params = ReturnType<typeof threadForkParams>;
 
 export async function threadFork(ctx: HostContext, connection: Connection, params: Params, afterReply: (effect: () => void) => void): Promise<unknown> {
   const sourceId = requireThreadId(params.threadId, 'session id');
-  const session = resolveSession(ctx, params);
+  const resolved = resolveSession(ctx, params);
   const source = await sourceHistory(ctx, sourceId);
+  // A fork of a loaded thread takes its client's tools with it (session_meta.dynamic_tools).
+  const sourceTools = dynamicToolsOf(ctx.directory.get(sourceId)?.settings ?? null);
+  const session = sourceTools.length === 0 ? resolved : { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(sourceTools) } };
   const { thread, now } = await registerNewThread(ctx);
   const state = await loadThread(ctx, thread, {
     session,
