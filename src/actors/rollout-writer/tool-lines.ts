@@ -7,6 +7,7 @@
 import type { ToolAnswer } from '../../common/actor-messages.js';
 import type { ToolCallItem } from '../../common/wire-types.js';
 import { event, line } from './record-line.js';
+import { coreCommandItem } from '../../common/rollout/command-execution-items.js';
 
 /** `response_item` of the model's call, in the reference's key order, with the turn it belongs to. */
 export function toolCallLine(raw: Record<string, unknown>, turnId: string, nowMs: number): string {
@@ -43,6 +44,7 @@ export function toolItemCompletedLine(threadId: string, turnId: string, item: To
 
 /** A tool call's item as the reference's core `TurnItem` spells it (no namespace key when none). */
 export function coreToolItem(item: ToolCallItem, error?: string): Record<string, unknown> {
+  if (item.type === 'commandExecution') return coreCommandItem(item);
   return {
     type: 'DynamicToolCall',
     id: item.id,

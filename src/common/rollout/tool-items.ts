@@ -1,12 +1,14 @@
 // Tool calls as a rollout keeps them, read back: the `item_completed` of a call (core spelling)
 // into the wire's item, and the response items of a call and its output into the conversation
 // the model is replayed. Pure functions; the turn history builder decides where they go.
-import type { ConversationMessage, DynamicToolCallItem, DynamicToolContentItem } from '../wire-types.js';
+import type { ConversationMessage, DynamicToolContentItem, ToolCallItem } from '../wire-types.js';
+import { commandItemOf } from './command-execution-items.js';
 import type { Json } from './rollout-json.js';
 import { num, obj, str } from './rollout-json.js';
 
-/** A core `DynamicToolCall` item as the wire shows it; null for any other item. */
-export function toolItemOf(core: Json, id: string, startedAtMs: number | null, completedAtMs: number | null): DynamicToolCallItem | null {
+/** A core `DynamicToolCall` (or `CommandExecution`) item as the wire shows it; null for any other item. */
+export function toolItemOf(core: Json, id: string, startedAtMs: number | null, completedAtMs: number | null): ToolCallItem | null {
+  if (core.type === 'CommandExecution') return commandItemOf(core, id, startedAtMs, completedAtMs);
   if (core.type !== 'DynamicToolCall') return null;
   const duration = obj(core.duration);
   const status = str(core.status);

@@ -11,6 +11,7 @@ import type { HostContext } from '../host-context.js';
 import type { LockLoss } from '../store/writer-lock-backend.js';
 import type { ThreadStore } from '../store/thread-store.js';
 import { Outgoing } from '../outgoing.js';
+import { ShellHost } from '../tools/shell/shell-host.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
 import { LoadCapacity } from '../threads/load-capacity.js';
@@ -79,6 +80,7 @@ export function buildHost(
     log,
     clock: systemClock,
     graceMs: startup.toolCallGraceMs,
+    notify: (connection, method, params) => outgoing.notify(connection, method, params),
   });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
@@ -104,6 +106,7 @@ export function buildHost(
     originator: null,
     draining: false,
     serverRequests,
+    shell: new ShellHost(),
     recorder,
   };
   return ctx;

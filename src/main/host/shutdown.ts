@@ -68,6 +68,8 @@ export class HostShutdown {
       for (const thread of ctx.directory.all()) {
         if (thread.runningTurnId) ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, thread.runningTurnId).catch(() => undefined);
       }
+      // Every command's process group goes now; the interrupted turns get their answers.
+      await ctx.shell.killAll();
       await ctx.supervisor.unloadAll('shutdown');
       // The read states the last turn ends moved are stored before the process goes, and what
       // the store projects of them elsewhere (each step has its store's own deadline).

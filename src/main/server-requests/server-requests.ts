@@ -44,6 +44,8 @@ interface Pending {
   /** Each recipient's id for this request: the reference numbers a connection's requests from 0. */
   recipients: Map<ConnectionId, number>;
   settle: (answer: ClientAnswer) => void;
+  /** Its recipients are told `serverRequest/resolved` once a client answered (approvals). */
+  announceResolved: boolean;
   graceTimer: unknown;
   settled: boolean;
 }
@@ -53,6 +55,14 @@ export interface ServerRequestsOptions {
   log: LogFn;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   graceMs: number;
+  /** Where `serverRequest/resolved` goes out (Outgoing's notify); without it none is sent. */
+  notify?: (connection: ConnectionId, method: string, params: unknown) => void;
+}
+
+/** How a request is sent. */
+export interface SendOptions {
+  /** Tell its recipients `serverRequest/resolved` after the answer, as the reference does for approvals. */
+  announceResolved?: boolean;
 }
 
 /** A request on its way: a handle to stop waiting for it. */
@@ -87,8 +97,16 @@ export class ServerRequests {
    * once (so what follows goes out before anything later), with the first answer. With no
    * recipient open, the grace period starts at once.
    */
-  send(recipients: Iterable<ConnectionId>, method: string, params: unknown, owner: RequestOwner, settle: (answer: ClientAnswer) => void): SentRequest {
-    const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, graceTimer: null, settled: false };
+  send(
+    recipients: Iterable<ConnectionId>,
+    method: string,
+    params: unknown,
+    owner: RequestOwner,
+    settle: (answer: ClientAnswer) => void,
+    options: SendOptions = {},
+  ): SentRequest {
+    const announceResolved = options.announceResolved === true;
+    const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, announceResolved, graceTimer: null, settled: false };
     this.#pending.add(pending);
     for (const connection of recipients) this.#sendTo(pending, connection);
     if (pending.recipients.size === 0) this.#startGrace(pending);
@@ -174,12 +192,17 @@ export class ServerRequests {
     this.#byConnection.get(connection)?.delete(id);
   }
 
-  // The reference tells nobody a request is settled (no `serverRequest/resolved` for these).
+  // The reference tells nobody a tool call is settled; an approval's recipients hear
+  // `serverRequest/resolved` (each under its own id) before what the answer leads to.
   #settle(pending: Pending, answer: ClientAnswer): void {
     if (pending.settled) return;
     pending.settled = true;
     this.#pending.delete(pending);
     if (pending.graceTimer !== null) this.#options.clock.clearTimeout(pending.graceTimer);
+    const notify = this.#options.notify;
+    if (pending.announceResolved && notify !== undefined && (answer.kind === 'result' || answer.kind === 'error')) {
+      for (const [connection, requestId] of pending.recipients) notify(connection, 'serverRequest/resolved', { threadId: pending.owner.threadId, requestId });
+    }
     for (const connection of [...pending.recipients.keys()]) this.#forget(pending, connection);
     pending.settle(answer);
   }

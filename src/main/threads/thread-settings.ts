@@ -7,6 +7,7 @@ import { ConfigError, type ConfigDocument, withOverrides } from '../config/confi
 import { resolveHostConfig, unloadDelayDependsOnClock, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
+import { hostToolsOf } from '../tools/shell/shell-tool-specs.js';
 
 /** The request fields that override configuration for a thread. */
 export interface SessionOverrides {
@@ -53,7 +54,8 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     baseInstructions: overrides.baseInstructions,
     developerInstructions: overrides.developerInstructions,
     effort: null,
-    tools: [],
+    // The host's own tools, by this thread's configuration; the client's join them (thread-tools.ts).
+    tools: hostToolsOf(document),
     dynamicTools: null,
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;

@@ -10,12 +10,18 @@ import type { LoadedThread } from '../threads/loaded-thread.js';
 import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
 import { dynamicToolsOf } from './thread-tools.js';
+import { offersHostTool } from './shell/shell-tool-specs.js';
+import { callShellTool } from './shell/shell-tool-call.js';
 
 /** Runs one tool call of `thread`'s turn `turnId` and answers the actor. */
 export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): void {
   const spec = call.kind === 'function' ? findDynamicTool(dynamicToolsOf(thread.settings), call.namespace, call.name) : undefined;
   if (spec !== undefined) {
     callDynamicTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
+    return;
+  }
+  if (call.kind === 'function' && call.namespace === null && offersHostTool(thread.settings?.tools ?? [], call.name)) {
+    callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }
   // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).

@@ -1,0 +1,87 @@
+// The host's side of the model's commands (main thread): the one CommandRunner every command
+// goes through, the commands each turn has running (so an interrupt, the turn's end, an
+// unload or shutdown ends their process groups), and the commands a thread's user approved
+// for the rest of the session.
+import { CommandRunner, type CommandRefusal, type CommandRequest, type CommandResult } from '../exec/command-runner.js';
+
+export class ShellHost {
+  readonly runner: CommandRunner;
+  /** Running commands' interrupts, by thread, then by turn. */
+  readonly #running = new Map<string, Map<string, Set<AbortController>>>();
+  /** Commands approved "for session", by thread (the argv as one line). */
+  readonly #approved = new Map<string, Set<string>>();
+  readonly #usedSessionIds = new Set<number>();
+
+  constructor(runner: CommandRunner = new CommandRunner()) {
+    this.runner = runner;
+  }
+
+  /** Runs one command of `threadId`'s turn `turnId`; it ends with the turn. */
+  async run(threadId: string, turnId: string, request: Omit<CommandRequest, 'signal'>): Promise<CommandResult | CommandRefusal> {
+    const abort = new AbortController();
+    let turns = this.#running.get(threadId);
+    if (turns === undefined) this.#running.set(threadId, (turns = new Map()));
+    let mine = turns.get(turnId);
+    if (mine === undefined) turns.set(turnId, (mine = new Set()));
+    mine.add(abort);
+    try {
+      return await this.runner.run({ ...request, signal: abort.signal });
+    } finally {
+      mine.delete(abort);
+      if (mine.size === 0) turns.delete(turnId);
+      if (turns.size === 0) this.#running.delete(threadId);
+    }
+  }
+
+  /** The turn was interrupted or ended (`turnId` null: the thread unloads): its commands are ended. */
+  cancelTurn(threadId: string, turnId: string | null): void {
+    const turns = this.#running.get(threadId);
+    if (turns === undefined) return;
+    for (const [id, commands] of turns) {
+      if (turnId !== null && id !== turnId) continue;
+      for (const abort of commands) abort.abort();
+    }
+  }
+
+  /** Commands of this thread still running. */
+  runningIn(threadId: string): number {
+    let count = 0;
+    for (const commands of this.#running.get(threadId)?.values() ?? []) count += commands.size;
+    return count;
+  }
+
+  approveForSession(threadId: string, command: string): void {
+    let approved = this.#approved.get(threadId);
+    if (approved === undefined) this.#approved.set(threadId, (approved = new Set()));
+    approved.add(command);
+  }
+
+  approvedForSession(threadId: string, command: string): boolean {
+    return this.#approved.get(threadId)?.has(command) ?? false;
+  }
+
+  /** The thread left memory: what its user approved goes with it, as the reference's session does. */
+  forget(threadId: string): void {
+    this.#approved.delete(threadId);
+    this.cancelTurn(threadId, null);
+  }
+
+  /**
+   * A process id for the item, as the reference's unified-exec session ids look (a decimal
+   * number, unique among this host's commands).
+   */
+  nextSessionId(): number {
+    for (;;) {
+      const id = 1000 + Math.floor(Math.random() * 99_000);
+      if (!this.#usedSessionIds.has(id)) {
+        this.#usedSessionIds.add(id);
+        return id;
+      }
+    }
+  }
+
+  /** Shutdown: every process group is killed. */
+  killAll(): Promise<void> {
+    return this.runner.killAll();
+  }
+}
