@@ -113,3 +113,140 @@ test('exec_command runs a command: item, deltas, the model text and the rollout 
     rmSync(home, { recursive: true, force: true });
   }
 });
+
+test('a failing command, bad arguments, write_stdin, and the parsed command actions', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    const calls = [
+      functionCallItem('call-fail', 'exec_command', { cmd: 'echo oops >&2; echo out; exit 3' }),
+      functionCallItem('call-bad', 'exec_command', { command: ['bash', '-lc', 'echo hi'] }),
+      functionCallItem('call-stdin', 'write_stdin', { session_id: 4242, chars: '' }),
+      functionCallItem('call-cat', 'exec_command', { cmd: 'cat README.md' }),
+      functionCallItem('call-sed', 'exec_command', { cmd: 'sed -n 1,2p README.md' }),
+      functionCallItem('call-head', 'exec_command', { cmd: 'head -n 3 README.md | wc -l' }),
+      functionCallItem('call-ls', 'exec_command', { cmd: 'cd /tmp && ls -la' }),
+      functionCallItem('call-rg', 'exec_command', { cmd: 'grep -rn one .' }),
+      functionCallItem('call-find', 'exec_command', { cmd: 'find . -name "*.md"' }),
+    ];
+    const { turn, first } = await runTurn(server, thread.id, [calls, [messageItem('msg-1', 'done')]]);
+    expect(turn.status).toBe('completed');
+    const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)?.params.item;
+    expect(completed('call-fail')).toMatchObject({ status: 'failed', exitCode: 3, aggregatedOutput: expect.stringMatching(/^(oops\nout\n|out\noops\n)$/) });
+    // No item for a call whose arguments do not decode, nor for write_stdin.
+    expect(completed('call-bad')).toBeUndefined();
+    expect(completed('call-stdin')).toBeUndefined();
+    const actions = Object.fromEntries(['call-cat', 'call-sed', 'call-head', 'call-ls', 'call-rg', 'call-find'].map((id) => [id, completed(id)!.commandActions]));
+    expect(actions).toEqual({
+      'call-cat': [{ type: 'read', command: 'cat README.md', name: 'README.md', path: `${workspace}/README.md` }],
+      'call-sed': [{ type: 'read', command: "sed -n '1,2p' README.md", name: 'README.md', path: `${workspace}/README.md` }],
+      'call-head': [{ type: 'read', command: 'head -n 3 README.md', name: 'README.md', path: `${workspace}/README.md` }],
+      'call-ls': [{ type: 'listFiles', command: 'ls -la', path: null }],
+      'call-rg': [{ type: 'search', command: 'grep -rn one .', query: 'one', path: '.' }],
+      'call-find': [{ type: 'search', command: "find . -name '*.md'", query: '*.md', path: '.' }],
+    });
+    const outputs = followUp(first + 1).filter((item) => (item as Message).type === 'function_call_output') as Message[];
+    expect(outputs.map((o) => [o.call_id, o.output])).toEqual([
+      ['call-fail', expect.stringMatching(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 3\nOriginal token count: 3\nOutput:\n(oops\nout\n|out\noops\n)$/)],
+      ['call-bad', 'failed to parse function arguments: missing field `cmd` at line 1 column 36'],
+      ['call-stdin', 'write_stdin failed: Unknown process id 4242'],
+      ['call-cat', chunkText(0, 'one\ntwo\nthree\n')],
+      ['call-sed', chunkText(0, 'one\ntwo\n')],
+      ['call-head', chunkText(0, '3\n')],
+      ['call-ls', expect.stringContaining('Process exited with code 0')],
+      ['call-rg', chunkText(0, './README.md:1:one\n')],
+      ['call-find', chunkText(0, './README.md\n')],
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('long output streams in full and reaches the model cut to 10000 bytes behind the warning', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    const { first } = await runTurn(server, thread.id, [[functionCallItem('call-long', 'exec_command', { cmd: 'seq 1 100000' })], [messageItem('msg-1', 'done')]]);
+    const full = Array.from({ length: 100_000 }, (_, i) => `${i + 1}\n`).join('');
+    const deltas = server.notifications('item/commandExecution/outputDelta').filter((n) => n.params.itemId === 'call-long').map((n) => n.params.delta as string);
+    expect(deltas.join('')).toBe(full);
+    expect(Buffer.byteLength(deltas[0]!)).toBe(8192);
+    expect(deltas.slice(1, -1).every((d) => Buffer.byteLength(d) === 4096)).toBe(true);
+    expect(server.notifications('item/completed').find((n) => n.params.item.id === 'call-long')!.params.item.aggregatedOutput).toBe(full);
+    const output = (followUp(first + 1)[1] as Message).output as string;
+    const head = full.slice(0, 5000);
+    const tail = full.slice(-5000);
+    expect(output).toMatch(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 147224\nOutput:\n/);
+    expect(output.slice(output.indexOf('Output:\n') + 8)).toBe(`Warning: truncated output (original token count: 147224)\nTotal output lines: 100000\n\n${head}…578895 chars truncated…${tail}`);
+  } finally {
+    await server.close();
+  }
+});
+
+test('[features] shell_tool = false offers no command tools', async () => {
+  const server = await start({ rootConfig: 'features.shell_tool = false' });
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    const { first } = await runTurn(server, thread.id, [[messageItem('msg-1', 'done')]]);
+    expect((mock.requests[first]!.body as Message).tools).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the sandbox: workspace-write refuses a write outside the workspace and allows one inside', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace, sandbox: 'workspace-write' });
+    const { first } = await runTurn(server, thread.id, [
+      [functionCallItem('call-out', 'exec_command', { cmd: 'echo x > /var/tmp/thread-host-shell-outside.txt' }), functionCallItem('call-in', 'exec_command', { cmd: 'echo x > inside.txt && cat inside.txt' })],
+      [messageItem('msg-1', 'done')],
+    ]);
+    const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)!.params.item;
+    expect(completed('call-out')).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '/bin/bash: line 1: /var/tmp/thread-host-shell-outside.txt: Read-only file system\n' });
+    expect(completed('call-in')).toMatchObject({ status: 'completed', exitCode: 0, aggregatedOutput: 'x\n' });
+    const outputs = followUp(first + 1).filter((item) => (item as Message).type === 'function_call_output') as Message[];
+    expect(outputs.map((o) => o.output)).toEqual([chunkText(1, '/bin/bash: line 1: /var/tmp/thread-host-shell-outside.txt: Read-only file system\n'), chunkText(0, 'x\n')]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('an interrupt kills a running command: no process is left, the turn ends interrupted', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    const first = mock.requests.length;
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call-sleep', 'exec_command', { cmd: 'sleep 37.25; echo late' })] });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('run it') });
+    await server.waitForNotification('item/started', (p) => p.item.id === 'call-sleep');
+    await waitForProcess(true);
+    await server.request('turn/interrupt', { threadId: thread.id, turnId: turn.id });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 10_000);
+    expect(completed.turn.status).toBe('interrupted');
+    await waitForProcess(false);
+    expect(server.notifications('item/completed').find((n) => n.params.item.id === 'call-sleep')!.params.item).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '' });
+    expect(mock.requests.length).toBe(first + 1);
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    const output = rolloutRecords(path).find((r) => r.payload.type === 'function_call_output')!.payload.output as string;
+    expect(output).toMatch(/^Wall time: \d+(\.\d)? seconds\naborted by user$/);
+  } finally {
+    await server.close();
+  }
+});
+
+/** Waits until a `sleep 37.25` runs (or no longer does). */
+async function waitForProcess(running: boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    let found = true;
+    try {
+      execFileSync('pgrep', ['-f', 'sleep 37.25']);
+    } catch {
+      found = false;
+    }
+    if (found === running) return;
+    if (Date.now() > deadline) throw new Error(`sleep 37.25 ${running ? 'never started' : 'is still running'}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
