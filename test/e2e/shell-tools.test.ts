@@ -55,6 +55,12 @@ function rolloutRecords(path: string): Message[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
 }
 
+/** The finished item `id` of the server's notifications. */
+const completedItem = (server: TestServer, id: string): Message | undefined => server.notifications('item/completed').find((n) => n.params.item.id === id)?.params.item;
+
+/** The outputs the model was given in request `index`, in order. */
+const modelOutputs = (index: number): Message[] => followUp(index).filter((item) => (item as Message).type === 'function_call_output') as Message[];
+
 const itemNotices = (server: TestServer, id: string) =>
   server.received.filter((m) => 'method' in m && (m.params?.item?.id === id || m.params?.itemId === id));
 
@@ -131,7 +137,7 @@ test('a failing command, bad arguments, write_stdin, and the parsed command acti
     ];
     const { turn, first } = await runTurn(server, thread.id, [calls, [messageItem('msg-1', 'done')]]);
     expect(turn.status).toBe('completed');
-    const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)?.params.item;
+    const completed = (id: string) => completedItem(server, id);
     expect(completed('call-fail')).toMatchObject({ status: 'failed', exitCode: 3, aggregatedOutput: expect.stringMatching(/^(oops\nout\n|out\noops\n)$/) });
     // No item for a call whose arguments do not decode, nor for write_stdin.
     expect(completed('call-bad')).toBeUndefined();
@@ -145,8 +151,7 @@ test('a failing command, bad arguments, write_stdin, and the parsed command acti
       'call-rg': [{ type: 'search', command: 'grep -rn one .', query: 'one', path: '.' }],
       'call-find': [{ type: 'search', command: "find . -name '*.md'", query: '*.md', path: '.' }],
     });
-    const outputs = followUp(first + 1).filter((item) => (item as Message).type === 'function_call_output') as Message[];
-    expect(outputs.map((o) => [o.call_id, o.output])).toEqual([
+    expect(modelOutputs(first + 1).map((o) => [o.call_id, o.output])).toEqual([
       ['call-fail', expect.stringMatching(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 3\nOriginal token count: 3\nOutput:\n(oops\nout\n|out\noops\n)$/)],
       ['call-bad', 'failed to parse function arguments: missing field `cmd` at line 1 column 36'],
       ['call-stdin', 'write_stdin failed: Unknown process id 4242'],
@@ -172,7 +177,7 @@ test('long output streams in full and reaches the model cut to 10000 bytes behin
     expect(deltas.join('')).toBe(full);
     expect(Buffer.byteLength(deltas[0]!)).toBe(8192);
     expect(deltas.slice(1, -1).every((d) => Buffer.byteLength(d) === 4096)).toBe(true);
-    expect(server.notifications('item/completed').find((n) => n.params.item.id === 'call-long')!.params.item.aggregatedOutput).toBe(full);
+    expect(completedItem(server, 'call-long')!.aggregatedOutput).toBe(full);
     const output = (followUp(first + 1)[1] as Message).output as string;
     const head = full.slice(0, 5000);
     const tail = full.slice(-5000);
@@ -202,11 +207,10 @@ test('the sandbox: workspace-write refuses a write outside the workspace and all
       [functionCallItem('call-out', 'exec_command', { cmd: 'echo x > /var/tmp/thread-host-shell-outside.txt' }), functionCallItem('call-in', 'exec_command', { cmd: 'echo x > inside.txt && cat inside.txt' })],
       [messageItem('msg-1', 'done')],
     ]);
-    const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)!.params.item;
+    const completed = (id: string) => completedItem(server, id);
     expect(completed('call-out')).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '/bin/bash: line 1: /var/tmp/thread-host-shell-outside.txt: Read-only file system\n' });
     expect(completed('call-in')).toMatchObject({ status: 'completed', exitCode: 0, aggregatedOutput: 'x\n' });
-    const outputs = followUp(first + 1).filter((item) => (item as Message).type === 'function_call_output') as Message[];
-    expect(outputs.map((o) => o.output)).toEqual([chunkText(1, '/bin/bash: line 1: /var/tmp/thread-host-shell-outside.txt: Read-only file system\n'), chunkText(0, 'x\n')]);
+    expect(modelOutputs(first + 1).map((o) => o.output)).toEqual([chunkText(1, '/bin/bash: line 1: /var/tmp/thread-host-shell-outside.txt: Read-only file system\n'), chunkText(0, 'x\n')]);
   } finally {
     await server.close();
   }
@@ -225,7 +229,7 @@ test('an interrupt kills a running command: no process is left, the turn ends in
     const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 10_000);
     expect(completed.turn.status).toBe('interrupted');
     await waitForProcess(false);
-    expect(server.notifications('item/completed').find((n) => n.params.item.id === 'call-sleep')!.params.item).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '' });
+    expect(completedItem(server, 'call-sleep')).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '' });
     expect(mock.requests.length).toBe(first + 1);
     const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
     const output = rolloutRecords(path).find((r) => r.payload.type === 'function_call_output')!.payload.output as string;
