@@ -21,6 +21,7 @@ function recordingHost(steps: string[]): HostContext {
     supervisor: { unloadAll: async (reason: string) => void steps.push(`unloadAll ${reason}`), stop: () => void steps.push('supervisor.stop') },
     locks: { close: () => void steps.push('locks.close'), settled: async () => void steps.push('locks.settled') },
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
+    shell: { killAll: async () => void steps.push('shell.killAll') },
     store: { settled: async () => void steps.push('store.settled'), close: async () => void steps.push('store.close') },
   } as unknown as HostContext;
 }
@@ -49,6 +50,7 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'transport.stopAccepting',
       'log shutting down {"why":"SIGTERM","loaded":1}',
       'interrupt thread-1 turn-1',
+      'shell.killAll',
       'unloadAll shutdown',
       'store.settled',
       'supervisor.stop',
@@ -73,6 +75,7 @@ test('a start that failed before the transport served runs the same sequence wit
   expect(steps).toEqual([
     'log shutting down {"why":"start-up failed","loaded":1}',
     'interrupt thread-1 turn-1',
+    'shell.killAll',
     'unloadAll shutdown',
     'store.settled',
     'supervisor.stop',
