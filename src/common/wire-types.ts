@@ -96,8 +96,25 @@ export interface CommandExecutionItem {
   completedAtMs: number | null;
 }
 
+/** One file a patch changes (`FileUpdateChange`), with an absolute path. */
+export interface FileUpdateChange {
+  path: string;
+  kind: { type: 'add' } | { type: 'delete' } | { type: 'update'; move_path: string | null };
+  diff: string;
+}
+
+/** A patch the model applied (`apply_patch`), in the reference's key order. */
+export interface FileChangeItem {
+  type: 'fileChange';
+  id: string;
+  changes: FileUpdateChange[];
+  status: 'inProgress' | 'completed' | 'failed' | 'declined';
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
 /** The items a tool call becomes (more join as the host's tools grow). */
-export type ToolCallItem = DynamicToolCallItem | CommandExecutionItem;
+export type ToolCallItem = DynamicToolCallItem | CommandExecutionItem | FileChangeItem;
 
 /** The item variants this host produces. */
 export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem | ToolCallItem;

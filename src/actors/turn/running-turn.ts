@@ -163,7 +163,9 @@ export abstract class RunningTurn {
       writes.add('item', format.toolCall(raw, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
       pending.push(
-        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answer) => {
+        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
+          // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
+          const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
           const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
           if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
           return answer;
@@ -179,7 +181,8 @@ export abstract class RunningTurn {
     const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
     this.#answers.clear();
     for (const answer of answers ?? []) {
-      this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
+      const type = answer.outputType ?? 'function_call_output';
+      this.exchange.push({ role: 'item', text: '', item: { type, id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
     return interrupted ? 'interrupted' : 'answered';
   }

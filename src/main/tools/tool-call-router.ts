@@ -20,7 +20,7 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
     callDynamicTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }
-  if (call.kind === 'function' && call.namespace === null && offersHostTool(thread.settings?.tools ?? [], call.name)) {
+  if (call.namespace === null && offersHostTool(thread.settings?.tools ?? [], call.name)) {
     callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }

@@ -6,8 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { CommandExecutionItem } from '../../../common/wire-types.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
-import { sandboxPolicyFromConfig, type SandboxPolicy } from '../exec/sandbox-policy.js';
-import { ConfigError } from '../../config/config-document.js';
+import { threadSandboxPolicy } from './thread-sandbox.js';
 import { EXEC_OUTPUT_MAX_BYTES } from '../exec/output-capture.js';
 import type { ExecCommandArgs } from './exec-command-args.js';
 import { announceCompleted, announceStarted } from './command-item-notices.js';
@@ -40,7 +39,7 @@ export async function runCommand(
   const item: CommandExecutionItem = { ...asked, processId: String(ctx.shell.nextSessionId()), source: 'unifiedExecStartup' };
   // An approved command was announced before the question, without its process.
   if (!announced) announceStarted(ctx, thread, turnId, item);
-  const policy = escalated ? ({ type: 'danger-full-access' } as const) : threadPolicy(ctx, thread.settings!.sandboxMode);
+  const policy = escalated ? ({ type: 'danger-full-access' } as const) : threadSandboxPolicy(ctx, thread.settings!.sandboxMode);
   const streamed: string[] = [];
   let streamedBytes = 0;
   let sent = 0;
@@ -95,15 +94,4 @@ export async function runCommand(
   if (result.ending === 'interrupted') return { output: `Wall time: ${Math.round(wallTimeMs / 100) / 10} seconds\naborted by user`, item: finished };
   const text = unifiedExecOutputText(output, wallTimeMs, { kind: 'exited', exitCode: result.exitCode }, args.maxOutputTokens ?? undefined);
   return { output: text, item: finished };
-}
-
-// The thread's `sandbox_mode` with config.toml's `[sandbox_workspace_write]`; null when it
-// names no mode the host knows (nothing runs then).
-function threadPolicy(ctx: HostContext, sandboxMode: string): SandboxPolicy | null {
-  try {
-    return sandboxPolicyFromConfig({ ...ctx.configDocument, sandbox_mode: sandboxMode }, ctx.home);
-  } catch (error) {
-    if (error instanceof ConfigError) return null;
-    throw error;
-  }
 }

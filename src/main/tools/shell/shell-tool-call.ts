@@ -1,4 +1,5 @@
-// A call of one of the host's command tools: `exec_command` runs (exec-command-call.ts);
+// A call of one of the host's tools: `apply_patch` (apply-patch-call.ts) and `exec_command`
+// (exec-command-call.ts) run;
 // `write_stdin` finds no session, since commands run to their end before the model hears of
 // them, and is answered as the reference answers a session it does not know.
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
@@ -6,10 +7,12 @@ import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { callExecCommand } from './exec-command-call.js';
-import { EXEC_COMMAND } from './shell-tool-specs.js';
+import { APPLY_PATCH, WRITE_STDIN } from './shell-tool-specs.js';
+import { callApplyPatch } from './apply-patch-call.js';
 
 export function callShellTool(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
-  if (call.name === EXEC_COMMAND) return callExecCommand(ctx, thread, turnId, call, startedAtMs, done);
+  if (call.name === APPLY_PATCH) return callApplyPatch(ctx, thread, turnId, call, startedAtMs, done);
+  if (call.name !== WRITE_STDIN) return callExecCommand(ctx, thread, turnId, call, startedAtMs, done);
   done({ turnId, callId: call.callId, output: writeStdinText(call.input), outputId: outputIdOf(ctx), item: null });
 }
 

@@ -1,11 +1,13 @@
 // The host's own tools for running commands, as the reference offers them to a model it has no
 // metadata for (codex 0.171.0 with `mock-model`: unified exec): `exec_command` and
 // `write_stdin`, word for word, first in the tools array. `[features] shell_tool = false`
-// takes both away, as it does in the reference.
+// takes both away, as it does in the reference. `apply_patch` (freeform) follows them when
+// `[features] apply_patch_tool = true`.
 import type { ConfigDocument } from '../../config/config-document.js';
 
 export const EXEC_COMMAND = 'exec_command';
 export const WRITE_STDIN = 'write_stdin';
+export const APPLY_PATCH = 'apply_patch';
 
 const MAX_OUTPUT_TOKENS = {
   type: 'number',
@@ -65,11 +67,27 @@ export const WRITE_STDIN_SPEC = {
   },
 } as const;
 
-const HOST_TOOL_NAMES = new Set<string>([EXEC_COMMAND, WRITE_STDIN]);
+// The reference offers it only for models whose metadata says `apply_patch_tool_type:
+// "freeform"`, which `mock-model` and any model it does not know lack; thread-host has no model
+// catalog, so a thread-host key turns it on.
+export const APPLY_PATCH_SPEC = {
+  type: 'custom',
+  name: APPLY_PATCH,
+  description: 'The `apply_patch` tool can be used to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.',
+  format: {
+    type: 'grammar',
+    syntax: 'lark',
+    definition:
+      'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF\nend_patch: "*** End Patch" LF?\n\nhunk: add_hunk | delete_hunk | update_hunk\nadd_hunk: "*** Add File: " filename LF add_line+\ndelete_hunk: "*** Delete File: " filename LF\nupdate_hunk: "*** Update File: " filename LF change_move? change?\n\nfilename: /(.+)/\nadd_line: "+" /(.*)/ LF -> line\n\nchange_move: "*** Move to: " filename LF\nchange: (change_context | change_line)+ eof_line?\nchange_context: ("@@" | "@@ " /(.+)/) LF\nchange_line: ("+" | "-" | " ") /(.*)/ LF\neof_line: "*** End of File" LF\n\n%import common.LF\n',
+  },
+} as const;
+
+const HOST_TOOL_NAMES = new Set<string>([EXEC_COMMAND, WRITE_STDIN, APPLY_PATCH]);
 
 /** The host's tools a thread with this configuration is offered, in the reference's order. */
 export function hostToolsOf(document: ConfigDocument): unknown[] {
-  return featureOn(document, 'shell_tool', true) ? [EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC] : [];
+  const shell = featureOn(document, 'shell_tool', true) ? [EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC] : [];
+  return featureOn(document, 'apply_patch_tool', false) ? [...shell, APPLY_PATCH_SPEC] : shell;
 }
 
 /** True for an entry of a thread's tools that the host brought (not the client). */
