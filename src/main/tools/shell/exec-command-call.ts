@@ -52,12 +52,12 @@ export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: 
   };
   const run = (escalated: boolean, announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
   if (!args.requireEscalated) return run(false, false);
-  if (ctx.shell.approvedForSession(thread.id, item.command)) return run(true, false);
+  if (ctx.shell.approvedForSession(thread, item.command)) return run(true, false);
   // Asked first: the item shows no process yet, and comes from the agent.
   announceStarted(ctx, thread, turnId, item);
   askApproval(ctx, thread, turnId, item, argv, args.justification, (decision) => {
     if (decision === 'accept' || decision === 'acceptForSession') {
-      if (decision === 'acceptForSession') ctx.shell.approveForSession(thread.id, item.command);
+      if (decision === 'acceptForSession') ctx.shell.approveForSession(thread, item.command);
       return run(true, true);
     }
     refused(ctx, thread, turnId, item, args, decision, answer);

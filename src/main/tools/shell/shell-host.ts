@@ -8,8 +8,11 @@ export class ShellHost {
   readonly runner: CommandRunner;
   /** Running commands' interrupts, by thread, then by turn. */
   readonly #running = new Map<string, Map<string, Set<AbortController>>>();
-  /** Commands approved "for session", by thread (the argv as one line). */
-  readonly #approved = new Map<string, Set<string>>();
+  /**
+   * Commands approved "for session" (the argv as one line), by the loaded thread: they go with
+   * it when it unloads, as the reference's session does, and a resume starts with none.
+   */
+  readonly #approved = new WeakMap<object, Set<string>>();
   readonly #usedSessionIds = new Set<number>();
 
   constructor(runner: CommandRunner = new CommandRunner()) {
@@ -43,27 +46,14 @@ export class ShellHost {
     }
   }
 
-  /** Commands of this thread still running. */
-  runningIn(threadId: string): number {
-    let count = 0;
-    for (const commands of this.#running.get(threadId)?.values() ?? []) count += commands.size;
-    return count;
-  }
-
-  approveForSession(threadId: string, command: string): void {
-    let approved = this.#approved.get(threadId);
-    if (approved === undefined) this.#approved.set(threadId, (approved = new Set()));
+  approveForSession(thread: object, command: string): void {
+    let approved = this.#approved.get(thread);
+    if (approved === undefined) this.#approved.set(thread, (approved = new Set()));
     approved.add(command);
   }
 
-  approvedForSession(threadId: string, command: string): boolean {
-    return this.#approved.get(threadId)?.has(command) ?? false;
-  }
-
-  /** The thread left memory: what its user approved goes with it, as the reference's session does. */
-  forget(threadId: string): void {
-    this.#approved.delete(threadId);
-    this.cancelTurn(threadId, null);
+  approvedForSession(thread: object, command: string): boolean {
+    return this.#approved.get(thread)?.has(command) ?? false;
   }
 
   /**
