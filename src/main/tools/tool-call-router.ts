@@ -11,7 +11,6 @@ import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
 import { dynamicToolsOf } from './thread-tools.js';
 import { offersHostTool } from './shell/shell-tool-specs.js';
-import { callShellTool } from './shell/shell-tool-call.js';
 
 /** Runs one tool call of `thread`'s turn `turnId` and answers the actor. */
 export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): void {
@@ -21,7 +20,9 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
     return;
   }
   if (call.namespace === null && offersHostTool(thread.settings?.tools ?? [], call.name)) {
-    callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
+    // Loaded on the first call: it brings child_process and the sandbox, which a start without
+    // commands never needs before its first reply.
+    void import('./shell/shell-tool-call.js').then(({ callShellTool }) => callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer)));
     return;
   }
   // No item and no request: the model is told, and samples again (s1b `plainOnly` in the probe).

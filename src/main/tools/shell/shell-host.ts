@@ -2,10 +2,11 @@
 // goes through, the commands each turn has running (so an interrupt, the turn's end, an
 // unload or shutdown ends their process groups), and the commands a thread's user approved
 // for the rest of the session.
-import { CommandRunner, type CommandRefusal, type CommandRequest, type CommandResult } from '../exec/command-runner.js';
+import type { CommandRefusal, CommandRequest, CommandResult, CommandRunner } from '../exec/command-runner.js';
 
 export class ShellHost {
-  readonly runner: CommandRunner;
+  /** Made on the first command: the runner brings child_process, which a start does not need. */
+  #runner: Promise<CommandRunner> | null = null;
   /** Running commands' interrupts, by thread, then by turn. */
   readonly #running = new Map<string, Map<string, Set<AbortController>>>();
   /**
@@ -15,8 +16,8 @@ export class ShellHost {
   readonly #approved = new WeakMap<object, Set<string>>();
   readonly #usedSessionIds = new Set<number>();
 
-  constructor(runner: CommandRunner = new CommandRunner()) {
-    this.runner = runner;
+  #runnerNow(): Promise<CommandRunner> {
+    return (this.#runner ??= import('../exec/command-runner.js').then(({ CommandRunner: Runner }) => new Runner()));
   }
 
   /** Runs one command of `threadId`'s turn `turnId`; it ends with the turn. */
@@ -28,7 +29,9 @@ export class ShellHost {
     if (mine === undefined) turns.set(turnId, (mine = new Set()));
     mine.add(abort);
     try {
-      return await this.runner.run({ ...request, signal: abort.signal });
+      const runner = await this.#runnerNow();
+      // An interrupt that came while the runner loaded refuses the command.
+      return await runner.run({ ...request, signal: abort.signal });
     } finally {
       mine.delete(abort);
       if (mine.size === 0) turns.delete(turnId);
@@ -70,8 +73,8 @@ export class ShellHost {
     }
   }
 
-  /** Shutdown: every process group is killed. */
-  killAll(): Promise<void> {
-    return this.runner.killAll();
+  /** Shutdown: every process group is killed (none was, if no command ever ran). */
+  async killAll(): Promise<void> {
+    if (this.#runner !== null) await (await this.#runner).killAll();
   }
 }
