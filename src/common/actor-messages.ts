@@ -203,6 +203,10 @@ export interface ToolAnswer {
   item: ToolCallItem | null;
   /** Why the call failed, as the history's item records it beside the item (a cancelled call). */
   itemError?: string;
+  /** What a patch printed, as the history's `FileChange` item keeps it (not on the wire's item). */
+  itemOutput?: { stdout: string; stderr: string };
+  /** The output's type; set by the actor from the call (a custom call's is `custom_tool_call_output`). */
+  outputType?: 'function_call_output' | 'custom_tool_call_output';
 }
 
 /** Events an actor reports; each names its thread. */

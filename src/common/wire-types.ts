@@ -90,8 +90,51 @@ export interface McpToolCallItem {
   completedAtMs: number | null;
 }
 
+/** What a command does, as the reference parses it (`CommandAction`). */
+export type CommandAction =
+  | { type: 'read'; command: string; name: string; path: string }
+  | { type: 'listFiles'; command: string; path: string | null }
+  | { type: 'search'; command: string; query: string | null; path: string | null }
+  | { type: 'unknown'; command: string };
+
+/** A command the model ran (`exec_command`), in the reference's key order. */
+export interface CommandExecutionItem {
+  type: 'commandExecution';
+  id: string;
+  pluginId: null;
+  scriptPath: null;
+  command: string;
+  cwd: string;
+  processId: string | null;
+  source: 'unifiedExecStartup' | 'agent';
+  status: 'inProgress' | 'completed' | 'failed' | 'declined';
+  commandActions: CommandAction[];
+  aggregatedOutput: string | null;
+  exitCode: number | null;
+  durationMs: number | null;
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
+/** One file a patch changes (`FileUpdateChange`), with an absolute path. */
+export interface FileUpdateChange {
+  path: string;
+  kind: { type: 'add' } | { type: 'delete' } | { type: 'update'; move_path: string | null };
+  diff: string;
+}
+
+/** A patch the model applied (`apply_patch`), in the reference's key order. */
+export interface FileChangeItem {
+  type: 'fileChange';
+  id: string;
+  changes: FileUpdateChange[];
+  status: 'inProgress' | 'completed' | 'failed' | 'declined';
+  startedAtMs: number | null;
+  completedAtMs: number | null;
+}
+
 /** The items a tool call becomes (more join as the host's tools grow). */
-export type ToolCallItem = DynamicToolCallItem | McpToolCallItem;
+export type ToolCallItem = DynamicToolCallItem | McpToolCallItem | CommandExecutionItem | FileChangeItem;
 
 /** The item variants this host produces. */
 export type ThreadItem = UserMessageItem | AgentMessageItem | ContextCompactionItem | ToolCallItem;

@@ -13,6 +13,7 @@ import type { ConfigLayers } from './config/config-layers.js';
 import type { ConnectionTable } from './connections.js';
 import type { LogFn } from '../common/log.js';
 import type { Outgoing } from './outgoing.js';
+import type { ShellHost } from './tools/shell/shell-host.js';
 import type { HostRecorder } from './metrics/host-recorder.js';
 import type { ServerRequests } from './server-requests/server-requests.js';
 import type { ThreadMcp } from './tools/thread-mcp.js';
@@ -61,6 +62,8 @@ export interface HostContext {
   serverRequests: ServerRequests;
   /** The loaded threads' MCP servers, on one hub: a session per launch, shared by the threads that use it. */
   mcp: ThreadMcp;
+  /** The model's commands: the runner, what each turn runs, what was approved for a session (tools/shell/). */
+  shell: ShellHost;
   /** Turn, lock, unload and janitor events for /metrics (a no-op over stdio). */
   recorder: HostRecorder;
 }

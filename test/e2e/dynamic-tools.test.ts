@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC } from '../../src/main/tools/shell/shell-tool-specs.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const SCHEMA = { type: 'object', properties: { x: { type: 'string' } }, required: ['x'], additionalProperties: false };
@@ -89,9 +90,11 @@ test('a call of a client tool is offered, asked, answered, recorded and read bac
   const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
   expect(completed.turn.status).toBe('completed');
 
-  // Offered as the reference offers them: strict false, the deferred tool left out.
+  // Offered as the reference offers them: after the host's own, strict false, the deferred tool left out.
   const body = mock.requests[first]!.body as Message;
   expect(body.tools).toEqual([
+    EXEC_COMMAND_SPEC,
+    WRITE_STDIN_SPEC,
     { type: 'function', name: 'plain_tool', description: 'A plain tool', strict: false, parameters: SCHEMA },
     { type: 'namespace', name: 'my_ns', description: 'My namespace', tools: [{ type: 'function', name: 'ns_tool', description: 'A namespaced tool', strict: false, parameters: SCHEMA }] },
   ]);

@@ -3,6 +3,7 @@
 // reach a worker, a lock or the model (pool, locks, supervisor, capacity), each stub answering
 // at once unless the test passes its own. Stored history (thread/list's pages, reads of
 // threads not loaded) is read in-process by the stored-history worker's own code.
+import { ShellHost } from '../../src/main/tools/shell/shell-host.js';
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
 import type { HostContext } from '../../src/main/host-context.js';
@@ -70,6 +71,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
     draining: false,
     serverRequests: new ServerRequests({ connections, log: () => undefined, clock: systemClock, graceMs: 60_000 }),
     mcp: new ThreadMcp({}, () => undefined, () => undefined),
+    shell: new ShellHost(),
     // As the host wires it (host/build-host.ts): queued input runs after each turn's end.
     afterTurnEnd: (threadId: ThreadId) => drainAfterTurnEnd(ctx, threadId),
     ...rest,

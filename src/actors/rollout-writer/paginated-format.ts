@@ -62,7 +62,7 @@ class PaginatedFormat implements RolloutFormat {
   toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
     const output = toolOutputLine(answer, turnId, nowMs);
     if (answer.item === null) return { lines: [output] };
-    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError), output], itemLine: 0 };
+    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput), output], itemLine: 0 };
   }
 
   tokenCount(usage: TokenCountInput, _turnId: string, nowMs: number): string[] {

@@ -7,6 +7,8 @@
 import type { ToolAnswer } from '../../common/actor-messages.js';
 import type { ToolCallItem } from '../../common/wire-types.js';
 import { event, line } from './record-line.js';
+import { coreCommandItem } from '../../common/rollout/command-execution-items.js';
+import { coreFileChangeItem } from '../../common/rollout/file-change-items.js';
 
 /** `response_item` of the model's call, in the reference's key order, with the turn it belongs to. */
 export function toolCallLine(raw: Record<string, unknown>, turnId: string, nowMs: number): string {
@@ -21,7 +23,7 @@ export function toolCallLine(raw: Record<string, unknown>, turnId: string, nowMs
 /** `response_item` of what the model is given back. */
 export function toolOutputLine(answer: ToolAnswer, turnId: string, nowMs: number): string {
   return line('response_item', nowMs, {
-    type: 'function_call_output',
+    type: answer.outputType ?? 'function_call_output',
     id: answer.outputId,
     call_id: answer.callId,
     output: answer.output,
@@ -30,19 +32,21 @@ export function toolOutputLine(answer: ToolAnswer, turnId: string, nowMs: number
 }
 
 /** `event_msg/item_completed` of the call's finished item, in core spelling. */
-export function toolItemCompletedLine(threadId: string, turnId: string, item: ToolCallItem, nowMs: number, error?: string): string {
+export function toolItemCompletedLine(threadId: string, turnId: string, item: ToolCallItem, nowMs: number, error?: string, printed?: { stdout: string; stderr: string }): string {
   return event(nowMs, {
     type: 'item_completed',
     thread_id: threadId,
     turn_id: turnId,
-    item: coreToolItem(item, error),
+    item: coreToolItem(item, error, printed),
     started_at_ms: item.startedAtMs ?? nowMs,
     completed_at_ms: item.completedAtMs ?? nowMs,
   });
 }
 
-/** A tool call's item as the reference's core `TurnItem` spells it (no key for an absent namespace or hint). */
-export function coreToolItem(item: ToolCallItem, error?: string): Record<string, unknown> {
+/** A tool call's item as the reference's core `TurnItem` spells it (no namespace key when none). */
+export function coreToolItem(item: ToolCallItem, error?: string, printed?: { stdout: string; stderr: string }): Record<string, unknown> {
+  if (item.type === 'commandExecution') return coreCommandItem(item);
+  if (item.type === 'fileChange') return coreFileChangeItem(item, printed);
   const duration = item.durationMs === null ? null : durationOf(item.durationMs);
   if (item.type === 'mcpToolCall') {
     // The reference's McpToolCall record: camelCase hint, null members left out.

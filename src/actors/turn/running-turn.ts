@@ -60,8 +60,8 @@ export abstract class RunningTurn {
   #restart = false;
   /** The tool calls of the last sampling that wait for the host's answer, by call id. */
   readonly #answers = new Map<string, (answer: ToolAnswer) => void>();
-  /** The host's own tools (its MCP servers'), asked for once per turn; offered before the client's. */
-  #hostTools: unknown[] = [];
+  /** The turn's tools with the host's MCP servers' among them, as the host composed them; null until it answered (or when it offers none). */
+  #hostTools: unknown[] | null = null;
   #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
 
   // What every turn does first, before its own start lines: the thread's first turn queues
@@ -143,7 +143,7 @@ export abstract class RunningTurn {
   }
 
   /**
-   * Asks the host for its tools (listing them may start the thread's MCP servers) and waits,
+   * Asks the host for the turn's tools (listing them may start the thread's MCP servers) and waits,
    * without holding the worker; an interrupt ends the wait with none.
    */
   protected async askHostTools(): Promise<void> {
@@ -152,7 +152,7 @@ export abstract class RunningTurn {
     emit({ type: 'hostToolsAsked', threadId, turnId: this.turnId });
     const tools = await this.awaitOutside(answered);
     this.#hostToolsAnswer = null;
-    this.#hostTools = tools === 'interrupted' ? [] : tools;
+    this.#hostTools = tools === 'interrupted' ? null : tools;
   }
 
   /** The host's tools, for the turn that asked; false when it did not ask (or no longer waits). */
@@ -188,7 +188,9 @@ export abstract class RunningTurn {
       writes.add('item', format.toolCall(raw, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
       pending.push(
-        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answer) => {
+        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
+          // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
+          const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
           const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
           if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
           return answer;
@@ -204,7 +206,8 @@ export abstract class RunningTurn {
     const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
     this.#answers.clear();
     for (const answer of answers ?? []) {
-      this.exchange.push({ role: 'item', text: '', item: { type: 'function_call_output', id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
+      const type = answer.outputType ?? 'function_call_output';
+      this.exchange.push({ role: 'item', text: '', item: { type, id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
     return interrupted ? 'interrupted' : 'answered';
   }
@@ -271,7 +274,7 @@ export abstract class RunningTurn {
       userText: user.text,
       ...(user.role === 'user' && user.parts !== undefined ? { userParts: user.parts } : {}),
       followUps: history.slice(last + 1),
-      tools: this.#hostTools.length === 0 ? settings.tools : [...this.#hostTools, ...settings.tools],
+      tools: this.#hostTools ?? settings.tools,
       effort: settings.effort,
       outputSchema,
       threadId,

@@ -2,12 +2,16 @@
 // into the wire's item, and the response items of a call and its output into the conversation
 // the model is replayed. Pure functions; the turn history builder decides where they go.
 import type { ConversationMessage, DynamicToolContentItem, McpToolCallItem, ToolCallItem } from '../wire-types.js';
+import { commandItemOf } from './command-execution-items.js';
+import { fileChangeItemOf } from './file-change-items.js';
 import type { Json } from './rollout-json.js';
 import { num, obj, str } from './rollout-json.js';
 
-/** A core `DynamicToolCall` or `McpToolCall` item as the wire shows it; null for any other item. */
+/** A core `DynamicToolCall`, `McpToolCall`, `CommandExecution` or `FileChange` item as the wire shows it; null for any other item. */
 export function toolItemOf(core: Json, id: string, startedAtMs: number | null, completedAtMs: number | null): ToolCallItem | null {
   if (core.type === 'McpToolCall') return mcpItemOf(core, id, startedAtMs, completedAtMs);
+  if (core.type === 'CommandExecution') return commandItemOf(core, id, startedAtMs, completedAtMs);
+  if (core.type === 'FileChange') return fileChangeItemOf(core, id, startedAtMs, completedAtMs);
   if (core.type !== 'DynamicToolCall') return null;
   const status = str(core.status);
   return {

@@ -29,7 +29,7 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   const source = await sourceHistory(ctx, sourceId);
   // A fork of a loaded thread takes its client's tools with it (session_meta.dynamic_tools).
   const sourceTools = dynamicToolsOf(ctx.directory.get(sourceId)?.settings ?? null);
-  const session = sourceTools.length === 0 ? resolved : { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(sourceTools) } };
+  const session = sourceTools.length === 0 ? resolved : { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(sourceTools, resolved.settings.tools) } };
   const { thread, now } = await registerNewThread(ctx);
   const state = await loadThread(ctx, thread, {
     session,

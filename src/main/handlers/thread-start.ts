@@ -28,7 +28,7 @@ export async function threadStart(
   const resolved = resolveSession(ctx, params);
   // The client's tools are checked before anything is registered: a bad one creates no thread.
   const dynamicTools = params.dynamicTools === null ? [] : normaliseDynamicTools(params.dynamicTools);
-  const session = { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(dynamicTools) } };
+  const session = { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(dynamicTools, resolved.settings.tools) } };
   const { thread, now } = await registerNewThread(ctx);
   const ephemeral = params.ephemeral === true;
   const init = await prepareNewThread(ctx, thread, {

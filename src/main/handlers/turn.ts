@@ -93,6 +93,8 @@ function interruptNow(ctx: HostContext, id: string, turnId: string): Record<stri
   // What the turn asked its clients is cancelled: each call is answered as cancelled, and the
   // interrupted turn records those answers before it ends (running-turn.ts).
   ctx.serverRequests.cancelTurn(id, turnId);
+  // Its commands are ended too (their process groups), and answered as interrupted.
+  ctx.shell.cancelTurn(id, turnId);
   return {};
 }
 

@@ -12,6 +12,7 @@ import type { HostContext } from '../host-context.js';
 import type { LockLoss } from '../store/writer-lock-backend.js';
 import type { ThreadStore } from '../store/thread-store.js';
 import { Outgoing } from '../outgoing.js';
+import { ShellHost } from '../tools/shell/shell-host.js';
 import { ActorPool } from '../pool/actor-pool.js';
 import { ThreadDirectory } from '../threads/directory.js';
 import { LoadCapacity } from '../threads/load-capacity.js';
@@ -83,7 +84,7 @@ export function buildHost(
     log,
     clock: systemClock,
     graceMs: startup.toolCallGraceMs,
-    resolved: (connection, owner, requestId) => outgoing.notify(connection, 'serverRequest/resolved', { threadId: owner.threadId, requestId }),
+    notify: (connection, method, params) => outgoing.notify(connection, method, params),
   });
   const loadLimit = loadLimitFor(startup.maxLoadedThreads, options.workers, readOpenFileLimit(), log);
   ctx = {
@@ -111,6 +112,7 @@ export function buildHost(
     draining: false,
     serverRequests,
     mcp: new ThreadMcp(options.env, log, (event) => announceMcpStartup(ctx, event)),
+    shell: new ShellHost(),
     recorder,
   };
   return ctx;

@@ -73,6 +73,8 @@ export class HostShutdown {
         // A tool call it waits for is cancelled, so the interrupted turn ends now.
         ctx.serverRequests.cancelTurn(thread.id, thread.runningTurnId);
       }
+      // Every command's process group goes now; the interrupted turns get their answers.
+      await ctx.shell.killAll();
       await ctx.supervisor.unloadAll('shutdown');
       // The read states the last turn ends moved are stored before the process goes, and what
       // the store projects of them elsewhere (each step has its store's own deadline).

@@ -44,8 +44,8 @@ interface Pending {
   /** Each recipient's id for this request: the reference numbers a connection's requests from 0. */
   recipients: Map<ConnectionId, number>;
   settle: (answer: ClientAnswer) => void;
-  /** Its recipients hear when it is settled (approvals do; `item/tool/call` does not, as in the reference). */
-  tellResolved: boolean;
+  /** Its recipients are told `serverRequest/resolved` once a client answered (approvals). */
+  announceResolved: boolean;
   graceTimer: unknown;
   settled: boolean;
 }
@@ -55,8 +55,14 @@ export interface ServerRequestsOptions {
   log: LogFn;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
   graceMs: number;
-  /** Tells a recipient a request it was sent is settled (`serverRequest/resolved`), for requests that ask for it. */
-  resolved?: (connection: ConnectionId, owner: RequestOwner, requestId: number) => void;
+  /** Where `serverRequest/resolved` goes out (Outgoing's notify); without it none is sent. */
+  notify?: (connection: ConnectionId, method: string, params: unknown) => void;
+}
+
+/** How a request is sent. */
+export interface SendOptions {
+  /** Tell its recipients `serverRequest/resolved` after the answer, as the reference does for approvals. */
+  announceResolved?: boolean;
 }
 
 /** A request on its way: a handle to stop waiting for it. */
@@ -97,11 +103,10 @@ export class ServerRequests {
     params: unknown,
     owner: RequestOwner,
     settle: (answer: ClientAnswer) => void,
-    options: { tellResolved?: boolean } = {},
+    options: SendOptions = {},
   ): SentRequest {
-    const pending: Pending = {
-      owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, tellResolved: options.tellResolved === true, graceTimer: null, settled: false,
-    };
+    const announceResolved = options.announceResolved === true;
+    const pending: Pending = { owner, method, paramsJson: JSON.stringify(params), recipients: new Map(), settle, announceResolved, graceTimer: null, settled: false };
     this.#pending.add(pending);
     for (const connection of recipients) this.#sendTo(pending, connection);
     if (pending.recipients.size === 0) this.#startGrace(pending);
@@ -187,15 +192,18 @@ export class ServerRequests {
     this.#byConnection.get(connection)?.delete(id);
   }
 
+  // The reference tells nobody a tool call is settled; an approval's recipients hear
+  // `serverRequest/resolved` (each under its own id) before what the answer leads to.
   #settle(pending: Pending, answer: ClientAnswer): void {
     if (pending.settled) return;
     pending.settled = true;
     this.#pending.delete(pending);
     if (pending.graceTimer !== null) this.#options.clock.clearTimeout(pending.graceTimer);
-    for (const [connection, id] of [...pending.recipients]) {
-      this.#forget(pending, connection);
-      if (pending.tellResolved) this.#options.resolved?.(connection, pending.owner, id);
+    const notify = this.#options.notify;
+    if (pending.announceResolved && notify !== undefined && (answer.kind === 'result' || answer.kind === 'error')) {
+      for (const [connection, requestId] of pending.recipients) notify(connection, 'serverRequest/resolved', { threadId: pending.owner.threadId, requestId });
     }
+    for (const connection of [...pending.recipients.keys()]) this.#forget(pending, connection);
     pending.settle(answer);
   }
 }

@@ -82,7 +82,7 @@ function resumedFacts(
       ...(params.cwd === null && state.cwd ? { cwd: state.cwd } : {}),
       ...(params.model === null && state.model ? { model: state.model } : {}),
       // The tools the thread was started with come back with it, as the reference keeps them.
-      ...(state.dynamicTools === null ? {} : withDynamicTools(state.dynamicTools as DynamicToolSpec[])),
+      ...(state.dynamicTools === null ? {} : withDynamicTools(state.dynamicTools as DynamicToolSpec[], thread.settings!.tools)),
     },
     preview: state.preview,
     updatedAtMs: state.updatedAtMs,

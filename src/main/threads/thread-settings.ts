@@ -9,6 +9,7 @@ import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
 import { resolveMcpServers, type McpServerConfig } from '../tools/mcp/mcp-server-config.js';
 import { memoKey } from '../host-memo.js';
+import { hostToolsOf } from '../tools/shell/shell-tool-specs.js';
 
 /** The request fields that override configuration for a thread. */
 export interface SessionOverrides {
@@ -59,7 +60,8 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     baseInstructions: overrides.baseInstructions,
     developerInstructions: overrides.developerInstructions,
     effort: null,
-    tools: [],
+    // The host's own tools, by this thread's configuration; the client's join them (thread-tools.ts).
+    tools: hostToolsOf(document),
     dynamicTools: null,
     hostTools: mcpServers.some((server) => server.enabled),
   };

@@ -149,6 +149,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   if (turn === null) return;
   // Nothing the turn asked its clients is waited for any more.
   ctx.serverRequests.cancelTurn(thread.id, turnId);
+  ctx.shell.cancelTurn(thread.id, turnId);
   ctx.recorder.turnEnded(end.status, end.durationMs);
   const { error } = end;
   const out = ctx.outgoing;

@@ -59,7 +59,7 @@ export function approveMcpCall(
     } else {
       decided({ kind: 'refused', message: result?.action === 'decline' ? DECLINED : CANCELLED });
     }
-  }, { tellResolved: true });
+  }, { announceResolved: true });
 }
 
 // The reference lists each argument for the prompt; a tool without arguments lists none.

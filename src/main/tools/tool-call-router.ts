@@ -12,12 +12,19 @@ import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
 import { callMcpTool } from './mcp-tool-call.js';
 import { dynamicToolsOf } from './thread-tools.js';
+import { isHostTool, offersHostTool } from './shell/shell-tool-specs.js';
 
 /** Runs one tool call of `thread`'s turn `turnId` and answers the actor. */
 export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number): void {
   const spec = call.kind === 'function' ? findDynamicTool(dynamicToolsOf(thread.settings), call.namespace, call.name) : undefined;
   if (spec !== undefined) {
     callDynamicTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
+    return;
+  }
+  if (call.namespace === null && offersHostTool(thread.settings?.tools ?? [], call.name)) {
+    // Loaded on the first call: it brings child_process and the sandbox, which a start without
+    // commands never needs before its first reply.
+    void import('./shell/shell-tool-call.js').then(({ callShellTool }) => callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer)));
     return;
   }
   const mcp = call.kind === 'function' ? ctx.mcp.toolFor(thread.id, call.namespace, call.name) : undefined;
@@ -30,9 +37,16 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
   answerActor(ctx, thread, { turnId, callId: call.callId, output: `unsupported call: ${call.namespace ?? ''}${call.name}`, outputId: outputIdOf(ctx), item: null });
 }
 
-/** A turn asks for the host's tools: its MCP servers' listings, each under its startup deadline. */
+/**
+ * A turn asks for its tools with the host's MCP servers' among them (each server listed under
+ * its startup deadline): the thread's whole list, in the reference's order (the command
+ * tools, then the MCP namespaces, then the client's tools).
+ */
 export function answerHostTools(ctx: HostContext, thread: LoadedThread, turnId: string): void {
-  void ctx.mcp.toolSpecs(thread.id).then((tools) => {
+  void ctx.mcp.toolSpecs(thread.id).then((mcpTools) => {
+    const offered = thread.settings?.tools ?? [];
+    const builtIn = offered.filter(isHostTool);
+    const tools = [...builtIn, ...mcpTools, ...offered.filter((spec) => !isHostTool(spec))];
     const link = thread.lifecycle.kind === 'loaded' ? ctx.pool.linkOf(thread.id) : undefined;
     link?.api.answerHostTools(thread.id, turnId, tools).catch((error: unknown) =>
       ctx.log('warn', 'the host tools did not reach the actor', { threadId: thread.id, turnId, error: (error as Error).message }),

@@ -23,6 +23,7 @@ function recordingHost(steps: string[]): HostContext {
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
     mcp: { close: async () => void steps.push('mcp.close') },
     serverRequests: { cancelTurn: (threadId: string, turnId: string) => void steps.push(`cancelTurn ${threadId} ${turnId}`) },
+    shell: { killAll: async () => void steps.push('shell.killAll') },
     store: { settled: async () => void steps.push('store.settled'), close: async () => void steps.push('store.close') },
   } as unknown as HostContext;
 }
@@ -52,6 +53,7 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
       'log shutting down {"why":"SIGTERM","loaded":1}',
       'interrupt thread-1 turn-1',
       'cancelTurn thread-1 turn-1',
+      'shell.killAll',
       'unloadAll shutdown',
       'store.settled',
       'mcp.close',
@@ -78,6 +80,7 @@ test('a start that failed before the transport served runs the same sequence wit
     'log shutting down {"why":"start-up failed","loaded":1}',
     'interrupt thread-1 turn-1',
     'cancelTurn thread-1 turn-1',
+    'shell.killAll',
     'unloadAll shutdown',
     'store.settled',
     'mcp.close',

@@ -1,0 +1,99 @@
+// One `apply_patch` call (a freeform custom call; offered only with `[features]
+// apply_patch_tool = true`, see shell-tool-specs.ts): the patch is checked against the files
+// first, so a patch that does not parse or apply makes no item, as in the reference; one that
+// does becomes a `fileChange` item, is written, and the model gets the reference's text.
+// Writes go only where the thread's sandbox lets a command write (no approval is asked).
+import { performance } from 'node:perf_hooks';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
+import type { FileChangeItem } from '../../../common/wire-types.js';
+import type { HostContext } from '../../host-context.js';
+import type { LoadedThread } from '../../threads/loaded-thread.js';
+import { uuidv7 } from '../../protocol/uuid.js';
+import { formatExecOutputForModel } from '../exec/exec-output-format.js';
+import { hasFullDiskWriteAccess, type SandboxPolicy } from '../exec/sandbox-policy.js';
+import { writableRootsWithCwd } from '../exec/writable-roots.js';
+import { applyPatch, previewPatch } from '../patch/patch-applier.js';
+import { PatchApplyError } from '../patch/patch-apply-error.js';
+import { PatchParseError } from '../patch/patch-parse-error.js';
+import type { FileChange } from '../patch/file-change.js';
+import { threadSandboxPolicy } from './thread-sandbox.js';
+
+export function callApplyPatch(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
+  const answer = (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }): void =>
+    done({ turnId, callId: call.callId, output, outputId: `ctco_${uuidv7(ctx.clock.now())}`, item, ...(printed === undefined ? {} : { itemOutput: printed }) });
+  const settings = thread.settings!;
+  const started = performance.now();
+  void patchCall(ctx, thread, turnId, call, startedAtMs, settings.cwd, threadSandboxPolicy(ctx, settings.sandboxMode), started, answer).catch((error: unknown) => {
+    ctx.log('warn', 'apply_patch failed', { threadId: thread.id, callId: call.callId, error: (error as Error).message });
+    answer(`apply_patch failed: ${(error as Error).message}`, null);
+  });
+}
+
+async function patchCall(
+  ctx: HostContext,
+  thread: LoadedThread,
+  turnId: string,
+  call: ToolCall,
+  startedAtMs: number,
+  cwd: string,
+  policy: SandboxPolicy | null,
+  started: number,
+  answer: (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }) => void,
+): Promise<void> {
+  let changes: FileChange[];
+  try {
+    changes = await previewPatch(call.input, cwd);
+  } catch (error) {
+    if (error instanceof PatchParseError || error instanceof PatchApplyError) return answer(`apply_patch verification failed: ${error.message}`, null);
+    throw error;
+  }
+  const refused = policy === null ? cwd : firstUnwritable(changes, policy, cwd);
+  if (refused !== null) return answer(`apply_patch rejected: ${refused} is outside the writable roots of the thread's sandbox`, null);
+  const item: FileChangeItem = { type: 'fileChange', id: call.callId, changes: byPath(changes), status: 'inProgress', startedAtMs, completedAtMs: null };
+  thread.toolItemStarted(turnId, item);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs });
+  let finished: FileChangeItem;
+  let output: string;
+  let printed: { stdout: string; stderr: string };
+  try {
+    const applied = await applyPatch(call.input, cwd);
+    finished = { ...item, changes: byPath(applied.changes), status: 'completed', completedAtMs: ctx.clock.now() };
+    printed = { stdout: applied.summary, stderr: '' };
+    output = formatExecOutputForModel({ exitCode: 0, durationMs: performance.now() - started, timedOut: false, aggregatedOutput: applied.summary });
+  } catch (error) {
+    if (!(error instanceof PatchParseError || error instanceof PatchApplyError)) throw error;
+    finished = { ...item, status: 'failed', completedAtMs: ctx.clock.now() };
+    printed = { stdout: '', stderr: `${error.message}\n` };
+    output = `apply_patch verification failed: ${error.message}`;
+  }
+  thread.toolItemCompleted(turnId, finished);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item: finished, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: finished.completedAtMs });
+  answer(output, finished, printed);
+}
+
+// The wire lists a patch's files by path, and an update that moves its file says where.
+function byPath(changes: readonly FileChange[]): FileChangeItem['changes'] {
+  return [...changes]
+    .map((change) => (change.kind.type === 'update' && change.kind.move_path !== null ? { ...change, diff: `${change.diff}\n\nMoved to: ${change.kind.move_path}` } : change))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+// The first path the patch writes (a move's target included) that the sandbox would not let a
+// command write; null when every one is writable.
+function firstUnwritable(changes: readonly FileChange[], policy: SandboxPolicy, cwd: string): string | null {
+  if (hasFullDiskWriteAccess(policy)) return null;
+  const roots = writableRootsWithCwd(policy, cwd);
+  const inside = (path: string): boolean =>
+    roots.some(({ root, readOnlySubpaths }) => within(root, path) && !readOnlySubpaths.some((sub) => within(sub, path)));
+  for (const change of changes) {
+    const targets = [change.path, ...(change.kind.type === 'update' && change.kind.move_path !== null ? [change.kind.move_path] : [])];
+    for (const target of targets) if (!inside(resolve(cwd, target))) return target;
+  }
+  return null;
+}
+
+function within(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}

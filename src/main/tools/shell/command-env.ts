@@ -1,0 +1,26 @@
+// The environment a model's command runs with: the host's own, without what looks like a
+// credential, and the variables the reference's unified exec sets so that programs write
+// plain text for a reader that is no terminal.
+const UNIFIED_EXEC_ENV: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  LANG: 'C.UTF-8',
+  LC_CTYPE: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  COLORTERM: '',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GH_PAGER: 'cat',
+  CODEX_CI: '1',
+};
+
+// The reference's default excludes of `shell_environment_policy`.
+const SECRET = /KEY|SECRET|TOKEN/i;
+
+export function commandEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(hostEnv)) {
+    if (value !== undefined && !SECRET.test(name)) env[name] = value;
+  }
+  return { ...env, ...UNIFIED_EXEC_ENV };
+}

@@ -1,0 +1,49 @@
+// Asking the thread's clients to approve a command that asks to run outside the sandbox
+// (`sandbox_permissions: "require_escalated"` under approval_policy on-request), with the
+// reference's request (`item/commandExecution/requestApproval`) and its reading of the answer.
+import type { CommandExecutionItem } from '../../../common/wire-types.js';
+import type { HostContext } from '../../host-context.js';
+import type { LoadedThread } from '../../threads/loaded-thread.js';
+import type { ClientAnswer } from '../../server-requests/server-requests.js';
+
+/** What the user decided; `cancel` also ends the turn, as the reference's does. */
+export type ApprovalDecision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
+
+/** Sends the request; `decided` gets the decision in the same task as the answer (or the turn's end). */
+export function askApproval(
+  ctx: HostContext,
+  thread: LoadedThread,
+  turnId: string,
+  item: CommandExecutionItem,
+  argv: readonly string[],
+  reason: string | null,
+  decided: (decision: ApprovalDecision) => void,
+): void {
+  const params = {
+    kind: 'command',
+    threadId: thread.id,
+    turnId,
+    itemId: item.id,
+    startedAtMs: item.startedAtMs,
+    environmentId: 'local',
+    reason,
+    command: item.command,
+    cwd: item.cwd,
+    commandActions: item.commandActions,
+    proposedExecpolicyAmendment: argv,
+    availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'],
+  };
+  const owner = { threadId: thread.id, turnId };
+  ctx.serverRequests.send(thread.subscribers, 'item/commandExecution/requestApproval', params, owner, (answer) => decided(decisionOf(answer)), { announceResolved: true });
+}
+
+// An answer that does not decode is a refusal; a request cancelled by the turn's end is the
+// turn's cancel. An amendment (a prefix rule to keep) is taken as approval for the session.
+function decisionOf(answer: ClientAnswer): ApprovalDecision {
+  if (answer.kind === 'cancelled') return 'cancel';
+  if (answer.kind !== 'result') return 'decline';
+  const decision = (answer.result as { decision?: unknown } | null)?.decision;
+  if (decision === 'accept' || decision === 'acceptForSession' || decision === 'decline' || decision === 'cancel') return decision;
+  if (decision !== null && typeof decision === 'object' && 'acceptWithExecpolicyAmendment' in decision) return 'acceptForSession';
+  return 'decline';
+}

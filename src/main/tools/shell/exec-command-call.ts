@@ -1,0 +1,104 @@
+// One `exec_command` call, as the reference's unified exec runs it for the model: the item
+// (`commandExecution`) starts, an escalation is asked for where the policy allows it, the
+// command runs through the host's CommandRunner (never in a pool worker) under the thread's
+// sandbox, its output streams as `item/commandExecution/outputDelta`, and the end becomes the
+// finished item and the model's text. The command runs to its end (or the deadline) before the
+// model is answered: there are no background sessions (docs/tools.md, Commands).
+import { resolve } from 'node:path';
+import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
+import type { CommandExecutionItem } from '../../../common/wire-types.js';
+import { joinWords } from '../../../common/shell-words.js';
+import type { HostContext } from '../../host-context.js';
+import type { LoadedThread } from '../../threads/loaded-thread.js';
+import { outputIdOf } from '../tool-output-id.js';
+import { commandActionsOf } from './command-actions.js';
+import { decodeExecCommandArgs, type ExecCommandArgs } from './exec-command-args.js';
+import { askApproval, type ApprovalDecision } from './exec-approval.js';
+import { runCommand } from './command-run.js';
+import { announceCompleted, announceStarted } from './command-item-notices.js';
+
+/** The reference's text to the model for a command the user declined. */
+export const DECLINED_TEXT = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }';
+
+/** Runs the call; `done` gets its answer. */
+export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
+  const answer = (output: string, item: CommandExecutionItem | null): void => done({ turnId, callId: call.callId, output, outputId: outputIdOf(ctx), item });
+  const decoded = decodeExecCommandArgs(call.input);
+  if (!decoded.ok) return answer(decoded.message, null);
+  const { args } = decoded;
+  const settings = thread.settings!;
+  const policyName = approvalPolicyName(settings.approvalPolicy);
+  if (args.requireEscalated && policyName !== 'OnRequest') {
+    return answer(`approval policy is ${policyName}; reject command — you cannot ask for escalated permissions if the approval policy is ${policyName}`, null);
+  }
+  const cwd = args.workdir === null ? settings.cwd : resolve(settings.cwd, args.workdir);
+  const argv = ['/bin/bash', '-lc', args.cmd];
+  const item: CommandExecutionItem = {
+    type: 'commandExecution',
+    id: call.callId,
+    pluginId: null,
+    scriptPath: null,
+    command: joinWords(argv),
+    cwd,
+    processId: null,
+    source: 'agent',
+    status: 'inProgress',
+    commandActions: commandActionsOf(args.cmd, cwd),
+    aggregatedOutput: null,
+    exitCode: null,
+    durationMs: null,
+    startedAtMs,
+    completedAtMs: null,
+  };
+  const run = (escalated: boolean, announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
+  if (!args.requireEscalated) return run(false, false);
+  if (ctx.shell.approvedForSession(thread, item.command)) return run(true, false);
+  // Asked first: the item shows no process yet, and comes from the agent.
+  announceStarted(ctx, thread, turnId, item);
+  askApproval(ctx, thread, turnId, item, argv, args.justification, (decision) => {
+    if (decision === 'accept' || decision === 'acceptForSession') {
+      if (decision === 'acceptForSession') ctx.shell.approveForSession(thread, item.command);
+      return run(true, true);
+    }
+    refused(ctx, thread, turnId, item, args, decision, answer);
+  });
+}
+
+// Declined or cancelled: the item ends declined with nothing run, and the history keeps no
+// item for it (only the call and its output), as the reference's. A cancel interrupts the
+// turn before the answer reaches the actor, so the turn ends instead of sampling again.
+function refused(
+  ctx: HostContext,
+  thread: LoadedThread,
+  turnId: string,
+  item: CommandExecutionItem,
+  _args: ExecCommandArgs,
+  decision: Exclude<ApprovalDecision, 'accept' | 'acceptForSession'>,
+  answer: (output: string, item: CommandExecutionItem | null) => void,
+): void {
+  const completedAtMs = ctx.clock.now();
+  announceCompleted(ctx, thread, turnId, { ...item, status: 'declined', completedAtMs });
+  if (decision === 'decline') return answer(DECLINED_TEXT, null);
+  if (thread.runningTurnId === turnId) {
+    ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, turnId).catch(() => undefined);
+    ctx.serverRequests.cancelTurn(thread.id, turnId);
+  }
+  const seconds = Math.round((completedAtMs - (item.startedAtMs ?? completedAtMs)) / 100) / 10;
+  answer(`Wall time: ${seconds} seconds\naborted by user`, null);
+}
+
+// The policy as the reference's `AskForApproval` prints itself in its refusal.
+function approvalPolicyName(policy: unknown): string {
+  switch (policy) {
+    case 'never':
+      return 'Never';
+    case 'on-request':
+      return 'OnRequest';
+    case 'on-failure':
+      return 'OnFailure';
+    case 'untrusted':
+      return 'UnlessTrusted';
+    default:
+      return typeof policy === 'object' && policy !== null ? 'Granular' : String(policy);
+  }
+}

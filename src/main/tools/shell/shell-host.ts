@@ -1,0 +1,80 @@
+// The host's side of the model's commands (main thread): the one CommandRunner every command
+// goes through, the commands each turn has running (so an interrupt, the turn's end, an
+// unload or shutdown ends their process groups), and the commands a thread's user approved
+// for the rest of the session.
+import type { CommandRefusal, CommandRequest, CommandResult, CommandRunner } from '../exec/command-runner.js';
+
+export class ShellHost {
+  /** Made on the first command: the runner brings child_process, which a start does not need. */
+  #runner: Promise<CommandRunner> | null = null;
+  /** Running commands' interrupts, by thread, then by turn. */
+  readonly #running = new Map<string, Map<string, Set<AbortController>>>();
+  /**
+   * Commands approved "for session" (the argv as one line), by the loaded thread: they go with
+   * it when it unloads, as the reference's session does, and a resume starts with none.
+   */
+  readonly #approved = new WeakMap<object, Set<string>>();
+  readonly #usedSessionIds = new Set<number>();
+
+  #runnerNow(): Promise<CommandRunner> {
+    return (this.#runner ??= import('../exec/command-runner.js').then(({ CommandRunner: Runner }) => new Runner()));
+  }
+
+  /** Runs one command of `threadId`'s turn `turnId`; it ends with the turn. */
+  async run(threadId: string, turnId: string, request: Omit<CommandRequest, 'signal'>): Promise<CommandResult | CommandRefusal> {
+    const abort = new AbortController();
+    let turns = this.#running.get(threadId);
+    if (turns === undefined) this.#running.set(threadId, (turns = new Map()));
+    let mine = turns.get(turnId);
+    if (mine === undefined) turns.set(turnId, (mine = new Set()));
+    mine.add(abort);
+    try {
+      const runner = await this.#runnerNow();
+      // An interrupt that came while the runner loaded refuses the command.
+      return await runner.run({ ...request, signal: abort.signal });
+    } finally {
+      mine.delete(abort);
+      if (mine.size === 0) turns.delete(turnId);
+      if (turns.size === 0) this.#running.delete(threadId);
+    }
+  }
+
+  /** The turn was interrupted or ended (`turnId` null: the thread unloads): its commands are ended. */
+  cancelTurn(threadId: string, turnId: string | null): void {
+    const turns = this.#running.get(threadId);
+    if (turns === undefined) return;
+    for (const [id, commands] of turns) {
+      if (turnId !== null && id !== turnId) continue;
+      for (const abort of commands) abort.abort();
+    }
+  }
+
+  approveForSession(thread: object, command: string): void {
+    let approved = this.#approved.get(thread);
+    if (approved === undefined) this.#approved.set(thread, (approved = new Set()));
+    approved.add(command);
+  }
+
+  approvedForSession(thread: object, command: string): boolean {
+    return this.#approved.get(thread)?.has(command) ?? false;
+  }
+
+  /**
+   * A process id for the item, as the reference's unified-exec session ids look (a decimal
+   * number, unique among this host's commands).
+   */
+  nextSessionId(): number {
+    for (;;) {
+      const id = 1000 + Math.floor(Math.random() * 99_000);
+      if (!this.#usedSessionIds.has(id)) {
+        this.#usedSessionIds.add(id);
+        return id;
+      }
+    }
+  }
+
+  /** Shutdown: every process group is killed (none was, if no command ever ran). */
+  async killAll(): Promise<void> {
+    if (this.#runner !== null) await (await this.#runner).killAll();
+  }
+}

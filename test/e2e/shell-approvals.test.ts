@@ -1,0 +1,168 @@
+// Approvals for `exec_command` end to end: a command that asks to leave the sandbox
+// (`sandbox_permissions: "require_escalated"`) under approval_policy on-request asks the
+// client `item/commandExecution/requestApproval`, and each decision has the reference's
+// effect (codex-cli 0.171.0, probed: docs/tools.md, Commands); under never it is refused.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { TestServer, type Message } from '../helpers/test-server.js';
+
+let mock: MockModel;
+let workspace: string;
+beforeAll(async () => {
+  mock = await startMockModel({ reply: 'Done' });
+  workspace = mkdtempSync(join(tmpdir(), 'thread-host-approvals-ws-'));
+});
+afterAll(() => {
+  mock.close();
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(outside, { force: true });
+});
+
+const rolloutOf = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+
+// Outside every writable root of the read-only sandbox the threads run in.
+const outside = `/var/tmp/thread-host-approval-${process.pid}.txt`;
+const script = `echo x > ${outside} && echo ok`;
+const escalated = { cmd: script, sandbox_permissions: 'require_escalated', justification: 'Need to write outside the workspace?', prefix_rule: ['bash'] };
+const command = `/bin/bash -lc '${script}'`;
+const argv = ['/bin/bash', '-lc', script];
+const DECLINED = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }';
+
+interface Run {
+  server: TestServer;
+  threadId: string;
+  turn: Message;
+  first: number;
+}
+
+/** One turn of a fresh server whose model makes `calls` (one reply each), answering each approval with the next decision. */
+async function run(approvalPolicy: string, calls: unknown[], decisions: unknown[]): Promise<Run> {
+  rmSync(outside, { force: true });
+  const server = await TestServer.start({ modelUrl: mock.url, env: { HOME: workspace } });
+  const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy });
+  const first = mock.requests.length;
+  for (const args of calls.map((call, i) => functionCallItem(`call-${i + 1}`, 'exec_command', call))) mock.enqueue({ kind: 'output', items: [args] });
+  mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'done')] });
+  let answered = 0;
+  const answering = setInterval(() => {
+    const asked = server.received.filter((m) => m.method === 'item/commandExecution/requestApproval' && 'id' in m);
+    for (const request of asked.slice(answered)) {
+      server.sendText(JSON.stringify({ id: request.id, result: { decision: decisions[answered] } }));
+      answered += 1;
+    }
+  }, 10);
+  try {
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'run it' }] });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 15_000);
+    return { server, threadId: thread.id, turn: completed.turn, first };
+  } finally {
+    clearInterval(answering);
+  }
+}
+
+/** What the turn sent about the item, in order: the approval request, its resolution, the item's notices. */
+function trail(r: Run, id: string): Message[] {
+  return r.server.received
+    .filter((m) => m.method === 'serverRequest/resolved' || m.params?.item?.id === id || m.params?.itemId === id)
+    .map((m) => ('id' in m ? { method: m.method, id: m.id, params: m.params } : { method: m.method, params: m.params }));
+}
+
+const outputsOf = (r: Run, request: number) =>
+  ((mock.requests[request]!.body as { input: Message[] }).input.filter((item) => item.type === 'function_call_output')).map((o) => o.output as string);
+
+function asked(r: Run, id: string): Message {
+  return { kind: 'command', threadId: r.threadId, turnId: r.turn.id, itemId: id, startedAtMs: expect.any(Number), environmentId: 'local', reason: 'Need to write outside the workspace?', command, cwd: workspace, commandActions: [{ type: 'unknown', command: script }], proposedExecpolicyAmendment: argv, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'] };
+}
+
+function item(id: string, changes: Message): Message {
+  return { type: 'commandExecution', id, pluginId: null, scriptPath: null, command, cwd: workspace, processId: null, source: 'agent', status: 'inProgress', commandActions: [{ type: 'unknown', command: script }], aggregatedOutput: null, exitCode: null, durationMs: null, startedAtMs: expect.any(Number), completedAtMs: null, ...changes };
+}
+
+const ran = { processId: expect.stringMatching(/^\d+$/), source: 'unifiedExecStartup', status: 'completed', aggregatedOutput: 'ok\n', exitCode: 0, durationMs: expect.any(Number), completedAtMs: expect.any(Number) };
+const okText = expect.stringMatching(/^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nok\n$/);
+
+test('accept: asked, resolved, then run outside the sandbox', async () => {
+  const r = await run('on-request', [escalated], ['accept']);
+  try {
+    const base = { threadId: r.threadId, turnId: r.turn.id };
+    expect(trail(r, 'call-1')).toEqual([
+      { method: 'item/started', params: { item: item('call-1', {}), ...base, startedAtMs: expect.any(Number) } },
+      { method: 'item/commandExecution/requestApproval', id: 0, params: asked(r, 'call-1') },
+      { method: 'serverRequest/resolved', params: { threadId: r.threadId, requestId: 0 } },
+      { method: 'item/commandExecution/outputDelta', params: { ...base, itemId: 'call-1', delta: 'ok\n' } },
+      { method: 'item/completed', params: { item: item('call-1', ran), ...base, contentTokenCount: null, completedAtMs: expect.any(Number) } },
+    ]);
+    expect(r.turn.status).toBe('completed');
+    expect(existsSync(outside)).toBe(true);
+    expect(outputsOf(r, r.first + 1)).toEqual([okText]);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('acceptForSession: the same command is not asked again in the thread', async () => {
+  const r = await run('on-request', [escalated, escalated], ['acceptForSession']);
+  try {
+    expect(r.server.received.filter((m) => m.method === 'item/commandExecution/requestApproval').length).toBe(1);
+    const second = trail(r, 'call-2').filter((m) => m.method !== 'serverRequest/resolved');
+    expect(second.map((m) => m.method)).toEqual(['item/started', 'item/commandExecution/outputDelta', 'item/completed']);
+    expect(second[0]!.params.item).toEqual(item('call-2', { processId: expect.stringMatching(/^\d+$/), source: 'unifiedExecStartup' }));
+    expect(second[2]!.params.item).toEqual(item('call-2', ran));
+    expect(outputsOf(r, r.first + 2)).toEqual([okText, okText]);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('decline: the item ends declined, the model is told, the turn goes on', async () => {
+  const r = await run('on-request', [escalated], ['decline']);
+  try {
+    const declined = item('call-1', { status: 'declined', completedAtMs: expect.any(Number) });
+    expect(trail(r, 'call-1').map((m) => [m.method, m.params.item ?? m.params.requestId])).toEqual([
+      ['item/started', item('call-1', {})],
+      ['item/commandExecution/requestApproval', undefined],
+      ['serverRequest/resolved', 0],
+      ['item/completed', declined],
+    ]);
+    expect(r.turn.status).toBe('completed');
+    expect(existsSync(outside)).toBe(false);
+    expect(outputsOf(r, r.first + 1)).toEqual([DECLINED]);
+    const path = (await r.server.request('thread/read', { threadId: r.threadId })).thread.path as string;
+    const records = rolloutOf(path);
+    expect(records.filter((rec) => rec.payload.item?.type === 'CommandExecution')).toEqual([]);
+    expect(records.filter((rec) => rec.payload.type === 'function_call_output').map((rec) => rec.payload.output)).toEqual([DECLINED]);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('cancel: the item ends declined and the turn ends interrupted, with no further model request', async () => {
+  const r = await run('on-request', [escalated], ['cancel']);
+  try {
+    expect(r.server.notifications('item/completed').find((n) => n.params.item.id === 'call-1')!.params.item).toEqual(item('call-1', { status: 'declined', completedAtMs: expect.any(Number) }));
+    expect(r.turn).toMatchObject({ status: 'interrupted', items: [], itemsView: 'notLoaded' });
+    expect(mock.requests.length).toBe(r.first + 1);
+    expect(existsSync(outside)).toBe(false);
+    // The history keeps the call's output as the reference's (the turn was cut short).
+    const path = (await r.server.request('thread/read', { threadId: r.threadId })).thread.path as string;
+    const outputs = rolloutOf(path).filter((rec) => rec.payload.type === 'function_call_output').map((rec) => rec.payload.output as string);
+    expect(outputs).toEqual([expect.stringMatching(/^Wall time: \d+(\.\d)? seconds\naborted by user$/)]);
+    // The reply the turn never asked for is not left for the next test.
+    expect(mock.discardQueued()).toBe(1);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('never: an escalation is refused without an item or a question', async () => {
+  const r = await run('never', [escalated], []);
+  try {
+    expect(trail(r, 'call-1')).toEqual([]);
+    expect(outputsOf(r, r.first + 1)).toEqual(['approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never']);
+  } finally {
+    await r.server.close();
+  }
+});
