@@ -10,8 +10,8 @@
 // Its tools carry no annotations, so thread-host asks before running one (an
 // `mcpServer/elicitation/request`), which the provider answers from `autoApprove` (false by
 // default: declined). codex 0.171.0 gave the same calls, outputs, elicitations, content and
-// text in each case below (probed with the same provider and mock); it also offers its own
-// built-in tools, which thread-host does not.
+// text in each case below (probed with the same provider and mock); it also offers more
+// built-in tools than thread-host's command tools.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +120,10 @@ test('with autoApprove, the app tool runs with the model arguments and its answe
 
   expect(calls).toEqual([{ key: 'alpha' }]);
   expect(requests).toHaveLength(2);
-  expect(requests[0]!.tools).toEqual([{
+  // After the command tools (exec_command, write_stdin), as the reference orders them.
+  const offered = requests[0]!.tools as Array<{ name: string }>;
+  expect(offered.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'mcp__app']);
+  expect(offered.slice(2)).toEqual([{
     type: 'namespace', name: 'mcp__app', description: 'Tools in the mcp__app namespace.',
     tools: [{ type: 'function', name: 'lookup', description: 'Looks a key up', strict: false, parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } }],
   }]);

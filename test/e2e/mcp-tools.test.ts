@@ -68,7 +68,9 @@ test('a server tool is offered, called, answered, recorded and read back as the 
     expect(echo.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: 'hello' }]);
     // Offered under the server's namespace, sorted, `$schema` left out, through enabled_tools.
     const tools = (mock.requests[first]!.body as { tools: Message[] }).tools;
-    expect(tools).toEqual([{
+    // After the command tools, as the reference orders them.
+    expect(tools.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'mcp__fx']);
+    expect(tools.slice(2)).toEqual([{
       type: 'namespace', name: 'mcp__fx', description: 'Tools in the mcp__fx namespace.',
       tools: [
         { type: 'function', name: 'echo', description: 'Returns its text', strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
