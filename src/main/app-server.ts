@@ -76,7 +76,7 @@ export async function runAppServer(options: AppServerOptions): Promise<number> {
   const hooks = { lockLost: (loss: Parameters<typeof unloadThreadOfLostLock>[1]) => unloadThreadOfLostLock(ctx, loss), queueChangedHere: (threadId: ThreadId) => queueChangedHere(ctx, threadId) };
   const { store, peers } = await openStore({ home: options.home, env: options.env, startup, listen, log, recorder, hooks });
   ctx = buildHost(options, startup, log, store, recorder);
-  const router = new Router(ctx, startup.limits.maxInFlightRequests, peers.routing(ctx.outgoing));
+  const router = new Router(ctx, startup.limits.maxInFlightRequests, peers.routing(ctx.outgoing, ctx.serverRequests));
   peers.watchQueues((threadId) => queueChangedElsewhere(ctx, threadId));
   const stopStats = startStats(options.env, ctx);
   let finish!: (code: number) => void;

@@ -85,7 +85,7 @@ test('bench refuses an unknown scenario and a bad flag with exit code 2', async 
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, tools, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, tools, mcp-threads, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,

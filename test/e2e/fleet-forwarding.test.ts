@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { PostgresConnection } from '../../src/common/postgres/postgres-connection.js';
-import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { testDatabase } from '../helpers/test-database.js';
 import { turnMethods } from '../helpers/turn-methods.js';
 import { HttpRefusal, RpcReplyError, WsServer, type Message, type WsClient } from '../helpers/ws-server.js';
@@ -260,5 +260,37 @@ test('a host woken after its lease lapsed gives the thread up and forwards its c
     onB.waitForNotification('turn/completed', (p) => p.turn.id === turn.id),
   ]);
   expect([onAEnd.turn.status, onBEnd]).toEqual(['completed', onAEnd]);
+  await Promise.all([a.stop(), b.stop()]);
+});
+
+test('a tool call of a thread A owns reaches B’s client through B, and its answer gets back to A’s turn', async () => {
+  const db = await testDatabase();
+  const [a, b] = await Promise.all([startHost(db), startHost(db)]);
+  const onA = await a.connect();
+  const onB = await b.connect();
+  const schema = { type: 'object', properties: { x: { type: 'string' } } };
+  const { thread } = await onA.request('thread/start', { dynamicTools: [{ type: 'function', name: 'lookup', description: 'Looks up', inputSchema: schema }] });
+  const { turn: first } = await onA.request('turn/start', { threadId: thread.id, input: textInput('first, on the owner') });
+  await onA.waitForNotification('turn/completed', (p) => p.turn.id === first.id);
+  await onB.request('thread/resume', { threadId: thread.id });
+  // Only B's client is left to answer: A's own client goes.
+  expect(await onA.request('thread/unsubscribe', { threadId: thread.id })).toEqual({ status: 'unsubscribed' });
+
+  mock.enqueue({ kind: 'output', items: [functionCallItem('call_far', 'lookup', { x: 'far' })] });
+  mock.enqueue({ kind: 'output', items: [messageItem('msg_far', 'Done far')] });
+  const before = mock.requests.length;
+  const { turn } = await onB.request('turn/start', { threadId: thread.id, input: textInput('call it from B') });
+  const asked = await onB.waitFor((m) => m.method === 'item/tool/call' && 'id' in m, 20_000);
+  expect(asked).toEqual({
+    method: 'item/tool/call',
+    id: 0,
+    params: { threadId: thread.id, turnId: turn.id, callId: 'call_far', namespace: null, tool: 'lookup', arguments: { x: 'far' } },
+  });
+  onB.sendText(JSON.stringify({ id: asked.id, result: { contentItems: [{ type: 'inputText', text: 'answered on B' }], success: true } }));
+  const done = await onB.waitForNotification('item/completed', (p) => p.item.id === 'call_far', 20_000);
+  expect([done.item.status, done.item.contentItems]).toEqual(['completed', [{ type: 'inputText', text: 'answered on B' }]]);
+  expect((await onB.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000)).turn.status).toBe('completed');
+  const input = (mock.requests[before + 1]!.body as { input: Message[] }).input;
+  expect(input.at(-1)).toEqual({ type: 'function_call_output', id: expect.stringMatching(/^fco_/), call_id: 'call_far', output: 'answered on B' });
   await Promise.all([a.stop(), b.stop()]);
 });

@@ -4,6 +4,7 @@
 // file loads nothing: a files host's start must not load the fleet's packages (bench case
 // `cold-start`, test/e2e/start-path.test.ts).
 import type { Outgoing } from '../outgoing.js';
+import type { ServerRequests } from '../server-requests/server-requests.js';
 import type { WsAuthPolicy } from '../transport/ws-auth-options.js';
 import type { RequestRouting } from './request-routing.js';
 import type { ThreadId } from '../../common/thread-id.js';
@@ -14,7 +15,7 @@ export interface FleetPeers {
   /** How this host's listener recognizes its peers; null without `fleet_secret_file`. */
   readonly peerAuth: WsAuthPolicy | null;
   /** Which requests go to their thread's owner; null without `fleet_secret_file` (nothing is forwarded). */
-  routing(outgoing: Outgoing): RequestRouting | null;
+  routing(outgoing: Outgoing, serverRequests: ServerRequests): RequestRouting | null;
   /** The listener is bound at `url`: peers are told (when the advertised URL is the listener's). */
   listening(url: string): Promise<void>;
 }

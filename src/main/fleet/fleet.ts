@@ -39,14 +39,14 @@ export function fleetPeers({ config, pool, membership, queueChanges, secret, log
   return {
     watchQueues: (onChange) => queueChanges.start(onChange),
     peerAuth: secret === null ? null : fleetTokenPolicy(secret),
-    routing: (outgoing) => {
+    routing: (outgoing, serverRequests) => {
       if (secret === null) return null;
       const otherOwner = async (threadId: string): Promise<string | null> => {
         const owner = await ownerOf(pool, threadId, { deadlineMs: OWNER_LOOKUP_DEADLINE_MS });
         if (owner === null || !owner.ownerLive || owner.ownerHost === membership.hostId || !owner.endpoint) return null;
         return owner.endpoint;
       };
-      return new RequestRouting(new Forwarder({ secret, hostId: () => membership.hostId, otherOwner, outgoing, log }));
+      return new RequestRouting(new Forwarder({ secret, hostId: () => membership.hostId, otherOwner, outgoing, serverRequests, log }));
     },
     listening: async (url) => {
       if (config.advertise.kind !== 'listener') return;

@@ -15,6 +15,7 @@ import type { LogFn } from '../../common/log.js';
 import { ErrorCode, RpcError, type ErrorCodeValue } from '../../common/errors.js';
 import type { Connection, ConnectionId } from '../connections.js';
 import type { Outgoing } from '../outgoing.js';
+import type { ServerRequests } from '../server-requests/server-requests.js';
 import { requestIdJson, type RequestId } from '../protocol/envelope.js';
 import { signFleetToken } from './fleet-token.js';
 import { ownerHintOf } from './owned-elsewhere.js';
@@ -36,6 +37,8 @@ export interface ForwarderOptions {
   /** The endpoint of the live other host owning a thread, with a deadline. */
   otherOwner: OwnerLookup;
   outgoing: Outgoing;
+  /** Where the owners' requests for this host's clients go out, and their answers come back. */
+  serverRequests: ServerRequests;
   log: LogFn;
   /** How long a forwarded request may wait for its answer (default FORWARD_DEADLINE_MS). */
   forwardDeadlineMs?: number;
@@ -129,6 +132,14 @@ export class Forwarder {
       connection.initializeParams,
       {
         notification: (method, params, text) => this.#notified(connection, endpoint, method, params, text),
+        // The owner asks the client (a tool call, an approval): relayed, and the answer taken back.
+        serverRequest: (ownerId, method, params) =>
+          this.#options.serverRequests.relay(connection.id, method, params, (answer) =>
+            void this.#linkTo(connection, endpoint).then(
+              (link) => link.answerRequest(ownerId, answer.kind === 'result' ? { result: answer.result } : { error: answer.error }),
+              () => undefined,
+            ),
+          ),
         closed: (reason) => this.#linkClosed(connection, endpoint, reason),
       },
       log,

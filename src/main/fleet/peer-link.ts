@@ -30,6 +30,8 @@ export class PeerLinkError extends Error {
 export interface PeerLinkEvents {
   /** A notification from the owner: its method, params and the message as it came. */
   notification(method: string, params: unknown, text: string): void;
+  /** A request from the owner (a tool call, an approval) for the client, under the owner's id. */
+  serverRequest(id: number | string, method: string, params: unknown): void;
   /** The link is gone (called once); every request still waiting was rejected before. */
   closed(reason: string): void;
 }
@@ -168,10 +170,19 @@ export class PeerLink {
       return;
     }
     if (typeof message.method === 'string' && message.id === undefined) this.#events?.notification(message.method, message.params, text);
+    else if (typeof message.method === 'string' && (typeof message.id === 'number' || typeof message.id === 'string')) {
+      this.#events?.serverRequest(message.id, message.method, message.params);
+    }
     else if (typeof message.id === 'number' && message.error !== undefined) {
       const error = message.error;
       this.#settle(message.id, (waiting) => waiting.reject(new PeerLinkError(error.message, error)));
     } else this.log('warn', 'dropping a message from a peer that is neither a reply nor a notification', { endpoint: this.endpoint });
+  }
+
+  /** The client's answer to a request of the owner's, under the owner's id. */
+  answerRequest(id: number | string, answer: { result: unknown } | { error: unknown }): void {
+    if (this.#closedReason !== null) return;
+    this.#socket.send(JSON.stringify({ id, ...answer }));
   }
 
   #settle(id: number, settle: (waiting: Waiting) => void): void {

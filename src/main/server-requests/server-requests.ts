@@ -70,6 +70,12 @@ export interface SentRequest {
   cancel(): void;
 }
 
+/** The thread and turn a request's params name (a relayed one's: every server request names them). */
+function ownerNamedBy(params: unknown): RequestOwner {
+  const named = (params ?? {}) as { threadId?: unknown; turnId?: unknown };
+  return { threadId: typeof named.threadId === 'string' ? named.threadId : '', turnId: typeof named.turnId === 'string' ? named.turnId : '' };
+}
+
 export class ServerRequests {
   readonly #options: ServerRequestsOptions;
   /** Pending requests by recipient, then by the id that recipient knows them by. */
@@ -127,6 +133,20 @@ export class ServerRequests {
     }
     if (response.error !== undefined) this.#settle(pending, { kind: 'error', error: response.error });
     else this.#settle(pending, { kind: 'result', result: response.result ?? null });
+  }
+
+  /**
+   * A request another host of the fleet sent for a thread it owns, reaching this host's client
+   * over a peer link (fleet/forwarder.ts): it goes to `connection` under an id of this
+   * connection's own sequence, and the client's answer goes to `answered`, for the owner. The
+   * owner keeps the turn's wait and its deadlines; here it ends with the answer, or silently
+   * when the client goes (the link closes with it, and the owner sees that).
+   */
+  relay(connection: ConnectionId, method: string, params: unknown, answered: (answer: Extract<ClientAnswer, { kind: 'result' | 'error' }>) => void): void {
+    const owner = ownerNamedBy(params);
+    this.send([connection], method, params, owner, (answer) => {
+      if (answer.kind === 'result' || answer.kind === 'error') answered(answer);
+    });
   }
 
   /** The connection closed: requests it was the last open recipient of start their grace. */

@@ -2,6 +2,8 @@
 // the client with its id mapped and its result's bytes as the owner wrote them; the client's
 // initialize is replayed with a fleet token; a former owner's hint is followed at most twice;
 // a silent owner costs its request its deadline and holds up nothing else.
+import { ServerRequests } from '../../../../src/main/server-requests/server-requests.js';
+import { systemClock } from '../../../../src/common/clock.js';
 import { jwtVerify } from 'jose';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { afterEach, expect, test } from 'vitest';
@@ -58,7 +60,8 @@ function client(): { connection: Connection; sent: string[]; outgoing: Outgoing 
 }
 
 function forwarder(outgoing: Outgoing, otherOwner: (threadId: string) => Promise<string | null>, forwardDeadlineMs?: number): Forwarder {
-  return new Forwarder({ secret: SECRET, hostId: () => 'host-b', otherOwner, outgoing, log: () => undefined, ...(forwardDeadlineMs === undefined ? {} : { forwardDeadlineMs }) });
+  const serverRequests = new ServerRequests({ connections: new ConnectionTable(), log: () => undefined, clock: systemClock, graceMs: 1_000 });
+  return new Forwarder({ secret: SECRET, hostId: () => 'host-b', otherOwner, outgoing, serverRequests, log: () => undefined, ...(forwardDeadlineMs === undefined ? {} : { forwardDeadlineMs }) });
 }
 
 const turnStart = { threadId: 't1', input: [{ type: 'text', text: 'hi' }] };
