@@ -4,7 +4,8 @@
 //                      thread-host.cjs with its code cache
 //   thread-host.cjs    src/main/cli.ts and everything it imports, one CommonJS file
 //   thread-host.cjs.cache   V8's code cache of it, written here with this Node
-//   workers/*.cjs      the pool worker's, the line parser's and the thread listing's entries
+//   workers/*.cjs      the pool worker's, the line parser's, the stored history's and the
+//                      codex-state mirror's entries
 //   piscina/           piscina's main side and its worker bootstrap, one file each
 //   migrations/        the PostgreSQL store's schema migrations (SQL), read at run time
 //   node-pg-migrate/   node-pg-migrate's runner as CommonJS, loaded when the schema is migrated
@@ -114,7 +115,12 @@ writeFileSync(`${OUT}/package.json`, '{ "type": "commonjs" }\n');
 // `cold-start`). Piscina require()s a CommonJS entry directly; comlink is inlined as above.
 await build({
   ...commonJs,
-  entryPoints: { 'thread-host': 'workers/thread-host.ts', 'line-parser': 'workers/line-parser.ts', 'stored-history': 'workers/stored-history.ts' },
+  entryPoints: {
+    'thread-host': 'workers/thread-host.ts',
+    'line-parser': 'workers/line-parser.ts',
+    'stored-history': 'workers/stored-history.ts',
+    'codex-state': 'workers/codex-state.ts',
+  },
   outdir: `${OUT}/workers`,
   define: { 'import.meta.url': 'importMetaUrl' },
 });

@@ -3,7 +3,6 @@
 // thread that need history read from disk (a `thread/list` page; `thread/read`,
 // `thread/turns/list` and `thread/items/list` of a thread that is not loaded here), and what
 // the worker read for them.
-import type { CodexQueueRowsReply, CodexQueueRowsRequest, CodexStateMirrorReply, CodexStateMirrorRequest } from './codex-db/codex-state-changes.js';
 import type { HistoryMode } from './rollout/rollout-reader.js';
 import type { HistoryLocation, ListingSource } from './history-location.js';
 import type { StoredMetadata } from './postgres/metadata-patches.js';
@@ -97,14 +96,12 @@ export type StoredRead =
   | { kind: 'turns'; threadId: string; location: HistoryLocation; page: TurnsPageRequest }
   | { kind: 'items'; threadId: string; location: HistoryLocation; page: ItemsPageRequest };
 
-/** Main → worker (a mirror request goes to a worker of its own: src/main/store/files/codex-state-mirror.ts). */
-export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead | CodexStateMirrorRequest | CodexQueueRowsRequest;
+/** Main → worker (the mirror into the reference's databases has a worker of its own: codex-db/codex-state-changes.ts). */
+export type StoredHistoryRequest = { kind: 'list'; query: ThreadPageQuery } | StoredRead;
 
 /** Worker → main. */
 export type StoredHistoryReply =
   | ThreadPage
-  | CodexStateMirrorReply
-  | CodexQueueRowsReply
   /** A StoredRead's result as JSON text in UTF-8 (transferred: the main thread splices it into the reply as is). */
   | { kind: 'answer'; json: Uint8Array; historyMode: HistoryMode }
   /** The file holds no session_meta: as far as the reference is concerned there is no such thread. */

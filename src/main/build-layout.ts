@@ -18,6 +18,6 @@ export function distPath(relative: string): string {
  * A worker's entry: the bundled one (dist/bundle/workers/<name>.cjs) when running from the
  * bundle, so a worker loads one file instead of each module, and tsc's output otherwise.
  */
-export function workerEntry(name: 'thread-host' | 'line-parser' | 'stored-history'): string {
+export function workerEntry(name: 'thread-host' | 'line-parser' | 'stored-history' | 'codex-state'): string {
   return typeof THREAD_HOST_BUNDLE === 'boolean' ? distPath(`bundle/workers/${name}.cjs`) : distPath(`workers/${name}.js`);
 }

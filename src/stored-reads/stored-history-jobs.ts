@@ -1,10 +1,8 @@
 // What the stored-history worker does with each request: a thread/list page from what it keeps
-// of the home (listing-memory.ts), one thread's rollout read for a request about it, or a
-// change mirrored into the reference's state and queue databases, or which queued rows are
-// still in the latter (codex-state-writer.ts). A
-// failure is answered with its text, never thrown at the worker's event loop.
+// of the home (listing-memory.ts), or one thread's rollout read for a request about it. It only
+// reads: the mirror into the reference's databases has a worker of its own (src/codex-state/).
+// A failure is answered with its text, never thrown at the worker's event loop.
 import type { StoredHistoryReply, StoredHistoryRequest } from '../common/stored-history-messages.js';
-import { workerCodexStateWriter } from './codex-state-writer.js';
 import type { ListingMemory } from './listing-memory.js';
 import { answerStoredRead } from './stored-reads.js';
 import { listStoredPage } from './stored-source.js';
@@ -12,8 +10,6 @@ import { listStoredPage } from './stored-source.js';
 /** The answer to `request`; `progress` is called while a long one goes on. */
 export async function answerStoredHistory(memory: ListingMemory, request: StoredHistoryRequest, progress?: () => void): Promise<StoredHistoryReply> {
   try {
-    if (request.kind === 'mirrorCodexState') return await workerCodexStateWriter().apply(request);
-    if (request.kind === 'codexQueueRows') return await workerCodexStateWriter().queuedRows(request);
     if (request.kind !== 'list') return await answerStoredRead(request);
     return await listStoredPage(memory, request.query, progress);
   } catch (error) {

@@ -1,7 +1,7 @@
 // thread-host mirroring names, read receipts and queues into the reference's state and queue
 // databases, end to end: the real CLI in a home holding a state_5.sqlite and a queue_1.sqlite
 // as codex 0.171.0 creates them (the exact rows of each operation, against the reference's
-// own, are tested in test/unit/stored-reads/codex-state-mirror.test.ts). The rows follow each
+// own, are tested in test/unit/codex-state/codex-state-mirror.test.ts). The rows follow each
 // request shortly after its answer; thread/delete takes the thread's rows; the key and a
 // lockfile home turn it off, leaving both databases byte for byte as they were.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

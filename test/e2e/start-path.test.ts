@@ -41,6 +41,7 @@ test('every file of the bundle, the workers\' entries, piscina and node-pg-migra
     'piscina/index.js',
     'piscina/worker.js',
     'thread-host.cjs',
+    'workers/codex-state.cjs',
     'workers/line-parser.cjs',
     'workers/stored-history.cjs',
     'workers/thread-host.cjs',
@@ -48,6 +49,7 @@ test('every file of the bundle, the workers\' entries, piscina and node-pg-migra
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'thread-host.cjs.map'), 'utf8')).sources).toContain('../../src/main/cli.ts');
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/thread-host.cjs.map'), 'utf8')).sources).toContain('../../../workers/thread-host.ts');
   expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/stored-history.cjs.map'), 'utf8')).sources).toContain('../../../src/stored-reads/head-reads.ts');
+  expect(JSON.parse(readFileSync(join(BUNDLE_DIR, 'workers/codex-state.cjs.map'), 'utf8')).sources).toContain('../../../src/codex-state/codex-state-writer.ts');
   for (const file of files) {
     const map = JSON.parse(readFileSync(join(BUNDLE_DIR, `${file}.map`), 'utf8')) as { sources: string[] };
     const sources = map.sources.map((source) => resolve(dirname(join(BUNDLE_DIR, file)), source));

@@ -1,6 +1,8 @@
-// What the main thread hands the stored-history worker to mirror into the reference's state
-// and queue databases (src/stored-reads/codex-state-writer.ts), once thread-host's own durable
-// copy of the change is written: a thread's name, its read receipt, its queue, its deletion.
+// What the main thread and the codex-state worker (workers/codex-state.ts) exchange, inside the
+// job envelope of src/main/dedicated-worker.ts: each change to mirror into the reference's state
+// and queue databases (src/codex-state/codex-state-writer.ts), handed over once thread-host's
+// own durable copy of it is written (a thread's name, its read receipt, its queue, its
+// deletion), and which queued rows the mirror wrote are still there.
 import { dirname, join } from 'node:path';
 import type { UserInput } from '../wire-types.js';
 
@@ -40,7 +42,7 @@ export type CodexStateChange =
   | { kind: 'queue'; threadId: string; before: readonly QueuedSubmission[]; after: readonly QueuedSubmission[]; nowMs: number }
   | { kind: 'threadDeleted'; threadId: string };
 
-/** Main → worker. */
+/** Main → worker: one change to mirror. */
 export interface CodexStateMirrorRequest {
   kind: 'mirrorCodexState';
   databases: CodexStateDatabases;
@@ -78,3 +80,12 @@ export interface CodexQueueRowsRequest {
 
 /** Worker → main: the ids whose rows are there, or why the database could not tell. */
 export type CodexQueueRowsReply = { kind: 'codexQueueRows'; present: string[] } | { kind: 'codexQueueUnknown'; reason: string };
+
+/** Main → the codex-state worker: every job it takes. */
+export type CodexStateRequest = CodexStateMirrorRequest | CodexQueueRowsRequest;
+
+/**
+ * The codex-state worker → main: a job's answer, or its failure's text (and stack, for the
+ * log), never an error thrown at the worker's event loop.
+ */
+export type CodexStateReply = CodexStateMirrorReply | CodexQueueRowsReply | { kind: 'failed'; message: string; stack?: string };

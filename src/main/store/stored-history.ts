@@ -98,11 +98,9 @@ const FAILURES: Record<JobFailure, (doing: string, deadlineMs: number) => string
   workerStuck: (_doing, ms) => `the stored-history worker is still blocked in a read that made no progress for ${ms} ms (a hung filesystem?); retry once it returns`,
 };
 
-/** What the log says of a request: where it was reading (or what it mirrored). */
+/** What the log says of a request: where it was reading. */
 export function describeRequest(request: StoredHistoryRequest): Record<string, unknown> {
   if (request.kind === 'list') return { request: 'list', ...listingLogFields(request.query.source) };
-  if (request.kind === 'mirrorCodexState') return { request: request.change.kind, threadId: request.change.threadId };
-  if (request.kind === 'codexQueueRows') return { request: 'codexQueueRows', threadId: request.threadId };
   return { request: request.kind, history: describeLocation(request.location, request.threadId) };
 }
 

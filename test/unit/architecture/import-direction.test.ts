@@ -3,7 +3,9 @@
 // main thread's line-parser worker (it parses huge input lines off the main thread),
 // src/stored-reads/ and workers/stored-history.ts only inside the stored-history worker (it
 // reads rollouts for thread/list and for reads of threads not loaded, synchronously: never on
-// the main thread), and
+// the main thread), src/codex-state/ and workers/codex-state.ts only inside the codex-state
+// worker (the one writer of the reference's state and queue databases, so the stored-history
+// worker only reads), and
 // src/common/ on more than one of them, and src/client/ (a JSON-RPC client of the app server:
 // the demo, the bench and the tests) wherever a client runs, never inside the host or a worker. An import across that line would load host code into
 // a worker (or worker code into the host), so it fails here, as does a runtime import cycle.
@@ -13,13 +15,14 @@ import { importsOf, runtimeCycles, sourceFiles, type ImportEdge } from '../../he
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-type Zone = 'main' | 'worker' | 'lineParser' | 'storedHistory' | 'common' | 'client' | 'bench';
+type Zone = 'main' | 'worker' | 'lineParser' | 'storedHistory' | 'codexState' | 'common' | 'client' | 'bench';
 
 function zoneOf(path: string): Zone | null {
   if (path.startsWith('src/main/')) return 'main';
   // Its own zone, not 'worker': it must load neither the host nor the actors, only the parser.
   if (path === 'workers/line-parser.ts') return 'lineParser';
   if (path.startsWith('src/stored-reads/') || path === 'workers/stored-history.ts') return 'storedHistory';
+  if (path.startsWith('src/codex-state/') || path === 'workers/codex-state.ts') return 'codexState';
   if (path.startsWith('src/actors/') || path.startsWith('workers/')) return 'worker';
   if (path.startsWith('src/common/')) return 'common';
   if (path.startsWith('src/client/')) return 'client';
@@ -27,13 +30,17 @@ function zoneOf(path: string): Zone | null {
   return null;
 }
 
-/** Which zones each zone may import. The bench drives the host from outside, so it may use any. */
+/**
+ * Which zones each zone may import. The bench drives the host from outside, so it may use any
+ * but the codex-state worker's: nothing but that worker writes the reference's databases.
+ */
 const ALLOWED: Record<Zone, readonly Zone[]> = {
   // The demo (src/main/commands/demo.ts) is a client of the host it starts.
   main: ['main', 'common', 'client'],
   worker: ['worker', 'common'],
   lineParser: ['lineParser', 'common'],
   storedHistory: ['storedHistory', 'common'],
+  codexState: ['codexState', 'common'],
   common: ['common'],
   client: ['client', 'common'],
   bench: ['bench', 'main', 'worker', 'lineParser', 'storedHistory', 'common', 'client'],
@@ -81,6 +88,9 @@ describe('the checker itself', () => {
       importsOf(ROOT, 'workers/thread-host.ts', "import '../workers/line-parser.js';"),
       importsOf(ROOT, 'src/main/handlers/thread-list.ts', "import { listThreadPage } from '../../stored-reads/thread-page.js';"),
       importsOf(ROOT, 'workers/stored-history.ts', "import { ThreadDirectory } from '../src/main/threads/directory.js';"),
+      importsOf(ROOT, 'src/main/store/files/codex-state-mirror.ts', "import { CodexStateWriter } from '../../../codex-state/codex-state-writer.js';"),
+      importsOf(ROOT, 'src/stored-reads/stored-history-jobs.ts', "import { CodexStateWriter } from '../codex-state/codex-state-writer.js';"),
+      importsOf(ROOT, 'workers/codex-state.ts', "import { listStoredPage } from '../src/stored-reads/stored-source.js';"),
       importsOf(ROOT, 'src/client/rpc-connection.ts', "import { Router } from '../main/router.js';"),
       importsOf(ROOT, 'src/actors/thread-actor.ts', "import { RpcConnection } from '../client/rpc-connection.js';"),
     ].flat();
@@ -95,6 +105,9 @@ describe('the checker itself', () => {
       'workers/thread-host.ts -> workers/line-parser.ts',
       'src/main/handlers/thread-list.ts -> src/stored-reads/thread-page.ts',
       'workers/stored-history.ts -> src/main/threads/directory.ts',
+      'src/main/store/files/codex-state-mirror.ts -> src/codex-state/codex-state-writer.ts',
+      'src/stored-reads/stored-history-jobs.ts -> src/codex-state/codex-state-writer.ts',
+      'workers/codex-state.ts -> src/stored-reads/stored-source.ts',
       'src/client/rpc-connection.ts -> src/main/router.ts',
       'src/actors/thread-actor.ts -> src/client/rpc-connection.ts',
     ]);

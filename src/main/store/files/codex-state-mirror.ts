@@ -4,8 +4,8 @@
 // only (session_index.jsonl is not read while a `threads` row exists) and its queue from its
 // queue database only. thread-host's own durable copies (session_index.jsonl,
 // thread-host-read-state.jsonl, thread-queues/) stay what it answers from; each change is
-// handed here after it is written there, and goes to a stored-history worker of its own
-// (src/stored-reads/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
+// handed here after it is written there, and goes to the codex-state worker
+// (workers/codex-state.ts, src/codex-state/codex-state-writer.ts), one at a time, in order. Nothing waits for it:
 // requests are answered from memory, and the mirror follows. The same worker answers, in
 // order with those changes, which queued rows the mirror wrote are still there, for the drain
 // of a thread's queue (codex-queue-reconcile.ts), which waits for it with a deadline after its
@@ -25,19 +25,19 @@ import type {
   CodexStateDatabases,
   CodexStateMirrorReply,
   CodexStateMirrorRequest,
+  CodexStateReply,
+  CodexStateRequest,
   MirroredReceipt,
   QueuedSubmission,
 } from '../../../common/codex-db/codex-state-changes.js';
 import type { LogFn } from '../../../common/log.js';
 import { Mailbox } from '../../../common/mailbox.js';
-import type { StoredHistoryReply, StoredHistoryRequest } from '../../../common/stored-history-messages.js';
 import { DedicatedWorker, type JobResult } from '../../dedicated-worker.js';
 import { fsPromises } from '../../lazy-builtin.js';
-import { describeRequest } from '../stored-history.js';
 
 /** Where mirror jobs run: a worker in the host; in-process in tests. */
 export interface MirrorJobs {
-  run(request: StoredHistoryRequest): Promise<JobResult<StoredHistoryReply>>;
+  run(request: CodexStateRequest): Promise<JobResult<CodexStateReply>>;
   close(): Promise<void>;
 }
 
@@ -70,9 +70,12 @@ export class CodexStateMirror {
   #presence: { any: boolean; atMs: number } | null = null;
   readonly #absenceNoticed = new Set<string>();
 
-  /** The mirror in a worker of its own (the stored-history worker's entry), started with its first change. */
+  /**
+   * The mirror in the codex-state worker (`filename`: workers/codex-state.ts), started with its
+   * first change, so a start that mirrors nothing before its first reply never loads it.
+   */
   static inWorker(options: { filename: string; databases: CodexStateDatabases; clock: Clock; log: LogFn }): CodexStateMirror {
-    const jobs = new DedicatedWorker<StoredHistoryRequest, StoredHistoryReply>({
+    const jobs = new DedicatedWorker<CodexStateRequest, CodexStateReply>({
       filename: options.filename,
       name: 'codex-state mirror',
       deadlineMs: MIRROR_JOB_DEADLINE_MS,
@@ -168,7 +171,7 @@ export class CodexStateMirror {
     return any;
   }
 
-  #report(request: CodexStateMirrorRequest, result: JobResult<StoredHistoryReply>): CodexStateMirrorReply | null {
+  #report(request: CodexStateMirrorRequest, result: JobResult<CodexStateReply>): CodexStateMirrorReply | null {
     if (result.kind === 'failed') {
       this.log('warn', 'could not mirror a thread change into the reference databases', { ...describeRequest(request), reason: result.reason });
       return null;
@@ -182,4 +185,10 @@ export class CodexStateMirror {
     for (const notice of reply.notices) this.log('info', 'not mirroring into the reference database', { ...notice });
     return reply;
   }
+}
+
+/** What the log says of a job: the change's kind (or the lookup) and its thread. */
+function describeRequest(request: CodexStateRequest): Record<string, unknown> {
+  if (request.kind === 'mirrorCodexState') return { request: request.change.kind, threadId: request.change.threadId };
+  return { request: 'codexQueueRows', threadId: request.threadId };
 }

@@ -45,7 +45,7 @@ export async function openFilesStore(options: FilesStoreOptions): Promise<Thread
   const mirror =
     startup.codexHistoryDatabase === null
       ? null
-      : CodexStateMirror.inWorker({ filename: workerEntry('stored-history'), databases: codexStateDatabasesBeside(startup.codexHistoryDatabase), clock: systemClock, log });
+      : CodexStateMirror.inWorker({ filename: workerEntry('codex-state'), databases: codexStateDatabasesBeside(startup.codexHistoryDatabase), clock: systemClock, log });
   const readStates = new ThreadReadStates(home, log, undefined, mirror?.receiptRecorded);
   const marks = new QueueMirrorMarks(home);
   // Mirrored into the reference's queue, which rows it wrote marked (queue-mirror-marks.ts).

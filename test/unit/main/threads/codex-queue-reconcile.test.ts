@@ -8,14 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import type { QueuedSubmission } from '../../../../src/common/codex-db/codex-state-changes.js';
-import type { StoredHistoryRequest } from '../../../../src/common/stored-history-messages.js';
+import type { CodexStateRequest, QueuedSubmission } from '../../../../src/common/codex-db/codex-state-changes.js';
 import { CodexStateMirror, QUEUE_ROWS_DEADLINE_MS } from '../../../../src/main/store/files/codex-state-mirror.js';
 import { CodexQueueReconcile, RETRY_FIRST_MS, RETRY_MAX_MS } from '../../../../src/main/store/files/queues/codex-queue-reconcile.js';
 import { mirroredQueueChanges, QueueMirrorMarks } from '../../../../src/main/store/files/queues/queue-mirror-marks.js';
 import { ThreadQueueStore } from '../../../../src/main/store/files/queues/thread-queue-store.js';
 import { PostgresQueues } from '../../../../src/main/store/postgres/postgres-queues.js';
-import { CodexStateWriter } from '../../../../src/stored-reads/codex-state-writer.js';
+import { CodexStateWriter } from '../../../../src/codex-state/codex-state-writer.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
 import { createReferenceStateDb } from '../../../helpers/reference-state-db.js';
 import { queuedSubmission } from '../../../helpers/queued-submission.js';
@@ -46,7 +45,7 @@ function host({ database = true, mirroring = true } = {}) {
   const notified: unknown[] = [];
   const lookups = { stalled: false };
   const jobs = {
-    run: async (request: StoredHistoryRequest) => {
+    run: async (request: CodexStateRequest) => {
       if (request.kind === 'codexQueueRows' && lookups.stalled) return new Promise<never>(() => undefined);
       const reply = request.kind === 'codexQueueRows' ? await writer.queuedRows(request) : await writer.apply(request as never);
       return { kind: 'done' as const, reply };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { CodexStateChange, QueuedSubmission } from '../../../src/common/codex-db/codex-state-changes.js';
-import { CodexStateWriter } from '../../../src/stored-reads/codex-state-writer.js';
+import { CodexStateWriter } from '../../../src/codex-state/codex-state-writer.js';
 import { createReferenceStateDb, stateRows, type StateDbKind } from '../../helpers/reference-state-db.js';
 
 const THREAD = '01a2449b-b3ea-7292-9fa5-3781a2e78e5b';

@@ -3,19 +3,18 @@
 // (test/fixtures/codex-state-db/steps.json, recorded by its record-reference-rows.mjs): the
 // recording is replayed step by step through thread-host's own stores (ThreadNames,
 // ThreadReadStates, ThreadQueueStore), their hooks, the main thread's CodexStateMirror and the
-// stored-history worker's code run in-process, with the ids, revisions and clock the
+// codex-state worker's code run in-process, with the ids, revisions and clock the
 // reference had; after each step every row of the four tables equals the recorded rows.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import type { QueuedSubmission } from '../../../src/common/codex-db/codex-state-changes.js';
-import type { StoredHistoryRequest } from '../../../src/common/stored-history-messages.js';
+import type { CodexStateRequest, QueuedSubmission } from '../../../src/common/codex-db/codex-state-changes.js';
 import { CodexStateMirror } from '../../../src/main/store/files/codex-state-mirror.js';
 import { ThreadNames } from '../../../src/main/store/files/thread-names.js';
 import { ThreadReadStates } from '../../../src/main/store/files/thread-read-states.js';
 import { ThreadQueueStore } from '../../../src/main/store/files/queues/thread-queue-store.js';
-import { CodexStateWriter } from '../../../src/stored-reads/codex-state-writer.js';
+import { CodexStateWriter } from '../../../src/codex-state/codex-state-writer.js';
 import { createReferenceStateDb, setThreadRows, stateFixture, stateRows, type StateRows } from '../../helpers/reference-state-db.js';
 import type { ThreadId } from '../../../src/common/thread-id.js';
 
@@ -51,7 +50,7 @@ function setUp() {
   let at = 0;
   const clock = { now: () => at, set: (ms: number) => void (at = ms), setTimeout: () => 0, clearTimeout: () => undefined };
   const logged: unknown[] = [];
-  const jobs = { run: async (request: StoredHistoryRequest) => ({ kind: 'done' as const, reply: await writer.apply(request as never) }), close: async () => undefined };
+  const jobs = { run: async (request: CodexStateRequest) => ({ kind: 'done' as const, reply: await writer.apply(request as never) }), close: async () => undefined };
   const mirror = new CodexStateMirror(jobs, databases, clock, (...line) => logged.push(line));
   const revisions: string[] = [];
   const home = join(dir, 'home');

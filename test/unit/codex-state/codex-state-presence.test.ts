@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import type { StoredHistoryRequest } from '../../../src/common/stored-history-messages.js';
+import type { CodexStateRequest } from '../../../src/common/codex-db/codex-state-changes.js';
 import { CodexStateMirror, PRESENCE_RECHECK_MS } from '../../../src/main/store/files/codex-state-mirror.js';
 
 const dirs: string[] = [];
@@ -22,7 +22,7 @@ test('nothing is posted while neither database exists, and each absence is said 
   const clock = { now: () => at, setTimeout: () => 0, clearTimeout: () => undefined };
   const posted: unknown[] = [];
   const jobs = {
-    run: async (request: StoredHistoryRequest) => {
+    run: async (request: CodexStateRequest) => {
       posted.push((request as { change: unknown }).change);
       return { kind: 'done' as const, reply: { kind: 'mirrored' as const, notices: [] } as never };
     },

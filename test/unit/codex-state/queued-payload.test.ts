@@ -2,7 +2,7 @@
 // same thread/queue/add, for every input kind and metadata shape it stores as given
 // (test/fixtures/codex-state-db/input-kinds.json).
 import { expect, test } from 'vitest';
-import { queuedPayload } from '../../../src/stored-reads/queued-payload.js';
+import { queuedPayload } from '../../../src/codex-state/queued-payload.js';
 import { stateFixture } from '../../helpers/reference-state-db.js';
 
 interface Kind {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { QueuedSubmission } from '../../../src/common/codex-db/codex-state-changes.js';
-import { CodexStateWriter } from '../../../src/stored-reads/codex-state-writer.js';
+import { CodexStateWriter } from '../../../src/codex-state/codex-state-writer.js';
 import { createReferenceStateDb } from '../../helpers/reference-state-db.js';
 import { queuedSubmission } from '../../helpers/queued-submission.js';
 

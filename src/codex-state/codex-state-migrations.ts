@@ -3,7 +3,7 @@
 // `_sqlx_migrations` records them (version, SHA-384 of the migration's SQL; recorded in
 // test/fixtures/codex-state-db): the schemas this host writes rows for. A database with any
 // other list (an extra, missing or changed migration: another release's schema) is left alone.
-import type { PinnedMigration } from './pinned-database.js';
+import type { PinnedMigration } from '../common/codex-db/pinned-database.js';
 
 export const PINNED_STATE_MIGRATIONS: readonly PinnedMigration[] = [
   [1, '627EF19164C9BB298A0CD99945981C9B7BDA3D9E6CF12EB35145E3B1D3BF7CF8740F0DBAA0B475185FC2993397078049'], // threads

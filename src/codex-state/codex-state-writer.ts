@@ -1,7 +1,7 @@
 // Mirrors a change thread-host made (and wrote to its own durable copy) into the reference's
 // state and queue databases, as the reference itself writes it (codex-state-sql.ts), in the
-// stored-history worker: one connection per database, opened on first use and kept, each
-// change one short BEGIN IMMEDIATE transaction per database. A database that does not exist,
+// codex-state worker (workers/codex-state.ts): one connection per database, opened on first use
+// and kept, each change one short BEGIN IMMEDIATE transaction per database. A database that does not exist,
 // is not in WAL mode or does not have codex 0.171.0's migrations is left alone (PinnedDatabase).
 //
 // The write lock is never waited for by blocking: a change that finds it taken is tried again
@@ -18,7 +18,7 @@ import type {
   MirrorNotice,
   QueuedSubmission,
 } from '../common/codex-db/codex-state-changes.js';
-import { PINNED_QUEUE_MIGRATIONS, PINNED_STATE_MIGRATIONS } from '../common/codex-db/codex-state-migrations.js';
+import { PINNED_QUEUE_MIGRATIONS, PINNED_STATE_MIGRATIONS } from './codex-state-migrations.js';
 import { retryWhileBusy } from '../common/codex-db/busy-retry.js';
 import { PinnedDatabase, type DatabaseOutcome, type PinnedMigration, type Statements } from '../common/codex-db/pinned-database.js';
 import { QUEUE_SQL, STATE_SQL } from './codex-state-sql.js';
@@ -26,7 +26,6 @@ import { queuedPayload } from './queued-payload.js';
 
 /** How long a change waits for another connection's write lock before it is given up. */
 export const MIRROR_DEADLINE_MS = 250;
-
 
 type StateStatements = Statements<keyof typeof STATE_SQL>;
 type QueueStatements = Statements<keyof typeof QUEUE_SQL>;
@@ -167,12 +166,4 @@ function writeQueue(s: QueueStatements, change: Extract<CodexStateChange, { kind
   const stored = new Set((s.threadItemIds.all(threadId) as Array<{ id: string }>).map((row) => row.id));
   rows.splice(0, rows.length, ...after.filter((submission) => stored.has(submission.id)).map((submission) => submission.id));
   return skipped;
-}
-
-let shared: CodexStateWriter | null = null;
-
-/** This worker's mirror: its connections last as long as the worker. */
-export function workerCodexStateWriter(): CodexStateWriter {
-  shared ??= new CodexStateWriter();
-  return shared;
 }
