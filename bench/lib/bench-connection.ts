@@ -78,6 +78,11 @@ export abstract class BenchConnection {
     return this.rpc.within(arrival, deadlineMs, `notification ${method} for ${threadId}`, cancel);
   }
 
+  /** The first buffered notification `method` about `threadId`, taken; undefined when none arrived unclaimed. */
+  tryTake(method: string, threadId: string): Arrival | undefined {
+    return this.#notifications.tryTake(notificationKey(method, threadId));
+  }
+
   /** Drops unclaimed notifications, e.g. between phases sharing one server. */
   clearBuffer(): void {
     this.#notifications.clear();

@@ -62,6 +62,13 @@ const GOALS: readonly Goal[] = [
     target: { kind: 'bound', atMost: 1 },
   },
   { label: 'concurrent one-message turns, makespan', scenario: 'turn-concurrent', case: '', figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1 / 10, text: '≤ 1/10 of reference' } },
+  // The command tool: a trivial command's spawn (the call leaving the mock) → item/completed, and
+  // 32 threads running one each at once, sandboxed and not; both with approval policy never.
+  ...['workspace-write', 'danger-full-access'].flatMap((sandbox): Goal[] => [
+    { label: `exec_command call → item/completed, ${sandbox} (p50)`, scenario: 'shell', case: sandbox, figure: 'call → item/completed p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+    { label: `exec_command call → item/completed, ${sandbox} (p99)`, scenario: 'shell', case: sandbox, figure: 'call → item/completed p99', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+    { label: `32 threads running a command at once, ${sandbox}, makespan`, scenario: 'shell', case: `K=32 ${sandbox}`, figure: 'makespan', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },
+  ]),
   // Both homes: a first start is the reference's slow case (it creates its files), a reused
   // home its fast one.
   { label: 'cold start to initialize response (fresh home, p50)', scenario: 'cold-start', case: 'fresh', figure: 'spawn→initialize p50', target: { kind: 'ratioAtMost', ratio: 1, text: '≤ reference' } },

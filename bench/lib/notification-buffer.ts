@@ -71,14 +71,8 @@ export class NotificationBuffer {
 
   /** The oldest buffered arrival for `key`, or a promise of the next; `cancel` withdraws the wait. */
   wait(key: string): { arrival: Promise<Arrival>; cancel: () => void } {
-    const list = this.#buffered.get(key);
-    if (list !== undefined && list.length > 0) {
-      const entry = list.shift()!;
-      if (list.length === 0) this.#buffered.delete(key);
-      this.#size -= 1;
-      entry.key = ''; // consumed: eviction skips it
-      return { arrival: Promise.resolve({ params: entry.params, at: entry.at }), cancel: () => undefined };
-    }
+    const kept = this.tryTake(key);
+    if (kept !== undefined) return { arrival: Promise.resolve(kept), cancel: () => undefined };
     let resolver: ((arrival: Arrival) => void) | undefined;
     const arrival = new Promise<Arrival>((resolve) => {
       resolver = resolve;
@@ -93,6 +87,17 @@ export class NotificationBuffer {
       if (waiters?.length === 0) this.#waiters.delete(key);
     };
     return { arrival, cancel };
+  }
+
+  /** The oldest buffered arrival for `key`, taken out of the buffer; undefined when none is kept. */
+  tryTake(key: string): Arrival | undefined {
+    const list = this.#buffered.get(key);
+    if (list === undefined || list.length === 0) return undefined;
+    const entry = list.shift()!;
+    if (list.length === 0) this.#buffered.delete(key);
+    this.#size -= 1;
+    entry.key = ''; // consumed: eviction skips it
+    return { params: entry.params, at: entry.at };
   }
 
   clear(): void {

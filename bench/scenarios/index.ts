@@ -15,6 +15,7 @@ import { resumeUnderLock } from './resume-under-lock.js';
 import type { Scenario } from './scenario.js';
 import { scale } from './scale.js';
 import { seed } from './seed.js';
+import { shell } from './shell.js';
 import { soak } from './soak.js';
 import { startUnderLock } from './start-under-lock.js';
 import { storedRead } from './stored-read.js';
@@ -35,6 +36,7 @@ export const SCENARIOS: readonly Scenario[] = [
   turnSequential,
   turnConcurrent,
   tools,
+  shell,
   mcpThreads,
   coldStart,
   fullHost,
@@ -54,9 +56,9 @@ export const SCENARIOS: readonly Scenario[] = [
  * handoff runs several servers on one home (with --mix, two implementations in one case), and
  * fanout, huge-line and stored-read need a WebSocket server, thread-list writes thousands of
  * rollouts, stored-read one of tens of megabytes, and takeover and forwarding run several
- * hosts on the PostgreSQL store.
+ * hosts on the PostgreSQL store; shell needs bwrap for its sandboxed cases.
  */
-const ONLY_WHEN_NAMED = new Set(['mcp-threads', 'soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover', 'forwarding']);
+const ONLY_WHEN_NAMED = new Set(['shell', 'mcp-threads', 'soak', 'handoff', 'fanout', 'huge-line', 'thread-list', 'stored-read', 'takeover', 'forwarding']);
 
 const GROUPS: Record<string, string[]> = {
   all: SCENARIOS.map((s) => s.name).filter((name) => !ONLY_WHEN_NAMED.has(name)),

@@ -80,12 +80,29 @@ test('bench seed + resume-under-lock K=2 passes and writes a complete report', {
   expect(existsSync(join(out, 'table.md'))).toBe(true);
 });
 
+test('bench shell: echo hi per turn, sandboxed and not, and 2 threads at once, each run where it should be', { timeout: 60_000 }, async () => {
+  const dir = join(out, 'shell');
+  const { code, stdout, stderr } = await runCli(['bench', 'shell', '--turns', '2', '--warmup', '0', '--turn-threads', '2', '--out', dir], 55_000);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as BenchReport;
+  expect(report.results.map((r) => [r.case, r.pass, r.failures])).toEqual([
+    ['workspace-write', true, []], ['danger-full-access', true, []], ['K=2 workspace-write', true, []], ['K=2 danger-full-access', true, []],
+  ]);
+  const [sandboxed, open, concurrent] = report.results;
+  expect(Object.keys(sandboxed!.latency)).toEqual(['call → item/started', 'call → first outputDelta', 'call → item/completed']);
+  expect(sandboxed!.latency['call → item/completed']!.count).toBe(2);
+  // The namespace probe: a sandboxed command has a network of its own, an unsandboxed one not.
+  expect([sandboxed!.figures['command in a network namespace of its own']!.value, open!.figures['command in a network namespace of its own']!.value]).toEqual([1, 0]);
+  expect([sandboxed!.figures['commands with no outputDelta']!.value, concurrent!.figures['model requests']!.value]).toEqual([0, 4]);
+  expect(stdout).toContain('| shell | K=2 workspace-write | makespan | ms ↓ |');
+});
+
 test('bench refuses an unknown scenario and a bad flag with exit code 2', async () => {
   expect(await runCli(['bench', 'frobnicate'], 10_000)).toEqual({
     code: 2,
     stdout: '',
     stderr:
-      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, tools, mcp-threads, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
+      "thread-host bench: unknown scenario 'frobnicate' (known: seed, idle-unload, probe-floor, locked-unload, resume-under-lock, start-under-lock, churn, turn-sequential, turn-concurrent, tools, shell, mcp-threads, cold-start, full-host, scale, soak, handoff, fanout, huge-line, thread-list, stored-read, takeover, forwarding, all, under-lock, turns)\nRun 'thread-host bench --help' for usage.\n",
   });
   expect(await runCli(['bench', '--k', '0'], 10_000)).toEqual({
     code: 2,

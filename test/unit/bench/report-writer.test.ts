@@ -100,7 +100,7 @@ test('goals read the summary: a list p99 over the bare echo of the same run, and
     { goal: 'loaded/list p99 while 8 resumes wait on a held lock', unit: 'ms', a: 2, b: 2100, ratio: 2 / 2100, floor: 1.25, ofFloor: 2 / 1.25, target: '≤ 1.5 × floor', verdict: 'missed' },
   ]);
   expect(goals.filter((g) => g.a === null).every((g) => g.verdict === 'n/a')).toBe(true);
-  expect(goals.length).toBe(44);
+  expect(goals.length).toBe(50);
 });
 
 test('a goal read against a floor is n/a when the run did not measure that floor', () => {

@@ -59,6 +59,12 @@ export interface MockModel {
   /** TCP connections accepted so far; lets tests see keep-alive reuse. */
   readonly connections: number;
   enqueue(behaviour: MockBehaviour): void;
+  /**
+   * Chooses the reply from the request itself, before the queue is consulted (`undefined`:
+   * the queue, then the default); null removes it. For concurrent turns, whose requests
+   * interleave, so a queue cannot pair a reply with its thread.
+   */
+  setResponder(choose: ((request: MockRequest) => MockBehaviour | undefined) | null): void;
   /** Drops what is queued for requests that never came (their server was killed first); returns how many. */
   discardQueued(): number;
   close(): Promise<void>;
@@ -90,18 +96,20 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
   const sockets = new Set<Socket>();
   let connections = 0;
   const stalls = new Set<() => void>();
+  let responder: ((request: MockRequest) => MockBehaviour | undefined) | null = null;
 
   const server = http.createServer({ noDelay: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      requests.push({ path, headers: req.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')), receivedAt: performance.now() });
+      const request: MockRequest = { path, headers: req.headers, body: parseBody(Buffer.concat(chunks).toString('utf8')), receivedAt: performance.now() };
+      requests.push(request);
       if (req.method !== 'POST' || !RESPONSES_PATH.test(path)) {
         res.writeHead(404).end();
         return;
       }
-      const behaviour = queue.shift();
+      const behaviour = responder?.(request) ?? queue.shift();
       if (behaviour === undefined) {
         res.writeHead(200, { ...SSE_HEADERS, 'content-length': defaultBody.length }).end(defaultBody);
       } else {
@@ -132,6 +140,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     get connections() { return connections; },
     enqueue: (behaviour) => { queue.push(behaviour); },
     discardQueued: () => queue.splice(0).length,
+    setResponder: (choose) => { responder = choose; },
     close: () => new Promise<void>((resolve) => {
       for (const release of stalls) release();
       server.close(() => resolve());
