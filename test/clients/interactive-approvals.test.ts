@@ -4,8 +4,9 @@
 // (`sandbox_permissions: "require_escalated"`); under the home's approval_policy on-request
 // thread-host asks `item/commandExecution/requestApproval`, and the client shows its prompt:
 // `y` runs the command and shows its output, Esc (the client's only "no": it answers `cancel`)
-// runs nothing and ends the turn interrupted. Both screens are the ones the client shows
-// against `codex app-server` (compared by hand; on the wire the reference also sends
+// runs nothing and ends the turn interrupted; in a danger-full-access client nothing is asked
+// (no sandbox to leave). The y and Esc screens are the ones the client shows against
+// `codex app-server` (compared by hand; on the wire the reference also sends
 // thread/status/changed `waitingOnApproval` around the question, which changes nothing shown).
 // The client's thread/start asks for the sandbox of its own config (read-only unless told,
 // whatever the host's home says) and no approval policy; each turn/start carries the policy it
@@ -164,6 +165,20 @@ test('an escalated command: Esc cancels it, nothing runs and the turn is interru
   await terminal.submit('/quit');
   expect(await terminal.exitStatus()).toBe(0);
   expect(await host.server.stop()).toBe(0);
+});
+
+test('an escalated command in a danger-full-access client: no prompt, it runs', async () => {
+  const started = await session({ clientArgs: ['-c', 'sandbox_mode="danger-full-access"'] });
+  const { host, wire, terminal } = started;
+  reference.mock.enqueue({ kind: 'output', items: [functionCallItem('call-1', 'exec_command', ESCALATED)] });
+  reference.mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'Command ran')] });
+  await terminal.submit('write the file');
+  const done = await terminal.waitForText('• Command ran');
+  expect(block(done, '› write the file', '• Command ran')).toEqual(['› write the file', `• Ran ${SCRIPT}`, '  └ done-marker', '• Command ran']);
+  expect(wire.sent('thread/start').find((params) => params.threadSource === 'user')?.sandbox).toBe('danger-full-access');
+  expect(approvalRequests(wire)).toEqual([]);
+  expect(readFileSync(join(host.server.home, 'out.txt'), 'utf8')).toBe('approved-output\n');
+  await completedThenQuit(started, ['user: write the file', 'commandExecution', 'agent: Command ran']);
 });
 
 test('a patch in a workspace-write client: applied with no prompt, the client shows the edits', async () => {
