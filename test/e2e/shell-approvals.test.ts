@@ -39,10 +39,11 @@ interface Run {
 }
 
 /** One turn of a fresh server whose model makes `calls` (one reply each), answering each approval with the next decision. */
-async function run(approvalPolicy: string, calls: unknown[], decisions: unknown[]): Promise<Run> {
+async function run(approvalPolicy: string, calls: unknown[], decisions: unknown[], options: { sandbox?: string; answerAfterMs?: number } = {}): Promise<Run> {
+  const sandbox = options.sandbox ?? 'read-only';
   rmSync(outside, { force: true });
   const server = await TestServer.start({ modelUrl: mock.url, env: { HOME: workspace } });
-  const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy });
+  const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy, sandbox });
   const first = mock.requests.length;
   for (const args of calls.map((call, i) => functionCallItem(`call-${i + 1}`, 'exec_command', call))) mock.enqueue({ kind: 'output', items: [args] });
   mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'done')] });
@@ -50,7 +51,8 @@ async function run(approvalPolicy: string, calls: unknown[], decisions: unknown[
   const answering = setInterval(() => {
     const asked = server.received.filter((m) => m.method === 'item/commandExecution/requestApproval' && 'id' in m);
     for (const request of asked.slice(answered)) {
-      server.sendText(JSON.stringify({ id: request.id, result: { decision: decisions[answered] } }));
+      const decision = decisions[answered];
+      setTimeout(() => server.sendText(JSON.stringify({ id: request.id, result: { decision } })), options.answerAfterMs ?? 0);
       answered += 1;
     }
   }, 10);
@@ -152,6 +154,29 @@ test('cancel: the item ends declined and the turn ends interrupted, with no furt
     expect(outputs).toEqual([expect.stringMatching(/^Wall time: \d+(\.\d)? seconds\naborted by user$/)]);
     // The reply the turn never asked for is not left for the next test.
     expect(mock.discardQueued()).toBe(1);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('accept: durationMs is the time of the run alone, not of the wait for the answer', async () => {
+  const r = await run('on-request', [escalated], ['accept'], { answerAfterMs: 500 });
+  try {
+    const done = r.server.notifications('item/completed').find((n) => n.params.item.id === 'call-1')!.params.item;
+    expect(done.completedAtMs - done.startedAtMs).toBeGreaterThanOrEqual(500);
+    expect(done.durationMs).toBeLessThan(done.completedAtMs - done.startedAtMs - 400);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('danger-full-access: an escalation is not asked, the command runs as any other', async () => {
+  const r = await run('on-request', [escalated], [], { sandbox: 'danger-full-access' });
+  try {
+    expect(trail(r, 'call-1').map((m) => m.method)).toEqual(['item/started', 'item/commandExecution/outputDelta', 'item/completed']);
+    expect(trail(r, 'call-1')[2]!.params.item).toEqual(item('call-1', ran));
+    expect(existsSync(outside)).toBe(true);
+    expect(outputsOf(r, r.first + 1)).toEqual([okText]);
   } finally {
     await r.server.close();
   }

@@ -73,7 +73,8 @@ export async function runCommand(
   delta(decoder.end());
   const wallTimeMs = performance.now() - started;
   const completedAtMs = ctx.clock.now();
-  const durationMs = completedAtMs - (item.startedAtMs ?? completedAtMs);
+  // The run's own time, as the reference's: an approval's wait is in the item's span, not here.
+  const durationMs = Math.round(wallTimeMs);
   if (result.kind === 'refused') {
     const failed: CommandExecutionItem = { ...item, status: 'failed', aggregatedOutput: result.message, exitCode: null, durationMs, completedAtMs };
     announceCompleted(ctx, thread, turnId, failed);

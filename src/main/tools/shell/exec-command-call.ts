@@ -51,7 +51,8 @@ export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: 
     completedAtMs: null,
   };
   const run = (escalated: boolean, announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
-  if (!args.requireEscalated) return run(false, false);
+  // Without a sandbox there is nothing to leave: the reference runs the command unasked.
+  if (!args.requireEscalated || settings.sandboxMode === 'danger-full-access') return run(false, false);
   if (ctx.shell.approvedForSession(thread, item.command)) return run(true, false);
   // Asked first: the item shows no process yet, and comes from the agent.
   announceStarted(ctx, thread, turnId, item);
