@@ -100,6 +100,14 @@ test('accept: asked, resolved, then run outside the sandbox', async () => {
     expect(r.turn.status).toBe('completed');
     expect(existsSync(outside)).toBe(true);
     expect(outputsOf(r, r.first + 1)).toEqual([okText]);
+    // While the approval waits, the thread is active and waiting on it, as the reference shows it.
+    const statuses = r.server.received.filter((m) => m.method === 'thread/status/changed' && m.params.threadId === r.threadId).map((m) => m.params.status);
+    expect(statuses).toEqual([
+      { type: 'active', activeFlags: [] },
+      { type: 'active', activeFlags: ['waitingOnApproval'] },
+      { type: 'active', activeFlags: [] },
+      { type: 'idle' },
+    ]);
   } finally {
     await r.server.close();
   }

@@ -38,6 +38,8 @@ export class LoadedThread extends TurnTranscript {
   #identity: ThreadIdentity | null = null;
   #settings: ThreadSettings | null = null;
   #status: LoadedStatus = IDLE;
+  /** Approvals the running turn waits for: while there are any, its status says `waitingOnApproval`. */
+  #approvalsWaiting = 0;
   #historyMode: HistoryMode = 'paginated';
   #resumedHistoryJson: { count: number; json: EncodedJson } | null = null;
   #transcriptFill: Promise<void> | null = null;
@@ -301,6 +303,26 @@ export class LoadedThread extends TurnTranscript {
     return turn;
   }
 
+  /** The running turn asks its client to approve something; true when that changed the status. */
+  approvalAsked(): boolean {
+    this.#approvalsWaiting += 1;
+    return this.#setApprovalFlag();
+  }
+
+  /** An approval was answered (or cancelled); true when that changed the status. */
+  approvalSettled(): boolean {
+    this.#approvalsWaiting = Math.max(0, this.#approvalsWaiting - 1);
+    return this.#setApprovalFlag();
+  }
+
+  #setApprovalFlag(): boolean {
+    if (this.#status.type !== 'active') return false;
+    const waiting = this.#approvalsWaiting > 0;
+    if (this.#status.activeFlags.includes('waitingOnApproval') === waiting) return false;
+    this.#status = { type: 'active', activeFlags: waiting ? ['waitingOnApproval'] : [] };
+    return true;
+  }
+
   /** The rollout file now exists. */
   rolloutMaterialized(): void {
     this.#materialized = true;
@@ -327,6 +349,7 @@ export class LoadedThread extends TurnTranscript {
     this.#pendingTurns = Math.max(0, this.#pendingTurns - 1);
     if (this.#runningTurnId === turnId) this.#runningTurnId = null;
     this.#inactiveSince = now;
+    this.#approvalsWaiting = 0;
     this.#status = end.status === 'failed' ? { type: 'systemError' } : this.#pendingTurns > 0 ? this.#status : IDLE;
     return turn;
   }

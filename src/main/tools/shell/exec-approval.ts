@@ -34,7 +34,13 @@ export function askApproval(
     availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'],
   };
   const owner = { threadId: thread.id, turnId };
-  ctx.serverRequests.send(thread.subscribers, 'item/commandExecution/requestApproval', params, owner, (answer) => decided(decisionOf(answer)), { announceResolved: true });
+  // While it waits, the thread is active and waiting on approval, as the reference shows it.
+  const statusChanged = (): void => ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
+  if (thread.approvalAsked()) statusChanged();
+  ctx.serverRequests.send(thread.subscribers, 'item/commandExecution/requestApproval', params, owner, (answer) => {
+    if (thread.approvalSettled()) statusChanged();
+    decided(decisionOf(answer));
+  }, { announceResolved: true });
 }
 
 // An answer that does not decode is a refusal; a request cancelled by the turn's end is the
