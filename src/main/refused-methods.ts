@@ -40,7 +40,6 @@ const REASONS: Record<string, readonly string[]> = {
     'thread/shellCommand', 'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
     'thread/approveGuardianDeniedAction', 'thread/guardianReview', 'thread/increment_elicitation', 'thread/decrement_elicitation',
     'fs/readFile', 'fs/writeFile', 'fs/createDirectory', 'fs/getMetadata', 'fs/readDirectory', 'fs/remove', 'fs/copy', 'fs/watch', 'fs/unwatch',
-    'command/exec', 'command/exec/write', 'command/exec/terminate', 'command/exec/resize',
     'process/spawn', 'process/writeStdin', 'process/kill', 'process/resizePty',
     'fuzzyFileSearch', 'fuzzyFileSearch/sessionStart', 'fuzzyFileSearch/sessionUpdate', 'fuzzyFileSearch/sessionStop',
   ],
