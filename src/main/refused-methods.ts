@@ -37,7 +37,7 @@ const CHATGPT_ONLY: Record<string, string> = {
 
 const REASONS: Record<string, readonly string[]> = {
   [NO_TOOLS]: [
-    'thread/shellCommand', 'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
+    'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
     'thread/approveGuardianDeniedAction', 'thread/guardianReview', 'thread/increment_elicitation', 'thread/decrement_elicitation',
     'fs/readFile', 'fs/writeFile', 'fs/createDirectory', 'fs/getMetadata', 'fs/readDirectory', 'fs/remove', 'fs/copy', 'fs/watch', 'fs/unwatch',
     'process/spawn', 'process/writeStdin', 'process/kill', 'process/resizePty',

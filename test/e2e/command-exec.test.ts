@@ -140,6 +140,60 @@ test('a running command is killed when its connection closes', async () => {
   await waitForProcess('sleep 38.25', false);
 });
 
+test('thread/shellCommand answers {} and runs its own turn with a userShell item, no model request', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    const requests = mock.requests.length;
+    const before = server.received.length;
+    expect(await answer(server, 'thread/shellCommand', { threadId: thread.id, command: 'echo shell-hi' })).toEqual({ result: {} });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id, 20_000);
+    const seen = server.received.slice(before).filter((m) => (m.method !== undefined && m.method !== 'thread/started') || m.result !== undefined).map(({ id: _id, emittedAtMs: _at, ...m }) => m);
+    const turnId = completed.turn.id as string;
+    const item = {
+      type: 'commandExecution', id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), pluginId: null, scriptPath: null,
+      command: "/bin/bash -lc 'echo shell-hi'", cwd: workspace, processId: null, source: 'userShell', status: 'inProgress',
+      commandActions: [{ type: 'unknown', command: 'echo shell-hi' }], aggregatedOutput: null, exitCode: null, durationMs: null, startedAtMs: expect.any(Number), completedAtMs: null,
+    };
+    const itemId = seen.find((m) => m.method === 'item/started')!.params.item.id as string;
+    const turn = { id: turnId, rootTurnId: turnId, items: [], itemsView: 'notLoaded', error: null, startedAt: expect.any(Number) };
+    expect(seen).toEqual([
+      { result: {} },
+      { method: 'thread/status/changed', params: { threadId: thread.id, status: { type: 'active', activeFlags: [] } } },
+      { method: 'turn/started', params: { threadId: thread.id, turn: { ...turn, status: 'inProgress', completedAt: null, durationMs: null } } },
+      { method: 'item/started', params: { item, threadId: thread.id, turnId, startedAtMs: expect.any(Number) } },
+      { method: 'item/commandExecution/outputDelta', params: { threadId: thread.id, turnId, itemId, delta: 'shell-hi\n' } },
+      {
+        method: 'item/completed',
+        params: { item: { ...item, status: 'completed', aggregatedOutput: 'shell-hi\n', exitCode: 0, durationMs: expect.any(Number), completedAtMs: expect.any(Number) }, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: expect.any(Number) },
+      },
+      { method: 'thread/status/changed', params: { threadId: thread.id, status: { type: 'idle' } } },
+      { method: 'turn/completed', params: { threadId: thread.id, turn: { ...turn, status: 'completed', completedAt: expect.any(Number), durationMs: expect.any(Number) } } },
+    ]);
+    expect(mock.requests.length).toBe(requests);
+  } finally {
+    await server.close();
+  }
+});
+
+test('thread/shellCommand runs outside the sandbox; a failing command fails its item, not its turn', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    expect(await answer(server, 'thread/shellCommand', { threadId: thread.id, command: '' })).toEqual({ error: { code: -32600, message: 'command must not be empty' } });
+    const missing = '00000000-0000-0000-0000-000000000000';
+    expect(await answer(server, 'thread/shellCommand', { threadId: missing, command: 'echo' })).toEqual({ error: { code: -32600, message: `thread not found: ${missing}` } });
+    const outside = join(tmpdir(), '..', 'var', 'tmp', `thread-host-user-shell-${process.pid}.txt`);
+    await answer(server, 'thread/shellCommand', { threadId: thread.id, command: `echo x > ${outside}; echo $?; rm -f ${outside}; exit 3` });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id, 20_000);
+    expect(completed.turn.status).toBe('completed');
+    const item = server.notifications('item/completed').at(-1)!.params.item;
+    expect(item).toMatchObject({ source: 'userShell', status: 'failed', aggregatedOutput: '0\n', exitCode: 3 });
+  } finally {
+    await server.close();
+  }
+});
+
 async function waitForProcess(pattern: string, running: boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
   for (;;) {
