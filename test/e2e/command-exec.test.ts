@@ -194,6 +194,25 @@ test('thread/shellCommand runs outside the sandbox; a failing command fails its 
   }
 });
 
+test('turn/interrupt of a user-shell turn kills its command: the item fails as aborted, the turn ends interrupted', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    await answer(server, 'thread/shellCommand', { threadId: thread.id, command: 'echo up; sleep 38.75' });
+    const started = await server.waitForNotification('turn/started', (p) => p.threadId === thread.id);
+    await server.waitForNotification('item/commandExecution/outputDelta', (p) => p.threadId === thread.id);
+    expect(await answer(server, 'turn/interrupt', { threadId: thread.id, turnId: started.turn.id })).toEqual({ result: {} });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id, 10_000);
+    expect(completed.turn).toMatchObject({ id: started.turn.id, status: 'interrupted', items: [], itemsView: 'notLoaded', error: null });
+    expect(server.notifications('item/completed').at(-1)!.params.item).toMatchObject({
+      source: 'userShell', status: 'failed', aggregatedOutput: 'command aborted by user', exitCode: -1, durationMs: 0,
+    });
+    await waitForProcess('sleep 38.75', false);
+  } finally {
+    await server.close();
+  }
+});
+
 async function waitForProcess(pattern: string, running: boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
   for (;;) {

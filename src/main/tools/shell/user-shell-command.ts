@@ -76,7 +76,12 @@ async function runUserShell(ctx: HostContext, thread: LoadedThread, turnId: stri
     announceCompleted(ctx, thread, turnId, { ...item, status: 'failed', aggregatedOutput: result.message, durationMs, completedAtMs });
     return result.reason === 'interrupted' ? 'interrupted' : 'ran';
   }
+  if (result.ending === 'interrupted') {
+    // The reference's item for an aborted user command: its text, exit -1 and a zero duration.
+    announceCompleted(ctx, thread, turnId, { ...item, status: 'failed', aggregatedOutput: 'command aborted by user', exitCode: -1, durationMs: 0, completedAtMs });
+    return 'interrupted';
+  }
   const status = result.exitCode === 0 ? 'completed' : 'failed';
   announceCompleted(ctx, thread, turnId, { ...item, status, aggregatedOutput: live.outputOf(result), exitCode: result.exitCode, durationMs, completedAtMs });
-  return result.ending === 'interrupted' ? 'interrupted' : 'ran';
+  return 'ran';
 }
