@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 let mock: MockModel;
@@ -189,6 +189,25 @@ test('thread/shellCommand runs outside the sandbox; a failing command fails its 
     expect(completed.turn.status).toBe('completed');
     const item = server.notifications('item/completed').at(-1)!.params.item;
     expect(item).toMatchObject({ source: 'userShell', status: 'failed', aggregatedOutput: '0\n', exitCode: 3 });
+  } finally {
+    await server.close();
+  }
+});
+
+test('thread/shellCommand while a turn runs joins that turn', async () => {
+  const server = await start();
+  try {
+    const { thread } = await server.request('thread/start', { cwd: workspace });
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call-1', 'exec_command', { cmd: 'sleep 1.5' })] });
+    mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'done')] });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'go' }] });
+    await server.waitForNotification('item/started', (p) => p.item.id === 'call-1');
+    expect(await answer(server, 'thread/shellCommand', { threadId: thread.id, command: 'echo joined' })).toEqual({ result: {} });
+    const completed = await server.waitForNotification('turn/completed', (p) => p.threadId === thread.id, 20_000);
+    expect(completed.turn).toMatchObject({ id: turn.id, status: 'completed' });
+    expect(server.notifications('turn/started').map((n) => n.params.turn.id)).toEqual([turn.id]);
+    const shell = server.notifications('item/completed').find((n) => n.params.item.source === 'userShell')!.params;
+    expect(shell).toMatchObject({ turnId: turn.id, item: { command: "/bin/bash -lc 'echo joined'", status: 'completed', aggregatedOutput: 'joined\n', exitCode: 0 } });
   } finally {
     await server.close();
   }
