@@ -5,7 +5,7 @@
 import { ErrorCode, RpcError } from '../common/errors.js';
 
 /** Why a group of methods is refused, worded for the person reading the client's error. */
-const NO_TOOLS = 'thread-host runs no tools, shells or processes and does not touch the client\'s files';
+const NO_TOOLS = 'thread-host runs a client\'s commands only through command/exec and thread/shellCommand, and does not touch the client\'s files';
 const NO_MCP = 'thread-host runs the MCP servers its configuration named at start, without OAuth or event streams';
 const NO_ACCOUNTS = "thread-host has no accounts or logins: a model provider's key comes from its env_key";
 const NO_EXTENSIONS = 'thread-host has no skills, plugins, marketplaces or apps';
