@@ -97,7 +97,7 @@ export type CommandAction =
   | { type: 'search'; command: string; query: string | null; path: string | null }
   | { type: 'unknown'; command: string };
 
-/** A command the model ran (`exec_command`), in the reference's key order. */
+/** A command run in a thread (the model's `exec_command`, the user's `thread/shellCommand`), in the reference's key order. */
 export interface CommandExecutionItem {
   type: 'commandExecution';
   id: string;
@@ -106,7 +106,7 @@ export interface CommandExecutionItem {
   command: string;
   cwd: string;
   processId: string | null;
-  source: 'unifiedExecStartup' | 'agent';
+  source: 'unifiedExecStartup' | 'agent' | 'userShell';
   status: 'inProgress' | 'completed' | 'failed' | 'declined';
   commandActions: CommandAction[];
   aggregatedOutput: string | null;

@@ -41,6 +41,9 @@ import type { HostContext } from './host-context.js';
 import type { Decoder } from './protocol/decode.js';
 import * as P from './protocol/method-params.js';
 import * as D from './protocol/discovery-params.js';
+import * as X from './protocol/command-exec-params.js';
+import * as E from './handlers/command-exec.js';
+import { threadShellCommand } from './handlers/thread-shell-command.js';
 
 export type AfterReply = (effect: () => void) => void;
 export type Handler<T> = (ctx: HostContext, connection: Connection, params: T, afterReply: AfterReply) => unknown;
@@ -106,4 +109,9 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['thread/queue/delete', spec(T.threadQueueDeleteParams, Q.threadQueueDelete)],
   ['thread/queue/reorder', spec(T.threadQueueReorderParams, Q.threadQueueReorder)],
   ['thread/queue/start', spec(T.threadQueueStartParams, Q.threadQueueStart)],
+  ['thread/shellCommand', spec(X.threadShellCommandParams, threadShellCommand)],
+  ['command/exec', spec(X.commandExecParams, E.commandExec)],
+  ['command/exec/write', spec(X.commandExecWriteParams, E.commandExecWrite)],
+  ['command/exec/terminate', spec(X.commandExecTerminateParams, E.commandExecTerminate)],
+  ['command/exec/resize', spec(X.commandExecResizeParams, E.commandExecResize)],
 ]);

@@ -5,7 +5,7 @@
 import { ErrorCode, RpcError } from '../common/errors.js';
 
 /** Why a group of methods is refused, worded for the person reading the client's error. */
-const NO_TOOLS = 'thread-host runs no tools, shells or processes and does not touch the client\'s files';
+const NO_TOOLS = 'thread-host runs a client\'s commands only through command/exec and thread/shellCommand, and does not touch the client\'s files';
 const NO_MCP = 'thread-host runs the MCP servers its configuration named at start, without OAuth or event streams';
 const NO_ACCOUNTS = "thread-host has no accounts or logins: a model provider's key comes from its env_key";
 const NO_EXTENSIONS = 'thread-host has no skills, plugins, marketplaces or apps';
@@ -37,10 +37,9 @@ const CHATGPT_ONLY: Record<string, string> = {
 
 const REASONS: Record<string, readonly string[]> = {
   [NO_TOOLS]: [
-    'thread/shellCommand', 'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
+    'thread/backgroundTerminals/clean', 'thread/backgroundTerminals/terminate',
     'thread/approveGuardianDeniedAction', 'thread/guardianReview', 'thread/increment_elicitation', 'thread/decrement_elicitation',
     'fs/readFile', 'fs/writeFile', 'fs/createDirectory', 'fs/getMetadata', 'fs/readDirectory', 'fs/remove', 'fs/copy', 'fs/watch', 'fs/unwatch',
-    'command/exec', 'command/exec/write', 'command/exec/terminate', 'command/exec/resize',
     'process/spawn', 'process/writeStdin', 'process/kill', 'process/resizePty',
     'fuzzyFileSearch', 'fuzzyFileSearch/sessionStart', 'fuzzyFileSearch/sessionUpdate', 'fuzzyFileSearch/sessionStop',
   ],

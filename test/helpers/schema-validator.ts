@@ -27,6 +27,11 @@ const RESPONSE_DEFINITIONS: Record<string, string> = {
   'thread/unarchive': 'ThreadUnarchiveResponse',
   'thread/delete': 'ThreadDeleteResponse',
   'thread/metadata/update': 'ThreadMetadataUpdateResponse',
+  'command/exec': 'CommandExecResponse',
+  'command/exec/write': 'CommandExecWriteResponse',
+  'command/exec/terminate': 'CommandExecTerminateResponse',
+  'command/exec/resize': 'CommandExecResizeResponse',
+  'thread/shellCommand': 'ThreadShellCommandResponse',
 };
 
 // Methods whose response schema is checked against the experimental bundle

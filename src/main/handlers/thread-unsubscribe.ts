@@ -34,4 +34,6 @@ export function dropConnection(ctx: HostContext, connection: Connection): void {
     ctx.supervisor.noteChanged(thread);
   }
   ctx.serverRequests.connectionClosed(connection.id);
+  // Its command/exec processes are its own: they go with it, as the reference's do.
+  ctx.shell.exec.connectionClosed(connection.id);
 }

@@ -23,7 +23,7 @@ export function turnSteer(ctx: HostContext, _connection: Connection, params: Ret
     if (active === null) throw invalidRequest('no active turn to steer');
     if (active.id !== params.expectedTurnId) throw invalidRequest(`expected active turn id \`${params.expectedTurnId}\` but found \`${active.id}\``);
     if (params.input.length === 0) throw invalidRequest('input must not be empty');
-    if (thread.isCompaction(active.id)) throw invalidRequest('active turn is not steerable');
+    if (!thread.isJoinable(active.id)) throw invalidRequest('active turn is not steerable');
     joinTurn(ctx, thread, active, params.input, params.clientUserMessageId);
     return { turnId: active.id };
   });
@@ -32,7 +32,7 @@ export function turnSteer(ctx: HostContext, _connection: Connection, params: Ret
 /** The turn new input joins: the active one, unless none is, or it is a compaction. */
 export function joinableTurn(thread: LoadedThread): Turn | null {
   const active = thread.activeTurn;
-  return active === null || thread.isCompaction(active.id) ? null : active;
+  return active === null || !thread.isJoinable(active.id) ? null : active;
 }
 
 /** Sends `input` to the actor, to join `turn`. */

@@ -64,6 +64,8 @@ export class HostShutdown {
     // event loop: without this handle Node would exit before the unloads finish.
     const keepAlive = setTimeout(() => undefined, SHUTDOWN_DEADLINE_MS + 5_000);
     const work = (async () => {
+      // A command/exec reply waits for its command, which would hold the drain below: they go first.
+      ctx.shell.exec.killAll();
       // Requests already accepted (a thread/start still waiting for the pool, say) get their
       // answer before the threads go.
       await waitUntil(() => ctx.connections.inFlightTotal() === 0, IN_FLIGHT_DRAIN_MS);

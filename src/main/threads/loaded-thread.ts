@@ -55,6 +55,8 @@ export class LoadedThread extends TurnTranscript {
   #runningTurnId: string | null = null;
   /** Compaction turns (thread/compact/start), which no input can join; created on first use. */
   #compactionTurnIds: Set<string> | null = null;
+  /** Turns the host runs without the actor (thread/shellCommand), which no input can join either. */
+  #hostTurnIds: Set<string> | null = null;
   #noSubscribersSince: number;
   #inactiveSince: number;
 
@@ -169,6 +171,11 @@ export class LoadedThread extends TurnTranscript {
   /** Whether `turnId` is a compaction's turn. */
   isCompaction(turnId: string): boolean {
     return this.#compactionTurnIds?.has(turnId) ?? false;
+  }
+
+  /** Whether input can join `turnId` (a compaction's or a host-run turn takes none). */
+  isJoinable(turnId: string): boolean {
+    return !this.isCompaction(turnId) && !(this.#hostTurnIds?.has(turnId) ?? false);
   }
 
   /** The transcript as a history source, for paged reads and cursors. */
@@ -289,6 +296,12 @@ export class LoadedThread extends TurnTranscript {
   /** thread/compact/start accepted `turn`: a turn like the others, with the thread's settings. */
   compactionAccepted(turn: Turn, now: number): void {
     (this.#compactionTurnIds ??= new Set()).add(turn.id);
+    this.turnAccepted(turn, this.#settings!, now, () => '', null);
+  }
+
+  /** thread/shellCommand accepted `turn`, which the host runs itself, with the thread's settings. */
+  hostTurnAccepted(turn: Turn, now: number): void {
+    (this.#hostTurnIds ??= new Set()).add(turn.id);
     this.turnAccepted(turn, this.#settings!, now, () => '', null);
   }
 

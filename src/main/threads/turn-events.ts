@@ -21,14 +21,9 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
   const out = ctx.outgoing;
   const toSubscribers = (method: string, params: unknown) => out.notifyMany(thread.subscribers, method, params);
   switch (event.type) {
-    case 'turnStarted': {
-      const turn = thread.turnStarted(event.turnId, event.startedAtMs, event.ordinal);
-      if (!turn) return;
-      ctx.recorder.turnStarted();
-      out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
-      toSubscribers('turn/started', { threadId: thread.id, turn: { ...turn, items: [], itemsView: 'notLoaded' } });
+    case 'turnStarted':
+      startTurn(ctx, thread, event.turnId, event.startedAtMs, event.ordinal);
       return;
-    }
     case 'materialized':
       thread.rolloutMaterialized();
       ctx.store.threads.materialized(thread.id, event.path);
@@ -131,6 +126,25 @@ export function unloadThreadsOfLostWorker(ctx: HostContext, threadIds: string[])
   }
 }
 
+/** A turn the host runs itself (thread/shellCommand) starts: the notices an actor's start gets. */
+export function startTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: string, startedAtMs: number): boolean {
+  return startTurn(ctx, thread, turnId, startedAtMs, null);
+}
+
+/** A turn the host runs itself ended. */
+export function endTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: string, end: TurnEnd): void {
+  endTurn(ctx, thread, turnId, end);
+}
+
+function startTurn(ctx: HostContext, thread: LoadedThread, turnId: string, startedAtMs: number, ordinal: number | null): boolean {
+  const turn = thread.turnStarted(turnId, startedAtMs, ordinal);
+  if (!turn) return false;
+  ctx.recorder.turnStarted();
+  ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
+  ctx.outgoing.notifyMany(thread.subscribers, 'turn/started', { threadId: thread.id, turn: { ...turn, items: [], itemsView: 'notLoaded' } });
+  return true;
+}
+
 /** Ends a turn the actor can no longer report on (its worker is gone or refused the command). */
 export function failTurnLocally(ctx: HostContext, thread: LoadedThread, turnId: string, message: string): void {
   const turn = thread.findTurn(turnId);
@@ -154,9 +168,9 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   const { error } = end;
   const out = ctx.outgoing;
   // The reference publishes a completed turn's read state before the status change, a failed
-  // one's after the error, and none for an interrupted turn (thread-read-state.jsonl) or a
-  // compaction (compaction.jsonl).
-  const publishes = !isCompaction(turn);
+  // one's after the error, and none for an interrupted turn (thread-read-state.jsonl), a
+  // compaction (compaction.jsonl) or a user-shell turn (captures-40/s7-command-exec).
+  const publishes = !isCompaction(turn) && !isUserShell(turn);
   if (publishes && end.status === 'completed') publishTurnReadState(ctx, thread, turnId, persisted);
   out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });
@@ -185,9 +199,12 @@ function largeInputOf(ctx: HostContext, thread: LoadedThread, turnId: string, co
 // turn/completed carries only the final agent message ("summary"); a failed or interrupted
 // turn carries none, and neither does a compaction's (as the reference sends it).
 function completedView(turn: Turn): Turn {
-  if (turn.status !== 'completed' || isCompaction(turn)) return { ...turn, items: [], itemsView: 'notLoaded' };
+  if (turn.status !== 'completed' || isCompaction(turn) || isUserShell(turn)) return { ...turn, items: [], itemsView: 'notLoaded' };
   const agent = turn.items.filter((item) => item.type === 'agentMessage');
   return { ...turn, items: agent.slice(-1), itemsView: 'summary' };
 }
 
 const isCompaction = (turn: Turn): boolean => turn.items.some((item) => item.type === 'contextCompaction');
+// thread/shellCommand's own turn: its items are the user's commands and nothing else.
+const isUserShell = (turn: Turn): boolean =>
+  turn.items.length > 0 && turn.items.every((item) => item.type === 'commandExecution' && item.source === 'userShell');

@@ -8,7 +8,7 @@ import { probeSandbox } from './sandbox-probe.js';
 import { CommandSlots } from './command-slots.js';
 import { holdSyntheticTargets, releaseSyntheticTargets } from './synthetic-mounts.js';
 import { killAllGroups } from './process-groups.js';
-import { runProcess, type CommandEnding, type OutputStream, type ProcessOutcome } from './running-command.js';
+import { runProcess, type CommandEnding, type OutputStream, type ProcessControl, type ProcessOutcome } from './running-command.js';
 import { aggregateOutput, lossyText } from './output-capture.js';
 import { formatExecOutputForModel, formatExecOutputStr } from './exec-output-format.js';
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from './truncation.js';
@@ -38,6 +38,12 @@ export interface CommandRequest {
   /** Each chunk as it arrives (at most MAX_EXEC_OUTPUT_DELTAS_PER_CALL of them). */
   readonly onOutput?: (stream: OutputStream, chunk: Buffer) => void;
   readonly truncation?: TruncationPolicy;
+  /** stdin is a pipe the caller writes through `onStarted`'s control (else /dev/null). */
+  readonly stdinPipe?: boolean;
+  /** Bytes kept of each of stdout and stderr (default 1 MiB). */
+  readonly outputCapBytes?: number;
+  /** Called once the process runs. */
+  readonly onStarted?: (control: ProcessControl) => void;
 }
 
 /** A command that ran. */
@@ -172,6 +178,9 @@ export class CommandRunner {
         killGraceMs: this.killGraceMs,
         signal,
         onOutput: request.onOutput,
+        stdinPipe: request.stdinPipe,
+        outputCapBytes: request.outputCapBytes,
+        onStarted: request.onStarted,
       });
     } catch (error) {
       return refusal('spawnFailed', `failed to start ${request.argv[0]}: ${(error as Error).message}`);

@@ -37,6 +37,21 @@ export interface SpawnSpec {
   readonly killGraceMs: number;
   readonly signal?: AbortSignal | undefined;
   readonly onOutput?: ((stream: OutputStream, chunk: Buffer) => void) | undefined;
+  /** A pipe for stdin (command/exec's `streamStdin`); otherwise stdin is /dev/null. */
+  readonly stdinPipe?: boolean | undefined;
+  /** Bytes kept of each stream; default EXEC_OUTPUT_MAX_BYTES. */
+  readonly outputCapBytes?: number | undefined;
+  /** Called once the process runs, with what a client may do to it. */
+  readonly onStarted?: ((control: ProcessControl) => void) | undefined;
+}
+
+/** What may be done to a running process from outside (command/exec/write, /terminate). */
+export interface ProcessControl {
+  /** Writes to stdin; resolves once written. Rejects when stdin is not a pipe or is closed. */
+  writeStdin(bytes: Buffer): Promise<void>;
+  closeStdin(): void;
+  /** SIGKILLs the whole group: the command ends `signaled` (exit 137), as the reference's terminate. */
+  kill(): void;
 }
 
 /** The process's end, before formatting. */
@@ -58,7 +73,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
     env: spec.env,
     // Its own group, so one signal to -pid reaches everything it starts.
     detached: true,
-    stdio: nullFd === null ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', nullFd],
+    stdio: [spec.stdinPipe === true ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(nullFd === null ? [] : [nullFd])],
   });
   if (nullFd !== null) closeSync(nullFd);
   return new Promise((resolve, reject) => {
@@ -70,8 +85,23 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
     trackGroup(pid);
     // After a successful spawn 'error' only reports a failed kill of a process already gone.
     child.on('error', () => {});
-    const stdout = new StreamCapture();
-    const stderr = new StreamCapture();
+    const stdout = new StreamCapture(spec.outputCapBytes);
+    const stderr = new StreamCapture(spec.outputCapBytes);
+    // A reader that went away (EPIPE) is not the host's error: the command's end reports it.
+    child.stdin?.on('error', () => {});
+    spec.onStarted?.({
+      writeStdin: (bytes) =>
+        new Promise((resolveWrite, rejectWrite) => {
+          const stdin = child.stdin;
+          if (stdin === null || stdin.writableEnded || stdin.destroyed) {
+            rejectWrite(new Error('stdin is closed'));
+            return;
+          }
+          stdin.write(bytes, (error) => (error ? rejectWrite(error) : resolveWrite()));
+        }),
+      closeStdin: () => child.stdin?.end(),
+      kill: () => signalGroup(pid, 'SIGKILL'),
+    });
     let deltas = 0;
     const capture = (stream: OutputStream, capture: StreamCapture) => (chunk: Buffer) => {
       capture.append(chunk);

@@ -17,10 +17,16 @@ const UNIFIED_EXEC_ENV: Readonly<Record<string, string>> = {
 // The reference's default excludes of `shell_environment_policy`.
 const SECRET = /KEY|SECRET|TOKEN/i;
 
+/** A model's command's environment. */
 export function commandEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  return { ...hostEnvWithoutSecrets(hostEnv), ...UNIFIED_EXEC_ENV };
+}
+
+/** The host's environment without what looks like a credential (command/exec's base). */
+export function hostEnvWithoutSecrets(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(hostEnv)) {
     if (value !== undefined && !SECRET.test(name)) env[name] = value;
   }
-  return { ...env, ...UNIFIED_EXEC_ENV };
+  return env;
 }

@@ -1,24 +1,20 @@
 // Running an approved (or unprivileged) `exec_command`: the item shows its process, the output
 // streams to the thread's clients in the reference's chunk sizes, and the end becomes the
 // finished item and the model's text.
-import { StringDecoder } from 'node:string_decoder';
 import { performance } from 'node:perf_hooks';
 import type { CommandExecutionItem } from '../../../common/wire-types.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
 import { threadSandboxPolicy } from './thread-sandbox.js';
-import { EXEC_OUTPUT_MAX_BYTES } from '../exec/output-capture.js';
 import type { ExecCommandArgs } from './exec-command-args.js';
 import { announceCompleted, announceStarted } from './command-item-notices.js';
 import { unifiedExecOutputText } from './unified-exec-output.js';
 import { commandEnv } from './command-env.js';
+import { CommandOutputStream } from './command-output-stream.js';
 
 // There is no background session to yield to, so a command runs to its end; this bounds a
 // command that never ends (the reference would leave it running and answer the model).
 export const COMMAND_DEADLINE_MS = 10 * 60_000;
-// The reference's live chunks: the first read is larger than the ones after it.
-const FIRST_DELTA_BYTES = 8192;
-const DELTA_BYTES = 4096;
 
 /** The call's end: the model's text, and the item the history keeps. */
 export interface CommandEnd {
@@ -40,16 +36,7 @@ export async function runCommand(
   // An approved command was announced before the question, without its process.
   if (!announced) announceStarted(ctx, thread, turnId, item);
   const policy = escalated ? ({ type: 'danger-full-access' } as const) : threadSandboxPolicy(ctx, thread.settings!.sandboxMode);
-  const streamed: string[] = [];
-  let streamedBytes = 0;
-  let sent = 0;
-  const decoder = new StringDecoder('utf8');
-  const delta = (text: string): void => {
-    if (text === '') return;
-    if (streamedBytes < EXEC_OUTPUT_MAX_BYTES) streamed.push(text);
-    streamedBytes += Buffer.byteLength(text);
-    ctx.outgoing.notifyMany(thread.subscribers, 'item/commandExecution/outputDelta', { threadId: thread.id, turnId, itemId: item.id, delta: text });
-  };
+  const live = new CommandOutputStream(ctx, thread, turnId, item.id);
   const started = performance.now();
   const result =
     policy === null
@@ -60,17 +47,9 @@ export async function runCommand(
           env: commandEnv(ctx.env),
           policy,
           timeoutMs: COMMAND_DEADLINE_MS,
-          // stdout and stderr come as they are written, one stream, as a pty gives them.
-          onOutput: (_stream, chunk) => {
-            for (let at = 0; at < chunk.length; ) {
-              const size = sent === 0 ? FIRST_DELTA_BYTES : DELTA_BYTES;
-              delta(decoder.write(chunk.subarray(at, at + size)));
-              at += size;
-              sent += 1;
-            }
-          },
+          onOutput: live.onOutput,
         });
-  delta(decoder.end());
+  live.end();
   const wallTimeMs = performance.now() - started;
   const completedAtMs = ctx.clock.now();
   // The run's own time, as the reference's: an approval's wait is in the item's span, not here.
@@ -80,9 +59,7 @@ export async function runCommand(
     announceCompleted(ctx, thread, turnId, failed);
     return { output: `exec_command failed: ${result.message}`, item: failed };
   }
-  // What streamed is the output in the order it came; past the live-delta cap the runner's
-  // capture (stdout then stderr) is all there is.
-  const output = streamedBytes >= result.stdoutBytes + result.stderrBytes ? streamed.join('') : result.aggregatedOutput;
+  const output = live.outputOf(result);
   const finished: CommandExecutionItem = {
     ...item,
     status: result.exitCode === 0 ? 'completed' : 'failed',

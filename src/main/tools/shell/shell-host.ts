@@ -3,6 +3,7 @@
 // unload or shutdown ends their process groups), and the commands a thread's user approved
 // for the rest of the session.
 import type { CommandRefusal, CommandRequest, CommandResult, CommandRunner } from '../exec/command-runner.js';
+import { CommandExecSessions } from './command-exec-sessions.js';
 
 export class ShellHost {
   /** Made on the first command: the runner brings child_process, which a start does not need. */
@@ -15,6 +16,8 @@ export class ShellHost {
    */
   readonly #approved = new WeakMap<object, Set<string>>();
   readonly #usedSessionIds = new Set<number>();
+  /** The clients' own commands (command/exec), on the same runner. */
+  readonly exec = new CommandExecSessions(() => this.#runnerNow());
 
   #runnerNow(): Promise<CommandRunner> {
     return (this.#runner ??= import('../exec/command-runner.js').then(({ CommandRunner: Runner }) => new Runner()));
@@ -75,6 +78,7 @@ export class ShellHost {
 
   /** Shutdown: every process group is killed (none was, if no command ever ran). */
   async killAll(): Promise<void> {
+    this.exec.killAll();
     if (this.#runner !== null) await (await this.#runner).killAll();
   }
 }

@@ -23,7 +23,7 @@ function recordingHost(steps: string[]): HostContext {
     storedHistory: { close: async () => void steps.push('storedHistory.close') },
     mcp: { close: async () => void steps.push('mcp.close') },
     serverRequests: { cancelTurn: (threadId: string, turnId: string) => void steps.push(`cancelTurn ${threadId} ${turnId}`) },
-    shell: { killAll: async () => void steps.push('shell.killAll') },
+    shell: { killAll: async () => void steps.push('shell.killAll'), exec: { killAll: () => void steps.push('shell.exec.killAll') } },
     store: { settled: async () => void steps.push('store.settled'), close: async () => void steps.push('store.close') },
   } as unknown as HostContext;
 }
@@ -51,6 +51,7 @@ test('a serving host stops accepting, unloads, stops its parts, flushes and clos
     steps: [
       'transport.stopAccepting',
       'log shutting down {"why":"SIGTERM","loaded":1}',
+      'shell.exec.killAll',
       'interrupt thread-1 turn-1',
       'cancelTurn thread-1 turn-1',
       'shell.killAll',
@@ -78,6 +79,7 @@ test('a start that failed before the transport served runs the same sequence wit
   await shutdown.run('start-up failed');
   expect(steps).toEqual([
     'log shutting down {"why":"start-up failed","loaded":1}',
+    'shell.exec.killAll',
     'interrupt thread-1 turn-1',
     'cancelTurn thread-1 turn-1',
     'shell.killAll',

@@ -1,0 +1,78 @@
+// What a `command/exec` asks for, as the runner's request: the argv as given (no shell), the
+// cwd resolved against the host's own, the host's environment (credentials dropped, as the
+// model's commands') with the client's changes, the configured sandbox (or the request's
+// `sandboxPolicy`), and its deadline and output cap.
+import { isAbsolute, resolve } from 'node:path';
+import { invalidRequest } from '../../../common/errors.js';
+import type { HostContext } from '../../host-context.js';
+import type { CommandExecParams } from '../../protocol/command-exec-params.js';
+import { EXEC_OUTPUT_MAX_BYTES } from '../exec/output-capture.js';
+import type { SandboxPolicy } from '../exec/sandbox-policy.js';
+import type { CommandRequest } from '../exec/command-runner.js';
+import { hostEnvWithoutSecrets } from './command-env.js';
+import { threadSandboxPolicy } from './thread-sandbox.js';
+
+/** The reference's default for a command/exec that names no `timeoutMs` (`DEFAULT_EXEC_COMMAND_TIMEOUT_MS`). */
+const DEFAULT_TIMEOUT_MS = 10_000;
+// `disableTimeout`: the longest delay a Node timer takes (about 24.8 days).
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** The runner's request, and the per-stream cap the live deltas keep to. */
+export interface ExecPlan {
+  readonly request: Omit<CommandRequest, 'signal' | 'onStarted' | 'onOutput'>;
+  readonly capBytes: number;
+}
+
+/** Checks the params as the reference does and builds the run; throws the reference's -32600s. */
+export function execPlan(ctx: HostContext, params: CommandExecParams): ExecPlan {
+  if (params.command.length === 0) throw invalidRequest('command must not be empty');
+  if ((params.tty || params.streamStdin || params.streamStdoutStderr) && params.processId === null) {
+    throw invalidRequest('command/exec tty or streaming requires a client-supplied processId');
+  }
+  if (params.tty) throw invalidRequest('command/exec tty is not supported: thread-host runs commands on pipes, never a pty');
+  if (params.permissionProfile !== null) throw invalidRequest('command/exec permissionProfile is not supported: thread-host has no permission profiles');
+  const policy = params.sandboxPolicy !== null ? wirePolicy(params.sandboxPolicy) : configuredPolicy(ctx);
+  if (policy === null) throw invalidRequest('the configured sandbox_mode is none the host can apply');
+  const env = hostEnvWithoutSecrets(ctx.env);
+  for (const [name, value] of Object.entries(params.env ?? {})) {
+    if (value === null) delete env[name];
+    else env[name] = value;
+  }
+  const capBytes = params.disableOutputCap ? Number.POSITIVE_INFINITY : params.outputBytesCap ?? EXEC_OUTPUT_MAX_BYTES;
+  const timeoutMs = params.disableTimeout ? NO_TIMEOUT_MS : Math.max(0, Math.min(params.timeoutMs ?? DEFAULT_TIMEOUT_MS, NO_TIMEOUT_MS));
+  const cwd = params.cwd === null ? ctx.cwd : isAbsolute(params.cwd) ? params.cwd : resolve(ctx.cwd, params.cwd);
+  return {
+    request: { argv: params.command, cwd, env, policy, timeoutMs, stdinPipe: params.streamStdin, outputCapBytes: capBytes },
+    capBytes,
+  };
+}
+
+/** config.toml's `sandbox_mode` (and `-c`), as the threads that name no `sandbox` get it. */
+function configuredPolicy(ctx: HostContext): SandboxPolicy | null {
+  const mode = ctx.configDocument.sandbox_mode;
+  return threadSandboxPolicy(ctx, typeof mode === 'string' ? mode : 'read-only');
+}
+
+/** The wire's `SandboxPolicy` (camelCase tags) as the runner's. */
+function wirePolicy(value: unknown): SandboxPolicy {
+  const policy = value as Record<string, unknown>;
+  const flag = (key: string): boolean => policy[key] === true;
+  switch (policy.type) {
+    case 'dangerFullAccess':
+      return { type: 'danger-full-access' };
+    case 'readOnly':
+      return { type: 'read-only', networkAccess: flag('networkAccess') };
+    case 'workspaceWrite': {
+      const roots = Array.isArray(policy.writableRoots) ? policy.writableRoots.filter((root): root is string => typeof root === 'string') : [];
+      return {
+        type: 'workspace-write',
+        writableRoots: roots.map((root) => resolve(root)),
+        networkAccess: flag('networkAccess'),
+        excludeTmpdirEnvVar: flag('excludeTmpdirEnvVar'),
+        excludeSlashTmp: flag('excludeSlashTmp'),
+      };
+    }
+    default:
+      throw invalidRequest('command/exec sandboxPolicy externalSandbox is not supported: thread-host runs its own sandbox');
+  }
+}
