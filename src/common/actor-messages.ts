@@ -32,6 +32,8 @@ export interface ThreadSettings {
   dynamicTools: unknown[] | null;
   /** The host offers tools of its own (the thread's MCP servers): a turn asks for them before it samples. */
   hostTools: boolean;
+  /** thread/start's `permissions`: the built-in profile the sandbox was taken from, when one was named. */
+  permissionProfile?: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import { registerNewThread, subscribeAndWatch } from '../threads/thread-publicat
 import { resolveSession } from '../threads/thread-settings.js';
 import { normaliseDynamicTools } from '../tools/dynamic-tool-specs.js';
 import { withDynamicTools } from '../tools/thread-tools.js';
+import { sandboxOfProfile } from '../threads/permission-profile.js';
 
 type Params = ReturnType<typeof threadStartParams>;
 
@@ -25,10 +26,12 @@ export async function threadStart(
   if (params.historyMode !== null && !connection.experimentalApi) {
     throw invalidRequest('thread/start.historyMode requires experimentalApi capability');
   }
-  const resolved = resolveSession(ctx, params);
+  const profileSandbox = sandboxOfProfile(params);
+  const resolved = resolveSession(ctx, { ...params, sandbox: params.sandbox ?? profileSandbox });
   // The client's tools are checked before anything is registered: a bad one creates no thread.
   const dynamicTools = params.dynamicTools === null ? [] : normaliseDynamicTools(params.dynamicTools);
-  const session = { ...resolved, settings: { ...resolved.settings, ...withDynamicTools(dynamicTools, resolved.settings.tools) } };
+  const profile = params.permissions === null ? {} : { permissionProfile: params.permissions };
+  const session = { ...resolved, settings: { ...resolved.settings, ...profile, ...withDynamicTools(dynamicTools, resolved.settings.tools) } };
   const { thread, now } = await registerNewThread(ctx);
   const ephemeral = params.ephemeral === true;
   const init = await prepareNewThread(ctx, thread, {

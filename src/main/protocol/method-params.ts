@@ -104,7 +104,7 @@ export const threadStartParams = struct('ThreadStartParams', {
   approvalPolicy: optional(approvalPolicy),
   approvalsReviewer: optional(unitEnum(APPROVALS_REVIEWERS)),
   sandbox: optional(unitEnum(SANDBOX_MODES)),
-  permissions: checked(optionalString),
+  permissions: optionalString,
   config: optional(jsonObject),
   serviceName: optionalString,
   baseInstructions: optionalString,

@@ -65,7 +65,7 @@ export function sessionSettingsView(settings: ThreadSettings): Record<string, un
     approvalPolicy: settings.approvalPolicy,
     approvalsReviewer: settings.approvalsReviewer,
     sandbox: sandboxPolicy(settings.sandboxMode, settings.cwd),
-    activePermissionProfile: null,
+    activePermissionProfile: settings.permissionProfile === undefined ? null : { id: settings.permissionProfile, extends: null },
     reasoningEffort: settings.effort,
   };
 }

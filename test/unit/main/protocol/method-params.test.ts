@@ -135,6 +135,7 @@ describe('the other method params', () => {
         approvalPolicy: null,
         approvalsReviewer: null,
         sandbox: null,
+        permissions: null,
         config: null,
         baseInstructions: null,
         developerInstructions: null,
