@@ -2,7 +2,9 @@
 // apply_patch_tool = true`, see shell-tool-specs.ts): the patch is checked against the files
 // first, so a patch that does not parse or apply makes no item, as in the reference; one that
 // does becomes a `fileChange` item, is written, and the model gets the reference's text.
-// Writes go only where the thread's sandbox lets a command write (no approval is asked).
+// A patch that writes where the thread's sandbox does not let a command write (any patch under
+// read-only) is asked for with `item/fileChange/requestApproval` when the approval policy lets
+// the host ask (on-request, untrusted), and refused otherwise.
 import { performance } from 'node:perf_hooks';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
@@ -17,14 +19,19 @@ import { applyPatch, previewPatch } from '../patch/patch-applier.js';
 import { PatchApplyError } from '../patch/patch-apply-error.js';
 import { PatchParseError } from '../patch/patch-parse-error.js';
 import type { FileChange } from '../patch/file-change.js';
+import { askPatchApproval, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { threadSandboxPolicy } from './thread-sandbox.js';
+
+/** The reference's text to the model (and the record's stderr) for a patch the user declined. */
+export const REJECTED_TEXT = 'patch rejected by user';
 
 export function callApplyPatch(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
   const answer = (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }): void =>
     done({ turnId, callId: call.callId, output, outputId: `ctco_${uuidv7(ctx.clock.now())}`, item, ...(printed === undefined ? {} : { itemOutput: printed }) });
   const settings = thread.settings!;
   const started = performance.now();
-  void patchCall(ctx, thread, turnId, call, startedAtMs, settings.cwd, threadSandboxPolicy(ctx, settings.sandboxMode), started, answer).catch((error: unknown) => {
+  const mayAsk = settings.approvalPolicy === 'on-request' || settings.approvalPolicy === 'untrusted';
+  void patchCall(ctx, thread, turnId, call, startedAtMs, settings.cwd, threadSandboxPolicy(ctx, settings.sandboxMode), mayAsk, started, answer).catch((error: unknown) => {
     ctx.log('warn', 'apply_patch failed', { threadId: thread.id, callId: call.callId, error: (error as Error).message });
     answer(`apply_patch failed: ${(error as Error).message}`, null);
   });
@@ -38,6 +45,7 @@ async function patchCall(
   startedAtMs: number,
   cwd: string,
   policy: SandboxPolicy | null,
+  mayAsk: boolean,
   started: number,
   answer: (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }) => void,
 ): Promise<void> {
@@ -48,11 +56,25 @@ async function patchCall(
     if (error instanceof PatchParseError || error instanceof PatchApplyError) return answer(`apply_patch verification failed: ${error.message}`, null);
     throw error;
   }
-  const refused = policy === null ? cwd : firstUnwritable(changes, policy, cwd);
-  if (refused !== null) return answer(`apply_patch rejected: ${refused} is outside the writable roots of the thread's sandbox`, null);
+  const unwritable = policy === null ? cwd : firstUnwritable(changes, policy, cwd);
+  if (unwritable !== null && (policy === null || !mayAsk)) return answer(`apply_patch rejected: ${unwritable} is outside the writable roots of the thread's sandbox`, null);
   const item: FileChangeItem = { type: 'fileChange', id: call.callId, changes: byPath(changes), status: 'inProgress', startedAtMs, completedAtMs: null };
   thread.toolItemStarted(turnId, item);
   ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs });
+  if (unwritable !== null) {
+    const decision = await new Promise<ApprovalDecision>((decided) => askPatchApproval(ctx, thread, turnId, item, decided));
+    if (decision === 'decline') {
+      const declined: FileChangeItem = { ...item, status: 'declined', completedAtMs: ctx.clock.now() };
+      completed(ctx, thread, turnId, declined);
+      return answer(REJECTED_TEXT, declined, { stdout: '', stderr: REJECTED_TEXT });
+    }
+    // A cancel ends the turn with the item left in progress and no record of it, as the
+    // reference's; the history keeps the call's output.
+    if (decision === 'cancel') {
+      interruptForCancel(ctx, thread, turnId);
+      return answer(`aborted by user after ${((ctx.clock.now() - startedAtMs) / 1000).toFixed(1)}s`, null);
+    }
+  }
   let finished: FileChangeItem;
   let output: string;
   let printed: { stdout: string; stderr: string };
@@ -67,9 +89,13 @@ async function patchCall(
     printed = { stdout: '', stderr: `${error.message}\n` };
     output = `apply_patch verification failed: ${error.message}`;
   }
-  thread.toolItemCompleted(turnId, finished);
-  ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item: finished, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: finished.completedAtMs });
+  completed(ctx, thread, turnId, finished);
   answer(output, finished, printed);
+}
+
+function completed(ctx: HostContext, thread: LoadedThread, turnId: string, item: FileChangeItem): void {
+  thread.toolItemCompleted(turnId, item);
+  ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: item.completedAtMs });
 }
 
 // The wire lists a patch's files by path, and an update that moves its file says where.

@@ -1,7 +1,8 @@
 // Asking the thread's clients to approve a command that asks to run outside the sandbox
 // (`sandbox_permissions: "require_escalated"` under approval_policy on-request), with the
-// reference's request (`item/commandExecution/requestApproval`) and its reading of the answer.
-import type { CommandExecutionItem } from '../../../common/wire-types.js';
+// reference's request (`item/commandExecution/requestApproval`) and its reading of the answer;
+// and a patch that writes where the sandbox does not let it (`item/fileChange/requestApproval`).
+import type { CommandExecutionItem, FileChangeItem } from '../../../common/wire-types.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
 import type { ClientAnswer } from '../../server-requests/server-requests.js';
@@ -33,11 +34,28 @@ export function askApproval(
     proposedExecpolicyAmendment: argv,
     availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'],
   };
+  request(ctx, thread, turnId, 'item/commandExecution/requestApproval', params, decided);
+}
+
+/** Asks for a patch, as the reference does: no reason and no root to grant. */
+export function askPatchApproval(ctx: HostContext, thread: LoadedThread, turnId: string, item: FileChangeItem, decided: (decision: ApprovalDecision) => void): void {
+  const params = { threadId: thread.id, turnId, itemId: item.id, startedAtMs: ctx.clock.now(), reason: null, grantRoot: null };
+  request(ctx, thread, turnId, 'item/fileChange/requestApproval', params, decided);
+}
+
+/** A cancel ends the turn: the actor is told to interrupt it before the call's answer reaches it, so it does not sample again. */
+export function interruptForCancel(ctx: HostContext, thread: LoadedThread, turnId: string): void {
+  if (thread.runningTurnId !== turnId) return;
+  ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, turnId).catch(() => undefined);
+  ctx.serverRequests.cancelTurn(thread.id, turnId);
+}
+
+function request(ctx: HostContext, thread: LoadedThread, turnId: string, method: string, params: Record<string, unknown>, decided: (decision: ApprovalDecision) => void): void {
   const owner = { threadId: thread.id, turnId };
   // While it waits, the thread is active and waiting on approval, as the reference shows it.
   const statusChanged = (): void => ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (thread.approvalAsked()) statusChanged();
-  ctx.serverRequests.send(thread.subscribers, 'item/commandExecution/requestApproval', params, owner, (answer) => {
+  ctx.serverRequests.send(thread.subscribers, method, params, owner, (answer) => {
     if (thread.approvalSettled()) statusChanged();
     decided(decisionOf(answer));
   }, { announceResolved: true });

@@ -13,7 +13,7 @@ import type { LoadedThread } from '../../threads/loaded-thread.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { commandActionsOf } from './command-actions.js';
 import { decodeExecCommandArgs, type ExecCommandArgs } from './exec-command-args.js';
-import { askApproval, type ApprovalDecision } from './exec-approval.js';
+import { askApproval, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { runCommand } from './command-run.js';
 import { announceCompleted, announceStarted } from './command-item-notices.js';
 
@@ -80,10 +80,7 @@ function refused(
   const completedAtMs = ctx.clock.now();
   announceCompleted(ctx, thread, turnId, { ...item, status: 'declined', completedAtMs });
   if (decision === 'decline') return answer(DECLINED_TEXT, null);
-  if (thread.runningTurnId === turnId) {
-    ctx.pool.linkOf(thread.id)?.api.interrupt(thread.id, turnId).catch(() => undefined);
-    ctx.serverRequests.cancelTurn(thread.id, turnId);
-  }
+  interruptForCancel(ctx, thread, turnId);
   const seconds = Math.round((completedAtMs - (item.startedAtMs ?? completedAtMs)) / 100) / 10;
   answer(`Wall time: ${seconds} seconds\naborted by user`, null);
 }
