@@ -120,10 +120,10 @@ test('with autoApprove, the app tool runs with the model arguments and its answe
 
   expect(calls).toEqual([{ key: 'alpha' }]);
   expect(requests).toHaveLength(2);
-  // After the command tools (exec_command, write_stdin), as the reference orders them.
+  // After the command tools and the resource tools, as the reference orders them.
   const offered = requests[0]!.tools as Array<{ name: string }>;
-  expect(offered.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'mcp__app']);
-  expect(offered.slice(2)).toEqual([{
+  expect(offered.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource', 'mcp__app']);
+  expect(offered.slice(5)).toEqual([{
     type: 'namespace', name: 'mcp__app', description: 'Tools in the mcp__app namespace.',
     tools: [{ type: 'function', name: 'lookup', description: 'Looks a key up', strict: false, parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } }],
   }]);

@@ -68,9 +68,9 @@ test('a server tool is offered, called, answered, recorded and read back as the 
     expect(echo.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: 'hello' }]);
     // Offered under the server's namespace, sorted, `$schema` left out, through enabled_tools.
     const tools = (mock.requests[first]!.body as { tools: Message[] }).tools;
-    // After the command tools, as the reference orders them.
-    expect(tools.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'mcp__fx']);
-    expect(tools.slice(2)).toEqual([{
+    // After the command tools and the resource tools, as the reference orders them.
+    expect(tools.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource', 'mcp__fx']);
+    expect(tools.slice(5)).toEqual([{
       type: 'namespace', name: 'mcp__fx', description: 'Tools in the mcp__fx namespace.',
       tools: [
         { type: 'function', name: 'echo', description: 'Returns its text', strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
@@ -171,6 +171,44 @@ test('a client calls a server tool and reads a resource directly, as the referen
     expect((await read('fixture://missing')).error).toEqual({ code: -32602, message: 'MCP error -32602: Resource fixture://missing not found' });
     // No item and no notification for either.
     expect(server.notifications().filter((n) => n.method === 'item/started')).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the resource tools list and read the servers’ resources as the reference answers', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  try {
+    const { thread } = await server.request('thread/start', {});
+    const calls: Array<[string, string, unknown]> = [
+      ['call_all', 'list_mcp_resources', {}],
+      ['call_fx', 'list_mcp_resources', { server: 'fx' }],
+      ['call_tpl', 'list_mcp_resource_templates', {}],
+      ['call_read', 'read_mcp_resource', { server: 'fx', uri: 'fixture://readme' }],
+      ['call_missing', 'read_mcp_resource', { server: 'fx', uri: 'fixture://missing' }],
+      ['call_nope', 'list_mcp_resources', { server: 'nope' }],
+    ];
+    for (const [callId, name, args] of calls) mock.enqueue({ kind: 'output', items: [functionCallItem(callId, name, args)] });
+    mock.enqueue({ kind: 'output', items: [messageItem('msg_res', 'Done')] });
+    const before = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('resources') });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+    const input = (mock.requests.at(-1)!.body as { input: Message[] }).input;
+    const outputs = input.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, item.output]);
+    expect(outputs).toEqual([
+      ['call_all', '{"resources":[{"server":"fx","uri":"fixture://readme","name":"readme","mimeType":"text/plain"}]}'],
+      ['call_fx', '{"server":"fx","resources":[{"server":"fx","uri":"fixture://readme","name":"readme","mimeType":"text/plain"}]}'],
+      ['call_tpl', '{"resourceTemplates":[]}'],
+      ['call_read', '{"server":"fx","uri":"fixture://readme","contents":[{"uri":"fixture://readme","text":"read me"}]}'],
+      ['call_missing', 'resources/read failed: resources/read failed for `fx` (fixture://missing): Mcp error: -32602: MCP error -32602: Resource fixture://missing not found'],
+      ['call_nope', "unknown MCP server 'nope' for the selected environment"],
+    ]);
+    expect(mock.requests.length).toBe(before + calls.length + 1);
+    const items = server.notifications('item/completed').filter((n) => n.params.item.type === 'mcpToolCall').map((n) => [n.params.item.server, n.params.item.tool, n.params.item.status]);
+    expect(items).toEqual([
+      ['codex', 'list_mcp_resources', 'completed'], ['fx', 'list_mcp_resources', 'completed'], ['codex', 'list_mcp_resource_templates', 'completed'],
+      ['fx', 'read_mcp_resource', 'completed'], ['fx', 'read_mcp_resource', 'failed'], ['nope', 'list_mcp_resources', 'failed'],
+    ]);
   } finally {
     await server.close();
   }

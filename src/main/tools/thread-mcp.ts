@@ -122,6 +122,11 @@ export class ThreadMcp {
     return { hub, lease, config: server.config };
   }
 
+  /** The names of the thread's servers, sorted. */
+  serverNames(threadId: string): string[] {
+    return [...(this.#threads.get(threadId)?.servers.keys() ?? [])].sort();
+  }
+
   /** The hub, for a lease this service handed out (it is loaded by then). */
   hubOf(_lease: McpLease): McpHub {
     return this.#hub!;

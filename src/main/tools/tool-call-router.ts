@@ -11,6 +11,7 @@ import type { LoadedThread } from '../threads/loaded-thread.js';
 import { callDynamicTool } from './dynamic-tool-call.js';
 import { findDynamicTool } from './dynamic-tool-specs.js';
 import { callMcpTool } from './mcp-tool-call.js';
+import { callMcpResourceTool, isMcpResourceCall, MCP_RESOURCE_TOOLS } from './mcp-resource-tools.js';
 import { dynamicToolsOf } from './thread-tools.js';
 import { isHostTool, offersHostTool } from './shell/shell-tool-specs.js';
 
@@ -25,6 +26,10 @@ export function routeToolCall(ctx: HostContext, thread: LoadedThread, turnId: st
     // Loaded on the first call: it brings child_process and the sandbox, which a start without
     // commands never needs before its first reply.
     void import('./shell/shell-tool-call.js').then(({ callShellTool }) => callShellTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer)));
+    return;
+  }
+  if (ctx.mcp.offersTools(thread.id) && isMcpResourceCall(call)) {
+    callMcpResourceTool(ctx, thread, turnId, call, startedAtMs, (answer) => answerActor(ctx, thread, answer));
     return;
   }
   const mcp = call.kind === 'function' ? ctx.mcp.toolFor(thread.id, call.namespace, call.name) : undefined;
@@ -46,7 +51,8 @@ export function answerHostTools(ctx: HostContext, thread: LoadedThread, turnId: 
   void ctx.mcp.toolSpecs(thread.id).then((mcpTools) => {
     const offered = thread.settings?.tools ?? [];
     const builtIn = offered.filter(isHostTool);
-    const tools = [...builtIn, ...mcpTools, ...offered.filter((spec) => !isHostTool(spec))];
+    // The resource tools come right after the command tools, the servers' namespaces later, as the reference orders them.
+    const tools = [...builtIn, ...MCP_RESOURCE_TOOLS, ...mcpTools, ...offered.filter((spec) => !isHostTool(spec))];
     const link = thread.lifecycle.kind === 'loaded' ? ctx.pool.linkOf(thread.id) : undefined;
     link?.api.answerHostTools(thread.id, turnId, tools).catch((error: unknown) =>
       ctx.log('warn', 'the host tools did not reach the actor', { threadId: thread.id, turnId, error: (error as Error).message }),
