@@ -10,6 +10,9 @@
 //
 // Each mapping below was checked against the binary (test/fixtures/codex-history-db/README.md).
 
+import { toolItemOf } from '../../../../common/rollout/tool-items.js';
+import type { ToolCallItem } from '../../../../common/wire-types.js';
+
 /** A turn's state after one line (`ThreadHistoryTurnChange`). */
 export interface TurnChange {
   turnId: string;
@@ -26,7 +29,7 @@ export interface TurnChange {
 export interface ItemChange {
   turnId: string;
   itemId: string;
-  itemType: 'userMessage' | 'agentMessage';
+  itemType: 'userMessage' | 'agentMessage' | ToolCallItem['type'];
   itemJson: string;
   startedAtMs: number;
   completedAtMs: number;
@@ -62,6 +65,12 @@ const ERROR_INFO: Record<string, string> = {
 };
 
 class NotOurs extends Error {}
+
+// The response items of a tool call, which the reference's projection does not project.
+const TOOL_RESPONSE_ITEMS = new Set(['function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output']);
+// A user message's parts as thread-host labels them: the user's text and images, and the
+// harness's note for an image it could not prepare.
+const USER_CONTENT_KINDS = new Set(['user.text', 'user.image', 'images.preparation_error', 'unknown']);
 
 /** Projects one complete line (without its newline); refuses what thread-host does not write. */
 export function projectLine(text: string): LineVerdict {
@@ -107,6 +116,8 @@ function project(text: string): ProjectedLine {
 // The user's and the model's messages as the model sees them: the reference projects only
 // inter-agent messages from response items, and these are never those.
 function responseItem(payload: Json, none: ProjectedLine): ProjectedLine {
+  // A tool call and its output are no inter-agent message either: nothing to project.
+  if (typeof payload.type === 'string' && TOOL_RESPONSE_ITEMS.has(payload.type)) return none;
   const role = payload.role;
   if (payload.type !== 'message' || (role !== 'user' && role !== 'assistant')) throw new NotOurs('a response item thread-host does not write');
   const allowed = role === 'user' ? ['input_text', 'input_image'] : ['output_text'];
@@ -115,7 +126,7 @@ function responseItem(payload: Json, none: ProjectedLine): ProjectedLine {
   }
   const passthrough = object(payload.internal_chat_message_metadata_passthrough, 'message metadata');
   const kinds = array(passthrough.content_item_kinds, 'content item kinds');
-  if (!kinds.every((kind) => kind === 'user.text' || kind === 'user.image' || kind === 'unknown')) throw new NotOurs('an inter-agent message');
+  if (!kinds.every((kind) => USER_CONTENT_KINDS.has(String(kind)))) throw new NotOurs('an inter-agent message');
   return none;
 }
 
@@ -180,7 +191,11 @@ function itemChange(payload: Json): ItemChange {
     const json = JSON.stringify({ type: 'agentMessage', moderation: null, id: itemId, text, phase: null, memoryCitation: null, delivery: null, questions: null });
     return { turnId, itemId, itemType: 'agentMessage', itemJson: json, startedAtMs, completedAtMs };
   }
-  throw new NotOurs(`an item of type ${String(item.type)}`);
+  // A tool call's item, as the wire shows it (the live item/completed), times in their columns.
+  const tool = toolItemOf(item, itemId, startedAtMs, completedAtMs);
+  if (tool === null) throw new NotOurs(`an item of type ${String(item.type)}`);
+  const { startedAtMs: _started, completedAtMs: _completed, ...wire } = tool;
+  return { turnId, itemId, itemType: tool.type, itemJson: JSON.stringify(wire), startedAtMs, completedAtMs };
 }
 
 // Core `UserInput` (snake_case) to v2 `UserInput`, in the reference's key order.
