@@ -10,13 +10,14 @@ import type { mcpResourceReadParams, mcpServerToolCallParams } from '../protocol
 import { requireThreadId } from '../protocol/thread-id.js';
 import { requireLoaded } from './loaded-turn-lookup.js';
 import { failureParts } from '../tools/mcp-failure.js';
+import { argumentsObject } from '../tools/tool-arguments.js';
 
 type Params<D extends (value: unknown) => unknown> = ReturnType<D>;
 
 export async function mcpServerToolCall(ctx: HostContext, _connection: Connection, params: Params<typeof mcpServerToolCallParams>): Promise<unknown> {
   const thread = requireLoaded(ctx, requireThreadId(params.threadId));
   const server = await serverOf(ctx, thread.id, params.server);
-  const args = typeof params.arguments === 'object' && params.arguments !== null && !Array.isArray(params.arguments) ? (params.arguments as Record<string, unknown>) : {};
+  const args = argumentsObject(params.arguments);
   try {
     const result = await server.hub.callTool(server.lease, params.tool, args, { deadlineMs: server.config.toolTimeoutMs ?? undefined });
     // The result as the server sent it: its optional members only where it had them.

@@ -8,6 +8,7 @@ import type { LoadedThread } from '../threads/loaded-thread.js';
 import type { ClientAnswer } from '../server-requests/server-requests.js';
 import { completedToolItem, decodeToolAnswer, toolOutputOf } from './dynamic-tool-answer.js';
 import { outputIdOf } from './tool-output-id.js';
+import { parsedArguments } from './tool-arguments.js';
 
 /** Runs the call; `done` gets its answer, in the same task as the client's answer (or the cancellation). */
 export function callDynamicTool(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
@@ -48,14 +49,4 @@ function answered(ctx: HostContext, thread: LoadedThread, turnId: string, starte
     item,
     ...(decoded.output === undefined ? {} : { itemError: decoded.output }),
   };
-}
-
-// The model's arguments are JSON text; the item and the request carry them parsed. Text that is
-// no JSON is passed on as it is (the client sees what the model wrote).
-function parsedArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

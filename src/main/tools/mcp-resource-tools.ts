@@ -8,6 +8,7 @@ import type { HostContext } from '../host-context.js';
 import type { LoadedThread } from '../threads/loaded-thread.js';
 import { failureParts } from './mcp-failure.js';
 import { outputIdOf } from './tool-output-id.js';
+import { argumentsObject, parsedArguments } from './tool-arguments.js';
 
 const SERVER_DESCRIPTION = 'MCP server name. Omit to list resources from every configured server.';
 
@@ -66,7 +67,7 @@ export function isMcpResourceCall(call: ToolCall): boolean {
 
 /** Runs a resource tool's call; `done` gets its answer. Never throws. */
 export function callMcpResourceTool(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
-  const args = argumentsOf(call.input);
+  const args = argumentsObject(parsedArguments(call.input));
   const server = typeof args.server === 'string' ? args.server : null;
   const started: McpToolCallItem = {
     type: 'mcpToolCall', id: call.callId, server: server ?? 'codex', environmentId: null, tool: call.name, status: 'inProgress',
@@ -140,13 +141,4 @@ function inReferenceOrder(server: string, entry: Record<string, unknown>, keys: 
   for (const key of keys) if (entry[key] !== undefined) ordered[key] = entry[key];
   for (const [key, value] of Object.entries(entry)) if (!(key in ordered)) ordered[key] = value;
   return ordered;
-}
-
-function argumentsOf(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text === '' ? '{}' : text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -12,6 +12,7 @@ import { approveMcpCall, type McpApproval } from './mcp-approval.js';
 import { failureParts } from './mcp-failure.js';
 import type { McpToolTarget } from './thread-mcp.js';
 import { outputIdOf } from './tool-output-id.js';
+import { argumentsObject, parsedArguments } from './tool-arguments.js';
 
 /** Runs the call; `done` gets its answer. Never throws. */
 export function callMcpTool(
@@ -50,9 +51,8 @@ export function callMcpTool(
       return;
     }
     const ranFrom = ctx.clock.now();
-    const argsObject = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-    ctx.mcp
-      .hubOf(target.lease)
+    const argsObject = argumentsObject(args);
+    target.hub
       .callTool(target.lease, call.name, argsObject, { deadlineMs: target.server.toolTimeoutMs ?? undefined })
       .then(
         (result) => {
@@ -75,13 +75,4 @@ function callErrorText(error: unknown): string {
 function contentText(block: unknown): string {
   const value = block as { type?: unknown; text?: unknown };
   return value.type === 'text' && typeof value.text === 'string' ? value.text : JSON.stringify(block);
-}
-
-function parsedArguments(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -12,6 +12,8 @@ import type { McpServerStatus } from './mcp/server-status.js';
 
 /** The tool a model's call names, with the server's settings for it. */
 export interface McpToolTarget {
+  /** The hub the lease is on (loaded once a lease exists). */
+  hub: McpHub;
   lease: McpLease;
   server: McpServerConfig;
   tool: Tool;
@@ -110,8 +112,8 @@ export class ThreadMcp {
     const serverName = namespace.slice(NAMESPACE_PREFIX.length);
     const server = entry?.servers.get(serverName);
     const tool = entry?.tools.get(serverName)?.find((candidate) => candidate.name === name);
-    if (server?.lease == null || tool === undefined) return undefined;
-    return { lease: server.lease, server: server.config, tool };
+    if (server?.lease == null || tool === undefined || this.#hub === null) return undefined;
+    return { hub: this.#hub, lease: server.lease, server: server.config, tool };
   }
 
   /** One of the thread's servers, leased (the session may start); undefined when it has none of that name. */
@@ -125,11 +127,6 @@ export class ThreadMcp {
   /** The names of the thread's servers, sorted. */
   serverNames(threadId: string): string[] {
     return [...(this.#threads.get(threadId)?.servers.keys() ?? [])].sort();
-  }
-
-  /** The hub, for a lease this service handed out (it is loaded by then). */
-  hubOf(_lease: McpLease): McpHub {
-    return this.#hub!;
   }
 
   /** The sessions' statuses, from memory; none before the hub was first needed. */
