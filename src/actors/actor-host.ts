@@ -3,6 +3,7 @@
 // on their own port as plain objects; a cold resume's history comes back packed (packed-history.ts).
 import type { MessagePort } from 'node:worker_threads';
 import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand, ToolAnswer } from '../common/actor-messages.js';
+import type { ToolCallItem } from '../common/wire-types.js';
 import * as Comlink from 'comlink';
 import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
 import { packHistory } from '../common/packed-history.js';
@@ -61,6 +62,13 @@ export class ActorHost implements ActorHostApi {
 
   async answerTool(threadId: string, answer: ToolAnswer): Promise<'answered' | 'late'> {
     return this.#actors.get(threadId)?.answerTool(answer) ?? 'late';
+  }
+
+  async recordItem(threadId: string, turnId: string, item: ToolCallItem): Promise<'recorded' | 'notFound'> {
+    const actor = this.#actors.get(threadId);
+    if (!actor) return 'notFound';
+    actor.recordItem(turnId, item);
+    return 'recorded';
   }
 
   async answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'> {

@@ -4,6 +4,7 @@
 // waits for the turn ahead of it. The actor keeps that order and the quiet/fence/revoke/close
 // protocol; the running turn (turn/) and the history's store (history/) do the rest.
 import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, ToolAnswer, TurnCommand } from '../common/actor-messages.js';
+import type { ToolCallItem } from '../common/wire-types.js';
 import type { Clock } from '../common/clock.js';
 import { Mailbox } from '../common/mailbox.js';
 import { usageOf } from '../common/token-usage.js';
@@ -20,6 +21,7 @@ import { CompactionTurn } from './turn/compaction-turn.js';
 import type { RunningTurn } from './turn/running-turn.js';
 import { ThreadState } from './turn/thread-state.js';
 import { UserTurn } from './turn/user-turn.js';
+import { TurnWrites } from './turn/turn-writes.js';
 
 type Emit = (event: ActorEvent) => void;
 
@@ -145,6 +147,29 @@ export class ThreadActor {
   answerTool(answer: ToolAnswer): 'answered' | 'late' {
     const turn = this.#running();
     return turn?.turnId === answer.turnId && turn.answerTool(answer) ? 'answered' : 'late';
+  }
+
+  /**
+   * A call's item that finished after the call was answered (a command left running in the
+   * background): recorded with the running turn's lines, or on its own between turns, under the
+   * turn that made it, as the reference records it.
+   */
+  recordItem(turnId: string, item: ToolCallItem): void {
+    const turn = this.#running();
+    if (turn !== null && !turn.closing) return this.#queueItem(turn.writes, turnId, item);
+    void this.#mailbox.post(() =>
+      this.#fenced(async () => {
+        const writes = new TurnWrites(this.#thread.appender);
+        this.#queueItem(writes, turnId, item);
+        await writes.settle();
+      }),
+    );
+  }
+
+  #queueItem(writes: TurnWrites, turnId: string, item: ToolCallItem): void {
+    const { threadId, format, clock, emit } = this.#thread;
+    const at = this.#thread.queueAnchored(writes, 'item', format.lateItem(item, turnId, clock.now()));
+    emit({ type: 'toolItemRecorded', threadId, turnId, itemId: item.id, ordinal: at.item });
   }
 
   /** The host's tools reach the running turn that asked for them. */

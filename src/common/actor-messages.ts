@@ -270,6 +270,8 @@ export interface ActorHostApi {
   interrupt(threadId: string, turnId: string): Promise<'interrupting' | 'notRunning'>;
   /** A tool call's answer, for the running turn that waits for it (outside the mailbox); 'late' when none waits. */
   answerTool(threadId: string, answer: ToolAnswer): Promise<'answered' | 'late'>;
+  /** A call's item that finished after its call was answered, recorded under the turn that made it. */
+  recordItem(threadId: string, turnId: string, item: ToolCallItem): Promise<'recorded' | 'notFound'>;
   /** The host's tools for a turn that asked for them (outside the mailbox); 'late' when none waits. */
   answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */

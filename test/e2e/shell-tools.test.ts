@@ -1,7 +1,7 @@
 // The host's command tools (`exec_command`, `write_stdin`) end to end against a real host and
 // the mock model calling them: what the model is offered, the `commandExecution` item and its
-// deltas, the model's next input, the rollout records, bad arguments, the sandbox, an interrupt
-// that kills a running command. Expected shapes are the reference's (codex-cli 0.171.0,
+// deltas, the model's next input, the rollout records, bad arguments, the sandbox (sessions:
+// exec-sessions.test.ts). Expected shapes are the reference's (codex-cli 0.171.0,
 // probed: docs/tools.md, Commands).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -216,41 +216,4 @@ test('the sandbox: workspace-write refuses a write outside the workspace and all
   }
 });
 
-test('an interrupt kills a running command: no process is left, the turn ends interrupted', async () => {
-  const server = await start();
-  try {
-    const { thread } = await server.request('thread/start', { cwd: workspace });
-    const first = mock.requests.length;
-    mock.enqueue({ kind: 'output', items: [functionCallItem('call-sleep', 'exec_command', { cmd: 'sleep 37.25; echo late' })] });
-    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('run it') });
-    await server.waitForNotification('item/started', (p) => p.item.id === 'call-sleep');
-    await waitForProcess(true);
-    await server.request('turn/interrupt', { threadId: thread.id, turnId: turn.id });
-    const completed = await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 10_000);
-    expect(completed.turn.status).toBe('interrupted');
-    await waitForProcess(false);
-    expect(completedItem(server, 'call-sleep')).toMatchObject({ status: 'failed', exitCode: 1, aggregatedOutput: '' });
-    expect(mock.requests.length).toBe(first + 1);
-    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
-    const output = rolloutRecords(path).find((r) => r.payload.type === 'function_call_output')!.payload.output as string;
-    expect(output).toMatch(/^Wall time: \d+(\.\d)? seconds\naborted by user$/);
-  } finally {
-    await server.close();
-  }
-});
-
 /** Waits until a `sleep 37.25` runs (or no longer does). */
-async function waitForProcess(running: boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    let found = true;
-    try {
-      execFileSync('pgrep', ['-f', 'sleep 37.25']);
-    } catch {
-      found = false;
-    }
-    if (found === running) return;
-    if (Date.now() > deadline) throw new Error(`sleep 37.25 ${running ? 'never started' : 'is still running'}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -44,7 +44,7 @@ export abstract class RunningTurn {
   /** Its end was reported (or it was abandoned): commands for it find no running turn. */
   reported = false;
   protected readonly thread: ThreadState;
-  protected readonly writes: TurnWrites;
+  readonly writes: TurnWrites;
   /** The turn's messages in order: its input, input steered in, the model's answers. */
   protected readonly exchange: ConversationMessage[];
   /** This turn queued the history's session_meta (the thread's first turn). */

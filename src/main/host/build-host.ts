@@ -76,7 +76,10 @@ export function buildHost(
     actorCloseTimeoutMs: startup.actorCloseTimeoutMs,
     log,
     recorder,
-    forgotten: (threadId) => ctx.mcp.detach(threadId),
+    forgotten: (threadId) => {
+      ctx.mcp.detach(threadId);
+      ctx.shell.endThread(threadId);
+    },
   });
   const supervisor = new Supervisor({ clock: systemClock, directory, unloader, log });
   const serverRequests = new ServerRequests({

@@ -50,6 +50,8 @@ export interface ProcessControl {
   /** Writes to stdin; resolves once written. Rejects when stdin is not a pipe or is closed. */
   writeStdin(bytes: Buffer): Promise<void>;
   closeStdin(): void;
+  /** SIGINTs the whole group: Ctrl-C for a command without a terminal. */
+  interrupt(): void;
   /** SIGKILLs the whole group: the command ends `signaled` (exit 137), as the reference's terminate. */
   kill(): void;
 }
@@ -100,6 +102,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
           stdin.write(bytes, (error) => (error ? rejectWrite(error) : resolveWrite()));
         }),
       closeStdin: () => child.stdin?.end(),
+      interrupt: () => signalGroup(pid, 'SIGINT'),
       kill: () => signalGroup(pid, 'SIGKILL'),
     });
     let deltas = 0;

@@ -10,6 +10,8 @@ export interface ExecCommandArgs {
   requireEscalated: boolean;
   maxOutputTokens: number | null;
   yieldTimeMs: number | null;
+  /** stdin stays open for `write_stdin` (the model asked for a terminal). */
+  tty: boolean;
 }
 
 export type DecodedArgs = { ok: true; args: ExecCommandArgs } | { ok: false; message: string };
@@ -43,6 +45,7 @@ export function decodeExecCommandArgs(text: string): DecodedArgs {
       requireEscalated: permissions === 'require_escalated',
       maxOutputTokens: typeof raw.max_output_tokens === 'number' ? raw.max_output_tokens : null,
       yieldTimeMs: typeof raw.yield_time_ms === 'number' ? raw.yield_time_ms : null,
+      tty: raw.tty === true,
     },
   };
 }

@@ -1,9 +1,9 @@
 // One `exec_command` call, as the reference's unified exec runs it for the model: the item
 // (`commandExecution`) starts, an escalation is asked for where the policy allows it, the
 // command runs through the host's CommandRunner (never in a pool worker) under the thread's
-// sandbox, its output streams as `item/commandExecution/outputDelta`, and the end becomes the
-// finished item and the model's text. The command runs to its end (or the deadline) before the
-// model is answered: there are no background sessions (docs/tools.md, Commands).
+// sandbox, its output streams as `item/commandExecution/outputDelta`, and the model is answered
+// after the yield time with the output so far: the exit code when it ended, else the session
+// id that `write_stdin` reads it by (command-run.ts; docs/tools.md, Commands).
 import { resolve } from 'node:path';
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
 import type { CommandExecutionItem } from '../../../common/wire-types.js';

@@ -21,6 +21,7 @@ function fakeRunner(started = true) {
         request.onStarted?.({
           writeStdin: async (bytes) => void log.push(`write ${bytes.toString()}`),
           closeStdin: () => void log.push('closeStdin'),
+          interrupt: () => void log.push('interrupt'),
           kill: () => {
             log.push('kill');
             end('killed');
