@@ -142,10 +142,10 @@ test('a command running past its yield is a session: polled to its end, its item
   }
 });
 
-test("stdin: none without tty, a pipe with it; each write is a terminal interaction; Ctrl-D ends the input", async () => {
+test('stdin, in the sandbox: none without tty, a terminal with it; each write is a terminal interaction; Ctrl-D ends the input', async () => {
   const server = await start();
   try {
-    const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox: 'danger-full-access' });
+    const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox: 'workspace-write' });
     const first = mock.requests.length;
     script([
       call('c1', 'exec_command', { cmd: 'read x; echo got $x; sleep 5', yield_time_ms: 250 }),
@@ -164,8 +164,9 @@ test("stdin: none without tty, a pipe with it; each write is a terminal interact
       'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 1\nOutput:\ngot\n',
       'write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',
       'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 0\nOutput:\n',
-      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 2\nOutput:\ngot abc\n',
-      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 2\nOutput:\nmore\n',
+      // The terminal echoes what is written and ends lines with CRLF.
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 4\nOutput:\nabc\r\ngot abc\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 3\nOutput:\nmore\r\nmore\r\n',
       'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n',
       // Ctrl-C is SIGINT to the group: bash dies of it.
       'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 130\nOriginal token count: 0\nOutput:\n',
@@ -180,7 +181,7 @@ test("stdin: none without tty, a pipe with it; each write is a terminal interact
     ]);
     const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)!.params.item;
     expect([completed('c1').status, completed('c1').exitCode, completed('c1').aggregatedOutput]).toEqual(['failed', 130, 'got\n']);
-    expect([completed('c3').status, completed('c3').exitCode, completed('c3').aggregatedOutput]).toEqual(['completed', 0, 'got abc\nmore\n']);
+    expect([completed('c3').status, completed('c3').exitCode, completed('c3').aggregatedOutput]).toEqual(['completed', 0, 'abc\r\ngot abc\r\nmore\r\nmore\r\n']);
   } finally {
     await server.close();
   }

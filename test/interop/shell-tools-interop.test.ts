@@ -118,13 +118,17 @@ test('exec_command under approval never and full access: the same specs, items, 
 });
 
 // The session script: a command still running after its yield, a write to it (no stdin without
-// tty), a poll that sees its end, and a poll of the id after that. The model's replies read the
+// tty), a poll that sees its end, and a poll of the id after that; then one on a terminal (tty),
+// written to, and ended with Ctrl-D. The model's replies read the
 // session id from the host's previous answer, as a model does.
 const SESSION_STEPS: Array<(session: number) => Record<string, unknown>> = [
   () => functionCallItem('s1', 'exec_command', { cmd: 'echo start; sleep 1.2; echo end', yield_time_ms: 250 }),
   (session) => functionCallItem('s2', 'write_stdin', { session_id: session, chars: 'x\n' }),
   (session) => functionCallItem('s3', 'write_stdin', { session_id: session, yield_time_ms: 5000 }),
   (session) => functionCallItem('s4', 'write_stdin', { session_id: session }),
+  () => functionCallItem('s5', 'exec_command', { cmd: 'echo ready; cat', tty: true, yield_time_ms: 300 }),
+  (session) => functionCallItem('s6', 'write_stdin', { session_id: session, chars: 'hello\n', yield_time_ms: 300 }),
+  (session) => functionCallItem('s7', 'write_stdin', { session_id: session, chars: '\u0004', yield_time_ms: 2000 }),
   () => messageItem('msg_s', 'Done'),
 ];
 
@@ -145,7 +149,7 @@ async function runSessionScript(side: Side, home: string, workspace: string): Pr
   const steps = [...SESSION_STEPS];
   mock.setResponder((request) => {
     const step = steps.shift();
-    const session = Number(/session ID (\d+)/.exec(JSON.stringify(request.body))?.[1] ?? -1);
+    const session = Number([...JSON.stringify(request.body).matchAll(/session ID (\d+)/g)].at(-1)?.[1] ?? -1);
     return step === undefined ? undefined : { kind: 'output', items: [step(session)] };
   });
   const first = mock.requests.length;
@@ -183,7 +187,7 @@ test('a session: yielded, written to without stdin, polled to its end, then unkn
     expect(runs['thread-host'].records).toEqual(runs.codex.records);
     // The reference streams no delta for a command's first read (seen with codex 0.171.0 for every
     // command: "start\n" reached the model and the item, never a delta); thread-host streams it.
-    expect([runs.codex.deltas, runs['thread-host'].deltas]).toEqual(['end\n', 'start\nend\n']);
+    expect([runs.codex.deltas, runs['thread-host'].deltas]).toEqual(['end\nhello\r\nhello\r\n', 'start\nend\nready\r\nhello\r\nhello\r\n']);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -17,6 +17,7 @@ import { CommandOutputStream } from './command-output-stream.js';
 import { ExecSession } from './exec-session.js';
 import { finishedItemOf, reportSessionEnd } from './exec-session-report.js';
 import { lossyText } from '../exec/output-capture.js';
+import { onTerminal } from '../exec/terminal-wrap.js';
 
 // The reference's unified-exec yield bounds (`MIN_YIELD_TIME_MS`, `MAX_YIELD_TIME_MS`) and
 // default for `exec_command`.
@@ -58,10 +59,11 @@ export async function runCommand(
   }
   const live = new CommandOutputStream(ctx, thread, turnId, item.id);
   const started = performance.now();
-  const session = new ExecSession(id, thread.id, turnId, item, args.tty, started, (end) => finishedItemOf(ctx, item, live, end));
+  const terminal = args.tty ? onTerminal(argv) : null;
+  const session = new ExecSession(id, thread.id, turnId, item, args.tty, terminal !== null, started, (end) => finishedItemOf(ctx, item, live, end));
   ctx.shell.sessions.add(session);
   const run = ctx.shell.runSession(session, {
-    argv,
+    argv: terminal ?? argv,
     cwd: item.cwd,
     env: commandEnv(ctx.env),
     policy,

@@ -47,6 +47,8 @@ export class ExecSession {
     item: CommandExecutionItem,
     /** stdin stays open for `write_stdin` (the model asked for `tty`). */
     readonly interactive: boolean,
+    /** That stdin feeds a terminal, which makes Ctrl-C and Ctrl-D of the bytes themselves. */
+    readonly terminal: boolean,
     nowMs: number,
     /** The item once the process ended (what streamed is the command's own). */
     readonly finishedItem: (end: SessionEnd) => CommandExecutionItem,
@@ -110,6 +112,20 @@ export class ExecSession {
     } finally {
       this.#readers -= 1;
     }
+  }
+
+  /**
+   * A call is at the session (writing, then reading): an end meanwhile is the call's to report,
+   * after what the call tells first. Call the returned function when the call is done.
+   */
+  engage(): () => void {
+    this.#readers += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#readers -= 1;
+    };
   }
 
   /** True once, for whoever reports the end (a reader that saw it, or the end itself). */

@@ -1,6 +1,6 @@
 // One `write_stdin` call, as the reference's unified exec answers it: the session the model
-// names gets the characters (Ctrl-C is SIGINT to its group; a session without `tty` has no
-// stdin, and one with it has a pipe, where Ctrl-D closes it as a terminal would), then the call waits for output as long as the reference would (a write 250 ms by
+// names gets the characters (a session with `tty` has a terminal that gets them all; one
+// without has no stdin, and Ctrl-C is SIGINT to its group), then the call waits for output as long as the reference would (a write 250 ms by
 // default, at most 30 s; an empty poll 5 s to 300 s), or until the process ends. Its clients
 // hear `item/commandExecution/terminalInteraction` for a write or a session still running,
 // then the item's end if the process ended.
@@ -36,14 +36,24 @@ export function callWriteStdin(ctx: HostContext, thread: LoadedThread, turnId: s
   const session = ctx.shell.sessions.get(thread.id, args.sessionId);
   if (session === undefined) return answer(`write_stdin failed: Unknown process id ${args.sessionId}`);
   session.lastUsedMs = performance.now();
-  void interact(ctx, thread, turnId, session, args).then(answer);
+  const release = session.engage();
+  void interact(ctx, thread, turnId, session, args).then((text) => {
+    release();
+    // An end that came while the call was at the session and that it did not read (a refused
+    // write) is reported before the answer, as any end the call saw.
+    const end = session.claimReport() ? session.end : null;
+    if (end !== null) reportSessionEnd(ctx, thread, session, end);
+    answer(text);
+  });
 }
 
 async function interact(ctx: HostContext, thread: LoadedThread, turnId: string, session: ExecSession, args: WriteStdinArgs): Promise<string> {
   const { chars } = args;
-  if (chars === CTRL_C) session.interrupt();
+  if (session.terminal) {
+    if (chars !== '' && (await session.write(chars))) await sleep(AFTER_WRITE_MS);
+  } else if (chars === CTRL_C) session.interrupt();
   else if (chars !== '' && !session.interactive) return STDIN_CLOSED_TEXT;
-  // The session's stdin is a pipe, not a terminal: Ctrl-D is what a terminal makes of it.
+  // A stdin pipe with no terminal behind it (no `script` here): Ctrl-D is what a terminal makes of it.
   else if (chars === CTRL_D) session.closeStdin();
   else if (chars !== '' && (await session.write(chars))) await sleep(AFTER_WRITE_MS);
   const started = performance.now();
