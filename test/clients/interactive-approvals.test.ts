@@ -11,8 +11,8 @@
 // The client's thread/start asks for the sandbox of its own config (read-only unless told,
 // whatever the host's home says) and no approval policy; each turn/start carries the policy it
 // read with config/read, so the home's on-request is what applies. Then `apply_patch` (`[features]
-// apply_patch_tool = true`): thread-host asks no approval for a patch, so the client shows an
-// applied patch with no prompt, and under its default read-only sandbox nothing at all.
+// apply_patch_tool = true`): a patch the client's workspace-write sandbox allows is applied with
+// no prompt; under its default read-only sandbox it is asked for, and y applies it.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,19 +206,31 @@ test('a patch in a workspace-write client: applied with no prompt, the client sh
   await completedThenQuit(started, ['user: patch the files', 'fileChange', 'agent: Patched']);
 });
 
-test('a patch in the default read-only client: refused with no prompt, the client shows no edit', async () => {
+test('a patch in the default read-only client: the prompt, y applies it and the client shows the edits', async () => {
   const started = await session({ features: ['apply_patch_tool = true'] });
   const { host, wire, terminal } = started;
-  writeFileSync(join(host.server.home, 'upd.txt'), 'line1\nline2\nline3\n');
+  const home = host.server.home;
+  writeFileSync(join(home, 'upd.txt'), 'line1\nline2\nline3\n');
   reference.mock.enqueue({ kind: 'output', items: [patchCall] });
-  reference.mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'Not patched')] });
-  const modelRequests = reference.mock.requests.length;
+  reference.mock.enqueue({ kind: 'output', items: [messageItem('msg-1', 'Patched')] });
   await terminal.submit('patch the files');
-  const done = await terminal.waitForText('• Not patched');
-  expect(block(done, '› patch the files', '• Not patched')).toEqual(['› patch the files', '• Not patched']);
-  expect(approvalRequests(wire)).toEqual([]);
-  expect(existsSync(join(host.server.home, 'new.txt'))).toBe(false);
-  const output = (reference.mock.requests[modelRequests + 1]!.body as { input: Array<{ type: string; output?: string }> }).input.at(-1);
-  expect(output).toMatchObject({ type: 'custom_tool_call_output', output: `apply_patch rejected: ${host.server.home}/new.txt is outside the writable roots of the thread's sandbox` });
-  await completedThenQuit(started, ['user: patch the files', 'agent: Not patched']);
+  // Under on-request a write the read-only sandbox does not allow is asked for, as the reference asks it.
+  const prompt = await terminal.waitForText('Press enter to confirm or esc to cancel');
+  expect(block(prompt, 'Would you like', 'Press enter')).toEqual([
+    '  Would you like to make the following edits?',
+    '  Description: Apply proposed file edits',
+    `  Destination: ${home}/new.txt`,
+    `  Destination: ${home}/upd.txt`,
+    '› 1. Yes, proceed (y)',
+    "  2. Yes, and don't ask again for these files (a)",
+    '  3. No, and tell Codex what to do differently (esc)',
+    '  Press enter to confirm or esc to cancel',
+  ]);
+  expect(existsSync(join(home, 'new.txt'))).toBe(false);
+  terminal.press('y');
+  await terminal.waitForText('• Patched');
+  const asked = wire.asked('item/fileChange/requestApproval').map(({ request, answer }) => [request.params.itemId, answer?.result?.decision ?? null]);
+  expect(asked).toEqual([['call-1', 'accept']]);
+  expect([readFileSync(join(home, 'new.txt'), 'utf8'), readFileSync(join(home, 'upd.txt'), 'utf8')]).toEqual(['hello\nworld\n', 'line1\nLINE2\nline3\n']);
+  await completedThenQuit(started, ['user: patch the files', 'fileChange', 'agent: Patched']);
 });
