@@ -10,7 +10,7 @@
 // failed write never leaves a gap: the next line takes the ordinal the failed one would have.
 import { turnEndLines } from './legacy-format.js';
 import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
-import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
+import type { AgentMessageItem, CommandExecutionItem, UserMessageItem } from '../../common/wire-types.js';
 import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
 import { toolCallLine, toolItemCompletedLine, toolOutputLine } from './tool-lines.js';
@@ -63,6 +63,10 @@ class PaginatedFormat implements RolloutFormat {
     const output = toolOutputLine(answer, turnId, nowMs);
     if (answer.item === null) return { lines: [output] };
     return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput), output], itemLine: 0 };
+  }
+
+  userCommand(item: CommandExecutionItem, turnId: string, nowMs: number): FormattedLines {
+    return { lines: [toolItemCompletedLine(this.threadId, turnId, item, nowMs)], itemLine: 0 };
   }
 
   tokenCount(usage: TokenCountInput, _turnId: string, nowMs: number): string[] {

@@ -5,7 +5,7 @@
 // paginated-format.ts.
 import type { HistoryMode } from '../../common/rollout/rollout-reader.js';
 import type { ToolAnswer } from '../../common/actor-messages.js';
-import type { AgentMessageItem, UserMessageItem } from '../../common/wire-types.js';
+import type { AgentMessageItem, CommandExecutionItem, UserMessageItem } from '../../common/wire-types.js';
 import type { SessionMetaInput, TokenCountInput, TurnContextInput } from './rollout-lines.js';
 
 export type { SessionMetaInput, TokenCountInput, TurnContextInput };
@@ -67,6 +67,8 @@ export interface RolloutFormat {
   toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[];
   /** A tool call's answer: its finished item (the anchor, where the format records items) and the output the model is given. */
   toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
+  /** A user's own command (thread/shellCommand), finished: its item where the format records items (the anchor). */
+  userCommand(item: CommandExecutionItem, turnId: string, nowMs: number): FormattedLines;
   /** Token usage after a sampling. */
   tokenCount(usage: TokenCountInput, turnId: string, nowMs: number): string[];
   /** Closes a turn. */

@@ -4,7 +4,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorHostApi, ActorInit, CompactCommand, PostedTurnCommand, SteerCommand } from '../../../../src/common/actor-messages.js';
+import type { ActorHostApi, ActorInit, CompactCommand, PostedTurnCommand, SteerCommand, UserShellCommand } from '../../../../src/common/actor-messages.js';
 import { actorHostCalls } from '../../../../src/main/pool/actor-host-calls.js';
 
 const channels: MessageChannel[] = [];
@@ -26,6 +26,7 @@ function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
     interrupt: async (threadId, turnId) => (calls.push(['interrupt', threadId, turnId]), 'interrupting'),
     answerTool: async (threadId, answer) => (calls.push(['answerTool', threadId, answer.callId]), 'answered'),
     answerHostTools: async (threadId, turnId) => (calls.push(['answerHostTools', threadId, turnId]), 'late'),
+    recordUserShell: async (threadId, command) => void calls.push(['recordUserShell', threadId, command.turnId]),
     revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
     close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
     closeMany: async (threadIds) => (calls.push(['closeMany', ...threadIds]), threadIds.map((id) => (id === 'gone' ? 'notFound' : 'closed'))),
@@ -43,7 +44,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
   const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
-  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'answerHostTools', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'answerHostTools', 'recordUserShell', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
   const answers = [
     await api.spawn({ threadId: 't1' } as ActorInit),
@@ -53,6 +54,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.interrupt('t1', 'u1'),
     await api.answerTool('t1', { turnId: 'u1', callId: 'call-1', output: 'out', outputId: 'fco_1', item: null }),
     await api.answerHostTools('t1', 'u1', []),
+    await api.recordUserShell('t1', { turnId: 's1' } as UserShellCommand),
     await api.revokeWriter('t1', 'lock lost'),
     await api.close('t1'),
     await api.close('t2'),
@@ -60,7 +62,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.ping(),
     await api.retire(),
   ];
-  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'answered', 'late', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
+  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'answered', 'late', undefined, 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
   expect(calls).toEqual([
     ['spawn', 't1'],
     ['startTurn', 't1', 'u1'],
@@ -69,6 +71,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     ['interrupt', 't1', 'u1'],
     ['answerTool', 't1', 'call-1'],
     ['answerHostTools', 't1', 'u1'],
+    ['recordUserShell', 't1', 's1'],
     ['revokeWriter', 't1', 'lock lost'],
     ['close', 't1'],
     ['close', 't2'],
@@ -82,7 +85,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   release();
   await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
   await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
-  expect(calls).toHaveLength(13);
+  expect(calls).toHaveLength(14);
 });
 
 test('a call in flight when the link is released rejects instead of waiting forever', async () => {
@@ -118,5 +121,5 @@ test('the same callable serves every call: no proxy is read from the remote per 
   void api.close('a');
   void api.close('b');
   void api.ping();
-  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'answerHostTools', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'answerHostTools', 'recordUserShell', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
 });
