@@ -2,7 +2,7 @@
 // placed on it and exposing `ActorHostApi` over comlink. Events go back to the main thread
 // on their own port as plain objects; a cold resume's history comes back packed (packed-history.ts).
 import type { MessagePort } from 'node:worker_threads';
-import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand, ToolAnswer } from '../common/actor-messages.js';
+import type { ActorEvent, ActorHostApi, CompactCommand, SteerCommand, ActorInit, PostedResumeState, PostedTurnCommand, ToolAnswer, UserShellCommand } from '../common/actor-messages.js';
 import type { ToolCallItem } from '../common/wire-types.js';
 import * as Comlink from 'comlink';
 import { encodeLargeContent, receivedInput } from '../common/encoded-content.js';
@@ -73,6 +73,10 @@ export class ActorHost implements ActorHostApi {
 
   async answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'> {
     return this.#actors.get(threadId)?.answerHostTools(turnId, tools) ?? 'late';
+  }
+
+  async recordUserShell(threadId: string, command: UserShellCommand): Promise<void> {
+    this.#require(threadId).recordUserShell(command);
   }
 
   async revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'> {

@@ -3,7 +3,7 @@
 // at a time through the actor's mailbox, so turns of one thread never interleave and close()
 // waits for the turn ahead of it. The actor keeps that order and the quiet/fence/revoke/close
 // protocol; the running turn (turn/) and the history's store (history/) do the rest.
-import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, ToolAnswer, TurnCommand } from '../common/actor-messages.js';
+import type { ActorEvent, ActorInit, ActorResumeState, CompactCommand, SteerCommand, ThreadSettings, ToolAnswer, TurnCommand, UserShellCommand } from '../common/actor-messages.js';
 import type { ToolCallItem } from '../common/wire-types.js';
 import type { Clock } from '../common/clock.js';
 import { Mailbox } from '../common/mailbox.js';
@@ -18,10 +18,13 @@ import { legacyFormat } from './rollout-writer/legacy-format.js';
 import { paginatedFormat } from './rollout-writer/paginated-format.js';
 import type { HistoryMode, RolloutFormat, SessionMetaInput } from './rollout-writer/rollout-format.js';
 import { CompactionTurn } from './turn/compaction-turn.js';
+import { workerLog } from './worker-log.js';
 import type { RunningTurn } from './turn/running-turn.js';
 import { ThreadState } from './turn/thread-state.js';
 import { UserTurn } from './turn/user-turn.js';
 import { TurnWrites } from './turn/turn-writes.js';
+import { userShellNote, UserShellTurn } from './turn/user-shell-turn.js';
+import { harnessNoteLine, USER_SHELL_KIND } from './rollout-writer/harness-notes.js';
 
 type Emit = (event: ActorEvent) => void;
 
@@ -168,7 +171,7 @@ export class ThreadActor {
 
   #queueItem(writes: TurnWrites, turnId: string, item: ToolCallItem): void {
     const { threadId, format, clock, emit } = this.#thread;
-    const at = this.#thread.queueAnchored(writes, 'item', format.lateItem(item, turnId, clock.now()));
+    const at = this.#thread.queueAnchored(writes, 'item', format.standaloneItem(item, turnId, clock.now()));
     emit({ type: 'toolItemRecorded', threadId, turnId, itemId: item.id, ordinal: at.item });
   }
 
@@ -193,6 +196,32 @@ export class ThreadActor {
       const message = `input sent to turn ${command.turnId} arrived as it ended and was not sent to the model`;
       this.#emit({ type: 'warning', threadId: this.#init.threadId, message });
     }
+  }
+
+  /**
+   * A user's command ended. Its own turn is recorded like any turn, after the commands ahead of
+   * it; one that joined the running turn is recorded in it at once. One whose turn ended first
+   * is recorded between turns, and the model is given its result on the next turn.
+   */
+  recordUserShell(command: UserShellCommand): void {
+    if (command.ownTurn) {
+      void this.#mailbox.post(() => this.#fenced(() => this.#run(() => new UserShellTurn(this.#thread, command))));
+      return;
+    }
+    const turn = this.#running();
+    const text = userShellNote(command);
+    if (turn?.turnId === command.turnId && !turn.closing) return turn.noteUserShell(command.item, text);
+    void this.#mailbox.post(() =>
+      this.#fenced(async () => {
+        const { appender, format, clock } = this.#thread;
+        const now = clock.now();
+        this.#thread.conversation = [...this.#thread.conversation, { role: 'user', text }];
+        const lines = [...format.standaloneItem(command.item, command.turnId, now).lines, harnessNoteLine(text, USER_SHELL_KIND, command.turnId, now)];
+        await appender?.append(lines).catch((error: unknown) =>
+          workerLog('warn', 'a user command could not be recorded in the thread history', { threadId: this.#init.threadId, error: (error as Error).message }),
+        );
+      }),
+    );
   }
 
   /**

@@ -13,7 +13,7 @@ import type { WriterLease } from './writer-lease.js';
 import type { HistoryLocation } from './history-location.js';
 
 export type { TokenUsageSnapshot };
-import type { AgentMessageItem, ContextCompactionItem, ToolCallItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
+import type { AgentMessageItem, CommandExecutionItem, ContextCompactionItem, ToolCallItem, Turn, TurnError, TurnStatus, UserInput, UserMessageItem } from './wire-types.js';
 
 /** Settings a turn runs with: the thread's, with per-turn overrides applied. */
 export interface ThreadSettings {
@@ -211,6 +211,26 @@ export interface ToolAnswer {
   outputType?: 'function_call_output' | 'custom_tool_call_output';
 }
 
+/**
+ * A user's command (thread/shellCommand) that ended, for the history and the model's later
+ * input: the host ran it; the actor records it as the reference does.
+ */
+export interface UserShellCommand {
+  turnId: string;
+  /** It ran as a turn of its own, which the actor records and ends; else it joined the running turn `turnId`. */
+  ownTurn: boolean;
+  /** The thread's settings (its history's session_meta, when this is its first turn). */
+  settings: ThreadSettings;
+  /** When its own turn started. */
+  startedAtMs: number;
+  /** The command as the user gave it. */
+  command: string;
+  /** The finished item. */
+  item: CommandExecutionItem;
+  /** Its turn was interrupted. */
+  interrupted: boolean;
+}
+
 /** Events an actor reports; each names its thread. */
 export type ActorEvent =
   /** `ordinal`: where the turn's record sits in a paginated rollout (null: legacy, ephemeral). */
@@ -241,6 +261,8 @@ export type ActorEvent =
   | { type: 'toolCall'; threadId: string; turnId: string; call: ToolCall; startedAtMs: number }
   /** The turn asks for the host's tools (its MCP servers' listings); the host answers with `answerHostTools`. */
   | { type: 'hostToolsAsked'; threadId: string; turnId: string }
+  /** A turn the host announced itself (a user's own command) is in the history: where its record sits. */
+  | { type: 'turnRecorded'; threadId: string; turnId: string; ordinal: number | null }
   /** A tool's answer is in the history: where its item sits (paginated history). */
   | { type: 'toolItemRecorded'; threadId: string; turnId: string; itemId: string; ordinal: number | null }
   | { type: 'retrying'; threadId: string; turnId: string; message: string }
@@ -274,6 +296,11 @@ export interface ActorHostApi {
   recordItem(threadId: string, turnId: string, item: ToolCallItem): Promise<'recorded' | 'notFound'>;
   /** The host's tools for a turn that asked for them (outside the mailbox); 'late' when none waits. */
   answerHostTools(threadId: string, turnId: string, tools: unknown[]): Promise<'answered' | 'late'>;
+  /**
+   * A user's command ended: its own turn is recorded after the commands ahead of it (and ends
+   * with `turnEnded`); one that joined a running turn is recorded in it at once.
+   */
+  recordUserShell(threadId: string, command: UserShellCommand): Promise<void>;
   /** The writer lock is lost: stop writing the rollout at once, before anything queued. */
   revokeWriter(threadId: string, reason: string): Promise<'revoked' | 'notFound'>;
   close(threadId: string): Promise<'closed' | 'notFound'>;

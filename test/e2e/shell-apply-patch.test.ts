@@ -37,8 +37,8 @@ function workspace(name: string): string {
 }
 
 /** One turn whose model sends `patch`, then a message; each patch approval is answered with `decision`. */
-async function patchTurn(cwd: string, patch: string, sandbox = 'workspace-write', options: { approvalPolicy?: string; decision?: string } = {}): Promise<{ server: TestServer; threadId: string; turnId: string; first: number; turn: Message }> {
-  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'features.apply_patch_tool = true' });
+async function patchTurn(cwd: string, patch: string, sandbox = 'workspace-write', options: { approvalPolicy?: string; decision?: string; args?: string[] } = {}): Promise<{ server: TestServer; threadId: string; turnId: string; first: number; turn: Message }> {
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'features.apply_patch_tool = true', ...(options.args === undefined ? {} : { args: options.args }) });
   const { thread } = await server.request('thread/start', { cwd, sandbox, ...(options.approvalPolicy === undefined ? {} : { approvalPolicy: options.approvalPolicy }) });
   const first = mock.requests.length;
   mock.enqueue({ kind: 'output', items: [customCall('call-1', patch)] });
@@ -133,7 +133,7 @@ test('under approval policy never a patch outside the writable roots is refused 
   rmSync(target, { force: true });
   const { server, first } = await patchTurn(cwd, `*** Begin Patch\n*** Add File: ${target}\n+outside\n*** End Patch`, 'workspace-write', { approvalPolicy: 'never' });
   try {
-    expect(lastInput(first + 1)[1]).toEqual({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: `apply_patch rejected: ${target} is outside the writable roots of the thread's sandbox` });
+    expect(lastInput(first + 1)[1]).toEqual({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: 'patch rejected: writing outside of the project; rejected by user approval settings' });
     expect(existsSync(target)).toBe(false);
     expect(server.received.filter((m) => m.method === 'item/fileChange/requestApproval' || m.params?.item?.type === 'fileChange')).toEqual([]);
   } finally {
@@ -228,6 +228,22 @@ test('on-request, outside the writable roots, decline: the item ends declined, t
       started_at_ms: expect.any(Number), completed_at_ms: expect.any(Number),
     });
     expect(records.find((rec) => rec.payload.type === 'custom_tool_call_output')!.payload).toMatchObject({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: 'patch rejected by user' });
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('on-failure in the configuration is on-request, as in the reference: a patch outside the writable roots is asked for', async () => {
+  rmSync(outsideTarget, { force: true });
+  const cwd = workspace('out-on-failure');
+  const r = await patchTurn(cwd, OUTSIDE, 'workspace-write', { decision: 'decline', args: ['-c', 'approval_policy="on-failure"'] });
+  try {
+    const base = { threadId: r.threadId, turnId: r.turnId };
+    expect(trail(r)).toEqual(askedTrail(r, [
+      { method: 'item/completed', params: { item: fileItem(outsideChanges, { status: 'declined', completedAtMs: expect.any(Number) }), ...base, contentTokenCount: null, completedAtMs: expect.any(Number) } },
+    ]));
+    expect(existsSync(outsideTarget)).toBe(false);
+    expect(lastInput(r.first + 1)[1]).toEqual({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: 'patch rejected by user' });
   } finally {
     await r.server.close();
   }

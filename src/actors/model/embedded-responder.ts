@@ -4,6 +4,7 @@
 // demos and tests get the same reply every time.
 
 import { COMPACTION_PROMPT, isSummaryMessage, SUMMARY_PREFIX } from '../../common/rollout/compaction.js';
+import { isHarnessNoteText } from '../../common/rollout/rollout-items.js';
 import type { ConversationMessage, ModelUsage } from '../../common/wire-types.js';
 import { ModelAbortedError, type ModelClient, type ModelEvent, type ModelRequest } from './model-client.js';
 
@@ -34,10 +35,10 @@ export class EmbeddedResponder implements ModelClient {
   }
 }
 
-// An earlier summary is not something the user said.
+// An earlier summary is not something the user said, nor is a note of the harness's.
 function countUserMessages(history: ConversationMessage[]): number {
   let users = 0;
-  for (const message of history) if (message.role === 'user' && !isSummaryMessage(message.text)) users += 1;
+  for (const message of history) if (message.role === 'user' && !isSummaryMessage(message.text) && !isHarnessNoteText(message.text)) users += 1;
   return users;
 }
 
@@ -45,7 +46,7 @@ function countUserMessages(history: ConversationMessage[]): number {
 function summaryOf(history: ConversationMessage[]): string {
   const said: string[] = [];
   for (const message of history) {
-    if (message.role !== 'user') continue;
+    if (message.role !== 'user' || isHarnessNoteText(message.text)) continue;
     if (isSummaryMessage(message.text)) said.push(message.text.slice(SUMMARY_PREFIX.length + 1).replace(/^The user said: /, '').replace(/\.$/, ''));
     else said.push(JSON.stringify(message.text));
   }

@@ -22,8 +22,8 @@ export const legacyFormat: RolloutFormat = {
   agentMessage: (item, turnId, nowMs) => ({ lines: messages.agentMessage(item, nowMs, turnId) }),
   toolCall: (raw, turnId, nowMs) => [toolCallLine(raw, turnId, nowMs)],
   toolOutput: (answer, turnId, nowMs) => ({ lines: [toolOutputLine(answer, turnId, nowMs)] }),
-  // Legacy history keeps no items: a late one adds nothing.
-  lateItem: () => ({ lines: [] }),
+  // Legacy history keeps no tool items (a user command's result note is all it has of one).
+  standaloneItem: () => ({ lines: [] }),
   tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],
   turnEnd: (timing, end, nowMs) => turnEndLines(timing, end, nowMs),
 };

@@ -65,7 +65,7 @@ class PaginatedFormat implements RolloutFormat {
     return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput), output], itemLine: 0 };
   }
 
-  lateItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines {
+  standaloneItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines {
     return { lines: [toolItemCompletedLine(this.threadId, turnId, item, nowMs)], itemLine: 0 };
   }
 

@@ -67,8 +67,12 @@ export interface RolloutFormat {
   toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[];
   /** A tool call's answer: its finished item (the anchor, where the format records items) and the output the model is given. */
   toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
-  /** A call's item that finished after its call was answered (a command left running): the item alone. */
-  lateItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines;
+  /**
+   * An item recorded by itself, with no call output beside it: a command the model left running
+   * that ended later, or a user's own command (thread/shellCommand). The anchor, where the
+   * format records items.
+   */
+  standaloneItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines;
   /** Token usage after a sampling. */
   tokenCount(usage: TokenCountInput, turnId: string, nowMs: number): string[];
   /** Closes a turn. */

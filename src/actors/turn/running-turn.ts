@@ -3,9 +3,9 @@
 // or an answer from outside it) so that an interrupt, steered input or a lost writer lock
 // reaches whatever that is. A user's turn (user-turn.ts) and a compaction
 // (compaction-turn.ts) differ only in what they ask the model and what they keep of it.
-import type { SteerCommand, ThreadSettings, ToolAnswer, ToolCall } from '../../common/actor-messages.js';
+import type { SteerCommand, ThreadSettings, ToolAnswer } from '../../common/actor-messages.js';
 import { addUsage } from '../../common/token-usage.js';
-import type { ConversationMessage, ModelUsage, UserInput, UserMessageItem } from '../../common/wire-types.js';
+import type { CommandExecutionItem, ConversationMessage, ModelUsage, UserMessageItem } from '../../common/wire-types.js';
 import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
 import { ModelAbortedError } from '../model/model-client.js';
 import type { TurnEnd } from '../rollout-writer/rollout-format.js';
@@ -17,6 +17,10 @@ import type { ThreadState } from './thread-state.js';
 import { turnErrorOf } from './turn-error.js';
 import { endOf, hostFailure, timingOf, type TurnOutcome } from './turn-outcome.js';
 import { TurnWrites } from './turn-writes.js';
+import { TurnNotes } from './turn-notes.js';
+import { modelCallItem, textOf, toolCallOf } from './model-calls.js';
+
+export { textOf };
 
 /** How a turn is opened. */
 export interface TurnOpening {
@@ -28,6 +32,8 @@ export interface TurnOpening {
   interrupted: boolean;
   /** Its end moves the thread's read state (a compaction's does not: the host publishes none for it). */
   movesReadState: boolean;
+  /** When it began, if before the actor heard of it (a user's command the host ran). */
+  startedAtMs?: number;
 }
 
 /** How long an interrupted turn waits for the host to answer its cancelled tool calls. */
@@ -63,6 +69,8 @@ export abstract class RunningTurn {
   /** The turn's tools with the host's MCP servers' among them, as the host composed them; null until it answered (or when it offers none). */
   #hostTools: unknown[] | null = null;
   #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
+  /** The harness's notes the turn adds: results of the user's commands, an interrupt's note. */
+  protected readonly notes = new TurnNotes();
 
   // What every turn does first, before its own start lines: the thread's first turn queues
   // the history's session_meta, then any lines owed from before.
@@ -73,7 +81,7 @@ export abstract class RunningTurn {
     this.interrupted = opening.interrupted;
     this.#movesReadState = opening.movesReadState;
     if (opening.interrupted) this.#abort.abort();
-    this.startedAtMs = thread.clock.now();
+    this.startedAtMs = opening.startedAtMs ?? thread.clock.now();
     // A failed append stops the appender; between turns a gap is harmless (the owed line
     // closes the failed turn), so the store gets another chance with this turn.
     thread.appender?.reset();
@@ -212,6 +220,24 @@ export abstract class RunningTurn {
     return interrupted ? 'interrupted' : 'answered';
   }
 
+  /**
+   * A user's command that joined the turn ended: its item is recorded now, its result is given
+   * to the model at the next sampling (one more when the model had answered), as the reference's.
+   */
+  noteUserShell(item: CommandExecutionItem, text: string): void {
+    const { threadId, emit, clock, format } = this.thread;
+    const at = this.thread.queueAnchored(this.writes, 'item', format.standaloneItem(item, this.turnId, clock.now()));
+    emit({ type: 'toolItemRecorded', threadId, turnId: this.turnId, itemId: item.id, ordinal: at.item });
+    this.notes.userShell(text);
+  }
+
+  /** The results waiting for the model join the turn's exchange (and the history) before a sampling. */
+  protected takeNotes(): void {
+    const { lines, messages } = this.notes.take(this.turnId, this.thread.clock.now());
+    this.writes.add('item', lines);
+    this.exchange.push(...messages);
+  }
+
   /** A sampling's usage: recorded after the outputs of the tools it called, as the reference orders them. */
   protected recordUsage(last: ModelUsage | null): void {
     if (last === null) return;
@@ -231,9 +257,11 @@ export abstract class RunningTurn {
     emit({ type: 'userItem', threadId, turnId: this.turnId, item, ordinal: at.item });
   }
 
-  protected announceStart(ordinal: number | null): void {
+  /** `announced`: the host already told its clients the turn started (a user's command); only its place is news. */
+  protected announceStart(ordinal: number | null, announced = false): void {
     const { threadId, emit } = this.thread;
-    emit({ type: 'turnStarted', threadId, turnId: this.turnId, startedAtMs: this.startedAtMs, ordinal });
+    if (announced) emit({ type: 'turnRecorded', threadId, turnId: this.turnId, ordinal });
+    else emit({ type: 'turnStarted', threadId, turnId: this.turnId, startedAtMs: this.startedAtMs, ordinal });
     if (this.#wroteMeta) {
       this.thread.materialized = true;
       emit({ type: 'materialized', threadId, path: this.thread.backend.path });
@@ -317,7 +345,9 @@ export abstract class RunningTurn {
     // The read receipt the host publishes for a completed or failed turn goes with the turn's
     // last lines, on a store that keeps it: one statement, not two.
     const receipt = this.#movesReadState && end.status !== 'interrupted' ? this.thread.backend.receipt(turnId) : undefined;
-    writes.add('end', format.turnEnd(timing, end, completedAtMs), receipt);
+    const closing = this.notes.closing(end, turnId, completedAtMs);
+    this.thread.conversation = [...this.thread.conversation, ...closing.messages];
+    writes.add('end', [...closing.lines, ...format.turnEnd(timing, end, completedAtMs)], receipt);
     const { failure, landed } = await writes.settle();
     if (failure !== null) {
       if (outcome.status === 'completed') outcome = hostFailure(`failed to record the turn in the thread history: ${failure.message}`);
@@ -367,28 +397,4 @@ export abstract class RunningTurn {
     }
     emit({ type: 'turnEnded', threadId, turnId, ...failed, completedAtMs, durationMs: timing.durationMs, persisted });
   }
-}
-
-/** The host's view of a model's tool call. */
-function toolCallOf(raw: Record<string, unknown>): ToolCall {
-  const custom = raw.type === 'custom_tool_call';
-  return {
-    callId: raw.call_id as string,
-    name: raw.name as string,
-    namespace: typeof raw.namespace === 'string' ? raw.namespace : null,
-    kind: custom ? 'custom' : 'function',
-    input: (custom ? raw.input : raw.arguments) as string,
-  };
-}
-
-/** A tool call as the next request replays it: the reference's key order, the model's id kept. */
-export function modelCallItem(raw: Record<string, unknown>): Record<string, unknown> {
-  const namespace = typeof raw.namespace === 'string' ? { namespace: raw.namespace } : {};
-  if (raw.type === 'custom_tool_call') return { type: 'custom_tool_call', id: raw.id, call_id: raw.call_id, name: raw.name, input: raw.input };
-  return { type: 'function_call', id: raw.id, name: raw.name, ...namespace, arguments: raw.arguments, call_id: raw.call_id };
-}
-
-/** The text parts of an input, as the model's conversation keeps them. */
-export function textOf(input: readonly UserInput[]): string {
-  return input.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }

@@ -44,9 +44,11 @@ export class UserTurn extends RunningTurn {
     let firstTokenMs: number | null = null;
     // Sampled again while input steered in is unanswered: cut short by it (the partial reply
     // is dropped), or come after the model answered; and again with the outputs of the tools
-    // the model called, once the host answered them (awaited without holding the worker).
+    // the model called, once the host answered them (awaited without holding the worker); and
+    // again with the results of the user's commands that joined the turn meanwhile.
     do {
       reply = { agentItem: null, firstTokenMs: null, toolCalls: [], usage: null };
+      this.takeNotes();
       const asked = this.exchange.length;
       outcome = await this.sample(settings, outputSchema ?? null, reply, true);
       firstTokenMs ??= reply.firstTokenMs;
@@ -68,7 +70,7 @@ export class UserTurn extends RunningTurn {
         continue;
       }
       this.recordUsage(reply.usage);
-      if (outcome.status !== 'completed' || this.exchange.at(-1)!.role !== 'user') break;
+      if (outcome.status !== 'completed' || (this.exchange.at(-1)!.role !== 'user' && !this.notes.pending)) break;
       this.renewAbort();
     } while (true);
     this.closing = true;

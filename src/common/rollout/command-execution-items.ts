@@ -6,6 +6,9 @@ import type { Json } from './rollout-json.js';
 import { num, obj, str } from './rollout-json.js';
 
 const SHELL = ['/bin/bash', '-lc'];
+// Where a command came from, the wire's spelling and the core's.
+const CORE_SOURCES: Record<string, string> = { agent: 'agent', unifiedExecStartup: 'unified_exec_startup', userShell: 'user_shell' };
+const WIRE_SOURCES: Record<string, CommandExecutionItem['source']> = { agent: 'agent', unified_exec_startup: 'unifiedExecStartup', user_shell: 'userShell' };
 const SHELL_PREFIX = '/bin/bash -lc ';
 
 /** The core `CommandExecution` item, in the reference's key order. */
@@ -13,11 +16,12 @@ export function coreCommandItem(item: CommandExecutionItem): Record<string, unkn
   return {
     type: 'CommandExecution',
     id: item.id,
-    process_id: item.processId,
+    // Absent, not null, when the command had no process of its own (a user's command).
+    ...(item.processId === null ? {} : { process_id: item.processId }),
     command: [...SHELL, scriptOf(item.command)],
     cwd: `file://${item.cwd}`,
     parsed_cmd: item.commandActions.map(coreAction),
-    source: item.source === 'agent' ? 'agent' : 'unified_exec_startup',
+    source: CORE_SOURCES[item.source] ?? 'unified_exec_startup',
     status: item.status,
     aggregated_output: item.aggregatedOutput,
     exit_code: item.exitCode,
@@ -40,10 +44,11 @@ export function commandItemOf(core: Json, id: string, startedAtMs: number | null
     command: joinWords(argv),
     cwd: cwd.startsWith('file://') ? cwd.slice('file://'.length) : cwd,
     processId: str(core.process_id),
-    source: core.source === 'agent' ? 'agent' : 'unifiedExecStartup',
+    source: WIRE_SOURCES[String(core.source)] ?? 'unifiedExecStartup',
     status: status === 'completed' || status === 'failed' || status === 'declined' ? status : 'inProgress',
     commandActions: Array.isArray(core.parsed_cmd) ? core.parsed_cmd.map((action) => wireAction(action as Json)) : [],
-    aggregatedOutput: str(core.aggregated_output),
+    // The reference reads an empty output back as none.
+    aggregatedOutput: str(core.aggregated_output) || null,
     exitCode: num(core.exit_code),
     durationMs: duration === null ? null : Math.round((num(duration.secs) ?? 0) * 1000 + (num(duration.nanos) ?? 0) / 1_000_000),
     startedAtMs,

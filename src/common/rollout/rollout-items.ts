@@ -82,6 +82,23 @@ export function isUserAuthored(p: Json, text: string): boolean {
   return !HARNESS_PREFIXES.some((prefix) => start.startsWith(prefix));
 }
 
+// The harness's notes the reference replays to the model with the conversation (an interrupted
+// turn's, a user command's result), by kind and, in rollouts without kinds, by their opening tag.
+const REPLAYED_NOTE_KINDS = new Set(['generic.turn_aborted', 'shell.user_command']);
+const REPLAYED_NOTE_PREFIXES = ['<turn_aborted>', '<user_shell_command>'];
+
+/** Whether a user-role response item the harness wrote is given to the model again on later samplings. */
+export function isReplayedNote(p: Json, text: string): boolean {
+  const kinds = obj(p.internal_chat_message_metadata_passthrough)?.content_item_kinds;
+  if (Array.isArray(kinds) && kinds.length > 0) return kinds.every((kind) => typeof kind === 'string' && REPLAYED_NOTE_KINDS.has(kind));
+  return isHarnessNoteText(text);
+}
+
+/** Whether a message's text is one of those notes (the conversation keeps them as user messages). */
+export function isHarnessNoteText(text: string): boolean {
+  return REPLAYED_NOTE_PREFIXES.some((prefix) => text.startsWith(prefix));
+}
+
 /** Concatenates the text parts of a message (`input_text`, `output_text`, or core `Text`). */
 export function messageText(content: unknown): string {
   if (!Array.isArray(content)) return '';

@@ -14,9 +14,9 @@
 //
 // A turn still inProgress at the end had no terminal event and is reported `interrupted`, as
 // the reference does for a thread that is not running (spec §5.4). An interrupted turn keeps
-// only the items that completed: the model's partial output never reaches the rollout, and the
-// `<turn_aborted>` note the harness adds as a user-role response item is neither a user item
-// nor part of the replayed conversation.
+// only the items that completed: the model's partial output never reaches the rollout. The
+// `<turn_aborted>` note the harness adds as a user-role response item, and a user command's
+// `<user_shell_command>` result, are no user items, but are part of the replayed conversation.
 
 import type { ConversationMessage, ThreadItem, Turn, TurnError, TurnId, TurnStatus, UserMessageItem } from '../wire-types.js';
 import type { Json, RolloutRecord } from './rollout-json.js';
@@ -27,6 +27,7 @@ import {
   agentItem,
   coreUserInput,
   errorKind,
+  isReplayedNote,
   isUserAuthored,
   legacyUserContent,
   messageText,
@@ -97,8 +98,13 @@ export class TurnHistoryBuilder {
     const text = messageText(p.content);
     const id = str(p.id);
     if (p.role === 'user') {
-      // Harness notes such as `<turn_aborted>` must not name the next legacy user item either.
-      if (!isUserAuthored(p, text)) return;
+      // Harness notes such as `<turn_aborted>` must not name the next legacy user item either;
+      // an interrupt's note and a user command's result are replayed to the model, as the
+      // reference replays them, without being items.
+      if (!isUserAuthored(p, text)) {
+        if (isReplayedNote(p, text)) this.#messages.push({ role: 'user', text });
+        return;
+      }
       // A message with images is replayed as its parts (the model's content, data URLs and all).
       const parts = Array.isArray(p.content) && p.content.some((part) => obj(part)?.type === 'input_image') ? (p.content as unknown[]) : undefined;
       this.#messages.push(parts === undefined ? { role: 'user', text } : { role: 'user', text, parts });

@@ -81,7 +81,7 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     model,
     provider,
     threadUnloadDelaySecs: unloadDelay(document.thread_unload_delay_secs),
-    approvalPolicy: optionalString(document, 'approval_policy') ?? 'on-request',
+    approvalPolicy: approvalPolicy(document),
     approvalsReviewer: optionalString(document, 'approvals_reviewer') ?? 'user',
     sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
     writerLockTimeoutMs:
@@ -91,6 +91,13 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
 }
 
 // The reference's default for new threads is paginated history.
+// The reference takes the deprecated `on-failure` as on-request: thread/start and config/read
+// echo `on-request`, and a write outside the sandbox is asked for (probed with codex 0.171.0).
+function approvalPolicy(document: ConfigDocument): string {
+  const policy = optionalString(document, 'approval_policy') ?? 'on-request';
+  return policy === 'on-failure' ? 'on-request' : policy;
+}
+
 function historyMode(document: ConfigDocument): 'legacy' | 'paginated' {
   const mode = optionalString(document, 'history_mode') ?? 'paginated';
   if (mode !== 'legacy' && mode !== 'paginated') {

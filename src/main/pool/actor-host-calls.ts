@@ -25,7 +25,7 @@ export interface ActorHostLink {
 
 // Every method of ActorHostApi, checked both ways below: a method added to the interface and
 // not here fails to compile, as does a name here the interface does not have.
-const METHODS = ['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire'] as const satisfies ReadonlyArray<keyof ActorHostApi>;
+const METHODS = ['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'recordUserShell', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire'] as const satisfies ReadonlyArray<keyof ActorHostApi>;
 type Unlisted = Exclude<keyof ActorHostApi, (typeof METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyMethodListed;

@@ -77,6 +77,9 @@ export function handleActorEvent(ctx: HostContext, event: ActorEvent): void {
     case 'hostToolsAsked':
       answerHostTools(ctx, thread, event.turnId);
       return;
+    case 'turnRecorded':
+      thread.turnRecorded(event.turnId, event.ordinal);
+      return;
     case 'toolItemRecorded':
       thread.toolItemRecorded(event.turnId, event.itemId, event.ordinal);
       return;

@@ -89,6 +89,11 @@ export class TurnTranscript {
     else items.push(item);
   }
 
+  /** A turn the host announced itself is in the history, its record at `ordinal`. */
+  turnRecorded(turnId: string, ordinal: number | null): void {
+    this.notePosition(turnId, ordinal);
+  }
+
   /** A tool call's item is in the history, at `ordinal`. */
   toolItemRecorded(turnId: string, itemId: string, ordinal: number | null): void {
     this.notePosition(turnId, ordinal, itemId);

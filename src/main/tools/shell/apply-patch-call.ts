@@ -4,7 +4,8 @@
 // does becomes a `fileChange` item, is written, and the model gets the reference's text.
 // A patch that writes where the thread's sandbox does not let a command write (any patch under
 // read-only) is asked for with `item/fileChange/requestApproval` when the approval policy lets
-// the host ask (on-request, untrusted), and refused otherwise.
+// the host ask (on-request, untrusted; the configuration's on-failure is on-request), and
+// refused otherwise, with the reference's texts.
 import { performance } from 'node:perf_hooks';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
@@ -24,6 +25,8 @@ import { threadSandboxPolicy } from './thread-sandbox.js';
 
 /** The reference's text to the model (and the record's stderr) for a patch the user declined. */
 export const REJECTED_TEXT = 'patch rejected by user';
+/** The reference's text to the model for such a patch under a policy that never asks (approval policy never). */
+export const OUTSIDE_REFUSED_TEXT = 'patch rejected: writing outside of the project; rejected by user approval settings';
 
 export function callApplyPatch(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
   const answer = (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }): void =>
@@ -57,7 +60,7 @@ async function patchCall(
     throw error;
   }
   const unwritable = policy === null ? cwd : firstUnwritable(changes, policy, cwd);
-  if (unwritable !== null && (policy === null || !mayAsk)) return answer(`apply_patch rejected: ${unwritable} is outside the writable roots of the thread's sandbox`, null);
+  if (unwritable !== null && (policy === null || !mayAsk)) return answer(OUTSIDE_REFUSED_TEXT, null);
   const item: FileChangeItem = { type: 'fileChange', id: call.callId, changes: byPath(changes), status: 'inProgress', startedAtMs, completedAtMs: null };
   thread.toolItemStarted(turnId, item);
   ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs });

@@ -11,6 +11,7 @@ import {
 import { agentMessage, userMessage } from '../../../../src/actors/rollout-writer/message-lines.js';
 import type { ParsedRollout } from '../../../../src/common/rollout/rollout-reader.js';
 import { parseRollout, readRollout } from '../../../../src/common/rollout/rollout-reader.js';
+import { TURN_ABORTED_TEXT } from '../../../../src/actors/rollout-writer/harness-notes.js';
 import type { AgentMessageItem, Turn, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
 const FIXTURES = new URL('../../../fixtures/rollouts/', import.meta.url);
@@ -256,7 +257,7 @@ describe('reading the reference\'s failed and interrupted turns', () => {
     });
   });
 
-  test('a legacy interrupted turn keeps only the user message, and the <turn_aborted> note is neither an item nor a message', async () => {
+  test('a legacy interrupted turn keeps only the user message; its <turn_aborted> note is no item, and is replayed to the model', async () => {
     // The reader keeps the id of the user's response item and the line's timestamp; the views
     // rename legacy items positionally (`item-1`) with null times, as the reference's
     // thread/read does (history-view.ts). Status, error and timing are the reference's.
@@ -285,7 +286,8 @@ describe('reading the reference\'s failed and interrupted turns', () => {
         }),
       ],
       positions: [{ ordinal: null, items: [null] }],
-      messages: [{ role: 'user', text: 'Take forever' }],
+      // The reference gives the model the note on the next turn, a resumed one's too (probed).
+      messages: [{ role: 'user', text: 'Take forever' }, { role: 'user', text: TURN_ABORTED_TEXT }],
       preview: 'Take forever',
       // The only token_count has `info: null`: the model never reported usage.
       lastTokenUsage: null,

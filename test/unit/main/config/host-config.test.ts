@@ -58,6 +58,10 @@ describe('resolveHostConfig defaults', () => {
     });
   });
 
+  test('the deprecated on-failure approval policy is on-request, as the reference takes it', () => {
+    expect(resolve({ approval_policy: 'on-failure' })).toEqual({ config: { ...DEFAULTS, approvalPolicy: 'on-request' } });
+  });
+
   test('a configured Responses provider gets the reference retry and timeout defaults', () => {
     expect(resolve(withMock({ base_url: 'http://127.0.0.1:9/v1/', env_key: 'MOCK_KEY' }))).toEqual({
       config: {

@@ -4,7 +4,7 @@ import * as Comlink from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { MessageChannel } from 'node:worker_threads';
 import { afterEach, expect, test } from 'vitest';
-import type { ActorHostApi, ActorInit, CompactCommand, PostedTurnCommand, SteerCommand } from '../../../../src/common/actor-messages.js';
+import type { ActorHostApi, ActorInit, CompactCommand, PostedTurnCommand, SteerCommand, UserShellCommand } from '../../../../src/common/actor-messages.js';
 import { actorHostCalls } from '../../../../src/main/pool/actor-host-calls.js';
 import type { ToolCallItem } from '../../../../src/common/wire-types.js';
 
@@ -28,6 +28,7 @@ function recordingHost(): { host: ActorHostApi; calls: unknown[][] } {
     answerTool: async (threadId, answer) => (calls.push(['answerTool', threadId, answer.callId]), 'answered'),
     recordItem: async (threadId, turnId, item) => (calls.push(['recordItem', threadId, turnId, item.id]), 'recorded'),
     answerHostTools: async (threadId, turnId) => (calls.push(['answerHostTools', threadId, turnId]), 'late'),
+    recordUserShell: async (threadId, command) => void calls.push(['recordUserShell', threadId, command.turnId]),
     revokeWriter: async (threadId, reason) => (calls.push(['revokeWriter', threadId, reason]), 'revoked'),
     close: async (threadId) => (calls.push(['close', threadId]), 'closed'),
     closeMany: async (threadIds) => (calls.push(['closeMany', ...threadIds]), threadIds.map((id) => (id === 'gone' ? 'notFound' : 'closed'))),
@@ -45,7 +46,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   const remote = Comlink.wrap<ActorHostApi>(nodeEndpoint(channel.port1 as never));
   const { api, release } = actorHostCalls(remote, Comlink.releaseProxy);
 
-  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(Object.keys(api)).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'recordUserShell', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
   expect(Object.isFrozen(api)).toBe(true);
   const answers = [
     await api.spawn({ threadId: 't1' } as ActorInit),
@@ -56,6 +57,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.answerTool('t1', { turnId: 'u1', callId: 'call-1', output: 'out', outputId: 'fco_1', item: null }),
     await api.recordItem('t1', 'u0', { id: 'call-0' } as ToolCallItem),
     await api.answerHostTools('t1', 'u1', []),
+    await api.recordUserShell('t1', { turnId: 's1' } as UserShellCommand),
     await api.revokeWriter('t1', 'lock lost'),
     await api.close('t1'),
     await api.close('t2'),
@@ -63,7 +65,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     await api.ping(),
     await api.retire(),
   ];
-  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'answered', 'recorded', 'late', 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
+  expect(answers).toEqual([null, undefined, undefined, undefined, 'interrupting', 'answered', 'recorded', 'late', undefined, 'revoked', 'closed', 'closed', ['closed', 'notFound', 'closed'], 7, 'busy']);
   expect(calls).toEqual([
     ['spawn', 't1'],
     ['startTurn', 't1', 'u1'],
@@ -73,6 +75,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
     ['answerTool', 't1', 'call-1'],
     ['recordItem', 't1', 'u0', 'call-0'],
     ['answerHostTools', 't1', 'u1'],
+    ['recordUserShell', 't1', 's1'],
     ['revokeWriter', 't1', 'lock lost'],
     ['close', 't1'],
     ['close', 't2'],
@@ -122,5 +125,5 @@ test('the same callable serves every call: no proxy is read from the remote per 
   void api.close('a');
   void api.close('b');
   void api.ping();
-  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
+  expect(reads).toEqual(['spawn', 'startTurn', 'steerTurn', 'startCompaction', 'interrupt', 'answerTool', 'recordItem', 'answerHostTools', 'recordUserShell', 'revokeWriter', 'close', 'closeMany', 'ping', 'retire']);
 });

@@ -68,9 +68,10 @@ class NotOurs extends Error {}
 
 // The response items of a tool call, which the reference's projection does not project.
 const TOOL_RESPONSE_ITEMS = new Set(['function_call', 'custom_tool_call', 'function_call_output', 'custom_tool_call_output']);
-// A user message's parts as thread-host labels them: the user's text and images, and the
-// harness's note for an image it could not prepare.
-const USER_CONTENT_KINDS = new Set(['user.text', 'user.image', 'images.preparation_error', 'unknown']);
+// A user message's parts as thread-host labels them: the user's text and images, the
+// harness's note for an image it could not prepare, an interrupted turn's note and a user
+// command's result (no inter-agent messages either).
+const USER_CONTENT_KINDS = new Set(['user.text', 'user.image', 'images.preparation_error', 'unknown', 'generic.turn_aborted', 'shell.user_command']);
 
 /** Projects one complete line (without its newline); refuses what thread-host does not write. */
 export function projectLine(text: string): LineVerdict {
