@@ -30,6 +30,8 @@ const start = (home?: string) => TestServer.start({ modelUrl: mock.url, rootConf
 const text = (value: string) => [{ type: 'text', text: value }];
 const call = (id: string, name: string, args: unknown): MockBehaviour => ({ kind: 'output', items: [functionCallItem(id, name, args)] });
 const reply = (id: string): MockBehaviour => ({ kind: 'output', items: [messageItem(id, 'Done')] });
+// Where a read must find output, its yield is long and the command prints at once: a loaded
+// machine must not turn a yield into a race. A read of an end returns as soon as it comes.
 
 /**
  * The model's replies in order; a step may read the session ids the host has told it so far
@@ -107,8 +109,8 @@ test('a command running past its yield is a session: polled to its end, its item
     const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox: 'danger-full-access' });
     const first = mock.requests.length;
     script([
-      call('c1', 'exec_command', { cmd: 'echo early; sleep 1; echo late', yield_time_ms: 250 }),
-      ([id]) => call('c2', 'write_stdin', { session_id: id, yield_time_ms: 3000 }),
+      call('c1', 'exec_command', { cmd: 'echo early; sleep 3; echo late', yield_time_ms: 1500 }),
+      ([id]) => call('c2', 'write_stdin', { session_id: id, yield_time_ms: 10000 }),
       ([id]) => call('c3', 'write_stdin', { session_id: id }),
       reply('m1'),
     ]);
@@ -121,8 +123,8 @@ test('a command running past its yield is a session: polled to its end, its item
       `write_stdin failed: Unknown process id ${sessionId}`,
     ]);
     const item = {
-      type: 'commandExecution', id: 'c1', pluginId: null, scriptPath: null, command: "/bin/bash -lc 'echo early; sleep 1; echo late'", cwd: workspace,
-      processId: sessionId, source: 'unifiedExecStartup', commandActions: [{ type: 'unknown', command: 'echo early; sleep 1; echo late' }],
+      type: 'commandExecution', id: 'c1', pluginId: null, scriptPath: null, command: "/bin/bash -lc 'echo early; sleep 3; echo late'", cwd: workspace,
+      processId: sessionId, source: 'unifiedExecStartup', commandActions: [{ type: 'unknown', command: 'echo early; sleep 3; echo late' }],
     };
     // A poll that saw the end tells no terminal interaction, as the reference's.
     expect(commandNotes(server, 'c1')).toEqual([
@@ -148,13 +150,13 @@ test('stdin, in the sandbox: none without tty, a terminal with it; each write is
     const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox: 'workspace-write' });
     const first = mock.requests.length;
     script([
-      call('c1', 'exec_command', { cmd: 'read x; echo got $x; sleep 5', yield_time_ms: 250 }),
+      call('c1', 'exec_command', { cmd: 'read x; echo got $x; sleep 30', yield_time_ms: 1500 }),
       ([id]) => call('c2', 'write_stdin', { session_id: id, chars: 'abc\n' }),
       call('c3', 'exec_command', { cmd: 'read x; echo got $x; cat', tty: true, yield_time_ms: 250 }),
-      ([, id]) => call('c4', 'write_stdin', { session_id: id, chars: 'abc\n', yield_time_ms: 500 }),
-      ([, id]) => call('c5', 'write_stdin', { session_id: id, chars: 'more\n', yield_time_ms: 500 }),
-      ([, id]) => call('c6', 'write_stdin', { session_id: id, chars: '\u0004', yield_time_ms: 2000 }),
-      ([id]) => call('c7', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 2000 }),
+      ([, id]) => call('c4', 'write_stdin', { session_id: id, chars: 'abc\n', yield_time_ms: 1500 }),
+      ([, id]) => call('c5', 'write_stdin', { session_id: id, chars: 'more\n', yield_time_ms: 1500 }),
+      ([, id]) => call('c6', 'write_stdin', { session_id: id, chars: '\u0004', yield_time_ms: 10000 }),
+      ([id]) => call('c7', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 10000 }),
       reply('m1'),
     ]);
     const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('go') });

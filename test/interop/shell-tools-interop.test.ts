@@ -122,13 +122,13 @@ test('exec_command under approval never and full access: the same specs, items, 
 // written to, and ended with Ctrl-D. The model's replies read the
 // session id from the host's previous answer, as a model does.
 const SESSION_STEPS: Array<(session: number) => Record<string, unknown>> = [
-  () => functionCallItem('s1', 'exec_command', { cmd: 'echo start; sleep 1.2; echo end', yield_time_ms: 250 }),
+  () => functionCallItem('s1', 'exec_command', { cmd: 'echo start; sleep 3; echo end', yield_time_ms: 1500 }),
   (session) => functionCallItem('s2', 'write_stdin', { session_id: session, chars: 'x\n' }),
-  (session) => functionCallItem('s3', 'write_stdin', { session_id: session, yield_time_ms: 5000 }),
+  (session) => functionCallItem('s3', 'write_stdin', { session_id: session, yield_time_ms: 10000 }),
   (session) => functionCallItem('s4', 'write_stdin', { session_id: session }),
-  () => functionCallItem('s5', 'exec_command', { cmd: 'echo ready; cat', tty: true, yield_time_ms: 300 }),
-  (session) => functionCallItem('s6', 'write_stdin', { session_id: session, chars: 'hello\n', yield_time_ms: 300 }),
-  (session) => functionCallItem('s7', 'write_stdin', { session_id: session, chars: '\u0004', yield_time_ms: 2000 }),
+  () => functionCallItem('s5', 'exec_command', { cmd: 'echo ready; cat', tty: true, yield_time_ms: 1500 }),
+  (session) => functionCallItem('s6', 'write_stdin', { session_id: session, chars: 'hello\n', yield_time_ms: 1500 }),
+  (session) => functionCallItem('s7', 'write_stdin', { session_id: session, chars: '\u0004', yield_time_ms: 10000 }),
   () => messageItem('msg_s', 'Done'),
 ];
 

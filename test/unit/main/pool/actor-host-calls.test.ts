@@ -89,7 +89,7 @@ test('every ActorHost method is read once and reaches the worker, in order, with
   release();
   await expect(api.close('t3')).rejects.toThrow("the worker's ActorHost was released; close not sent");
   await expect(api.ping()).rejects.toThrow("the worker's ActorHost was released; ping not sent");
-  expect(calls).toHaveLength(14);
+  expect(calls).toHaveLength(15);
 });
 
 test('a call in flight when the link is released rejects instead of waiting forever', async () => {
