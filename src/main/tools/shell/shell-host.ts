@@ -3,6 +3,7 @@
 // unload or shutdown ends their process groups), and the commands a thread's user approved
 // for the rest of the session.
 import type { CommandRefusal, CommandRequest, CommandResult, CommandRunner } from '../exec/command-runner.js';
+import type { TurnDiffTracker } from '../patch/turn-diff-tracker.js';
 import { CommandExecSessions } from './command-exec-sessions.js';
 
 export class ShellHost {
@@ -16,6 +17,8 @@ export class ShellHost {
    */
   readonly #approved = new WeakMap<object, Set<string>>();
   readonly #usedSessionIds = new Set<number>();
+  /** Each running turn's diff of its patches (turn/diff/updated), by thread and turn. */
+  readonly #turnDiffs = new Map<string, TurnDiffTracker>();
   /** The clients' own commands (command/exec), on the same runner. */
   readonly exec = new CommandExecSessions(() => this.#runnerNow());
 
@@ -50,6 +53,22 @@ export class ShellHost {
       if (turnId !== null && id !== turnId) continue;
       for (const abort of commands) abort.abort();
     }
+  }
+
+  /** The diff tracker of `threadId`'s turn `turnId`, made on its first patch. */
+  turnDiff(threadId: string, turnId: string, make: () => TurnDiffTracker): TurnDiffTracker {
+    const key = `${threadId}/${turnId}`;
+    let tracker = this.#turnDiffs.get(key);
+    if (tracker === undefined) this.#turnDiffs.set(key, (tracker = make()));
+    return tracker;
+  }
+
+  /** The turn ended: its tracker is dropped, and returned for the end's last diff. */
+  takeTurnDiff(threadId: string, turnId: string): TurnDiffTracker | undefined {
+    const key = `${threadId}/${turnId}`;
+    const tracker = this.#turnDiffs.get(key);
+    this.#turnDiffs.delete(key);
+    return tracker;
   }
 
   approveForSession(thread: object, command: string): void {
