@@ -167,6 +167,7 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   // Nothing the turn asked its clients is waited for any more.
   ctx.serverRequests.cancelTurn(thread.id, turnId);
   ctx.shell.cancelTurn(thread.id, turnId);
+  const diff = ctx.shell.takeTurnDiff(thread.id, turnId)?.lastDiff ?? null;
   ctx.recorder.turnEnded(end.status, end.durationMs);
   const { error } = end;
   const out = ctx.outgoing;
@@ -174,6 +175,8 @@ function endTurn(ctx: HostContext, thread: LoadedThread, turnId: string, end: Tu
   // one's after the error, and none for an interrupted turn (thread-read-state.jsonl), a
   // compaction (compaction.jsonl) or a user-shell turn (captures-40/s7-command-exec).
   const publishes = !isCompaction(turn) && !isUserShell(turn);
+  // A completed turn that patched files ends with its whole diff once more, as the reference's.
+  if (diff !== null && end.status === 'completed') out.notifyMany(thread.subscribers, 'turn/diff/updated', { threadId: thread.id, turnId, diff });
   if (publishes && end.status === 'completed') publishTurnReadState(ctx, thread, turnId, persisted);
   out.broadcast('thread/status/changed', { threadId: thread.id, status: thread.status });
   if (error) out.notifyMany(thread.subscribers, 'error', { error, willRetry: false, threadId: thread.id, turnId });

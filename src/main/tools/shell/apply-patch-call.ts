@@ -20,6 +20,7 @@ import { applyPatch, previewPatch } from '../patch/patch-applier.js';
 import { PatchApplyError } from '../patch/patch-apply-error.js';
 import { PatchParseError } from '../patch/patch-parse-error.js';
 import type { FileChange } from '../patch/file-change.js';
+import { TurnDiffTracker } from '../patch/turn-diff-tracker.js';
 import { askPatchApproval, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { threadSandboxPolicy } from './thread-sandbox.js';
 
@@ -81,6 +82,8 @@ async function patchCall(
   let finished: FileChangeItem;
   let output: string;
   let printed: { stdout: string; stderr: string };
+  const tracker = ctx.shell.turnDiff(thread.id, turnId, () => new TurnDiffTracker(cwd));
+  await tracker.beforePatch(changes);
   try {
     const applied = await applyPatch(call.input, cwd);
     finished = { ...item, changes: byPath(applied.changes), status: 'completed', completedAtMs: ctx.clock.now() };
@@ -93,6 +96,12 @@ async function patchCall(
     output = `apply_patch verification failed: ${error.message}`;
   }
   completed(ctx, thread, turnId, finished);
+  // The turn's diff so far follows each patch applied, as the reference sends it.
+  const diff = finished.status === 'completed' ? await tracker.diff() : null;
+  if (diff !== null) {
+    tracker.lastDiff = diff;
+    ctx.outgoing.notifyMany(thread.subscribers, 'turn/diff/updated', { threadId: thread.id, turnId, diff });
+  }
   answer(output, finished, printed);
 }
 

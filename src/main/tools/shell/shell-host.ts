@@ -4,6 +4,7 @@
 // running for the model (they end with their thread's unload, or at shutdown), and the
 // commands a thread's user approved for the rest of the session.
 import type { CommandRefusal, CommandRequest, CommandResult, CommandRunner } from '../exec/command-runner.js';
+import type { TurnDiffTracker } from '../patch/turn-diff-tracker.js';
 import { CommandExecSessions } from './command-exec-sessions.js';
 import type { ExecSession } from './exec-session.js';
 import { ExecSessions } from './exec-sessions.js';
@@ -19,6 +20,8 @@ export class ShellHost {
    */
   readonly #approved = new WeakMap<object, Set<string>>();
   readonly #usedSessionIds = new Set<number>();
+  /** Each running turn's diff of its patches (turn/diff/updated), by thread and turn. */
+  readonly #turnDiffs = new Map<string, TurnDiffTracker>();
   /** The clients' own commands (command/exec), on the same runner. */
   readonly exec = new CommandExecSessions(() => this.#runnerNow());
   /** The model's commands, which may outlive their call and their turn. */
@@ -73,6 +76,22 @@ export class ShellHost {
   endThread(threadId: string): void {
     this.cancelTurn(threadId, null);
     this.sessions.endThread(threadId);
+  }
+
+  /** The diff tracker of `threadId`'s turn `turnId`, made on its first patch. */
+  turnDiff(threadId: string, turnId: string, make: () => TurnDiffTracker): TurnDiffTracker {
+    const key = `${threadId}/${turnId}`;
+    let tracker = this.#turnDiffs.get(key);
+    if (tracker === undefined) this.#turnDiffs.set(key, (tracker = make()));
+    return tracker;
+  }
+
+  /** The turn ended: its tracker is dropped, and returned for the end's last diff. */
+  takeTurnDiff(threadId: string, turnId: string): TurnDiffTracker | undefined {
+    const key = `${threadId}/${turnId}`;
+    const tracker = this.#turnDiffs.get(key);
+    this.#turnDiffs.delete(key);
+    return tracker;
   }
 
   approveForSession(thread: object, command: string): void {
