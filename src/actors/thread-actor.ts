@@ -160,11 +160,18 @@ export class ThreadActor {
   recordItem(turnId: string, item: ToolCallItem): void {
     const turn = this.#running();
     if (turn !== null && !turn.closing) return this.#queueItem(turn.writes, turnId, item);
+    this.#writeBetweenTurns('a finished command', (writes) => this.#queueItem(writes, turnId, item));
+  }
+
+  // Lines that belong to no running turn, written as a mailbox command of their own, after the
+  // commands ahead of them; a failed write is logged (the turn they name has ended).
+  #writeBetweenTurns(what: string, queue: (writes: TurnWrites) => void): void {
     void this.#mailbox.post(() =>
       this.#fenced(async () => {
         const writes = new TurnWrites(this.#thread.appender);
-        this.#queueItem(writes, turnId, item);
-        await writes.settle();
+        queue(writes);
+        const { failure } = await writes.settle();
+        if (failure !== null) workerLog('warn', `${what} could not be recorded in the thread history`, { threadId: this.#init.threadId, error: failure.message });
       }),
     );
   }
@@ -211,17 +218,11 @@ export class ThreadActor {
     const turn = this.#running();
     const text = userShellNote(command);
     if (turn?.turnId === command.turnId && !turn.closing) return turn.noteUserShell(command.item, text);
-    void this.#mailbox.post(() =>
-      this.#fenced(async () => {
-        const { appender, format, clock } = this.#thread;
-        const now = clock.now();
-        this.#thread.conversation = [...this.#thread.conversation, { role: 'user', text }];
-        const lines = [...format.standaloneItem(command.item, command.turnId, now).lines, harnessNoteLine(text, USER_SHELL_KIND, command.turnId, now)];
-        await appender?.append(lines).catch((error: unknown) =>
-          workerLog('warn', 'a user command could not be recorded in the thread history', { threadId: this.#init.threadId, error: (error as Error).message }),
-        );
-      }),
-    );
+    this.#writeBetweenTurns('a user command', (writes) => {
+      this.#thread.conversation = [...this.#thread.conversation, { role: 'user', text }];
+      this.#queueItem(writes, command.turnId, command.item);
+      writes.add('item', [harnessNoteLine(text, USER_SHELL_KIND, command.turnId, this.#thread.clock.now())]);
+    });
   }
 
   /**

@@ -5,15 +5,19 @@
 // into end of input) as under the reference's pty. `-e` keeps the command's exit code, `-f`
 // flushes each read, and /dev/null takes the typescript. Inside bwrap, `--dev /dev` gives the
 // sandbox its own devpts.
-import { existsSync } from 'node:fs';
+import { access, constants } from 'node:fs/promises';
 import { joinWords } from '../../../common/shell-words.js';
 
 const SCRIPT = '/usr/bin/script';
-let available: boolean | null = null;
+// Looked up once, without blocking the main thread: a binary of the base system does not come
+// and go under a running host.
+let available: Promise<boolean> | null = null;
 
 /** `argv` run on a terminal; null on a machine without `script` (the command then gets pipes). */
-export function onTerminal(argv: readonly string[]): string[] | null {
-  // Looked up once: a binary of the base system does not come and go under a running host.
-  available ??= existsSync(SCRIPT);
-  return available ? [SCRIPT, '-qfec', joinWords(argv), '/dev/null'] : null;
+export async function onTerminal(argv: readonly string[]): Promise<string[] | null> {
+  available ??= access(SCRIPT, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  return (await available) ? [SCRIPT, '-qfec', joinWords(argv), '/dev/null'] : null;
 }

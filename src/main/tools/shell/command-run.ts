@@ -15,7 +15,7 @@ import { unifiedExecOutputText } from './unified-exec-output.js';
 import { commandEnv } from './command-env.js';
 import { CommandOutputStream } from './command-output-stream.js';
 import { ExecSession } from './exec-session.js';
-import { finishedItemOf, reportSessionEnd } from './exec-session-report.js';
+import { finishedItemOf, reportIfUnreported, reportSessionEnd } from './exec-session-report.js';
 import { lossyText } from '../exec/output-capture.js';
 import { onTerminal } from '../exec/terminal-wrap.js';
 
@@ -59,7 +59,7 @@ export async function runCommand(
   }
   const live = new CommandOutputStream(ctx, thread, turnId, item.id);
   const started = performance.now();
-  const terminal = args.tty ? onTerminal(argv) : null;
+  const terminal = args.tty ? await onTerminal(argv) : null;
   const session = new ExecSession(id, thread.id, turnId, item, args.tty, terminal !== null, started, (end) => finishedItemOf(ctx, item, live, end));
   ctx.shell.sessions.add(session);
   const run = ctx.shell.runSession(session, {
@@ -86,8 +86,7 @@ export async function runCommand(
   const wallTimeMs = performance.now() - started;
   if (read === 'interrupted') {
     // The process runs on, as the reference's does; an end that came meanwhile is reported now.
-    const end = session.claimReport() ? session.end : null;
-    if (end !== null) reportSessionEnd(ctx, thread, session, end);
+    reportIfUnreported(ctx, thread, session);
     return { output: `Wall time: ${Math.round(wallTimeMs / 100) / 10} seconds\naborted by user`, item: null };
   }
   const output = lossyText(read.output);

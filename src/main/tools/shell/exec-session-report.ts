@@ -35,3 +35,9 @@ export function reportSessionEnd(ctx: HostContext, thread: LoadedThread, session
     ctx.log('warn', 'a finished command did not reach the thread history', { threadId: thread.id, itemId: item.id, error: (error as Error).message }),
   );
 }
+
+/** Reports an end nobody has reported yet (one that came while a call was at the session and did not read it). */
+export function reportIfUnreported(ctx: HostContext, thread: LoadedThread, session: ExecSession): void {
+  const end = session.claimReport() ? session.end : null;
+  if (end !== null) reportSessionEnd(ctx, thread, session, end);
+}

@@ -13,7 +13,7 @@ import { lossyText } from '../exec/output-capture.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { MAX_YIELD_TIME_MS, MIN_YIELD_TIME_MS } from './command-run.js';
 import type { ExecSession } from './exec-session.js';
-import { reportSessionEnd } from './exec-session-report.js';
+import { reportIfUnreported } from './exec-session-report.js';
 import { unifiedExecOutputText } from './unified-exec-output.js';
 import { decodeWriteStdinArgs, type WriteStdinArgs } from './write-stdin-args.js';
 
@@ -41,8 +41,7 @@ export function callWriteStdin(ctx: HostContext, thread: LoadedThread, turnId: s
     release();
     // An end that came while the call was at the session and that it did not read (a refused
     // write) is reported before the answer, as any end the call saw.
-    const end = session.claimReport() ? session.end : null;
-    if (end !== null) reportSessionEnd(ctx, thread, session, end);
+    reportIfUnreported(ctx, thread, session);
     answer(text);
   });
 }
@@ -61,8 +60,7 @@ async function interact(ctx: HostContext, thread: LoadedThread, turnId: string, 
   const read = await ctx.shell.waitInTurn(thread.id, turnId, (signal) => session.read(started + waitMs, () => performance.now(), signal));
   const wallTimeMs = performance.now() - started;
   if (read === 'interrupted') {
-    const end = session.claimReport() ? session.end : null;
-    if (end !== null) reportSessionEnd(ctx, thread, session, end);
+    reportIfUnreported(ctx, thread, session);
     return `aborted by user after ${(wallTimeMs / 1000).toFixed(1)}s`;
   }
   if (read.end !== null) ctx.shell.sessions.remove(session);
@@ -70,7 +68,7 @@ async function interact(ctx: HostContext, thread: LoadedThread, turnId: string, 
     const params = { threadId: thread.id, turnId, itemId: session.item.id, processId: String(session.id), stdin: chars };
     ctx.outgoing.notifyMany(thread.subscribers, 'item/commandExecution/terminalInteraction', params);
   }
-  if (read.end !== null && session.claimReport()) reportSessionEnd(ctx, thread, session, read.end);
+  if (read.end !== null) reportIfUnreported(ctx, thread, session);
   const output = lossyText(read.output);
   if (read.end === null) return unifiedExecOutputText(output, wallTimeMs, { kind: 'running', sessionId: session.id }, args.maxOutputTokens ?? undefined);
   const { result } = read.end;
