@@ -3,6 +3,7 @@
 // item, its result as a harness note the model is given on later turns, and the turn's end.
 // The host announced the turn's start and its item itself; the end is reported as any turn's.
 import type { UserShellCommand } from '../../common/actor-messages.js';
+import { DEFAULT_TRUNCATION_POLICY, formattedTruncateText } from '../../common/output-truncation.js';
 import { harnessNoteLine, userShellText, USER_SHELL_KIND } from '../rollout-writer/harness-notes.js';
 import { taskStarted } from '../rollout-writer/rollout-lines.js';
 import { RunningTurn } from './running-turn.js';
@@ -43,7 +44,11 @@ export class UserShellTurn extends RunningTurn {
   }
 }
 
-/** The result the model is given: the command, its exit code, duration and output. */
+/**
+ * The result the model is given: the command, its exit code, duration and output, the output
+ * cut in the middle behind the reference's warning when it is over the model's budget.
+ */
 export function userShellNote({ command, item }: Pick<UserShellCommand, 'command' | 'item'>): string {
-  return userShellText(command, item.exitCode ?? -1, item.durationMs ?? 0, item.aggregatedOutput ?? '');
+  const output = formattedTruncateText(item.aggregatedOutput ?? '', DEFAULT_TRUNCATION_POLICY);
+  return userShellText(command, item.exitCode ?? -1, item.durationMs ?? 0, output);
 }

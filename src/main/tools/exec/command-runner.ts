@@ -11,7 +11,7 @@ import { killAllGroups } from './process-groups.js';
 import { runProcess, type CommandEnding, type OutputStream, type ProcessControl, type ProcessOutcome } from './running-command.js';
 import { aggregateOutput, lossyText } from './output-capture.js';
 import { formatExecOutputForModel, formatExecOutputStr } from './exec-output-format.js';
-import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from './truncation.js';
+import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from '../../../common/output-truncation.js';
 
 /** The reference's `DEFAULT_EXEC_COMMAND_TIMEOUT_MS`, for a call that names no timeout. */
 export const DEFAULT_EXEC_COMMAND_TIMEOUT_MS = 10_000;

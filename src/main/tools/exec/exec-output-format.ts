@@ -8,7 +8,7 @@
 //   <aggregated output, middle-truncated to the policy's budget>
 //
 // A timed-out command's output is preceded by "command timed out after N milliseconds".
-import { DEFAULT_TRUNCATION_POLICY, formattedTruncateText, lineCount, truncateText, type TruncationPolicy } from './truncation.js';
+import { DEFAULT_TRUNCATION_POLICY, formattedTruncateText, lineCount, truncateText, type TruncationPolicy } from '../../../common/output-truncation.js';
 
 /** What the formatting reads of a finished command. */
 export interface FormattableExecOutput {

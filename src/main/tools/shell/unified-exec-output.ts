@@ -11,7 +11,7 @@
 // The budget is `max_output_tokens` (10000 by default) counted as bytes: the reference keeps the
 // first and last halves around a `…N chars truncated…` marker.
 import { randomBytes } from 'node:crypto';
-import { approxTokenCount, formattedTruncateText } from '../exec/truncation.js';
+import { approxTokenCount, formattedTruncateText } from '../../../common/output-truncation.js';
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 

@@ -3,7 +3,7 @@
 import { expect, test } from 'vitest';
 import { formatExecOutputForModel, formatExecOutputStr } from '../../../../../src/main/tools/exec/exec-output-format.js';
 import { aggregateOutput } from '../../../../../src/main/tools/exec/output-capture.js';
-import { lineCount, truncateText } from '../../../../../src/main/tools/exec/truncation.js';
+import { lineCount, truncateText } from '../../../../../src/common/output-truncation.js';
 
 const finished = (aggregatedOutput: string, durationMs = 1234, exitCode = 0) => ({ exitCode, durationMs, timedOut: false, aggregatedOutput });
 
