@@ -1,7 +1,8 @@
-// Asking the thread's clients to approve a command that asks to run outside the sandbox
-// (`sandbox_permissions: "require_escalated"` under approval_policy on-request), with the
+// Asking the thread's clients to approve a command (one that asks to run outside the sandbox,
+// `sandbox_permissions: "require_escalated"`, or any under approval policy untrusted), with the
 // reference's request (`item/commandExecution/requestApproval`) and its reading of the answer;
 // and a patch that writes where the sandbox does not let it (`item/fileChange/requestApproval`).
+import { scriptTokens } from '../../../common/shell-words.js';
 import type { CommandExecutionItem, FileChangeItem } from '../../../common/wire-types.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
@@ -16,7 +17,7 @@ export function askApproval(
   thread: LoadedThread,
   turnId: string,
   item: CommandExecutionItem,
-  argv: readonly string[],
+  amendment: readonly string[],
   reason: string | null,
   decided: (decision: ApprovalDecision) => void,
 ): void {
@@ -27,14 +28,27 @@ export function askApproval(
     itemId: item.id,
     startedAtMs: item.startedAtMs,
     environmentId: 'local',
-    reason,
+    // The reference leaves the reason out, rather than null, when the model gave none.
+    ...(reason === null ? {} : { reason }),
     command: item.command,
     cwd: item.cwd,
     commandActions: item.commandActions,
-    proposedExecpolicyAmendment: argv,
-    availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'],
+    proposedExecpolicyAmendment: amendment,
+    availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: amendment } }, 'cancel'],
   };
   request(ctx, thread, turnId, 'item/commandExecution/requestApproval', params, decided);
+}
+
+/**
+ * The prefix rule the request offers to keep: the script's first command when it is plain
+ * words and operators (`ls -la | wc -l` offers `["ls", "-la"]`), else the whole argv, as the
+ * reference offers it.
+ */
+export function execpolicyAmendmentOf(script: string, argv: readonly string[]): readonly string[] {
+  const tokens = scriptTokens(script);
+  const end = tokens?.findIndex((token) => token.kind === 'op') ?? -1;
+  const first = (tokens ?? []).slice(0, end === -1 ? undefined : end).map((token) => token.text);
+  return first.length === 0 ? argv : first;
 }
 
 /** Asks for a patch, as the reference does: no reason and no root to grant. */
