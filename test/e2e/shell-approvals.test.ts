@@ -261,3 +261,29 @@ test('on-request: an escalation without a justification is asked with no reason 
     await r.server.close();
   }
 });
+
+test('rm with a force flag is asked for even inside the sandbox, its dangerous command as the rule; never refuses it, without a sandbox too', async () => {
+  const r = await run('on-request', [{ cmd: 'echo ok && rm -f nothing-here' }], ['accept'], { sandbox: 'workspace-write' });
+  try {
+    const script = 'echo ok && rm -f nothing-here';
+    expect(requestsOf(r)).toEqual([askedPlain(r, 'call-1', script, ['rm', '-f', 'nothing-here'])]);
+    expect(outputsOf(r, r.first + 1)).toEqual([okText]);
+  } finally {
+    await r.server.close();
+  }
+  const granular = await run({ granular: { sandbox_approval: false, rules: false, mcp_elicitations: false } }, [{ cmd: 'rm -rf nothing-here' }], ['decline'], { sandbox: 'workspace-write' });
+  try {
+    const { proposedExecpolicyAmendment: _, ...unruled } = askedPlain(granular, 'call-1', 'rm -rf nothing-here', []);
+    expect(requestsOf(granular)).toEqual([{ ...unruled, availableDecisions: ['accept', 'cancel'] }]);
+    expect(outputsOf(granular, granular.first + 1)).toEqual([DECLINED]);
+  } finally {
+    await granular.server.close();
+  }
+  const never = await run('never', [{ cmd: 'rm -rf "a b"' }], [], { sandbox: 'danger-full-access' });
+  try {
+    expect(trail(never, 'call-1')).toEqual([]);
+    expect(outputsOf(never, never.first + 1)).toEqual(['exec_command failed: CreateProcess { message: "Rejected(\\"`/bin/bash -lc \'rm -rf \\\\\\"a b\\\\\\"\'` rejected: rm -f style commands are not permitted. Use a safer approach\\")" }']);
+  } finally {
+    await never.server.close();
+  }
+});

@@ -1,5 +1,5 @@
 // Opt-in (`npm run test:interop`): patches and commands under the approval policies untrusted,
-// granular (sandbox_approval true and false) and never, run against the real reference,
+// granular (sandbox_approval true and false), on-request and never, run against the real reference,
 // codex-cli 0.171.0 (model gpt-5.5, whose metadata asks for apply_patch), and against
 // thread-host (`[features] apply_patch_tool = true`), on the same mock model. Each scenario is
 // one thread of a few turns, each approval answered with the turn's next decision. Compared
@@ -33,10 +33,11 @@ const PATCH_TURNS = (out: string): Turn[] => [
   { steps: [patch('p3', '*** Add File: c.txt\n+cee\n'), done('m3')], decisions: ['decline'] },
   { steps: [patch('p4', `*** Add File: ${join(out, 'o2.txt')}\n+o2\n`), done('m4')], decisions: ['decline'] },
 ];
-// Plain commands, one approved for the session and asked no more, a chain, a substitution and an escalation.
+// Plain commands, one approved for the session and asked no more, a chain, a substitution, escalations and
+// the commands the reference deems dangerous (rm with a force flag).
 const COMMAND_TURNS = (): Turn[] => [
   { steps: [exec('c1', { cmd: 'ls' }), exec('c2', { cmd: 'touch t1.txt' }), exec('c3', { cmd: 'cat a.txt && touch t3.txt' }), exec('c4', { cmd: 'echo $(echo hi)' }), done('m1')], decisions: ['acceptForSession', 'decline', 'accept', 'accept'] },
-  { steps: [exec('c5', { cmd: 'ls' }), exec('c6', { cmd: 'touch t4.txt', sandbox_permissions: 'require_escalated', justification: 'need it' }), exec('c7', { cmd: 'touch t5.txt', sandbox_permissions: 'require_escalated' }), done('m2')], decisions: ['accept', 'decline'] },
+  { steps: [exec('c5', { cmd: 'ls' }), exec('c6', { cmd: 'touch t4.txt', sandbox_permissions: 'require_escalated', justification: 'need it' }), exec('c7', { cmd: 'touch t5.txt', sandbox_permissions: 'require_escalated' }), exec('c8', { cmd: 'rm -rf zz' }), exec('c9', { cmd: 'echo ok && rm -f zz' }), done('m2')], decisions: ['accept', 'decline', 'accept', 'decline'] },
 ];
 const granular = (sandboxApproval: boolean) => ({ granular: { sandbox_approval: sandboxApproval, rules: !sandboxApproval, mcp_elicitations: !sandboxApproval } });
 
@@ -51,6 +52,10 @@ const SCENARIOS: Array<{ name: string; approvalPolicy: unknown; sandbox: string;
   { name: 'commands, untrusted, workspace-write', approvalPolicy: 'untrusted', sandbox: 'workspace-write', turns: COMMAND_TURNS },
   { name: 'commands, granular asking, workspace-write', approvalPolicy: granular(true), sandbox: 'workspace-write', turns: COMMAND_TURNS },
   { name: 'commands, granular refusing, workspace-write', approvalPolicy: granular(false), sandbox: 'workspace-write', turns: COMMAND_TURNS },
+  { name: 'commands, on-request, workspace-write', approvalPolicy: 'on-request', sandbox: 'workspace-write', turns: COMMAND_TURNS },
+  { name: 'commands, never, workspace-write', approvalPolicy: 'never', sandbox: 'workspace-write', turns: COMMAND_TURNS },
+  { name: 'commands, never, danger-full-access', approvalPolicy: 'never', sandbox: 'danger-full-access', turns: COMMAND_TURNS },
+  { name: 'commands, on-request, danger-full-access', approvalPolicy: 'on-request', sandbox: 'danger-full-access', turns: COMMAND_TURNS },
 ];
 
 const KEPT = (m: Message): boolean =>

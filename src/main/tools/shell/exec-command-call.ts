@@ -14,13 +14,20 @@ import type { LoadedThread } from '../../threads/loaded-thread.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { commandActionsOf } from './command-actions.js';
 import { decodeExecCommandArgs, type ExecCommandArgs } from './exec-command-args.js';
-import { approvalPolicyName, asksForEverything, mayAskToLeaveSandbox } from './approval-policy.js';
+import { rustDebugString } from '../../protocol/decode.js';
+import { approvalPolicyName, asksForEverything, granularOf, mayAskToLeaveSandbox } from './approval-policy.js';
+import { dangerRefusal, dangerousWords, scriptMightBeDangerous } from './dangerous-command.js';
 import { askApproval, execpolicyAmendmentOf, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { runCommand } from './command-run.js';
 import { announceCompleted, announceStarted } from './command-item-notices.js';
 
+/** The reference's text to the model for a command refused for `reason` (its message, Debug-printed twice). */
+function rejectedText(reason: string): string {
+  return `exec_command failed: CreateProcess { message: ${rustDebugString(`Rejected(${rustDebugString(reason)})`)} }`;
+}
+
 /** The reference's text to the model for a command the user declined. */
-export const DECLINED_TEXT = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }';
+export const DECLINED_TEXT = rejectedText('rejected by user');
 
 /** Runs the call; `done` gets its answer. */
 export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
@@ -53,13 +60,21 @@ export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: 
     completedAtMs: null,
   };
   // Without a sandbox there is nothing to leave: an escalation runs as any other command.
-  const escalated = args.requireEscalated && settings.sandboxMode !== 'danger-full-access';
+  const fullAccess = settings.sandboxMode === 'danger-full-access';
+  const escalated = args.requireEscalated && !fullAccess;
+  const policy = settings.approvalPolicy;
+  const dangerous = scriptMightBeDangerous(args.cmd);
+  // Never refuses a dangerous command, under danger-full-access too (probed).
+  if (dangerous && policy === 'never') return answer(rejectedText(dangerRefusal(item.command)), null);
   const run = (announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
-  if (!escalated && !asksForEverything(settings.approvalPolicy)) return run(false);
+  const everyCommandAsks = escalated || asksForEverything(policy);
+  if (!everyCommandAsks && !(dangerous && policy !== 'never')) return run(false);
   if (ctx.shell.approvedForSession(thread, item.command)) return run(false);
   // Asked first: the item shows no process yet, and comes from the agent.
   announceStarted(ctx, thread, turnId, item);
-  askApproval(ctx, thread, turnId, item, execpolicyAmendmentOf(args.cmd, argv), args.justification, (decision) => {
+  const granular = granularOf(policy);
+  const amendment = granular !== null && !granular.sandbox_approval ? null : execpolicyAmendmentOf(args.cmd, argv, everyCommandAsks ? () => true : dangerousWords);
+  askApproval(ctx, thread, turnId, item, amendment, args.justification, (decision) => {
     if (decision === 'accept' || decision === 'acceptForSession') {
       if (decision === 'acceptForSession') ctx.shell.approveForSession(thread, item.command);
       return run(true);
