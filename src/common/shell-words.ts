@@ -9,12 +9,12 @@ const UNQUOTED = 1;
 const SINGLE = 2;
 const DOUBLE = 4;
 
-// Where each character may go: bare, in single quotes (anything but a quote), in double quotes
-// (anything but `$` and a backquote; `"` and `\` escaped).
+// Where each character may go, as shlex places it: bare, in single quotes (neither a quote nor
+// a backslash), in double quotes (neither `$`, a backquote nor `!`; `"` and `\` escaped).
 function placesOf(c: string): number {
   if (BARE.test(c)) return UNQUOTED | SINGLE | DOUBLE;
-  if (c === "'") return DOUBLE;
-  if (c === '$' || c === '`') return SINGLE;
+  if (c === "'" || c === '\\') return DOUBLE;
+  if (c === '$' || c === '`' || c === '!') return SINGLE;
   return SINGLE | DOUBLE;
 }
 

@@ -2,7 +2,8 @@
 // reference offers it only to models whose metadata asks for it): offered after the command
 // tools, a patch becomes a `fileChange` item and the model gets a `custom_tool_call_output`,
 // a bad patch makes no item, and a write the sandbox does not allow is asked for (on-request)
-// or refused (never). Expected shapes are
+// or refused (never), as the policy lets the host ask (untrusted: every patch; granular: by
+// its sandbox_approval). Expected shapes are
 // the reference's (codex-cli 0.171.0 with gpt-5.5, probed: docs/tools.md, Commands).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +38,7 @@ function workspace(name: string): string {
 }
 
 /** One turn whose model sends `patch`, then a message; each patch approval is answered with `decision`. */
-async function patchTurn(cwd: string, patch: string, sandbox = 'workspace-write', options: { approvalPolicy?: string; decision?: string; args?: string[] } = {}): Promise<{ server: TestServer; threadId: string; turnId: string; first: number; turn: Message }> {
+async function patchTurn(cwd: string, patch: string, sandbox = 'workspace-write', options: { approvalPolicy?: unknown; decision?: string; args?: string[] } = {}): Promise<{ server: TestServer; threadId: string; turnId: string; first: number; turn: Message }> {
   const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'features.apply_patch_tool = true', ...(options.args === undefined ? {} : { args: options.args }) });
   const { thread } = await server.request('thread/start', { cwd, sandbox, ...(options.approvalPolicy === undefined ? {} : { approvalPolicy: options.approvalPolicy }) });
   const first = mock.requests.length;
@@ -288,5 +289,64 @@ test('read-only, on-request: a patch inside the cwd is asked for; workspace-writ
     } finally {
       await plain.server.close();
     }
+  }
+});
+
+const ADD_INSIDE = '*** Begin Patch\n*** Add File: new.txt\n+hello\n*** End Patch';
+const askedMethods = ['thread/status/changed', 'item/started', 'thread/status/changed', 'item/fileChange/requestApproval', 'serverRequest/resolved', 'thread/status/changed', 'item/completed', 'thread/status/changed'];
+
+test('untrusted: every patch is asked for, inside the cwd and under danger-full-access too', async () => {
+  for (const [name, sandbox, decision] of [['untrusted-ww', 'workspace-write', 'accept'], ['untrusted-full', 'danger-full-access', 'decline']] as const) {
+    const cwd = workspace(name);
+    const r = await patchTurn(cwd, ADD_INSIDE, sandbox, { approvalPolicy: 'untrusted', decision });
+    try {
+      expect(trail(r).map((m) => m.method)).toEqual(askedMethods);
+      expect(trail(r)[3]!.params).toEqual({ threadId: r.threadId, turnId: r.turnId, itemId: 'call-1', startedAtMs: expect.any(Number), reason: null, grantRoot: null });
+      expect(trail(r)[6]!.params.item.status).toBe(decision === 'accept' ? 'completed' : 'declined');
+      expect(lastInput(r.first + 1)[1]).toEqual({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: decision === 'accept' ? successText('Success. Updated the following files:\nA new.txt\n') : 'patch rejected by user' });
+      expect(existsSync(join(cwd, 'new.txt'))).toBe(decision === 'accept');
+    } finally {
+      await r.server.close();
+    }
+  }
+});
+
+test('granular: sandbox_approval asks outside the writable roots as on-request does; without it the patch is refused as under never', async () => {
+  rmSync(outsideTarget, { force: true });
+  const asking = await patchTurn(workspace('granular-ask'), OUTSIDE, 'workspace-write', { approvalPolicy: { granular: { sandbox_approval: true, rules: false, mcp_elicitations: false } }, decision: 'accept' });
+  try {
+    const base = { threadId: asking.threadId, turnId: asking.turnId };
+    expect(trail(asking)).toEqual(askedTrail(asking, [
+      { method: 'item/completed', params: { item: fileItem(outsideChanges, { status: 'completed', completedAtMs: expect.any(Number) }), ...base, contentTokenCount: null, completedAtMs: expect.any(Number) } },
+    ]));
+    expect(readFileSync(outsideTarget, 'utf8')).toBe('outside\n');
+  } finally {
+    await asking.server.close();
+    rmSync(outsideTarget, { force: true });
+  }
+  const refusing = { granular: { sandbox_approval: false, rules: true, mcp_elicitations: true } };
+  const cases = [
+    ['granular-out', OUTSIDE, 'workspace-write', refusing, 'patch rejected: writing outside of the project; rejected by user approval settings'],
+    ['granular-ro', ADD_INSIDE, 'read-only', refusing, 'patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings'],
+    ['never-ro', ADD_INSIDE, 'read-only', 'never', 'patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings'],
+  ] as const;
+  for (const [name, patch, sandbox, approvalPolicy, text] of cases) {
+    const cwd = workspace(name);
+    const r = await patchTurn(cwd, patch, sandbox, { approvalPolicy });
+    try {
+      expect(r.server.received.filter((m) => m.method === 'item/fileChange/requestApproval' || m.params?.item?.type === 'fileChange')).toEqual([]);
+      expect(lastInput(r.first + 1)[1]).toEqual({ type: 'custom_tool_call_output', id: ctcoId, call_id: 'call-1', output: text });
+      expect([existsSync(outsideTarget), existsSync(join(cwd, 'new.txt'))]).toEqual([false, false]);
+    } finally {
+      await r.server.close();
+    }
+  }
+  const inside = workspace('granular-inside');
+  const applied = await patchTurn(inside, ADD_INSIDE, 'workspace-write', { approvalPolicy: refusing });
+  try {
+    expect(trail(applied).map((m) => m.method)).toEqual(['thread/status/changed', 'item/started', 'item/completed', 'thread/status/changed']);
+    expect(readFileSync(join(inside, 'new.txt'), 'utf8')).toBe('hello\n');
+  } finally {
+    await applied.server.close();
   }
 });

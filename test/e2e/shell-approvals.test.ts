@@ -1,7 +1,9 @@
 // Approvals for `exec_command` end to end: a command that asks to leave the sandbox
-// (`sandbox_permissions: "require_escalated"`) under approval_policy on-request asks the
-// client `item/commandExecution/requestApproval`, and each decision has the reference's
-// effect (codex-cli 0.171.0, probed: docs/tools.md, Commands); under never it is refused.
+// (`sandbox_permissions: "require_escalated"`) under approval_policy on-request (or granular
+// with sandbox_approval) asks the client `item/commandExecution/requestApproval`, and each
+// decision has the reference's effect (codex-cli 0.171.0, probed: docs/tools.md, Commands);
+// under never (or granular without sandbox_approval) it is refused; under untrusted every
+// command is asked for.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +41,7 @@ interface Run {
 }
 
 /** One turn of a fresh server whose model makes `calls` (one reply each), answering each approval with the next decision. */
-async function run(approvalPolicy: string, calls: unknown[], decisions: unknown[], options: { sandbox?: string; answerAfterMs?: number } = {}): Promise<Run> {
+async function run(approvalPolicy: unknown, calls: unknown[], decisions: unknown[], options: { sandbox?: string; answerAfterMs?: number } = {}): Promise<Run> {
   const sandbox = options.sandbox ?? 'read-only';
   rmSync(outside, { force: true });
   const server = await TestServer.start({ modelUrl: mock.url, env: { HOME: workspace } });
@@ -197,5 +199,91 @@ test('never: an escalation is refused without an item or a question', async () =
     expect(outputsOf(r, r.first + 1)).toEqual(['approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never']);
   } finally {
     await r.server.close();
+  }
+});
+
+/** The request for a plain command the model gave no reason for: no `reason` key, its first command as the rule. */
+function askedPlain(r: Run, id: string, cmd: string, rule: string[]): Message {
+  return { kind: 'command', threadId: r.threadId, turnId: r.turn.id, itemId: id, startedAtMs: expect.any(Number), environmentId: 'local', command: `/bin/bash -lc '${cmd}'`, cwd: workspace, commandActions: [{ type: 'unknown', command: cmd }], proposedExecpolicyAmendment: rule, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: rule } }, 'cancel'] };
+}
+const requestsOf = (r: Run) => r.server.received.filter((m) => m.method === 'item/commandExecution/requestApproval').map((m) => m.params);
+
+test('untrusted: every command is asked for, in the sandbox, with its first command as the rule and no reason; a session approval holds', async () => {
+  const marker = join(workspace, 'untrusted-marker');
+  rmSync(marker, { force: true });
+  const r = await run('untrusted', [{ cmd: 'echo ok' }, { cmd: 'echo ok' }, { cmd: 'touch untrusted-marker && echo ok' }], ['acceptForSession', 'decline'], { sandbox: 'workspace-write' });
+  try {
+    expect(requestsOf(r)).toEqual([askedPlain(r, 'call-1', 'echo ok', ['echo', 'ok']), askedPlain(r, 'call-3', 'touch untrusted-marker && echo ok', ['touch', 'untrusted-marker'])]);
+    expect(outputsOf(r, r.first + 3)).toEqual([okText, okText, DECLINED]);
+    expect(existsSync(marker)).toBe(false);
+    expect(r.turn.status).toBe('completed');
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('untrusted asks under danger-full-access too, and asks an escalation with its reason', async () => {
+  const r = await run('untrusted', [escalated], ['accept'], { sandbox: 'danger-full-access' });
+  try {
+    expect(requestsOf(r)).toEqual([asked(r, 'call-1')]);
+    expect(existsSync(outside)).toBe(true);
+    expect(outputsOf(r, r.first + 1)).toEqual([okText]);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('granular: an escalation is asked with sandbox_approval and refused without, the policy printed as the reference prints it', async () => {
+  const asking = await run({ granular: { sandbox_approval: true, rules: false, mcp_elicitations: false } }, [escalated], ['accept']);
+  try {
+    expect(requestsOf(asking)).toEqual([asked(asking, 'call-1')]);
+    expect(outputsOf(asking, asking.first + 1)).toEqual([okText]);
+  } finally {
+    await asking.server.close();
+  }
+  const refusing = await run({ granular: { sandbox_approval: false, rules: true, mcp_elicitations: true } }, [escalated], []);
+  try {
+    expect(trail(refusing, 'call-1')).toEqual([]);
+    const policy = 'Granular(GranularApprovalConfig { sandbox_approval: false, rules: true, skill_approval: false, request_permissions: false, mcp_elicitations: true })';
+    expect(outputsOf(refusing, refusing.first + 1)).toEqual([`approval policy is ${policy}; reject command — you cannot ask for escalated permissions if the approval policy is ${policy}`]);
+    expect(existsSync(outside)).toBe(false);
+  } finally {
+    await refusing.server.close();
+  }
+});
+
+test('on-request: an escalation without a justification is asked with no reason key, its first command as the rule', async () => {
+  const r = await run('on-request', [{ cmd: 'touch escalated-marker', sandbox_permissions: 'require_escalated' }], ['decline']);
+  try {
+    expect(requestsOf(r)).toEqual([askedPlain(r, 'call-1', 'touch escalated-marker', ['touch', 'escalated-marker'])]);
+    expect(outputsOf(r, r.first + 1)).toEqual([DECLINED]);
+  } finally {
+    await r.server.close();
+  }
+});
+
+test('rm with a force flag is asked for even inside the sandbox, its dangerous command as the rule; never refuses it, without a sandbox too', async () => {
+  const r = await run('on-request', [{ cmd: 'echo ok && rm -f nothing-here' }], ['accept'], { sandbox: 'workspace-write' });
+  try {
+    const script = 'echo ok && rm -f nothing-here';
+    expect(requestsOf(r)).toEqual([askedPlain(r, 'call-1', script, ['rm', '-f', 'nothing-here'])]);
+    expect(outputsOf(r, r.first + 1)).toEqual([okText]);
+  } finally {
+    await r.server.close();
+  }
+  const granular = await run({ granular: { sandbox_approval: false, rules: false, mcp_elicitations: false } }, [{ cmd: 'rm -rf nothing-here' }], ['decline'], { sandbox: 'workspace-write' });
+  try {
+    const { proposedExecpolicyAmendment: _, ...unruled } = askedPlain(granular, 'call-1', 'rm -rf nothing-here', []);
+    expect(requestsOf(granular)).toEqual([{ ...unruled, availableDecisions: ['accept', 'cancel'] }]);
+    expect(outputsOf(granular, granular.first + 1)).toEqual([DECLINED]);
+  } finally {
+    await granular.server.close();
+  }
+  const never = await run('never', [{ cmd: 'rm -rf "a b"' }], [], { sandbox: 'danger-full-access' });
+  try {
+    expect(trail(never, 'call-1')).toEqual([]);
+    expect(outputsOf(never, never.first + 1)).toEqual(['exec_command failed: CreateProcess { message: "Rejected(\\"`/bin/bash -lc \'rm -rf \\\\\\"a b\\\\\\"\'` rejected: rm -f style commands are not permitted. Use a safer approach\\")" }']);
+  } finally {
+    await never.server.close();
   }
 });

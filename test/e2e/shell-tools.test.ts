@@ -134,11 +134,16 @@ test('a failing command, bad arguments, write_stdin, and the parsed command acti
       functionCallItem('call-ls', 'exec_command', { cmd: 'cd /tmp && ls -la' }),
       functionCallItem('call-rg', 'exec_command', { cmd: 'grep -rn one .' }),
       functionCallItem('call-find', 'exec_command', { cmd: 'find . -name "*.md"' }),
+      functionCallItem('call-quiet', 'exec_command', { cmd: 'true' }),
     ];
     const { turn, first } = await runTurn(server, thread.id, [calls, [messageItem('msg-1', 'done')]]);
     expect(turn.status).toBe('completed');
     const completed = (id: string) => completedItem(server, id);
     expect(completed('call-fail')).toMatchObject({ status: 'failed', exitCode: 3, aggregatedOutput: expect.stringMatching(/^(oops\nout\n|out\noops\n)$/) });
+    // A command that printed nothing completes with no output at all, as the reference's; its record keeps "".
+    expect(completed('call-quiet')).toMatchObject({ status: 'completed', exitCode: 0, aggregatedOutput: null });
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    expect(rolloutRecords(path).find((r) => r.payload.item?.id === 'call-quiet')!.payload.item.aggregated_output).toBe('');
     // No item for a call whose arguments do not decode, nor for write_stdin.
     expect(completed('call-bad')).toBeUndefined();
     expect(completed('call-stdin')).toBeUndefined();
@@ -161,6 +166,7 @@ test('a failing command, bad arguments, write_stdin, and the parsed command acti
       ['call-ls', expect.stringContaining('Process exited with code 0')],
       ['call-rg', chunkText(0, './README.md:1:one\n')],
       ['call-find', chunkText(0, './README.md\n')],
+      ['call-quiet', chunkText(0, '')],
     ]);
   } finally {
     await server.close();

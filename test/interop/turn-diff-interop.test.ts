@@ -2,8 +2,9 @@
 // 0.171.0 (model gpt-5.5, whose metadata asks for apply_patch), and against thread-host
 // (`[features] apply_patch_tool = true`), on the same mock model: patches that add, update,
 // delete and move files, a command that changes files between them, and an edit of a file
-// outside the cwd. Compared exactly (the side's directory aside): every `turn/diff/updated`,
-// in order, with the item it followed.
+// outside the cwd; then turns whose command changes or deletes a patched file after the patch,
+// or writes a file no patch touched. Compared exactly (the side's directory aside): every
+// `turn/diff/updated`, in order, with the item it followed.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,17 @@ const SCRIPT: MockBehaviour[] = [
   { kind: 'output', items: [messageItem('m1', 'done')] },
 ];
 
-async function diffsOf(side: Side, root: string): Promise<Array<{ after: string; diff: string }>> {
+// One turn each: a command after the turn's patch appends to its file and writes a file of its
+// own; deletes the patched file; deletes the file the patch added; puts back the content the
+// patch changed.
+const AFTER_SHELL: MockBehaviour[][] = [
+  [patchCall('q1', '*** Update File: upd.txt\n@@\n line1\n-line2\n+LINE2\n'), { kind: 'output', items: [functionCallItem('d1', 'exec_command', { cmd: 'echo more >> upd.txt; echo own > own.txt' })] }, { kind: 'output', items: [messageItem('n1', 'done')] }],
+  [patchCall('q2', '*** Update File: del.txt\n@@\n-bye\n+BYE\n'), { kind: 'output', items: [functionCallItem('d2', 'exec_command', { cmd: 'rm del.txt' })] }, { kind: 'output', items: [messageItem('n2', 'done')] }],
+  [patchCall('q3', '*** Add File: added.txt\n+new\n'), { kind: 'output', items: [functionCallItem('d3', 'exec_command', { cmd: 'rm added.txt' })] }, { kind: 'output', items: [messageItem('n3', 'done')] }],
+  [patchCall('q4', '*** Update File: mv.txt\n@@\n-alpha\n+ALPHA\n'), { kind: 'output', items: [functionCallItem('d4', 'exec_command', { cmd: 'printf "alpha\\nbeta\\n" > mv.txt' })] }, { kind: 'output', items: [messageItem('n4', 'done')] }],
+];
+
+async function diffsOf(side: Side, root: string, turns: MockBehaviour[][] = [SCRIPT]): Promise<Array<{ after: string; diff: string }>> {
   const home = join(root, 'home');
   const cwd = join(root, 'top', 'ws');
   mkdirSync(join(home, 'tmpdir'), { recursive: true });
@@ -38,9 +49,11 @@ async function diffsOf(side: Side, root: string): Promise<Array<{ after: string;
   writeFileSync(join(home, 'config.toml'), side === 'codex' ? config.replace('model = "mock-model"', 'model = "gpt-5.5"').replace('features.apply_patch_tool = true', '') : config);
   const server = await TestServer.start({ home, keepConfig: true, env: { TMPDIR: join(home, 'tmpdir') }, ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}) });
   const { thread } = await server.request('thread/start', { cwd, approvalPolicy: 'never', sandbox: 'danger-full-access' });
-  for (const reply of SCRIPT) reference.mock.enqueue(reply);
-  const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'patch' }] });
-  await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+  for (const replies of turns) {
+    for (const reply of replies) reference.mock.enqueue(reply);
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'patch' }] });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+  }
   const seen: Array<{ after: string; diff: string }> = [];
   let after = '';
   for (const message of server.received) {
@@ -57,6 +70,19 @@ test('turn/diff/updated: the same diffs after the same items on both', async () 
     const codex = await diffsOf('codex', join(top, 'codex'));
     const threadHost = await diffsOf('thread-host', join(top, 'thread-host'));
     expect(codex.map(({ after }) => after)).toEqual(['fileChange p1', 'fileChange p2', 'fileChange p3', 'agentMessage m1']);
+    expect(threadHost).toEqual(codex);
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
+});
+
+test('turn/diff/updated at a turn\'s end repeats the last patch\'s diff, whatever a command changed after it, on both', async () => {
+  const top = mkdtempSync(join(tmpdir(), 'thread-host-interop-turn-diff-shell-'));
+  try {
+    const codex = await diffsOf('codex', join(top, 'codex'), AFTER_SHELL);
+    const threadHost = await diffsOf('thread-host', join(top, 'thread-host'), AFTER_SHELL);
+    expect(codex.map(({ after }) => after)).toEqual(['fileChange q1', 'agentMessage n1', 'fileChange q2', 'agentMessage n2', 'fileChange q3', 'agentMessage n3', 'fileChange q4', 'agentMessage n4']);
+    for (let i = 0; i < codex.length; i += 2) expect(codex[i + 1]!.diff).toBe(codex[i]!.diff);
     expect(threadHost).toEqual(codex);
   } finally {
     rmSync(top, { recursive: true, force: true });

@@ -2,10 +2,11 @@
 // apply_patch_tool = true`, see shell-tool-specs.ts): the patch is checked against the files
 // first, so a patch that does not parse or apply makes no item, as in the reference; one that
 // does becomes a `fileChange` item, is written, and the model gets the reference's text.
-// A patch that writes where the thread's sandbox does not let a command write (any patch under
-// read-only) is asked for with `item/fileChange/requestApproval` when the approval policy lets
-// the host ask (on-request, untrusted; the configuration's on-failure is on-request), and
-// refused otherwise, with the reference's texts.
+// Under approval policy untrusted every patch is asked for with
+// `item/fileChange/requestApproval`; under the others, one that writes where the thread's
+// sandbox does not let a command write (any patch under read-only) is asked for when the policy
+// lets the host ask to leave the sandbox (approval-policy.ts), and refused otherwise, with the
+// reference's texts.
 import { performance } from 'node:perf_hooks';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
@@ -21,21 +22,24 @@ import { PatchApplyError } from '../patch/patch-apply-error.js';
 import { PatchParseError } from '../patch/patch-parse-error.js';
 import type { FileChange } from '../patch/file-change.js';
 import { TurnDiffTracker } from '../patch/turn-diff-tracker.js';
+import { asksForEverything, mayAskToLeaveSandbox } from './approval-policy.js';
 import { askPatchApproval, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { threadSandboxPolicy } from './thread-sandbox.js';
 
 /** The reference's text to the model (and the record's stderr) for a patch the user declined. */
 export const REJECTED_TEXT = 'patch rejected by user';
-/** The reference's text to the model for such a patch under a policy that never asks (approval policy never). */
+/** The reference's text to the model for such a patch under a policy that may not ask (never; granular without sandbox_approval). */
 export const OUTSIDE_REFUSED_TEXT = 'patch rejected: writing outside of the project; rejected by user approval settings';
+/** The same refusal in a read-only sandbox, where nothing is writable. */
+export const READ_ONLY_REFUSED_TEXT = 'patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings';
 
 export function callApplyPatch(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
   const answer = (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }): void =>
     done({ turnId, callId: call.callId, output, outputId: `ctco_${uuidv7(ctx.clock.now())}`, item, ...(printed === undefined ? {} : { itemOutput: printed }) });
   const settings = thread.settings!;
   const started = performance.now();
-  const mayAsk = settings.approvalPolicy === 'on-request' || settings.approvalPolicy === 'untrusted';
-  void patchCall(ctx, thread, turnId, call, startedAtMs, settings.cwd, threadSandboxPolicy(ctx, settings.sandboxMode), mayAsk, started, answer).catch((error: unknown) => {
+  const asking = { always: asksForEverything(settings.approvalPolicy), toLeaveSandbox: mayAskToLeaveSandbox(settings.approvalPolicy) };
+  void patchCall(ctx, thread, turnId, call, startedAtMs, settings.cwd, threadSandboxPolicy(ctx, settings.sandboxMode), asking, started, answer).catch((error: unknown) => {
     ctx.log('warn', 'apply_patch failed', { threadId: thread.id, callId: call.callId, error: (error as Error).message });
     answer(`apply_patch failed: ${(error as Error).message}`, null);
   });
@@ -49,7 +53,7 @@ async function patchCall(
   startedAtMs: number,
   cwd: string,
   policy: SandboxPolicy | null,
-  mayAsk: boolean,
+  asking: { always: boolean; toLeaveSandbox: boolean },
   started: number,
   answer: (output: string, item: FileChangeItem | null, printed?: { stdout: string; stderr: string }) => void,
 ): Promise<void> {
@@ -61,11 +65,11 @@ async function patchCall(
     throw error;
   }
   const unwritable = policy === null ? cwd : firstUnwritable(changes, policy, cwd);
-  if (unwritable !== null && (policy === null || !mayAsk)) return answer(OUTSIDE_REFUSED_TEXT, null);
+  if (unwritable !== null && !asking.always && (policy === null || !asking.toLeaveSandbox)) return answer(policy?.type === 'read-only' ? READ_ONLY_REFUSED_TEXT : OUTSIDE_REFUSED_TEXT, null);
   const item: FileChangeItem = { type: 'fileChange', id: call.callId, changes: byPath(changes), status: 'inProgress', startedAtMs, completedAtMs: null };
   thread.toolItemStarted(turnId, item);
   ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs });
-  if (unwritable !== null) {
+  if (unwritable !== null || asking.always) {
     const decision = await new Promise<ApprovalDecision>((decided) => askPatchApproval(ctx, thread, turnId, item, decided));
     if (decision === 'decline') {
       const declined: FileChangeItem = { ...item, status: 'declined', completedAtMs: ctx.clock.now() };

@@ -9,8 +9,12 @@ export function announceStarted(ctx: HostContext, thread: LoadedThread, turnId: 
   ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs: item.startedAtMs });
 }
 
-/** `item/completed` for the finished item, kept by the transcript. */
-export function announceCompleted(ctx: HostContext, thread: LoadedThread, turnId: string, item: CommandExecutionItem): void {
+/**
+ * `item/completed` for the finished item, kept by the transcript. A command that printed
+ * nothing shows `aggregatedOutput: null`, as the reference's does (its record keeps "").
+ */
+export function announceCompleted(ctx: HostContext, thread: LoadedThread, turnId: string, finished: CommandExecutionItem): void {
+  const item = finished.aggregatedOutput === '' ? { ...finished, aggregatedOutput: null } : finished;
   thread.toolItemCompleted(turnId, item);
   ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs: item.completedAtMs });
 }

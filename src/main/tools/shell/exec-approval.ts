@@ -1,11 +1,12 @@
-// Asking the thread's clients to approve a command that asks to run outside the sandbox
-// (`sandbox_permissions: "require_escalated"` under approval_policy on-request), with the
+// Asking the thread's clients to approve a command (one that asks to run outside the sandbox,
+// `sandbox_permissions: "require_escalated"`, or any under approval policy untrusted), with the
 // reference's request (`item/commandExecution/requestApproval`) and its reading of the answer;
 // and a patch that writes where the sandbox does not let it (`item/fileChange/requestApproval`).
 import type { CommandExecutionItem, FileChangeItem } from '../../../common/wire-types.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
 import type { ClientAnswer } from '../../server-requests/server-requests.js';
+import { plainCommands } from './dangerous-command.js';
 
 /** What the user decided; `cancel` also ends the turn, as the reference's does. */
 export type ApprovalDecision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
@@ -16,7 +17,7 @@ export function askApproval(
   thread: LoadedThread,
   turnId: string,
   item: CommandExecutionItem,
-  argv: readonly string[],
+  amendment: readonly string[] | null,
   reason: string | null,
   decided: (decision: ApprovalDecision) => void,
 ): void {
@@ -27,14 +28,26 @@ export function askApproval(
     itemId: item.id,
     startedAtMs: item.startedAtMs,
     environmentId: 'local',
-    reason,
+    // The reference leaves the reason out, rather than null, when the model gave none.
+    ...(reason === null ? {} : { reason }),
     command: item.command,
     cwd: item.cwd,
     commandActions: item.commandActions,
-    proposedExecpolicyAmendment: argv,
-    availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: argv } }, 'cancel'],
+    // Without a rule to offer (a granular policy that may not ask to leave the sandbox), only accept or cancel.
+    ...(amendment === null
+      ? { availableDecisions: ['accept', 'cancel'] }
+      : { proposedExecpolicyAmendment: amendment, availableDecisions: ['accept', { acceptWithExecpolicyAmendment: { execpolicy_amendment: amendment } }, 'cancel'] }),
   };
   request(ctx, thread, turnId, 'item/commandExecution/requestApproval', params, decided);
+}
+
+/**
+ * The prefix rule the request offers to keep: the script's first command that needs asking
+ * for (`prompts`) when the script is plain words and operators (`ls -la | wc -l` offers
+ * `["ls", "-la"]` when every command needs it), else the whole argv, as the reference offers it.
+ */
+export function execpolicyAmendmentOf(script: string, argv: readonly string[], prompts: (words: readonly string[]) => boolean): readonly string[] {
+  return plainCommands(script)?.find(prompts) ?? argv;
 }
 
 /** Asks for a patch, as the reference does: no reason and no root to grant. */

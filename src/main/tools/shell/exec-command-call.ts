@@ -1,5 +1,6 @@
 // One `exec_command` call, as the reference's unified exec runs it for the model: the item
-// (`commandExecution`) starts, an escalation is asked for where the policy allows it, the
+// (`commandExecution`) starts, the command is asked for where the policy wants it (every one
+// under untrusted; an escalation where the host may ask to leave the sandbox), the
 // command runs through the host's CommandRunner (never in a pool worker) under the thread's
 // sandbox, its output streams as `item/commandExecution/outputDelta`, and the model is answered
 // after the yield time with the output so far: the exit code when it ended, else the session
@@ -13,12 +14,20 @@ import type { LoadedThread } from '../../threads/loaded-thread.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { commandActionsOf } from './command-actions.js';
 import { decodeExecCommandArgs, type ExecCommandArgs } from './exec-command-args.js';
-import { askApproval, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
+import { rustDebugString } from '../../protocol/decode.js';
+import { approvalPolicyName, asksForEverything, granularOf, mayAskToLeaveSandbox } from './approval-policy.js';
+import { dangerRefusal, dangerousWords, scriptMightBeDangerous } from './dangerous-command.js';
+import { askApproval, execpolicyAmendmentOf, interruptForCancel, type ApprovalDecision } from './exec-approval.js';
 import { runCommand } from './command-run.js';
 import { announceCompleted, announceStarted } from './command-item-notices.js';
 
+/** The reference's text to the model for a command refused for `reason` (its message, Debug-printed twice). */
+function rejectedText(reason: string): string {
+  return `exec_command failed: CreateProcess { message: ${rustDebugString(`Rejected(${rustDebugString(reason)})`)} }`;
+}
+
 /** The reference's text to the model for a command the user declined. */
-export const DECLINED_TEXT = 'exec_command failed: CreateProcess { message: "Rejected(\\"rejected by user\\")" }';
+export const DECLINED_TEXT = rejectedText('rejected by user');
 
 /** Runs the call; `done` gets its answer. */
 export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: string, call: ToolCall, startedAtMs: number, done: (answer: ToolAnswer) => void): void {
@@ -27,8 +36,8 @@ export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: 
   if (!decoded.ok) return answer(decoded.message, null);
   const { args } = decoded;
   const settings = thread.settings!;
-  const policyName = approvalPolicyName(settings.approvalPolicy);
-  if (args.requireEscalated && policyName !== 'OnRequest') {
+  if (args.requireEscalated && !mayAskToLeaveSandbox(settings.approvalPolicy)) {
+    const policyName = approvalPolicyName(settings.approvalPolicy);
     return answer(`approval policy is ${policyName}; reject command — you cannot ask for escalated permissions if the approval policy is ${policyName}`, null);
   }
   const cwd = args.workdir === null ? settings.cwd : resolve(settings.cwd, args.workdir);
@@ -50,16 +59,25 @@ export function callExecCommand(ctx: HostContext, thread: LoadedThread, turnId: 
     startedAtMs,
     completedAtMs: null,
   };
-  const run = (escalated: boolean, announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
-  // Without a sandbox there is nothing to leave: the reference runs the command unasked.
-  if (!args.requireEscalated || settings.sandboxMode === 'danger-full-access') return run(false, false);
-  if (ctx.shell.approvedForSession(thread, item.command)) return run(true, false);
+  // Without a sandbox there is nothing to leave: an escalation runs as any other command.
+  const fullAccess = settings.sandboxMode === 'danger-full-access';
+  const escalated = args.requireEscalated && !fullAccess;
+  const policy = settings.approvalPolicy;
+  const dangerous = scriptMightBeDangerous(args.cmd);
+  // Never refuses a dangerous command, under danger-full-access too (probed).
+  if (dangerous && policy === 'never') return answer(rejectedText(dangerRefusal(item.command)), null);
+  const run = (announced: boolean): void => void runCommand(ctx, thread, turnId, item, argv, args, escalated, announced).then((end) => answer(end.output, end.item));
+  const everyCommandAsks = escalated || asksForEverything(policy);
+  if (!everyCommandAsks && !(dangerous && policy !== 'never')) return run(false);
+  if (ctx.shell.approvedForSession(thread, item.command)) return run(false);
   // Asked first: the item shows no process yet, and comes from the agent.
   announceStarted(ctx, thread, turnId, item);
-  askApproval(ctx, thread, turnId, item, argv, args.justification, (decision) => {
+  const granular = granularOf(policy);
+  const amendment = granular !== null && !granular.sandbox_approval ? null : execpolicyAmendmentOf(args.cmd, argv, everyCommandAsks ? () => true : dangerousWords);
+  askApproval(ctx, thread, turnId, item, amendment, args.justification, (decision) => {
     if (decision === 'accept' || decision === 'acceptForSession') {
       if (decision === 'acceptForSession') ctx.shell.approveForSession(thread, item.command);
-      return run(true, true);
+      return run(true);
     }
     refused(ctx, thread, turnId, item, args, decision, answer);
   });
@@ -83,20 +101,4 @@ function refused(
   interruptForCancel(ctx, thread, turnId);
   const seconds = Math.round((completedAtMs - (item.startedAtMs ?? completedAtMs)) / 100) / 10;
   answer(`Wall time: ${seconds} seconds\naborted by user`, null);
-}
-
-// The policy as the reference's `AskForApproval` prints itself in its refusal.
-function approvalPolicyName(policy: unknown): string {
-  switch (policy) {
-    case 'never':
-      return 'Never';
-    case 'on-request':
-      return 'OnRequest';
-    case 'on-failure':
-      return 'OnFailure';
-    case 'untrusted':
-      return 'UnlessTrusted';
-    default:
-      return typeof policy === 'object' && policy !== null ? 'Granular' : String(policy);
-  }
 }

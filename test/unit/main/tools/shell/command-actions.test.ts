@@ -32,5 +32,9 @@ test('words are quoted as the reference quotes them, and read back', () => {
   expect(joinWords(['/bin/bash', '-lc', 'echo hi'])).toBe("/bin/bash -lc 'echo hi'");
   expect(joinWords(['/bin/bash', '-lc', script])).toBe(`/bin/bash -lc "echo \\"it's "'$HOME" && cat a,b.txt'`);
   expect(joinWords(['a', '', 'b=c', 'x/y.z'])).toBe("a '' b=c x/y.z");
-  for (const word of [script, 'echo hi', "it's", 'a"b\\c', '']) expect(unquoteWord(joinWords([word]))).toBe(word);
+  // A backslash keeps a run out of single quotes and `!` out of double ones, as in the
+  // reference's `/bin/bash -lc "printf \"one\\nTWO\\n\" > a.txt"` (probed).
+  expect(joinWords(['/bin/bash', '-lc', 'printf "one\\nTWO\\n" > a.txt'])).toBe('/bin/bash -lc "printf \\"one\\\\nTWO\\\\n\\" > a.txt"');
+  expect(joinWords(['echo', 'hi!'])).toBe("echo 'hi!'");
+  for (const word of [script, 'echo hi', "it's", 'a"b\\c', "a\\b'c!$d", '']) expect(unquoteWord(joinWords([word]))).toBe(word);
 });
