@@ -163,10 +163,17 @@ export abstract class RunningTurn {
     this.#hostTools = tools === 'interrupted' ? null : tools;
   }
 
-  /** The host's tools, for the turn that asked; false when it did not ask (or no longer waits). */
+  /**
+   * The host's tools, for the turn that asked; or, sent unasked after config/mcpServer/reload,
+   * the tools of the turn's next request to the model, as the reference's running turn gets
+   * the reloaded servers' tools on its next sampling.
+   */
   answerHostTools(tools: unknown[]): boolean {
     const resolve = this.#hostToolsAnswer;
-    if (resolve === null) return false;
+    if (resolve === null) {
+      this.#hostTools = tools;
+      return true;
+    }
     this.#hostToolsAnswer = null;
     resolve(tools);
     return true;
