@@ -163,19 +163,12 @@ export abstract class RunningTurn {
     this.#hostTools = tools === 'interrupted' ? null : tools;
   }
 
-  /**
-   * The host's tools, for the turn that asked; or, sent unasked after config/mcpServer/reload,
-   * the tools of the turn's next request to the model, as the reference's running turn gets
-   * the reloaded servers' tools on its next sampling.
-   */
+  /** The host's tools, for the turn that asked; sent unasked (a reload), those of its next sampling. */
   answerHostTools(tools: unknown[]): boolean {
     const resolve = this.#hostToolsAnswer;
-    if (resolve === null) {
-      this.#hostTools = tools;
-      return true;
-    }
     this.#hostToolsAnswer = null;
-    resolve(tools);
+    if (resolve === null) this.#hostTools = tools;
+    else resolve(tools);
     return true;
   }
 
