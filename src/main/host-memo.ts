@@ -19,4 +19,9 @@ export class HostMemo {
     this.#values.set(key, value);
     return value;
   }
+
+  /** Drops the value under `key`, built again when next asked for: its input changed (config/mcpServer/reload). */
+  forget(key: MemoKey<unknown>): void {
+    this.#values.delete(key);
+  }
 }

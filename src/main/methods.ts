@@ -2,6 +2,7 @@
 // after the envelope checks; handlers get typed params and never see raw JSON.
 import * as M from './protocol/mcp-params.js';
 import { mcpServerResourceRead, mcpServerToolCall } from './handlers/mcp-server-calls.js';
+import { mcpServerReload } from './handlers/mcp-server-reload.js';
 import type { Connection } from './connections.js';
 import { initialize } from './handlers/initialize.js';
 import { threadList } from './handlers/thread-list.js';
@@ -92,6 +93,7 @@ export const METHODS: ReadonlyMap<string, MethodSpec> = new Map([
   ['app/list', spec(D.appsListParams, appList, 'empty')],
   ['mcpServerStatus/list', spec(D.mcpServerStatusListParams, mcpServerStatusList)],
   ['mcpServer/tool/call', spec(M.mcpServerToolCallParams, mcpServerToolCall)],
+  ['config/mcpServer/reload', spec(D.noParams, mcpServerReload)],
   ['mcpServer/resource/read', spec(M.mcpResourceReadParams, mcpServerResourceRead)],
   ['thread/name/set', spec(D.threadSetNameParams, threadNameSet)],
   ['thread/archive', spec(P.threadIdParams, threadArchive)],

@@ -6,7 +6,7 @@ import { ErrorCode, RpcError } from '../common/errors.js';
 
 /** Why a group of methods is refused, worded for the person reading the client's error. */
 const NO_TOOLS = 'thread-host runs a client\'s commands only through command/exec and thread/shellCommand, and does not touch the client\'s files';
-const NO_MCP = 'thread-host runs the MCP servers its configuration named at start, without OAuth or event streams';
+const NO_MCP = 'thread-host runs the MCP servers its configuration names, without OAuth or event streams';
 const NO_ACCOUNTS = "thread-host has no accounts or logins: a model provider's key comes from its env_key";
 const NO_EXTENSIONS = 'thread-host has no skills, plugins, marketplaces or apps';
 const NO_CONFIG_WRITES = 'thread-host reads its configuration once at start and never writes it';
@@ -44,7 +44,7 @@ const REASONS: Record<string, readonly string[]> = {
     'fuzzyFileSearch', 'fuzzyFileSearch/sessionStart', 'fuzzyFileSearch/sessionUpdate', 'fuzzyFileSearch/sessionStop',
   ],
   [NO_MCP]: [
-    'mcpServer/oauth/login', 'config/mcpServer/reload', 'mcpServer/event/stream/start', 'mcpServer/event/stream/stop',
+    'mcpServer/oauth/login', 'mcpServer/event/stream/start', 'mcpServer/event/stream/stop',
   ],
   [NO_ACCOUNTS]: [
     'userVerification/status', 'userVerification/enroll', 'userVerification/delete', 'userVerification/verify', 'userVerification/cancel',

@@ -9,28 +9,19 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
-import { FixtureDir } from '../helpers/mcp-fixtures.js';
+import { expect, test } from 'vitest';
+import { functionCallItem, messageItem } from '../../src/main/commands/mock-model/mock-model-server.js';
+import { mockAndFixture } from '../helpers/mcp-fixtures.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
 
-let mock: MockModel;
-let fixture: FixtureDir;
-beforeAll(async () => {
-  mock = await startMockModel({ reply: 'Done' });
-  fixture = new FixtureDir();
-});
-afterAll(async () => {
-  await mock.close();
-  fixture.remove();
-});
+const scene = mockAndFixture();
 
 /** Root config naming the fixture server `fx`, with `extra` keys in its table. */
 function mcpConfig(extra = ''): string {
   const args = JSON.stringify([STDIO_SERVER]);
-  const env = `{ MCP_FIXTURE_PID_FILE = ${JSON.stringify(fixture.startsFile)} }`;
+  const env = `{ MCP_FIXTURE_PID_FILE = ${JSON.stringify(scene.fixture.startsFile)} }`;
   return `mcp_servers = { fx = { command = ${JSON.stringify(process.execPath)}, args = ${args}, env = ${env}${extra} } }`;
 }
 
@@ -39,13 +30,13 @@ const wall = expect.stringMatching(/^Wall time: \d+\.\d{4} seconds\nOutput:$/);
 
 /** Runs a turn whose model calls `tool` of `fx` with `args`, then says "Done"; returns the item, the model's output and the turn. */
 async function callTurn(server: TestServer, threadId: string, callId: string, tool: string, args: unknown): Promise<{ item: Message; output: unknown; turnId: string }> {
-  mock.enqueue({ kind: 'output', items: [functionCallItem(callId, tool, args, 'mcp__fx')] });
-  mock.enqueue({ kind: 'output', items: [messageItem(`msg_${callId}`, 'Done')] });
-  const before = mock.requests.length;
+  scene.mock.enqueue({ kind: 'output', items: [functionCallItem(callId, tool, args, 'mcp__fx')] });
+  scene.mock.enqueue({ kind: 'output', items: [messageItem(`msg_${callId}`, 'Done')] });
+  const before = scene.mock.requests.length;
   const { turn } = await server.request('turn/start', { threadId, input: text(`call ${tool}`) });
   const done = await server.waitForNotification('item/completed', (p) => p.item.id === callId, 20_000);
   await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
-  const input = (mock.requests[before + 1]!.body as { input: Message[] }).input;
+  const input = (scene.mock.requests[before + 1]!.body as { input: Message[] }).input;
   return { item: done.item, output: input.find((i) => i.type === 'function_call_output' && i.call_id === callId)!.output, turnId: turn.id };
 }
 
@@ -56,18 +47,18 @@ const item = (callId: string, tool: string, args: unknown, rest: Message): Messa
 
 test('a server tool is offered, called, answered, recorded and read back as the reference does', async () => {
   const home = mkdtempSync(join(tmpdir(), 'thread-host-mcp-'));
-  const starts = fixture.starts().length;
+  const starts = scene.fixture.starts().length;
   try {
-    const server = await TestServer.start({ modelUrl: mock.url, home, rootConfig: mcpConfig(', enabled_tools = ["echo", "fail", "hang", "progress"], tool_timeout_sec = 1') });
+    const server = await TestServer.start({ modelUrl: scene.mock.url, home, rootConfig: mcpConfig(', enabled_tools = ["echo", "fail", "hang", "progress"], tool_timeout_sec = 1') });
     const { thread } = await server.request('thread/start', {});
-    const first = mock.requests.length;
+    const first = scene.mock.requests.length;
     const echo = await callTurn(server, thread.id, 'call_echo', 'echo', { text: 'hello' });
     expect(echo.item).toEqual(item('call_echo', 'echo', { text: 'hello' }, {
       status: 'completed', readOnlyHint: true, result: { content: [{ type: 'text', text: 'hello' }], structuredContent: null, _meta: null }, error: null,
     }));
     expect(echo.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: 'hello' }]);
     // Offered under the server's namespace, sorted, `$schema` left out, through enabled_tools.
-    const tools = (mock.requests[first]!.body as { tools: Message[] }).tools;
+    const tools = (scene.mock.requests[first]!.body as { tools: Message[] }).tools;
     // After the command tools and the resource tools, as the reference orders them.
     expect(tools.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource', 'mcp__fx']);
     expect(tools.slice(5)).toEqual([{
@@ -87,11 +78,11 @@ test('a server tool is offered, called, answered, recorded and read back as the 
     expect(refused.output).toEqual([{ type: 'input_text', text: wall }, { type: 'input_text', text: NEVER }]);
 
     // A name the server does not have: no item, the reference's text.
-    mock.enqueue({ kind: 'output', items: [functionCallItem('call_nope', 'nope', {}, 'mcp__fx')] });
-    const before = mock.requests.length;
+    scene.mock.enqueue({ kind: 'output', items: [functionCallItem('call_nope', 'nope', {}, 'mcp__fx')] });
+    const before = scene.mock.requests.length;
     const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('nope') });
     await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
-    const input = (mock.requests[before + 1]!.body as { input: Message[] }).input;
+    const input = (scene.mock.requests[before + 1]!.body as { input: Message[] }).input;
     expect(input.at(-1)).toEqual({ type: 'function_call_output', id: expect.stringMatching(/^fco_/), call_id: 'call_nope', output: 'unsupported call: mcp__fxnope' });
 
     // The rollout's record of the call, in the reference's core spelling.
@@ -109,9 +100,9 @@ test('a server tool is offered, called, answered, recorded and read back as the 
     const live = (await server.request('thread/read', { threadId: thread.id, includeTurns: true })).thread.turns;
     await server.close();
     // The session's one process is gone with the host.
-    expect(fixture.starts().length).toBe(starts + 1);
+    expect(scene.fixture.starts().length).toBe(starts + 1);
 
-    const again = await TestServer.start({ modelUrl: mock.url, home, rootConfig: mcpConfig(', tool_timeout_sec = 1, default_tools_approval_mode = "approve"') });
+    const again = await TestServer.start({ modelUrl: scene.mock.url, home, rootConfig: mcpConfig(', tool_timeout_sec = 1, default_tools_approval_mode = "approve"') });
     try {
       const resumed = await again.request('thread/resume', { threadId: thread.id });
       expect(resumed.thread.turns).toEqual(live);
@@ -128,16 +119,16 @@ test('a server tool is offered, called, answered, recorded and read back as the 
 });
 
 test('many threads with the same server share one process; an approval asks the client', async () => {
-  const starts = fixture.starts().length;
-  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  const starts = scene.fixture.starts().length;
+  const server = await TestServer.start({ modelUrl: scene.mock.url, rootConfig: mcpConfig() });
   try {
     const threads: string[] = [];
     for (let i = 0; i < 5; i += 1) threads.push((await server.request('thread/start', { approvalPolicy: 'on-request' })).thread.id);
     for (const [i, threadId] of threads.entries()) await callTurn(server, threadId, `call_${i}`, 'echo', { text: `t${i}` });
-    expect(fixture.starts().length).toBe(starts + 1);
+    expect(scene.fixture.starts().length).toBe(starts + 1);
 
     // On request, a tool that is not read-only is asked of the client; declined, it does not run.
-    mock.enqueue({ kind: 'output', items: [functionCallItem('call_ask', 'fail', {}, 'mcp__fx')] });
+    scene.mock.enqueue({ kind: 'output', items: [functionCallItem('call_ask', 'fail', {}, 'mcp__fx')] });
     const { turn } = await server.request('turn/start', { threadId: threads[0], input: text('ask') });
     const asked = await server.waitFor((m) => m.method === 'mcpServer/elicitation/request' && 'id' in m, 20_000);
     expect(asked.params).toEqual({
@@ -158,7 +149,7 @@ test('many threads with the same server share one process; an approval asks the 
 });
 
 test('a client calls a server tool and reads a resource directly, as the reference answers', async () => {
-  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  const server = await TestServer.start({ modelUrl: scene.mock.url, rootConfig: mcpConfig() });
   try {
     const { thread } = await server.request('thread/start', {});
     const call = (tool: string, args?: unknown) => server.requestRaw('mcpServer/tool/call', { threadId: thread.id, server: 'fx', tool, ...(args === undefined ? {} : { arguments: args }) });
@@ -177,7 +168,7 @@ test('a client calls a server tool and reads a resource directly, as the referen
 });
 
 test('the resource tools list and read the servers’ resources as the reference answers', async () => {
-  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: mcpConfig() });
+  const server = await TestServer.start({ modelUrl: scene.mock.url, rootConfig: mcpConfig() });
   try {
     const { thread } = await server.request('thread/start', {});
     const calls: Array<[string, string, unknown]> = [
@@ -188,12 +179,12 @@ test('the resource tools list and read the servers’ resources as the reference
       ['call_missing', 'read_mcp_resource', { server: 'fx', uri: 'fixture://missing' }],
       ['call_nope', 'list_mcp_resources', { server: 'nope' }],
     ];
-    for (const [callId, name, args] of calls) mock.enqueue({ kind: 'output', items: [functionCallItem(callId, name, args)] });
-    mock.enqueue({ kind: 'output', items: [messageItem('msg_res', 'Done')] });
-    const before = mock.requests.length;
+    for (const [callId, name, args] of calls) scene.mock.enqueue({ kind: 'output', items: [functionCallItem(callId, name, args)] });
+    scene.mock.enqueue({ kind: 'output', items: [messageItem('msg_res', 'Done')] });
+    const before = scene.mock.requests.length;
     const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('resources') });
     await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
-    const input = (mock.requests.at(-1)!.body as { input: Message[] }).input;
+    const input = (scene.mock.requests.at(-1)!.body as { input: Message[] }).input;
     const outputs = input.filter((item) => item.type === 'function_call_output').map((item) => [item.call_id, item.output]);
     expect(outputs).toEqual([
       ['call_all', '{"resources":[{"server":"fx","uri":"fixture://readme","name":"readme","mimeType":"text/plain"}]}'],
@@ -203,7 +194,7 @@ test('the resource tools list and read the servers’ resources as the reference
       ['call_missing', 'resources/read failed: resources/read failed for `fx` (fixture://missing): Mcp error: -32602: MCP error -32602: Resource fixture://missing not found'],
       ['call_nope', "unknown MCP server 'nope' for the selected environment"],
     ]);
-    expect(mock.requests.length).toBe(before + calls.length + 1);
+    expect(scene.mock.requests.length).toBe(before + calls.length + 1);
     const items = server.notifications('item/completed').filter((n) => n.params.item.type === 'mcpToolCall').map((n) => [n.params.item.server, n.params.item.tool, n.params.item.status]);
     expect(items).toEqual([
       ['codex', 'list_mcp_resources', 'completed'], ['fx', 'list_mcp_resources', 'completed'], ['codex', 'list_mcp_resource_templates', 'completed'],

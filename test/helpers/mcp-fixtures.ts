@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { McpHub, type McpStartupEvent } from '../../src/main/tools/mcp/mcp-hub.js';
 import { resolveLaunch, type McpLaunch } from '../../src/main/tools/mcp/mcp-launch.js';
 import { resolveMcpServer } from '../../src/main/tools/mcp/mcp-server-config.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { FakeClock } from './fake-clock.js';
 
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
@@ -81,4 +83,25 @@ export function hubScene(): { dir: FixtureDir; clock: FakeClock; events: McpStar
   const clock = new FakeClock();
   const events: McpStartupEvent[] = [];
   return { dir: new FixtureDir(), clock, events, hub: new McpHub({ clock, onStartupStatus: (event) => events.push(event) }) };
+}
+
+/** A mock model answering "Done" and a fixture dir for the file's tests; the getters are valid inside tests. */
+export function mockAndFixture(): { readonly mock: MockModel; readonly fixture: FixtureDir } {
+  const state: { mock?: MockModel; fixture?: FixtureDir } = {};
+  beforeAll(async () => {
+    state.mock = await startMockModel({ reply: 'Done' });
+    state.fixture = new FixtureDir();
+  });
+  afterAll(async () => {
+    await state.mock?.close();
+    state.fixture?.remove();
+  });
+  return {
+    get mock() {
+      return state.mock!;
+    },
+    get fixture() {
+      return state.fixture!;
+    },
+  };
 }

@@ -49,6 +49,7 @@ const EXPERIMENTAL_RESPONSE_DEFINITIONS: Record<string, string> = {
   'plugin/installed': 'PluginInstalledResponse',
   'app/list': 'AppsListResponse',
   'mcpServerStatus/list': 'ListMcpServerStatusResponse',
+  'config/mcpServer/reload': 'McpServerRefreshResponse',
   'thread/goal/get': 'ThreadGoalGetResponse',
   'thread/compact/start': 'ThreadCompactStartResponse',
   'turn/steer': 'TurnSteerResponse',

@@ -39,7 +39,7 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
   const ctx = {
     home,
     configDocument: {},
-    configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null },
+    configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null, assignments: [] },
     memo: new HostMemo(),
     cwd: home,
     env: {},

@@ -163,12 +163,12 @@ export abstract class RunningTurn {
     this.#hostTools = tools === 'interrupted' ? null : tools;
   }
 
-  /** The host's tools, for the turn that asked; false when it did not ask (or no longer waits). */
+  /** The host's tools, for the turn that asked; sent unasked (a reload), those of its next sampling. */
   answerHostTools(tools: unknown[]): boolean {
     const resolve = this.#hostToolsAnswer;
-    if (resolve === null) return false;
     this.#hostToolsAnswer = null;
-    resolve(tools);
+    if (resolve === null) this.#hostTools = tools;
+    else resolve(tools);
     return true;
   }
 

@@ -30,7 +30,7 @@ export function readConfigFile(home: string): ConfigDocument {
 // The parser is imported statically: the build inlines it into the start bundle
 // (scripts/bundle.mjs), where it costs less than resolving the package from node_modules
 // before the first reply, which every home with a config.toml used to pay.
-const parseToml = (text: string): ConfigDocument => parseTomlText(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
+export const parseToml = (text: string): ConfigDocument => parseTomlText(text, { integersAsBigInt: 'asNeeded' }) as ConfigDocument;
 
 /**
  * Parses one `-c key=value` override. The value is TOML; when it does not parse as a TOML

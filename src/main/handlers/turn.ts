@@ -48,6 +48,8 @@ function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn
     ...(params.cwd !== null ? { cwd: params.cwd } : {}),
     ...(params.approvalPolicy !== null ? { approvalPolicy: params.approvalPolicy } : {}),
     ...(params.approvalsReviewer !== null ? { approvalsReviewer: params.approvalsReviewer } : {}),
+    // The thread's servers as they are now: config/mcpServer/reload may have added or removed them all.
+    hostTools: ctx.mcp.offersTools(id),
   };
   const turnId = uuidv7(now) as TurnId;
   const turn = acceptedTurn(turnId);

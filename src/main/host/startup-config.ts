@@ -55,12 +55,12 @@ function loadConfigLayers(home: string, overrides: string[]): ConfigLayers & { d
   const user = readConfigFile(home);
   let document = user;
   let flags: ConfigDocument | null = overrides.length > 0 ? {} : null;
-  for (const text of overrides) {
-    const { path, value } = parseOverride(text);
+  const assignments = overrides.map(parseOverride);
+  for (const { path, value } of assignments) {
     document = withValueAt(document, path, value);
     flags = withValueAt(flags!, path, value);
   }
-  return { userFile: join(home, 'config.toml'), user, flags, document };
+  return { userFile: join(home, 'config.toml'), user, flags, assignments, document };
 }
 
 /** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */

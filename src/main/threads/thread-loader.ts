@@ -140,7 +140,7 @@ async function spawnActor(ctx: HostContext, init: ActorInit, operation: LoadRequ
 /** What the host keeps of a loaded thread's origin and settings. */
 function describe(ctx: HostContext, thread: LoadedThread, request: LoadRequest, resumed: PostedResumeState | null): void {
   // Its MCP servers are leased now and started when a turn first lists their tools.
-  ctx.mcp.attach(thread.id, request.session.mcpServers);
+  ctx.mcp.attach(thread.id, request.session.mcpServers, request.session.requestConfig);
   thread.described({
     identity: {
       createdAtMs: request.createdAtMs,

@@ -31,6 +31,8 @@ export interface ResolvedSession {
   provider: ResolvedProvider;
   /** The thread's MCP servers: config.toml's and `-c`'s `[mcp_servers]`, with the request's `config.mcp_servers` over them. */
   mcpServers: readonly McpServerConfig[];
+  /** The request's `config` map, laid again over the host's document when config/mcpServer/reload reads it anew. */
+  requestConfig: Record<string, unknown> | null;
 }
 
 /** Throws -32600 "failed to load configuration: …" for a bad value, as the reference does. */
@@ -66,7 +68,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     hostTools: mcpServers.some((server) => server.enabled),
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
-  return { config, settings, provider: { ...provider, apiKey }, mcpServers };
+  return { config, settings, provider: { ...provider, apiKey }, mcpServers, requestConfig: overrides.config };
 }
 
 // The host's own document (config.toml and `-c`) does not change while it runs, so a request
@@ -77,7 +79,8 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
 // the reference refuses once uptime grows past it: such a document is resolved every time. The
 // configuration is shared, hence frozen.
 const RESOLVED = memoKey<Readonly<HostConfig> | ConfigError>('resolved host config');
-const MCP_SERVERS = memoKey<readonly McpServerConfig[]>('the host document\'s MCP servers');
+// Forgotten when config/mcpServer/reload gives the host a new document (tools/mcp-reload.ts).
+export const MCP_SERVERS = memoKey<readonly McpServerConfig[]>('the host document\'s MCP servers');
 
 function hostConfigOf(ctx: HostContext): Readonly<HostConfig> {
   const document = ctx.configDocument;

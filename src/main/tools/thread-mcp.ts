@@ -7,6 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LogFn } from '../../common/log.js';
 import type { McpHub, McpLease, McpStartupEvent } from './mcp/mcp-hub.js';
+import type { LaunchIdentity } from './mcp/mcp-launch.js';
 import type { McpServerConfig } from './mcp/mcp-server-config.js';
 import type { McpServerStatus } from './mcp/server-status.js';
 
@@ -32,16 +33,27 @@ interface ThreadServers {
   approved: Set<string>;
 }
 
+/** What a reload changed for one thread: whether to list its servers again now, and the re-announcements. */
+export interface McpReconfiguration {
+  /** The thread had started its servers: the new and changed ones start now, as the reference's do. */
+  relist: boolean;
+  /** `ready` again, for each kept server whose session runs, as the reference announces its kept servers. */
+  ready: McpStartupEvent[];
+}
+
 const NAMESPACE_PREFIX = 'mcp__';
 type Runtime = typeof import('./mcp/mcp-runtime.js');
 
 export class ThreadMcp {
   readonly #threads = new Map<string, ThreadServers>();
+  /** Every attached thread's request `config` map (null when it had none), by thread id. */
+  readonly #requestConfigs = new Map<string, Record<string, unknown> | null>();
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: LogFn;
   readonly #onStartupStatus: (event: McpStartupEvent) => void;
   #runtime: Promise<{ runtime: Runtime; hub: McpHub }> | null = null;
   #hub: McpHub | null = null;
+  #resolveLaunch: Runtime['resolveLaunch'] | null = null;
   #closed = false;
 
   constructor(env: NodeJS.ProcessEnv, log: LogFn, onStartupStatus: (event: McpStartupEvent) => void) {
@@ -51,8 +63,9 @@ export class ThreadMcp {
   }
 
   /** The thread loaded with these servers: noted, nothing started or loaded yet. */
-  attach(threadId: string, servers: readonly McpServerConfig[]): void {
+  attach(threadId: string, servers: readonly McpServerConfig[], requestConfig: Record<string, unknown> | null = null): void {
     this.detach(threadId);
+    this.#requestConfigs.set(threadId, requestConfig);
     const enabled = servers.filter((server) => server.enabled);
     if (enabled.length === 0) return;
     const entry: ThreadServers = { servers: new Map(), tools: new Map(), approved: new Set() };
@@ -62,8 +75,76 @@ export class ThreadMcp {
 
   /** The thread unloads: its leases go back (a server no thread holds stops after a linger). */
   detach(threadId: string): void {
+    this.#requestConfigs.delete(threadId);
     if (!this.#threads.delete(threadId)) return;
     this.#hub?.releaseThread(threadId);
+  }
+
+  /** The attached threads with their request `config` maps: what a reload resolves again. */
+  attached(): Array<[threadId: string, requestConfig: Record<string, unknown> | null]> {
+    return [...this.#requestConfigs];
+  }
+
+  /**
+   * config/mcpServer/reload: the thread's servers are now `servers`. A server whose launch is
+   * unchanged keeps its lease (a new one when only its settings changed, so its tool filter and
+   * timeouts are the new ones); a changed or removed one gives its lease back; a new one is
+   * leased when it is first used. The session approvals stay.
+   */
+  reconfigured(threadId: string, servers: readonly McpServerConfig[]): McpReconfiguration {
+    const entry = this.#threads.get(threadId);
+    const relist = entry !== undefined && [...entry.servers.values()].some((server) => server.lease !== null);
+    const next: ThreadServers = { servers: new Map(), tools: new Map(), approved: entry?.approved ?? new Set() };
+    const ready: McpStartupEvent[] = [];
+    for (const config of servers.filter((server) => server.enabled)) {
+      const old = entry?.servers.get(config.name);
+      entry?.servers.delete(config.name);
+      const lease = old?.lease == null ? null : this.#keptLease(threadId, old.lease, old.config, config);
+      if (old?.lease != null && lease !== old.lease) this.#hub!.release(old.lease);
+      if (lease !== null && lease === old?.lease) next.tools.set(config.name, entry!.tools.get(config.name) ?? []);
+      if (lease !== null && this.#hub!.isReady(lease)) {
+        ready.push({ name: config.name, identity: lease.launch.identity, threadIds: [threadId], status: 'ready', error: null });
+      }
+      next.servers.set(config.name, { config, lease });
+    }
+    for (const gone of entry?.servers.values() ?? []) if (gone.lease !== null) this.#hub!.release(gone.lease);
+    if (next.servers.size === 0) this.#threads.delete(threadId);
+    else this.#threads.set(threadId, next);
+    return { relist: relist && next.servers.size > 0, ready };
+  }
+
+  /** Tells the event's threads of a startup status as the hub would (a reload's re-announcement). */
+  announce(event: McpStartupEvent): void {
+    this.#onStartupStatus(event);
+  }
+
+  /** After a reload: the sessions no lease holds and no attached thread's servers launch stop now. */
+  stopUnwanted(): void {
+    if (this.#hub === null || this.#resolveLaunch === null) return;
+    const wanted = new Set<LaunchIdentity>();
+    for (const entry of this.#threads.values()) {
+      for (const { config } of entry.servers.values()) {
+        try {
+          wanted.add(this.#resolveLaunch(config, this.#env).identity);
+        } catch {
+          // A server that cannot launch has no session to keep.
+        }
+      }
+    }
+    this.#hub.stopUnwanted(wanted);
+  }
+
+  // The lease a kept server goes on with: the old one when nothing changed, a new one on the
+  // same session when only its settings did, none when it launches differently.
+  #keptLease(threadId: string, lease: McpLease, was: McpServerConfig, config: McpServerConfig): McpLease | null {
+    if (JSON.stringify(was) === JSON.stringify(config)) return lease;
+    let launch;
+    try {
+      launch = this.#resolveLaunch!(config, this.#env);
+    } catch {
+      return null;
+    }
+    return launch.identity === lease.launch.identity ? this.#hub!.lease(threadId, launch) : null;
   }
 
   /** Whether the thread's turns ask for MCP tools before sampling. */
@@ -147,6 +228,7 @@ export class ThreadMcp {
   async close(): Promise<void> {
     this.#closed = true;
     this.#threads.clear();
+    this.#requestConfigs.clear();
     if (this.#runtime !== null) await (await this.#runtime).hub.close();
   }
 
@@ -164,6 +246,7 @@ export class ThreadMcp {
     this.#runtime ??= import('./mcp/mcp-runtime.js').then((runtime) => {
       const hub = new runtime.McpHub({ onStartupStatus: this.#onStartupStatus });
       this.#hub = hub;
+      this.#resolveLaunch = runtime.resolveLaunch;
       return { runtime, hub };
     });
     return this.#runtime;

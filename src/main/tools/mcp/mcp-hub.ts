@@ -112,6 +112,24 @@ export class McpHub {
     }
   }
 
+  /**
+   * Stops at once every session no lease holds whose launch is not in `wanted`: a reload left no
+   * loaded thread configured with it, so it does not linger for a resume that would not use it.
+   */
+  stopUnwanted(wanted: ReadonlySet<LaunchIdentity>): void {
+    for (const [identity, entry] of [...this.#entries]) {
+      if (entry.leases.size > 0 || wanted.has(identity)) continue;
+      if (entry.linger !== null) this.#clock.clearTimeout(entry.linger);
+      this.#entries.delete(identity);
+      void entry.session.stop();
+    }
+  }
+
+  /** Whether the lease's session has its server running and listed, from memory. */
+  isReady(lease: McpLease): boolean {
+    return this.#entries.get(lease.launch.identity)?.session.state.kind === 'ready';
+  }
+
   /** The lease's tools (its server's, through its enabled/disabled lists), starting the session. */
   async tools(lease: McpLease, options: RequestOptions = {}): Promise<Tool[]> {
     const session = this.#session(lease);

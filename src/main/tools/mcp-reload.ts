@@ -1,0 +1,76 @@
+// config/mcpServer/reload: config.toml read anew (the request's own wait, under a deadline; no
+// other request waits on it), the command line's `-c` laid over it again, and each loaded
+// thread's servers resolved again with its request's `config` map over that, as the reference
+// does. The host's document takes the new `mcp_servers` (threads started later get them); each
+// thread's kept servers keep their sessions, the changed and removed ones give theirs back, and
+// a session no loaded thread is configured with any more stops at once. A thread that had
+// started its servers starts the new ones now (a running turn gets the new tool set for its next
+// request); one that had not starts them when a turn first lists them, as at its load.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { withDeadline } from '../../common/deadline.js';
+import { internalError } from '../../common/errors.js';
+import { ConfigError, parseToml, withOverrides, withValueAt, type ConfigDocument } from '../config/config-document.js';
+import type { HostContext } from '../host-context.js';
+import { MCP_SERVERS } from '../threads/thread-settings.js';
+import { resolveMcpServers, type McpServerConfig } from './mcp/mcp-server-config.js';
+import { serverProblemPosition, tomlSyntaxPosition } from './mcp-config-error-position.js';
+import { answerHostTools } from './tool-call-router.js';
+import type { McpReconfiguration } from './thread-mcp.js';
+
+// A config.toml on a stuck mount must not hold the request for ever.
+export const CONFIG_READ_DEADLINE_MS = 10_000;
+
+export async function reloadMcpServers(ctx: HostContext): Promise<void> {
+  const path = join(ctx.home, 'config.toml');
+  const text = await readConfigText(ctx, path);
+  let document: ConfigDocument;
+  try {
+    document = text === null ? {} : parseToml(text);
+  } catch (error) {
+    throw refreshFailed(`${path}:${tomlSyntaxPosition(error)}`);
+  }
+  for (const { path: key, value } of ctx.configLayers.assignments) document = withValueAt(document, key, value);
+  const { mcp_servers: _old, ...rest } = ctx.configDocument;
+  const hostDocument: ConfigDocument = document.mcp_servers === undefined ? rest : { ...rest, mcp_servers: document.mcp_servers };
+  const resolved: Array<[string, McpServerConfig[]]> = [];
+  try {
+    const hostServers = resolveMcpServers(hostDocument);
+    for (const [threadId, requestConfig] of ctx.mcp.attached()) {
+      resolved.push([threadId, requestConfig === null ? hostServers : resolveMcpServers(withOverrides(hostDocument, requestConfig))]);
+    }
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw refreshFailed(`${path}:${serverProblemPosition(text, error.message)}`);
+  }
+  ctx.configDocument = hostDocument;
+  ctx.memo.forget(MCP_SERVERS);
+  const changes = resolved.map(([threadId, servers]) => [threadId, ctx.mcp.reconfigured(threadId, servers)] as const);
+  ctx.mcp.stopUnwanted();
+  // After the answer, as the reference's announcements follow it.
+  setImmediate(() => {
+    for (const [threadId, change] of changes) startAgain(ctx, threadId, change);
+  });
+}
+
+function startAgain(ctx: HostContext, threadId: string, change: McpReconfiguration): void {
+  for (const event of change.ready) ctx.mcp.announce(event);
+  if (!change.relist) return;
+  const thread = ctx.directory.get(threadId);
+  if (thread === undefined) return;
+  const turnId = thread.runningTurnId;
+  if (turnId !== null) answerHostTools(ctx, thread, turnId);
+  else void ctx.mcp.toolSpecs(threadId);
+}
+
+async function readConfigText(ctx: HostContext, path: string): Promise<string | null> {
+  const read = readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw refreshFailed(`cannot read ${path}: ${error.message}`);
+  });
+  return withDeadline(read, CONFIG_READ_DEADLINE_MS, ctx.clock, () => {
+    throw refreshFailed(`cannot read ${path}: no answer within ${CONFIG_READ_DEADLINE_MS} ms`);
+  });
+}
+
+const refreshFailed = (detail: string) => internalError(`failed to refresh MCP servers: ${detail}`);
