@@ -187,7 +187,7 @@ test('tty: Ctrl-C is SIGINT to the command, Ctrl-D and closeStdin end its input,
     expect(terminalText(server, 'd1')).toBe('abc\r\nabc\r\n');
 
     // closeStdin sends a newline and the end-of-file character, as the reference's pty writer.
-    const sleeper = answer(server, 'command/exec', { command: ['bash', '-c', 'echo ready; sleep 0.6; echo end'], cwd: workspace, processId: 'e1', tty: true });
+    const sleeper = answer(server, 'command/exec', { command: ['bash', '-c', 'echo ready; sleep 1.5; echo end'], cwd: workspace, processId: 'e1', tty: true });
     await waitForText(server, 'e1', 'ready');
     expect(await answer(server, 'command/exec/write', { processId: 'e1', closeStdin: true })).toEqual({ result: {} });
     expect(await answer(server, 'command/exec/write', { processId: 'e1', deltaBase64: b64('x') })).toEqual({ error: { code: -32600, message: 'stdin is already closed' } });

@@ -104,7 +104,7 @@ async function runScript(side: Side, root: string): Promise<Record<string, unkno
       seen.ctrlD = { write, reply: await run, output: output('eof') };
     }
     {
-      const run = answer('command/exec', { command: bash('echo ready; sleep 1; echo end'), tty: true, processId: 'closed', cwd: ws, sandboxPolicy: FULL });
+      const run = answer('command/exec', { command: bash('echo ready; sleep 1.5; echo end'), tty: true, processId: 'closed', cwd: ws, sandboxPolicy: FULL });
       await waitText('closed', 'ready');
       const close = await answer('command/exec/write', { processId: 'closed', closeStdin: true });
       const write = await answer('command/exec/write', { processId: 'closed', deltaBase64: b64('x') });
