@@ -94,8 +94,11 @@ async function runScript(side: Side, root: string): Promise<Record<string, unkno
     {
       const run = answer('command/exec', { command: ['cat'], tty: true, processId: 'cat', cwd: ws, sandboxPolicy: FULL, timeoutMs: 5000 });
       await pause(300);
-      const closing = await answer('command/exec/write', { processId: 'cat', deltaBase64: b64('abc\n'), closeStdin: true });
-      seen.closeStdin = { closing, reply: await run, output: output('cat') };
+      const write = await answer('command/exec/write', { processId: 'cat', deltaBase64: b64('abc\n') });
+      // cat's copy first, so that the echo of what closeStdin sends cannot come between.
+      await waitText('cat', 'abc\r\nabc\r\n');
+      const closing = await answer('command/exec/write', { processId: 'cat', closeStdin: true });
+      seen.closeStdin = { write, closing, reply: await run, output: output('cat') };
     }
     {
       const run = answer('command/exec', { command: ['cat'], tty: true, processId: 'eof', cwd: ws, sandboxPolicy: FULL, timeoutMs: 5000 });
