@@ -55,20 +55,32 @@ export async function runOnTerminal(spec: TerminalSpawnSpec): Promise<ProcessOut
   const stderr = new StreamCapture(spec.outputCapBytes);
   let stdinClosed = false;
   let exited = false;
+  // node-pty closes the master once no process holds the terminal (read EIO), which can come
+  // before the leader's exit; its fd number may be reused then, so nothing touches it after.
+  // The reference keeps its master open until the end, where a write or a resize still
+  // succeeds with no one to see it: so do they here.
+  let masterClosed = false;
+  const events = terminal as unknown as { on(event: 'close' | 'error', listener: () => void): void };
+  events.on('close', () => (masterClosed = true));
+  // A failed read or write on the master (the command gone) is the command's end to report;
+  // without a listener of its own node-pty rethrows it.
+  events.on('error', () => {});
   spec.onStarted?.({
     writeStdin: async (bytes) => {
       if (stdinClosed || exited) throw new Error(STDIN_CLOSED);
       // node-pty's socket takes bytes as they are (its type says string).
-      terminal.write(bytes as unknown as string);
+      if (!masterClosed) terminal.write(bytes as unknown as string);
     },
     closeStdin: () => {
       if (stdinClosed || exited) return;
       stdinClosed = true;
-      terminal.write(CLOSE_STDIN_BYTES as unknown as string);
+      if (!masterClosed) terminal.write(CLOSE_STDIN_BYTES as unknown as string);
     },
     interrupt: () => signalGroup(pid, 'SIGINT'),
     kill: () => signalGroup(pid, 'SIGKILL'),
-    resize: (size) => terminal.resize(size.cols, size.rows),
+    resize: (size) => {
+      if (!masterClosed && !exited) terminal.resize(size.cols, size.rows);
+    },
   });
   let deltas = 0;
   terminal.onData((data) => {
