@@ -1,27 +1,21 @@
-// What node-pty is asked to run for a command on a terminal, so that the command starts as it
-// would on pipes. node-pty overwrites two variables (PWD with the cwd, TERM with `xterm` when
-// the environment has none), so `env` puts back what the command's environment says; and it
-// cannot pass fds beyond the terminal, so a sandbox that reads /dev/null on fd 3 (bwrap's
-// `--ro-bind-data 3`) gets it from `sh` first. Both exec in place: the command keeps the pid,
-// session and process group node-pty made for it.
+// What node-pty's fork is asked to run for a command on a terminal, so that it starts as it
+// would on pipes: node-pty cannot pass fds beyond the terminal, so a sandbox that reads
+// /dev/null on fd 3 (bwrap's `--ro-bind-data 3`) gets it from `sh` first, which then execs in
+// place (the command keeps the pid, session and process group the fork made for it). And the
+// program is looked up first, since node-pty's child reports a failed exec only as output.
 import { access, constants, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
 import { NULL_DATA_FD } from './bwrap-args.js';
 
-const ENV = '/usr/bin/env';
 const SH = '/bin/sh';
 const OPEN_NULL_FD_THEN_EXEC = `exec ${NULL_DATA_FD}</dev/null && exec "$@"`;
 
 /** A program node-pty could not start, with the reference's words for why. */
 export class TerminalSpawnError extends Error {}
 
-/** The argv node-pty forks for `file args`, run with `env` in `cwd`. */
-export function terminalArgv(file: string, args: readonly string[], env: Readonly<Record<string, string>>, cwd: string, nullDataFd: boolean): string[] {
-  // env takes its options before its assignments.
-  const unset = [...(env.PWD === undefined ? ['-u', 'PWD'] : []), ...(env.TERM === undefined ? ['-u', 'TERM'] : [])];
-  const restore = [...unset, ...(env.PWD !== undefined && env.PWD !== cwd ? [`PWD=${env.PWD}`] : [])];
-  const command = restore.length > 0 ? [ENV, ...restore, file, ...args] : [file, ...args];
-  return nullDataFd ? [SH, '-c', OPEN_NULL_FD_THEN_EXEC, 'sh', ...command] : command;
+/** The argv node-pty forks for `file args`. */
+export function terminalArgv(file: string, args: readonly string[], nullDataFd: boolean): string[] {
+  return nullDataFd ? [SH, '-c', OPEN_NULL_FD_THEN_EXEC, 'sh', file, ...args] : [file, ...args];
 }
 
 /**
