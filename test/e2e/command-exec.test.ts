@@ -1,4 +1,4 @@
-// A client's own commands end to end against a real host: `command/exec` (buffered, streamed,
+// A client's own commands end to end against a real host: `command/exec` (buffered, streamed, on a terminal,
 // with stdin, terminated, timed out, sandboxed), its follow-ups' errors, and
 // `thread/shellCommand`'s turn. Expected answers are the reference's (codex-cli 0.171.0,
 // /work/facts/captures-40/s7-command-exec and probes of the same build: docs/tools.md,
@@ -25,6 +25,7 @@ afterAll(() => {
 // As the reference was probed: workspace-write from the configuration (-c over config.toml).
 const start = () => TestServer.start({ modelUrl: mock.url, args: ['-c', 'sandbox_mode="workspace-write"'], env: { HOME: workspace } });
 const b64 = (text: string) => Buffer.from(text).toString('base64');
+const FULL = { type: 'dangerFullAccess' };
 /** The whole reply (`{id, result}` or `{id, error}`), without its id. */
 async function answer(server: TestServer, method: string, params: unknown): Promise<Message> {
   const { id: _id, ...rest } = await server.requestRaw(method, params, 20_000);
@@ -113,6 +114,154 @@ test('a command past its timeoutMs is killed and answers 124', async () => {
   const server = await start();
   try {
     expect(await answer(server, 'command/exec', { command: ['bash', '-c', 'sleep 5'], cwd: workspace, timeoutMs: 300 })).toEqual({ result: { exitCode: 124, stdout: '', stderr: '' } });
+  } finally {
+    await server.close();
+  }
+});
+
+/** A terminal's deltas, checked for their fields, as the one text they carry (reads split it anywhere). */
+function terminalText(server: TestServer, processId: string): string {
+  const seen = deltas(server, processId);
+  expect(seen.map(({ deltaBase64: _bytes, ...rest }) => rest)).toEqual(seen.map(() => ({ processId, stream: 'stdout', capReached: false })));
+  return seen.map((delta) => Buffer.from(delta.deltaBase64, 'base64').toString()).join('');
+}
+
+async function waitForText(server: TestServer, processId: string, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!terminalText(server, processId).includes(text)) {
+    if (Date.now() > deadline) throw new Error(`${processId} never printed ${JSON.stringify(text)}: ${JSON.stringify(terminalText(server, processId))}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('tty: the command runs on a terminal of the given size, its input echoed and its lines ended CRLF, all on stdout', async () => {
+  const server = await start();
+  try {
+    const script = 'stty size; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo on-tty; echo err >&2; read x; echo got:$x; exit 3';
+    const run = answer(server, 'command/exec', { command: ['bash', '-c', script], cwd: workspace, processId: 'y1', tty: true, size: { rows: 30, cols: 100 } });
+    await waitForText(server, 'y1', 'err');
+    expect(await answer(server, 'command/exec/write', { processId: 'y1', deltaBase64: b64('hello\n') })).toEqual({ result: {} });
+    expect(await run).toEqual({ result: { exitCode: 3, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'y1')).toBe('30 100\r\non-tty\r\nerr\r\nhello\r\ngot:hello\r\n');
+    // Without a size, the reference's 24 x 80; streamStdoutStderr false streams all the same.
+    expect(await answer(server, 'command/exec', { command: ['stty', 'size'], cwd: workspace, processId: 'y2', tty: true, streamStdoutStderr: false })).toEqual({ result: { exitCode: 0, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'y2')).toBe('24 80\r\n');
+  } finally {
+    await server.close();
+  }
+});
+
+test('tty: resize reaches the command (SIGWINCH, the new size); a bad size or an ended command is refused', async () => {
+  const server = await start();
+  try {
+    const run = answer(server, 'command/exec', { command: ['bash', '-c', 'trap "stty size" WINCH; echo ready; while :; do sleep 0.05; done'], cwd: workspace, processId: 'r1', tty: true, sandboxPolicy: FULL });
+    await waitForText(server, 'r1', 'ready');
+    expect(await answer(server, 'command/exec/resize', { processId: 'r1', size: { rows: 40, cols: 120 } })).toEqual({ result: {} });
+    await waitForText(server, 'r1', '40 120');
+    const badSize = { error: { code: -32602, message: 'command/exec size rows and cols must be greater than 0' } };
+    expect(await answer(server, 'command/exec/resize', { processId: 'r1', size: { rows: 0, cols: 120 } })).toEqual(badSize);
+    expect(await answer(server, 'command/exec/resize', { processId: 'nope', size: { rows: 5, cols: 0 } })).toEqual(badSize);
+    expect(await answer(server, 'command/exec/resize', { processId: 'r1', size: { rows: 70000, cols: 1 } })).toEqual({ error: { code: -32600, message: 'Invalid request: invalid value: integer `70000`, expected u16' } });
+    // Terminate kills its group; a death by signal on a terminal is exit 1, as the reference's.
+    expect(await answer(server, 'command/exec/terminate', { processId: 'r1' })).toEqual({ result: {} });
+    expect(await run).toEqual({ result: { exitCode: 1, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'r1')).toBe('ready\r\n40 120\r\n');
+    expect(await answer(server, 'command/exec/resize', { processId: 'r1', size: { rows: 5, cols: 5 } })).toEqual({ error: { code: -32600, message: 'no active command/exec for process id "r1"' } });
+  } finally {
+    await server.close();
+  }
+});
+
+test('tty: Ctrl-C is SIGINT to the command, Ctrl-D and closeStdin end its input, a write after closeStdin is refused', async () => {
+  const server = await start();
+  try {
+    const trapped = answer(server, 'command/exec', { command: ['bash', '-c', 'trap "echo INT; exit 5" INT; echo ready; while :; do sleep 0.05; done'], cwd: workspace, processId: 'c1', tty: true, sandboxPolicy: FULL });
+    await waitForText(server, 'c1', 'ready');
+    await answer(server, 'command/exec/write', { processId: 'c1', deltaBase64: b64('\x03') });
+    expect(await trapped).toEqual({ result: { exitCode: 5, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'c1')).toBe('ready\r\n^CINT\r\n');
+
+    const cat = answer(server, 'command/exec', { command: ['cat'], cwd: workspace, processId: 'd1', tty: true });
+    await answer(server, 'command/exec/write', { processId: 'd1', deltaBase64: b64('abc\n\x04') });
+    expect(await cat).toEqual({ result: { exitCode: 0, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'd1')).toBe('abc\r\nabc\r\n');
+
+    // closeStdin sends a newline and the end-of-file character, as the reference's pty writer.
+    const sleeper = answer(server, 'command/exec', { command: ['bash', '-c', 'echo ready; sleep 1.5; echo end'], cwd: workspace, processId: 'e1', tty: true });
+    await waitForText(server, 'e1', 'ready');
+    expect(await answer(server, 'command/exec/write', { processId: 'e1', closeStdin: true })).toEqual({ result: {} });
+    expect(await answer(server, 'command/exec/write', { processId: 'e1', deltaBase64: b64('x') })).toEqual({ error: { code: -32600, message: 'stdin is already closed' } });
+    expect(await answer(server, 'command/exec/write', { processId: 'e1', closeStdin: true })).toEqual({ result: {} });
+    expect(await sleeper).toEqual({ result: { exitCode: 0, stdout: '', stderr: '' } });
+    expect(terminalText(server, 'e1')).toBe('ready\r\n\r\nend\r\n');
+  } finally {
+    await server.close();
+  }
+});
+
+test('tty: the sandbox holds on a terminal too; resize and Ctrl-C reach bwrap, not the command inside it, as in the reference; its deadline answers 124', async () => {
+  const server = await start();
+  try {
+    const outside = '/var/tmp/thread-host-cmdexec-tty.txt';
+    const script = `stty size; echo x > ${outside}; echo x > inside-tty.txt && cat inside-tty.txt`;
+    expect(await answer(server, 'command/exec', { command: ['bash', '-c', script], cwd: workspace, processId: 's1', tty: true, size: { rows: 12, cols: 34 } })).toEqual({ result: { exitCode: 0, stdout: '', stderr: '' } });
+    expect(terminalText(server, 's1')).toBe(`12 34\r\nbash: line 1: ${outside}: Read-only file system\r\nx\r\n`);
+    const readOnly = { type: 'readOnly' };
+    expect(await answer(server, 'command/exec', { command: ['bash', '-c', 'echo x > ro-tty.txt'], cwd: workspace, processId: 's2', tty: true, sandboxPolicy: readOnly })).toEqual({ result: { exitCode: 1, stdout: '', stderr: '' } });
+    expect(terminalText(server, 's2')).toBe('bash: line 1: ro-tty.txt: Read-only file system\r\n');
+    expect(await answer(server, 'command/exec', { command: ['bash', '-c', 'echo a; sleep 5'], cwd: workspace, processId: 's3', tty: true, timeoutMs: 300 })).toEqual({ result: { exitCode: 124, stdout: '', stderr: '' } });
+    expect(terminalText(server, 's3')).toBe('a\r\n');
+    // The sandboxed command is in a session of its own (bwrap --new-session): SIGWINCH and
+    // SIGINT go to the terminal's foreground group, bwrap's, and Ctrl-C ends bwrap.
+    const script2 = 'trap "stty size" WINCH; trap "echo INT; exit 5" INT; echo ready; while :; do sleep 0.05; done';
+    const trapped = answer(server, 'command/exec', { command: ['bash', '-c', script2], cwd: workspace, processId: 's4', tty: true });
+    await waitForText(server, 's4', 'ready');
+    expect(await answer(server, 'command/exec/resize', { processId: 's4', size: { rows: 41, cols: 121 } })).toEqual({ result: {} });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await answer(server, 'command/exec/write', { processId: 's4', deltaBase64: b64('\x03') })).toEqual({ result: {} });
+    expect(await trapped).toEqual({ result: { exitCode: 1, stdout: '', stderr: '' } });
+    expect(terminalText(server, 's4')).toBe('ready\r\n^C');
+  } finally {
+    await server.close();
+  }
+});
+
+test('tty: terminate and a closed connection kill the whole group', async () => {
+  const server = await start();
+  const run = answer(server, 'command/exec', { command: ['bash', '-c', 'sleep 39.25 & echo up; sleep 39.5'], cwd: workspace, processId: 'k1', tty: true });
+  await waitForText(server, 'k1', 'up');
+  expect(await answer(server, 'command/exec/terminate', { processId: 'k1' })).toEqual({ result: {} });
+  expect(await run).toEqual({ result: { exitCode: 1, stdout: '', stderr: '' } });
+  await waitForProcess('sleep 39.25', false);
+  const closing = answer(server, 'command/exec', { command: ['bash', '-c', 'echo up; sleep 39.75'], cwd: workspace, processId: 'k2', tty: true }).catch(() => null);
+  await waitForText(server, 'k2', 'up');
+  await waitForProcess('sleep 39.75', true);
+  await server.close();
+  await closing;
+  await waitForProcess('sleep 39.75', false);
+});
+
+test("tty and write: the reference's refusals", async () => {
+  const server = await start();
+  try {
+    const invalidParams = (message: string) => ({ error: { code: -32602, message } });
+    expect(await answer(server, 'command/exec', { command: ['true'], size: { rows: 3, cols: 3 } })).toEqual(invalidParams('command/exec size requires tty: true'));
+    expect(await answer(server, 'command/exec', { command: ['true'], tty: true, size: { rows: 0, cols: 3 } })).toEqual(invalidParams('command/exec size rows and cols must be greater than 0'));
+    expect(await answer(server, 'command/exec', { command: ['true'], outputBytesCap: 5, disableOutputCap: true })).toEqual(invalidParams('command/exec cannot set both outputBytesCap and disableOutputCap'));
+    expect(await answer(server, 'command/exec', { command: ['true'], timeoutMs: 5, disableTimeout: true })).toEqual(invalidParams('command/exec cannot set both timeoutMs and disableTimeout'));
+    expect(await answer(server, 'command/exec', { command: ['true'], tty: true })).toEqual({ error: { code: -32600, message: 'command/exec tty or streaming requires a client-supplied processId' } });
+    const missing = { error: { code: -32603, message: 'failed to spawn command: No such file or directory (os error 2)' } };
+    expect(await answer(server, 'command/exec', { command: ['/nonexistent/prog'], processId: 'm1', tty: true, sandboxPolicy: FULL })).toEqual(missing);
+    expect(await answer(server, 'command/exec', { command: ['/nonexistent/prog'], sandboxPolicy: FULL })).toEqual(missing);
+    const run = answer(server, 'command/exec', { command: ['sleep', '0.5'], cwd: workspace, processId: 'w1', streamStdin: true });
+    expect(await answer(server, 'command/exec/write', { processId: 'w1' })).toEqual(invalidParams('command/exec/write requires deltaBase64 or closeStdin'));
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', deltaBase64: 'YQ' })).toEqual(invalidParams('invalid deltaBase64: Invalid padding'));
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', deltaBase64: 'YW Jj' })).toEqual(invalidParams('invalid deltaBase64: Invalid symbol 32, offset 2.'));
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', deltaBase64: 'YR==' })).toEqual(invalidParams('invalid deltaBase64: Invalid last symbol 82, offset 1.'));
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', deltaBase64: 'Y' })).toEqual(invalidParams('invalid deltaBase64: Invalid input length: 1'));
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', closeStdin: true })).toEqual({ result: {} });
+    expect(await answer(server, 'command/exec/write', { processId: 'w1', deltaBase64: 'YQ==' })).toEqual({ error: { code: -32600, message: 'stdin is already closed' } });
+    expect(await run).toEqual({ result: { exitCode: 0, stdout: '', stderr: '' } });
   } finally {
     await server.close();
   }

@@ -8,7 +8,9 @@ import { probeSandbox } from './sandbox-probe.js';
 import { CommandSlots } from './command-slots.js';
 import { holdSyntheticTargets, releaseSyntheticTargets } from './synthetic-mounts.js';
 import { killAllGroups } from './process-groups.js';
-import { runProcess, type CommandEnding, type OutputStream, type ProcessControl, type ProcessOutcome } from './running-command.js';
+import { runProcess, type CommandEnding, type OutputStream, type ProcessControl, type ProcessOutcome, type SpawnSpec, type TerminalSize } from './running-command.js';
+import { runOnTerminal } from './running-terminal.js';
+import { ioErrorText, TerminalSpawnError } from './terminal-launch.js';
 import { aggregateOutput, lossyText } from './output-capture.js';
 import { formatExecOutputForModel, formatExecOutputStr } from './exec-output-format.js';
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from '../../../common/output-truncation.js';
@@ -40,6 +42,8 @@ export interface CommandRequest {
   readonly truncation?: TruncationPolicy;
   /** stdin is a pipe the caller writes through `onStarted`'s control (else /dev/null). */
   readonly stdinPipe?: boolean;
+  /** Run on a pseudo-terminal of this size instead of pipes (stdin is then the terminal). */
+  readonly terminal?: TerminalSize;
   /** Bytes kept of each of stdout and stderr (default 1 MiB). */
   readonly outputCapBytes?: number;
   /** Called once the process runs. */
@@ -82,6 +86,8 @@ export interface CommandRefusal {
   readonly kind: 'refused';
   readonly reason: CommandRefusalReason;
   readonly message: string;
+  /** For `spawnFailed`: the spawn's error as the reference words it (`No such file or directory (os error 2)`). */
+  readonly spawnError?: string;
 }
 
 export interface CommandRunnerOptions {
@@ -162,28 +168,35 @@ export class CommandRunner {
       if (error instanceof SandboxSetupError) return refusal('sandboxSetupFailed', error.message);
       throw error;
     }
-    const env = { ...request.env };
+    const env: Record<string, string> = { ...request.env };
     if (!hasFullNetworkAccess(request.policy)) env[CODEX_SANDBOX_NETWORK_DISABLED_ENV_VAR] = '1';
+    // In name order, as the reference's spawn (a BTreeMap) passes it: `env` prints it so.
+    const sortedEnv = Object.fromEntries(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const targets = command.kind === 'bwrap' ? command.syntheticTargets : [];
     holdSyntheticTargets(targets);
+    const spec: SpawnSpec = {
+      file: command.kind === 'bwrap' ? this.bwrapPath : command.argv[0]!,
+      args: command.kind === 'bwrap' ? command.args : command.argv.slice(1),
+      cwd: request.cwd,
+      env: sortedEnv,
+      nullDataFd: command.kind === 'bwrap' && command.needsNullFd,
+      timeoutMs: request.timeoutMs ?? DEFAULT_EXEC_COMMAND_TIMEOUT_MS,
+      killGraceMs: this.killGraceMs,
+      signal,
+      onOutput: request.onOutput,
+      stdinPipe: request.stdinPipe,
+      outputCapBytes: request.outputCapBytes,
+      onStarted: request.onStarted,
+    };
     let outcome: ProcessOutcome;
     try {
-      outcome = await runProcess({
-        file: command.kind === 'bwrap' ? this.bwrapPath : command.argv[0]!,
-        args: command.kind === 'bwrap' ? command.args : command.argv.slice(1),
-        cwd: request.cwd,
-        env,
-        nullDataFd: command.kind === 'bwrap' && command.needsNullFd,
-        timeoutMs: request.timeoutMs ?? DEFAULT_EXEC_COMMAND_TIMEOUT_MS,
-        killGraceMs: this.killGraceMs,
-        signal,
-        onOutput: request.onOutput,
-        stdinPipe: request.stdinPipe,
-        outputCapBytes: request.outputCapBytes,
-        onStarted: request.onStarted,
-      });
+      outcome =
+        request.terminal !== undefined
+          ? await runOnTerminal({ ...spec, size: request.terminal, checkProgram: command.kind !== 'bwrap' })
+          : await runProcess(spec);
     } catch (error) {
-      return refusal('spawnFailed', `failed to start ${request.argv[0]}: ${(error as Error).message}`);
+      const spawnError = error instanceof TerminalSpawnError ? error.message : ioErrorText(error as NodeJS.ErrnoException);
+      return { ...refusal('spawnFailed', `failed to start ${request.argv[0]}: ${(error as Error).message}`), spawnError };
     } finally {
       releaseSyntheticTargets(targets);
     }

@@ -8,15 +8,14 @@ import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { MAX_EXEC_OUTPUT_DELTAS_PER_CALL, StreamCapture } from './output-capture.js';
-import { signalGroup, trackGroup, untrackGroup, waitForGroupExit } from './process-groups.js';
+import { signalGroup } from './process-groups.js';
+import { GroupWatch, IO_DRAIN_TIMEOUT_MS } from './group-watch.js';
 
 /** The reference's `EXEC_TIMEOUT_EXIT_CODE` ("conventional timeout exit code"). */
 export const EXEC_TIMEOUT_EXIT_CODE = 124;
 /** The exit code the reference reports for a cancelled command. */
 export const INTERRUPTED_EXIT_CODE = 1;
 const EXIT_CODE_SIGNAL_BASE = 128;
-/** The reference's `IO_DRAIN_TIMEOUT_MS`: how long output may trail the exit. */
-export const IO_DRAIN_TIMEOUT_MS = 2_000;
 
 /** Which stream a chunk came from. */
 export type OutputStream = 'stdout' | 'stderr';
@@ -45,15 +44,28 @@ export interface SpawnSpec {
   readonly onStarted?: ((control: ProcessControl) => void) | undefined;
 }
 
-/** What may be done to a running process from outside (command/exec/write, /terminate). */
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  readonly rows: number;
+  readonly cols: number;
+}
+
+/** The reference's text for a write to a stdin already closed. */
+export const STDIN_CLOSED = 'stdin is already closed';
+/** The reference's text for a resize of a command on pipes. */
+export const NOT_A_TERMINAL = 'process is not attached to a PTY';
+
+/** What may be done to a running process from outside (command/exec/write, /terminate, /resize). */
 export interface ProcessControl {
   /** Writes to stdin; resolves once written. Rejects when stdin is not a pipe or is closed. */
   writeStdin(bytes: Buffer): Promise<void>;
   closeStdin(): void;
   /** SIGINTs the whole group: Ctrl-C for a command without a terminal. */
   interrupt(): void;
-  /** SIGKILLs the whole group: the command ends `signaled` (exit 137), as the reference's terminate. */
+  /** SIGKILLs the whole group: the command ends `signaled`, as the reference's terminate. */
   kill(): void;
+  /** Sets its terminal's size; throws (NOT_A_TERMINAL) for a command on pipes. */
+  resize(size: TerminalSize): void;
 }
 
 /** The process's end, before formatting. */
@@ -84,7 +96,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
       child.once('error', reject);
       return;
     }
-    trackGroup(pid);
+    const watch = new GroupWatch(pid, spec);
     // After a successful spawn 'error' only reports a failed kill of a process already gone.
     child.on('error', () => {});
     const stdout = new StreamCapture(spec.outputCapBytes);
@@ -96,7 +108,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
         new Promise((resolveWrite, rejectWrite) => {
           const stdin = child.stdin;
           if (stdin === null || stdin.writableEnded || stdin.destroyed) {
-            rejectWrite(new Error('stdin is closed'));
+            rejectWrite(new Error(STDIN_CLOSED));
             return;
           }
           stdin.write(bytes, (error) => (error ? rejectWrite(error) : resolveWrite()));
@@ -104,6 +116,9 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
       closeStdin: () => child.stdin?.end(),
       interrupt: () => signalGroup(pid, 'SIGINT'),
       kill: () => signalGroup(pid, 'SIGKILL'),
+      resize: () => {
+        throw new Error(NOT_A_TERMINAL);
+      },
     });
     let deltas = 0;
     const capture = (stream: OutputStream, capture: StreamCapture) => (chunk: Buffer) => {
@@ -116,31 +131,10 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessOutcome> {
     child.stdout!.on('data', capture('stdout', stdout));
     child.stderr!.on('data', capture('stderr', stderr));
 
-    let ending: CommandEnding | null = null;
-    let graceTimer: NodeJS.Timeout | undefined;
-    const deadline = setTimeout(() => {
-      ending ??= 'timedOut';
-      signalGroup(pid, 'SIGKILL');
-    }, spec.timeoutMs);
-    const onAbort = (): void => {
-      ending ??= 'interrupted';
-      signalGroup(pid, 'SIGTERM');
-      graceTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), spec.killGraceMs);
-    };
-    if (spec.signal?.aborted === true) onAbort();
-    else spec.signal?.addEventListener('abort', onAbort, { once: true });
-
     child.once('exit', (code, signal) => {
-      clearTimeout(deadline);
-      spec.signal?.removeEventListener('abort', onAbort);
-      // Whatever the leader left running in its group (a `sleep 100 &`) ends with it; the
-      // group id stays valid while any member lives, so this cannot reach another group.
-      signalGroup(pid, 'SIGKILL');
-      clearTimeout(graceTimer);
       // Resolve only once the group is empty, so a finished command has no process left.
-      const groupGone = waitForGroupExit(pid, IO_DRAIN_TIMEOUT_MS).then(() => untrackGroup(pid));
-      void Promise.all([drained([child.stdout!, child.stderr!]), groupGone]).then(() => {
-        const end = ending ?? (signal !== null ? 'signaled' : 'exited');
+      void Promise.all([drained([child.stdout!, child.stderr!]), watch.leaderExited()]).then(() => {
+        const end = watch.ending ?? (signal !== null ? 'signaled' : 'exited');
         resolve({ ending: end, exitCode: exitCodeOf(end, code, signal), signal, durationMs: performance.now() - started, stdout, stderr });
       });
     });

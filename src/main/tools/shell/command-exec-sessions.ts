@@ -4,7 +4,7 @@
 // they share the model's commands' slots, deadlines, output caps and sandbox.
 import { invalidRequest } from '../../../common/errors.js';
 import type { CommandRunner, CommandRequest } from '../exec/command-runner.js';
-import type { ProcessControl } from '../exec/running-command.js';
+import { STDIN_CLOSED, type ProcessControl, type TerminalSize } from '../exec/running-command.js';
 import type { ConnectionId } from '../../connections.js';
 
 /** What a session's client can reach while it runs. */
@@ -75,7 +75,8 @@ export class CommandExecSessions {
     if (control === null) throw noSession(processId);
     if (bytes !== null && bytes.length > 0) {
       await control.writeStdin(bytes).catch((error: unknown) => {
-        throw invalidRequest(`failed to write command/exec stdin: ${(error as Error).message}`);
+        const message = (error as Error).message;
+        throw invalidRequest(message === STDIN_CLOSED ? STDIN_CLOSED : `failed to write command/exec stdin: ${message}`);
       });
     }
     if (close) control.closeStdin();
@@ -88,10 +89,17 @@ export class CommandExecSessions {
     return {};
   }
 
-  /** command/exec/resize: thread-host runs no pty, so every running session is refused as the reference refuses a non-pty one. */
-  resize(connection: ConnectionId, processId: string): never {
-    this.#require(connection, processId);
-    throw invalidRequest('failed to resize PTY: process is not attached to a PTY');
+  /** command/exec/resize: a command on a terminal gets the new size (and SIGWINCH); one on pipes is refused. */
+  async resize(connection: ConnectionId, processId: string, size: TerminalSize): Promise<Record<string, never>> {
+    const session = this.#require(connection, processId);
+    const control = await session.control;
+    if (control === null) throw noSession(processId);
+    try {
+      control.resize(size);
+    } catch (error) {
+      throw invalidRequest(`failed to resize PTY: ${(error as Error).message}`);
+    }
+    return {};
   }
 
   /** The connection closed: each of its commands is killed. */

@@ -26,6 +26,7 @@ function fakeRunner(started = true) {
             log.push('kill');
             end('killed');
           },
+          resize: (size) => void log.push(`resize ${size.rows}x${size.cols}`),
         });
       }),
   } as unknown as CommandRunner;
@@ -41,9 +42,11 @@ test('a follow-up reaches its own connection\'s processId only', async () => {
   await expect(sessions.write(B, 'p', Buffer.from('a'), false)).rejects.toThrow('no active command/exec for process id "p"');
   expect(() => sessions.run(A, 'p', REQUEST)).toThrow('duplicate active command/exec process id: "p"');
   expect(await sessions.write(A, 'p', Buffer.from('hi'), true)).toEqual({});
+  await expect(sessions.resize(B, 'p', { rows: 3, cols: 4 })).rejects.toThrow('no active command/exec for process id "p"');
+  expect(await sessions.resize(A, 'p', { rows: 3, cols: 4 })).toEqual({});
   expect(sessions.terminate(A, 'p')).toEqual({});
   expect(await run).toEqual({ kind: 'refused', reason: 'interrupted', message: 'killed' });
-  expect(log).toEqual(['write hi', 'closeStdin', 'kill']);
+  expect(log).toEqual(['write hi', 'closeStdin', 'resize 3x4', 'kill']);
   // Gone once ended: the id is free again.
   expect(() => sessions.terminate(A, 'p')).toThrow('no active command/exec for process id "p"');
 });
