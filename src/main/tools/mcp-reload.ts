@@ -6,10 +6,10 @@
 // a session no loaded thread is configured with any more stops at once. A thread that had
 // started its servers starts the new ones now (a running turn gets the new tool set for its next
 // request); one that had not starts them when a turn first lists them, as at its load.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withDeadline } from '../../common/deadline.js';
 import { internalError } from '../../common/errors.js';
+import { fsPromises } from '../lazy-builtin.js';
 import { ConfigError, parseToml, withOverrides, withValueAt, type ConfigDocument } from '../config/config-document.js';
 import type { HostContext } from '../host-context.js';
 import { MCP_SERVERS } from '../threads/thread-settings.js';
@@ -64,7 +64,7 @@ function startAgain(ctx: HostContext, threadId: string, change: McpReconfigurati
 }
 
 async function readConfigText(ctx: HostContext, path: string): Promise<string | null> {
-  const read = readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const read = fsPromises().readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw refreshFailed(`cannot read ${path}: ${error.message}`);
   });

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { MAX_EXEC_OUTPUT_DELTAS_PER_CALL, StreamCapture } from './output-capture.js';
 import { signalGroup } from './process-groups.js';
 import { GroupWatch, IO_DRAIN_TIMEOUT_MS } from './group-watch.js';
+import { NOT_A_TERMINAL, STDIN_CLOSED } from './process-control-errors.js';
 
 /** The reference's `EXEC_TIMEOUT_EXIT_CODE` ("conventional timeout exit code"). */
 export const EXEC_TIMEOUT_EXIT_CODE = 124;
@@ -50,10 +51,6 @@ export interface TerminalSize {
   readonly cols: number;
 }
 
-/** The reference's text for a write to a stdin already closed. */
-export const STDIN_CLOSED = 'stdin is already closed';
-/** The reference's text for a resize of a command on pipes. */
-export const NOT_A_TERMINAL = 'process is not attached to a PTY';
 
 /** What may be done to a running process from outside (command/exec/write, /terminate, /resize). */
 export interface ProcessControl {

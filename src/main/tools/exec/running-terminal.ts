@@ -21,11 +21,10 @@ import { ReadStream } from 'node:tty';
 import { MAX_EXEC_OUTPUT_DELTAS_PER_CALL, StreamCapture } from './output-capture.js';
 import { signalGroup } from './process-groups.js';
 import { GroupWatch, IO_DRAIN_TIMEOUT_MS } from './group-watch.js';
-import { EXEC_TIMEOUT_EXIT_CODE, INTERRUPTED_EXIT_CODE, STDIN_CLOSED, type ProcessOutcome, type SpawnSpec, type TerminalSize } from './running-command.js';
+import { STDIN_CLOSED } from './process-control-errors.js';
+import { EXEC_TIMEOUT_EXIT_CODE, INTERRUPTED_EXIT_CODE, type ProcessOutcome, type SpawnSpec, type TerminalSize } from './running-command.js';
 import { checkProgram, terminalArgv } from './terminal-launch.js';
 
-/** The reference's default terminal (`TerminalSize::default()`). */
-export const DEFAULT_TERMINAL_SIZE: TerminalSize = { rows: 24, cols: 80 };
 /** The exit code the reference's pty backend gives a command a signal ended. */
 const SIGNALED_EXIT_CODE = 1;
 // What closing stdin sends: the reference's pty writer, dropped, writes a newline and the

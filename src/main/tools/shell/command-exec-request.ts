@@ -10,7 +10,7 @@ import { EXEC_OUTPUT_MAX_BYTES } from '../exec/output-capture.js';
 import type { SandboxPolicy } from '../exec/sandbox-policy.js';
 import type { CommandRequest } from '../exec/command-runner.js';
 import type { TerminalSize } from '../exec/running-command.js';
-import { DEFAULT_TERMINAL_SIZE } from '../exec/running-terminal.js';
+import { DEFAULT_TERMINAL_SIZE } from '../exec/default-terminal-size.js';
 import { hostEnvWithoutSecrets } from './command-env.js';
 import { threadSandboxPolicy } from './thread-sandbox.js';
 

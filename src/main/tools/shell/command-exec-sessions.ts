@@ -4,7 +4,8 @@
 // they share the model's commands' slots, deadlines, output caps and sandbox.
 import { invalidRequest } from '../../../common/errors.js';
 import type { CommandRunner, CommandRequest } from '../exec/command-runner.js';
-import { STDIN_CLOSED, type ProcessControl, type TerminalSize } from '../exec/running-command.js';
+import { STDIN_CLOSED } from '../exec/process-control-errors.js';
+import type { ProcessControl, TerminalSize } from '../exec/running-command.js';
 import type { ConnectionId } from '../../connections.js';
 
 /** What a session's client can reach while it runs. */
