@@ -1,12 +1,14 @@
-// A user message as the model is given it, when it carries images (codex 0.171.0, probed):
-// parts in input order; an inline image as `input_image` (detail "high" unless the client
-// chose one the reference supports); a local image read here, in the worker, and sent as a
-// data URL between `<image name=[Image #N] path="…">` and `</image>`, N counting every image
-// of the message. A file that cannot be read, or is no image, becomes the reference's text.
+// A user message as the model is given it, when it carries images (codex 0.171.0, probed:
+// docs/tools.md, "Images"): parts in input order; an image, inline or a local file read here
+// in the worker, prepared as the reference prepares it (prompt-image.ts) and sent as a data URL
+// with detail "auto" when the client chose it, "high" otherwise; a local one between
+// `<image name=[Image #N] path="…">` and `</image>`, N counting every image of the message. An
+// image that cannot be read or prepared becomes the reference's text.
 // Text-only input needs none of this: its message is its text (null).
-import { readFile } from 'node:fs/promises';
-import { ioErrorText } from '../../common/io-error-text.js';
 import type { UserInput } from '../../common/wire-types.js';
+import { imageDataUrlBytes } from './image-data-url.js';
+import { readLocalImage } from './local-image-file.js';
+import { preparePromptImage, type PreparedImage } from './prompt-image.js';
 
 /** The model's content parts of a user message, and each part's kind as the history labels it. */
 export interface UserContent {
@@ -37,17 +39,22 @@ export async function userContentOf(input: readonly UserInput[]): Promise<UserCo
       images += 1;
       const refused = refusedDetail(part.detail);
       if (refused !== null) add({ type: 'input_text', text: refused }, 'images.preparation_error');
-      else add({ type: 'input_image', image_url: part.url, detail: 'high' }, 'user.image');
+      else {
+        const bytes = imageDataUrlBytes(part.url);
+        const prepared: PreparedImage = bytes === null ? { kind: 'unprocessable' } : bytes === 'tooLarge' ? { kind: 'tooLarge' } : await preparePromptImage(bytes, part.detail === 'original');
+        add(...imagePart(prepared, part.detail));
+      }
     } else if (part.type === 'localImage') {
       images += 1;
-      const read = await readImage(part.path);
+      const read = await readLocalImage(part.path);
       if (read.kind === 'unreadable') {
         add({ type: 'input_text', text: `Codex could not read the local image at \`${part.path}\`: ${read.reason}` }, 'images.preparation_error');
         continue;
       }
       add({ type: 'input_text', text: `<image name=[Image #${images}] path=${JSON.stringify(part.path)}>` }, 'user.text');
-      if (read.kind === 'image') add({ type: 'input_image', image_url: read.dataUrl, detail: 'high' }, 'user.image');
-      else add({ type: 'input_text', text: 'image content omitted because it could not be processed' }, 'images.preparation_error');
+      const refused = refusedDetail(part.detail);
+      if (refused !== null) add({ type: 'input_text', text: refused }, 'images.preparation_error');
+      else add(...imagePart(await preparePromptImage(read.bytes, part.detail === 'original'), part.detail));
       add({ type: 'input_text', text: '</image>' }, 'user.text');
     }
   }
@@ -59,25 +66,14 @@ function refusedDetail(detail: string | null | undefined): string | null {
   return `image content omitted because detail '${detail}' is not supported; use 'high', 'original', or 'auto'`;
 }
 
-type ReadImage = { kind: 'image'; dataUrl: string } | { kind: 'notImage' } | { kind: 'unreadable'; reason: string };
-
-async function readImage(path: string): Promise<ReadImage> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    return { kind: 'unreadable', reason: ioErrorText(error) };
+/** The part an image becomes, and its kind: the image, or the reference's text for why not. */
+function imagePart(prepared: PreparedImage, detail: string | null | undefined): [unknown, string] {
+  if (prepared.kind === 'image') {
+    // "original" keeps the image's size; the model is told "high", as the reference tells a
+    // model it has no metadata for.
+    const url = `data:${prepared.mime};base64,${prepared.bytes.toString('base64')}`;
+    return [{ type: 'input_image', image_url: url, detail: detail === 'auto' ? 'auto' : 'high' }, 'user.image'];
   }
-  const mime = sniffImage(bytes);
-  return mime === null ? { kind: 'notImage' } : { kind: 'image', dataUrl: `data:${mime};base64,${bytes.toString('base64')}` };
-}
-
-/** The image type the bytes are, by their signature (as the reference takes it from the content, not the name). */
-export function sniffImage(bytes: Buffer): string | null {
-  const starts = (signature: number[], at = 0) => signature.every((byte, i) => bytes[at + i] === byte);
-  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (starts([0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (starts([0x47, 0x49, 0x46, 0x38])) return 'image/gif';
-  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
-  return null;
+  const text = prepared.kind === 'tooLarge' ? 'image content omitted because it exceeded the supported size limit; use a smaller image' : 'image content omitted because it could not be processed';
+  return [{ type: 'input_text', text }, 'images.preparation_error'];
 }

@@ -28,8 +28,9 @@ export function turnStart(ctx: HostContext, _connection: Connection, params: Tur
 function startNow(ctx: HostContext, id: string, params: TurnStartParams): { turn: Turn } {
   const thread = requireLoaded(ctx, id);
   if (!hasActor(ctx, thread)) throw threadNotFound(id);
-  // The model is given images inline only, as the reference refuses a turn with a linked one.
-  if (params.input.some((part) => part.type === 'image' && !part.url.startsWith('data:'))) {
+  // The model is given images inline only, as the reference refuses a turn with a linked one
+  // (its scheme in any case, as the reference reads it).
+  if (params.input.some((part) => part.type === 'image' && part.url.slice(0, 5).toLowerCase() !== 'data:')) {
     throw invalidRequest('remote image URLs are not supported; use an inline data URL instead');
   }
   // As in the reference, input sent while a turn is in progress joins it (turn-steer.ts); after
