@@ -33,6 +33,11 @@ const PATCH_TURNS = (out: string): Turn[] => [
   { steps: [patch('p3', '*** Add File: c.txt\n+cee\n'), done('m3')], decisions: ['decline'] },
   { steps: [patch('p4', `*** Add File: ${join(out, 'o2.txt')}\n+o2\n`), done('m4')], decisions: ['decline'] },
 ];
+// A patch approved for the session, then patches of the same file and of another one.
+const PATCH_SESSION_TURNS = (out: string): Turn[] => [
+  { steps: [patch('s1', `*** Update File: ${join(out, 'o.txt')}\n@@\n-out\n+OUT\n`), done('m1')], decisions: ['acceptForSession'] },
+  { steps: [patch('s2', `*** Update File: ${join(out, 'o.txt')}\n@@\n-OUT\n+out2\n`), patch('s3', '*** Update File: a.txt\n@@\n one\n-two\n+TWO\n'), done('m2')], decisions: ['accept', 'accept'] },
+];
 // Plain commands, one approved for the session and asked no more, a chain, a substitution, escalations and
 // the commands the reference deems dangerous (rm with a force flag).
 const COMMAND_TURNS = (): Turn[] => [
@@ -49,6 +54,8 @@ const SCENARIOS: Array<{ name: string; approvalPolicy: unknown; sandbox: string;
   { name: 'patches, granular refusing, workspace-write', approvalPolicy: granular(false), sandbox: 'workspace-write', turns: PATCH_TURNS },
   { name: 'patches, granular refusing, read-only', approvalPolicy: granular(false), sandbox: 'read-only', turns: PATCH_TURNS },
   { name: 'patches, never, read-only', approvalPolicy: 'never', sandbox: 'read-only', turns: PATCH_TURNS },
+  { name: 'patches for the session, untrusted, workspace-write', approvalPolicy: 'untrusted', sandbox: 'workspace-write', turns: PATCH_SESSION_TURNS },
+  { name: 'patches for the session, on-request, workspace-write', approvalPolicy: 'on-request', sandbox: 'workspace-write', turns: PATCH_SESSION_TURNS },
   { name: 'commands, untrusted, workspace-write', approvalPolicy: 'untrusted', sandbox: 'workspace-write', turns: COMMAND_TURNS },
   { name: 'commands, granular asking, workspace-write', approvalPolicy: granular(true), sandbox: 'workspace-write', turns: COMMAND_TURNS },
   { name: 'commands, granular refusing, workspace-write', approvalPolicy: granular(false), sandbox: 'workspace-write', turns: COMMAND_TURNS },

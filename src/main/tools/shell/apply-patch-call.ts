@@ -69,8 +69,9 @@ async function patchCall(
   const item: FileChangeItem = { type: 'fileChange', id: call.callId, changes: byPath(changes), status: 'inProgress', startedAtMs, completedAtMs: null };
   thread.toolItemStarted(turnId, item);
   ctx.outgoing.notifyMany(thread.subscribers, 'item/started', { item, threadId: thread.id, turnId, startedAtMs });
-  if (unwritable !== null || asking.always) {
+  if ((unwritable !== null || asking.always) && !changes.every((change) => ctx.shell.approvedForSession(thread, sessionKey(change)))) {
     const decision = await new Promise<ApprovalDecision>((decided) => askPatchApproval(ctx, thread, turnId, item, decided));
+    if (decision === 'acceptForSession') for (const change of changes) ctx.shell.approveForSession(thread, sessionKey(change));
     if (decision === 'decline') {
       const declined: FileChangeItem = { ...item, status: 'declined', completedAtMs: ctx.clock.now() };
       completed(ctx, thread, turnId, declined);
@@ -107,6 +108,12 @@ async function patchCall(
     ctx.outgoing.notifyMany(thread.subscribers, 'turn/diff/updated', { threadId: thread.id, turnId, diff });
   }
   answer(output, finished, printed);
+}
+
+// The reference remembers a patch approved for the session by the files it changes: a later
+// patch that changes only those files is not asked for again.
+function sessionKey(change: FileChange): string {
+  return `patch\0${change.path}`;
 }
 
 function completed(ctx: HostContext, thread: LoadedThread, turnId: string, item: FileChangeItem): void {
