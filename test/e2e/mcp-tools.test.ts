@@ -3,15 +3,15 @@
 // SDK): the tools offered under `mcp__<server>`, the `mcpToolCall` items, what the model is
 // given back, the refusal under approval policy never, an elicitation approval, a call past
 // the server's tool timeout, one process for many threads, the rollout's record and the item
-// read back after a restart. Expected shapes are the reference's (codex-cli 0.171.0, probed:
-// docs/tools.md).
+// read back after a restart, and the servers a thread's `config` map gives it. Expected shapes
+// are the reference's (codex-cli 0.171.0, probed: docs/tools.md).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { functionCallItem, messageItem } from '../../src/main/commands/mock-model/mock-model-server.js';
-import { mockAndFixture } from '../helpers/mcp-fixtures.js';
+import { FixtureDir, mockAndFixture } from '../helpers/mcp-fixtures.js';
 import { TestServer, type Message } from '../helpers/test-server.js';
 
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
@@ -202,5 +202,39 @@ test('the resource tools list and read the servers’ resources as the reference
     ]);
   } finally {
     await server.close();
+  }
+});
+
+/** The fixture server as a table, its starts recorded under `tag`. */
+const taggedServer = (dir: FixtureDir, tag: string) => ({ command: process.execPath, args: [STDIO_SERVER], env: { MCP_FIXTURE_PID_FILE: dir.startsFile, MCP_FIXTURE_TAG: tag } });
+const taggedInline = (dir: FixtureDir, tag: string) => `{ command = ${JSON.stringify(process.execPath)}, args = [${JSON.stringify(STDIO_SERVER)}], env = { MCP_FIXTURE_PID_FILE = ${JSON.stringify(dir.startsFile)}, MCP_FIXTURE_TAG = "${tag}" } }`;
+
+/** Starts a thread with `config`, runs a turn, and returns the MCP namespaces its model was offered. */
+async function offeredMcp(host: TestServer, config: Record<string, unknown>): Promise<string[]> {
+  const { thread } = await host.request('thread/start', { config });
+  scene.mock.enqueue({ kind: 'output', items: [messageItem(`msg_${thread.id}`, 'Done')] });
+  const before = scene.mock.requests.length;
+  const { turn } = await host.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hi' }] });
+  await host.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+  const tools = (scene.mock.requests[before]!.body as { tools: Message[] }).tools;
+  return tools.map((tool) => tool.name as string).filter((name) => name.startsWith('mcp__'));
+}
+
+test("a thread's mcp_servers add to config.toml's, merge into them, and take the -c servers' place", async () => {
+  // Its own scratch dir, so the starts it counts are its own.
+  const dir = new FixtureDir();
+  const host = await TestServer.start({ modelUrl: scene.mock.url, rootConfig: `mcp_servers.a = ${taggedInline(dir, 'a')}`, args: ['-c', `mcp_servers.k2=${taggedInline(dir, 'k2')}`] });
+  try {
+    expect(await offeredMcp(host, {})).toEqual(['mcp__a', 'mcp__k2']);
+    // A whole table: config.toml's `a` stays, `k` joins it, the `-c` server `k2` is gone.
+    expect(await offeredMcp(host, { mcp_servers: { k: taggedServer(dir, 'k') } })).toEqual(['mcp__a', 'mcp__k']);
+    // Dotted keys assign beside the `-c` server.
+    expect(await offeredMcp(host, { 'mcp_servers.k.command': process.execPath, 'mcp_servers.k.args': [STDIO_SERVER], 'mcp_servers.k.env': taggedServer(dir, 'k').env })).toEqual(['mcp__a', 'mcp__k', 'mcp__k2']);
+    // A partial table for `a` merges into config.toml's, its env too: the pid file stays, the tag changes.
+    expect(await offeredMcp(host, { model: 'mock-model', mcp_servers: { a: { env: { MCP_FIXTURE_TAG: 'merged-a' } } } })).toEqual(['mcp__a']);
+    expect(dir.starts().map(([, tag]) => tag).sort()).toEqual(['a', 'k', 'k2', 'merged-a']);
+  } finally {
+    await host.close();
+    dir.remove();
   }
 });

@@ -3,6 +3,7 @@
 // reach a worker, a lock or the model (pool, locks, supervisor, capacity), each stub answering
 // at once unless the test passes its own. Stored history (thread/list's pages, reads of
 // threads not loaded) is read in-process by the stored-history worker's own code.
+import type { ConfigDocument } from '../../src/main/config/config-document.js';
 import { ShellHost } from '../../src/main/tools/shell/shell-host.js';
 import { systemClock } from '../../src/common/clock.js';
 import { ConnectionTable } from '../../src/main/connections.js';
@@ -39,7 +40,8 @@ export function stubHostContext(home: string, overrides: Record<string, unknown>
   const ctx = {
     home,
     configDocument: {},
-    configLayers: { userFile: `${home}/config.toml`, user: {}, flags: null, assignments: [] },
+    // A given document is config.toml's, as the host's is when there are no `-c` overrides.
+    configLayers: { userFile: `${home}/config.toml`, user: (rest as { configDocument?: ConfigDocument }).configDocument ?? {}, flags: null },
     memo: new HostMemo(),
     cwd: home,
     env: {},

@@ -1,5 +1,8 @@
-// The raw configuration document: config.toml, then `-c key=value` overrides, then
-// per-thread `config` maps, each layered on the last as dotted-path assignments.
+// The raw configuration document, layered as the reference layers it: the `-c key=value`
+// overrides, then a thread's `config` map, are assignments at dotted paths into one layer of
+// their own, each replacing what the layer held at its path; that layer is then merged over
+// config.toml table by table, so a whole `mcp_servers` table from a thread adds to config.toml's
+// servers (and, being an assignment, drops the `-c` ones from the layer).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseTomlText } from 'smol-toml';
@@ -71,9 +74,32 @@ export function withValueAt(document: ConfigDocument, path: readonly string[], v
   return root;
 }
 
-/** Applies a `config` map from `thread/start`/`thread/resume` (keys may be dotted). */
-export function withOverrides(document: ConfigDocument, overrides: Record<string, unknown>): ConfigDocument {
-  let result = document;
+/** Assigns each key of a `config` map from `thread/start`/`resume`/`fork` (keys may be dotted) into `layer`. */
+export function withOverrides(layer: ConfigDocument, overrides: Record<string, unknown>): ConfigDocument {
+  let result = layer;
   for (const [key, value] of Object.entries(overrides)) result = withValueAt(result, key.split('.'), value);
   return result;
+}
+
+/** config.toml with the `-c` layer, and a thread's `config` map assigned into that layer, over it. */
+export function threadDocument(user: ConfigDocument, flags: ConfigDocument | null, config: Record<string, unknown>): ConfigDocument {
+  return mergedOver(user, withOverrides(flags ?? {}, config));
+}
+
+/**
+ * `overlay` over `base`: where both hold a table the tables merge key by key, all the way
+ * down; anything else in `overlay` (an array, a scalar) replaces what `base` held.
+ */
+export function mergedOver(base: ConfigDocument, overlay: ConfigDocument): ConfigDocument {
+  const result: ConfigDocument = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    const existing = result[key];
+    result[key] = isTable(existing) && isTable(value) ? mergedOver(existing, value) : value;
+  }
+  return result;
+}
+
+// TOML dates parse to Date objects, which are values, not tables.
+function isTable(value: unknown): value is ConfigDocument {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }

@@ -12,14 +12,6 @@ export interface ConfigLayers {
   user: ConfigDocument;
   /** The `-c` overrides as a document; null when there were none. */
   flags: ConfigDocument | null;
-  /** The `-c` overrides in their order, to lay again over a config.toml read anew (config/mcpServer/reload). */
-  assignments: readonly ConfigAssignment[];
-}
-
-/** One `-c key=value`: the dotted path and the value set there. */
-export interface ConfigAssignment {
-  path: string[];
-  value: unknown;
 }
 
 type LayerName = { type: 'sessionFlags' } | { type: 'user'; file: string; profile: null };

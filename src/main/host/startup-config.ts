@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { LogFn } from '../../common/log.js';
 import type { ConfigLayers } from '../config/config-layers.js';
-import { ConfigError, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
+import { ConfigError, mergedOver, parseOverride, readConfigFile, withValueAt, type ConfigDocument } from '../config/config-document.js';
 import {
   DEFAULT_CONNECTION_LIMITS,
   resolveConnectionLimits,
@@ -53,14 +53,9 @@ export function loadConfigDocument(home: string, overrides: string[]): ConfigDoc
 /** config.toml and the `-c` overrides, each on its own and layered into one document. */
 function loadConfigLayers(home: string, overrides: string[]): ConfigLayers & { document: ConfigDocument } {
   const user = readConfigFile(home);
-  let document = user;
   let flags: ConfigDocument | null = overrides.length > 0 ? {} : null;
-  const assignments = overrides.map(parseOverride);
-  for (const { path, value } of assignments) {
-    document = withValueAt(document, path, value);
-    flags = withValueAt(flags!, path, value);
-  }
-  return { userFile: join(home, 'config.toml'), user, flags, assignments, document };
+  for (const { path, value } of overrides.map(parseOverride)) flags = withValueAt(flags!, path, value);
+  return { userFile: join(home, 'config.toml'), user, flags, document: flags === null ? user : mergedOver(user, flags) };
 }
 
 /** Throws ConfigError when a `-c` override makes a valid config.toml invalid. */

@@ -3,7 +3,7 @@
 import { join, resolve } from 'node:path';
 import type { ThreadSettings } from '../../common/actor-messages.js';
 import type { ResolvedProvider } from '../../common/model-provider.js';
-import { ConfigError, withOverrides } from '../config/config-document.js';
+import { ConfigError, threadDocument } from '../config/config-document.js';
 import { resolveHostConfig, unloadDelayDependsOnClock, type HostConfig } from '../config/host-config.js';
 import { invalidRequest } from '../../common/errors.js';
 import type { HostContext } from '../host-context.js';
@@ -29,7 +29,7 @@ export interface ResolvedSession {
   config: Readonly<HostConfig>;
   settings: ThreadSettings;
   provider: ResolvedProvider;
-  /** The thread's MCP servers: config.toml's and `-c`'s `[mcp_servers]`, with the request's `config.mcp_servers` over them. */
+  /** The thread's MCP servers: config.toml's, merged under the `-c` ones with the request's `config` assigned over those (config-document.ts). */
   mcpServers: readonly McpServerConfig[];
   /** The request's `config` map, laid again over the host's document when config/mcpServer/reload reads it anew. */
   requestConfig: Record<string, unknown> | null;
@@ -38,7 +38,7 @@ export interface ResolvedSession {
 /** Throws -32600 "failed to load configuration: …" for a bad value, as the reference does. */
 export function resolveSession(ctx: HostContext, overrides: SessionOverrides): ResolvedSession {
   let document = ctx.configDocument;
-  if (overrides.config) document = withOverrides(document, overrides.config);
+  if (overrides.config) document = threadDocument(ctx.configLayers.user, ctx.configLayers.flags, overrides.config);
   if (overrides.modelProvider) document = { ...document, model_provider: overrides.modelProvider };
   let config: Readonly<HostConfig>;
   let mcpServers: readonly McpServerConfig[];

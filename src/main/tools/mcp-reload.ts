@@ -1,5 +1,5 @@
 // config/mcpServer/reload: config.toml read anew (the request's own wait, under a deadline; no
-// other request waits on it), the command line's `-c` laid over it again, and each loaded
+// other request waits on it), the command line's `-c` merged over it again, and each loaded
 // thread's servers resolved again with its request's `config` map over that, as the reference
 // does. The host's document takes the new `mcp_servers` (threads started later get them); each
 // thread's kept servers keep their sessions, the changed and removed ones give theirs back, and
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { withDeadline } from '../../common/deadline.js';
 import { internalError } from '../../common/errors.js';
 import { fsPromises } from '../lazy-builtin.js';
-import { ConfigError, parseToml, withOverrides, withValueAt, type ConfigDocument } from '../config/config-document.js';
+import { ConfigError, mergedOver, parseToml, threadDocument, type ConfigDocument } from '../config/config-document.js';
 import type { HostContext } from '../host-context.js';
 import { MCP_SERVERS } from '../threads/thread-settings.js';
 import { resolveMcpServers, type McpServerConfig } from './mcp/mcp-server-config.js';
@@ -30,20 +30,25 @@ export async function reloadMcpServers(ctx: HostContext): Promise<void> {
   } catch (error) {
     throw refreshFailed(`${path}:${tomlSyntaxPosition(error)}`);
   }
-  for (const { path: key, value } of ctx.configLayers.assignments) document = withValueAt(document, key, value);
+  // Only the servers are taken anew: config.toml's other keys stay as read at start.
+  const { mcp_servers: _oldUser, ...userRest } = ctx.configLayers.user;
+  const user: ConfigDocument = document.mcp_servers === undefined ? userRest : { ...userRest, mcp_servers: document.mcp_servers };
+  const { flags } = ctx.configLayers;
+  const layered = flags === null ? user : mergedOver(user, flags);
   const { mcp_servers: _old, ...rest } = ctx.configDocument;
-  const hostDocument: ConfigDocument = document.mcp_servers === undefined ? rest : { ...rest, mcp_servers: document.mcp_servers };
+  const hostDocument: ConfigDocument = layered.mcp_servers === undefined ? rest : { ...rest, mcp_servers: layered.mcp_servers };
   const resolved: Array<[string, McpServerConfig[]]> = [];
   try {
     const hostServers = resolveMcpServers(hostDocument);
     for (const [threadId, requestConfig] of ctx.mcp.attached()) {
-      resolved.push([threadId, requestConfig === null ? hostServers : resolveMcpServers(withOverrides(hostDocument, requestConfig))]);
+      resolved.push([threadId, requestConfig === null ? hostServers : resolveMcpServers(threadDocument(user, flags, requestConfig))]);
     }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw refreshFailed(`${path}:${serverProblemPosition(text, error.message)}`);
   }
   ctx.configDocument = hostDocument;
+  ctx.configLayers = { ...ctx.configLayers, user };
   ctx.memo.forget(MCP_SERVERS);
   const changes = resolved.map(([threadId, servers]) => [threadId, ctx.mcp.reconfigured(threadId, servers)] as const);
   ctx.mcp.stopUnwanted();

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, parseOverride, readConfigFile, withOverrides, withValueAt } from '../../../../src/main/config/config-document.js';
+import { ConfigError, mergedOver, parseOverride, readConfigFile, threadDocument, withOverrides, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
 
 const homes: string[] = [];
 afterAll(() => {
@@ -101,12 +101,13 @@ describe('layering config.toml, -c overrides and a thread config map', () => {
         ].join('\n'),
       ),
     );
-    let document = file;
+    let flags: ConfigDocument = {};
     for (const text of ['thread_unload_delay_secs=2', 'model_providers.mock.base_url="http://127.0.0.1:2/v1"', 'sandbox_mode=workspace-write']) {
       const { path, value } = parseOverride(text);
-      document = withValueAt(document, path, value);
+      flags = withValueAt(flags, path, value);
     }
-    const threadLayer = withOverrides(document, { model: 'from-thread', 'model_providers.mock.stream_max_retries': 3 });
+    const document = mergedOver(file, flags);
+    const threadLayer = threadDocument(file, flags, { model: 'from-thread', 'model_providers.mock.stream_max_retries': 3 });
     expect({ file, document, threadLayer }).toEqual({
       file: {
         model: 'from-file',
@@ -143,5 +144,57 @@ describe('layering config.toml, -c overrides and a thread config map', () => {
 
   test('withOverrides applies every key of a thread config map, dotted or nested', () => {
     expect(withOverrides({ x: 1 }, { 'a.b': 1, c: { d: 2 } })).toEqual({ x: 1, a: { b: 1 }, c: { d: 2 } });
+  });
+});
+
+// The rule as codex 0.171.0 showed it, a thread's servers seen in the tools its model is offered:
+// config.toml names `a`, `-c mcp_servers.k2={…}` names `k2`.
+describe("a thread's config map over config.toml and the -c overrides", () => {
+  const a = { command: 'node', args: ['a.mjs'], env: { PID_FILE: 'starts', TAG: 'a' } };
+  const k2 = { command: 'node', args: ['k2.mjs'] };
+  const k = { command: 'node', args: ['k.mjs'] };
+  const user: ConfigDocument = { model: 'from-file', mcp_servers: { a } };
+  const flags = withValueAt({}, ['mcp_servers', 'k2'], k2);
+
+  test('a whole mcp_servers table adds to config.toml\'s servers and replaces the -c ones', () => {
+    expect(threadDocument(user, flags, { mcp_servers: { k } })).toEqual({ model: 'from-file', mcp_servers: { a, k } });
+  });
+
+  test('dotted keys add a server beside both', () => {
+    expect(threadDocument(user, flags, { 'mcp_servers.k.command': 'node', 'mcp_servers.k.args': ['k.mjs'] })).toEqual({ model: 'from-file', mcp_servers: { a, k2, k } });
+  });
+
+  test("a partial table for config.toml's server merges into its table, nested tables too; arrays replace", () => {
+    expect(threadDocument(user, flags, { mcp_servers: { a: { args: ['other.mjs'], env: { TAG: 'ca' } } } })).toEqual({
+      model: 'from-file',
+      mcp_servers: { a: { command: 'node', args: ['other.mjs'], env: { PID_FILE: 'starts', TAG: 'ca' } } },
+    });
+  });
+
+  test("a partial table for a -c server replaces it, as the -c and request keys share one layer", () => {
+    expect(threadDocument(user, flags, { mcp_servers: { k2: { args: ['other.mjs'] } } })).toEqual({ model: 'from-file', mcp_servers: { a, k2: { args: ['other.mjs'] } } });
+  });
+
+  test('a scalar beside a table replaces its key and leaves the merge as it was', () => {
+    expect(threadDocument(user, flags, { model: 'x', mcp_servers: { k } })).toEqual({ model: 'x', mcp_servers: { a, k } });
+  });
+
+  test('a whole mcp_servers table from -c merges over config.toml too', () => {
+    expect(mergedOver(user, withValueAt({}, ['mcp_servers'], { k2 }))).toEqual({ model: 'from-file', mcp_servers: { a, k2 } });
+  });
+
+  test('with no -c overrides the request config is the one layer over config.toml', () => {
+    expect(threadDocument(user, null, { mcp_servers: { k } })).toEqual({ model: 'from-file', mcp_servers: { a, k } });
+  });
+
+  test('a date or an array over a table replaces it, and a table over a date replaces the date', () => {
+    const date = new Date('2026-01-02T03:04:05Z');
+    expect(mergedOver({ x: { y: 1 }, z: [1], d: date }, { x: date, z: [2], d: { e: 1 } })).toEqual({ x: date, z: [2], d: { e: 1 } });
+  });
+
+  test('merging copies: neither layer it was given changes', () => {
+    const base: ConfigDocument = { t: { u: 1 } };
+    const overlay: ConfigDocument = { t: { v: 2 } };
+    expect({ merged: mergedOver(base, overlay), base, overlay }).toEqual({ merged: { t: { u: 1, v: 2 } }, base: { t: { u: 1 } }, overlay: { t: { v: 2 } } });
   });
 });

@@ -47,3 +47,13 @@ test('a bad config.toml fails every request that overrides nothing with the same
   expect(first).toEqual({ code: -32600, message: 'failed to load configuration: /tmp/home/config.toml: thread_unload_delay_secs: invalid type: string "soon", expected u64' });
   expect(failure()).toEqual(first);
 });
+
+test("a request's mcp_servers table adds to config.toml's servers and takes the -c ones' place", () => {
+  const server = (name: string) => ({ command: 'node', args: [`${name}.mjs`] });
+  const ctx = stubHostContext('/tmp/home', {
+    configDocument: { mcp_servers: { a: server('a'), k2: server('k2') } },
+    configLayers: { userFile: '/tmp/home/config.toml', user: { mcp_servers: { a: server('a') } }, flags: { mcp_servers: { k2: server('k2') } } },
+  });
+  const names = (config: Record<string, unknown> | null) => resolveSession(ctx, { ...none, config }).mcpServers.map((s) => s.name);
+  expect([names(null), names({ mcp_servers: { k: server('k') } }), names({ 'mcp_servers.k': server('k') })]).toEqual([['a', 'k2'], ['a', 'k'], ['a', 'k2', 'k']]);
+});
