@@ -1,6 +1,6 @@
 // Rust's `io::Error` Display, which the reference prints wherever a file or a socket failed:
 // "<strerror> (os error <n>)", e.g. "No such file or directory (os error 2)". One table for
-// the startup errors, the patch tool and the images a turn reads.
+// the startup errors, the patch tool, the images a turn reads and a command's failed spawn.
 import { constants } from 'node:os';
 
 // glibc's strerror texts for the errors a path, a write or a bind can meet.
@@ -17,6 +17,7 @@ const STRERROR: Readonly<Record<string, string>> = {
   EADDRNOTAVAIL: 'Address not available',
   ELOOP: 'Too many levels of symbolic links',
   ENAMETOOLONG: 'File name too long',
+  ENOEXEC: 'Exec format error',
 };
 
 /** A Node system error as Rust displays it; anything else by its message. */

@@ -126,3 +126,16 @@ export function scriptTokens(script: string): ScriptToken[] | null {
   flush();
   return tokens;
 }
+
+/** The script's commands when it is plain words and operators; null otherwise. */
+export function plainCommands(script: string): string[][] | null {
+  const tokens = scriptTokens(script);
+  if (tokens === null) return null;
+  const commands: string[][] = [[]];
+  for (const token of tokens) {
+    if (token.kind === 'op') commands.push([]);
+    else commands.at(-1)!.push(token.text);
+  }
+  const found = commands.filter((words) => words.length > 0);
+  return found.length === 0 ? null : found;
+}

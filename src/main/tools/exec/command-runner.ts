@@ -10,7 +10,8 @@ import { holdSyntheticTargets, releaseSyntheticTargets } from './synthetic-mount
 import { killAllGroups } from './process-groups.js';
 import { runProcess, type CommandEnding, type OutputStream, type ProcessControl, type ProcessOutcome, type SpawnSpec, type TerminalSize } from './running-command.js';
 import { runOnTerminal } from './running-terminal.js';
-import { ioErrorText, TerminalSpawnError } from './terminal-launch.js';
+import { TerminalSpawnError } from './terminal-launch.js';
+import { ioErrorText } from '../../../common/io-error-text.js';
 import { aggregateOutput, lossyText } from './output-capture.js';
 import { formatExecOutputForModel, formatExecOutputStr } from './exec-output-format.js';
 import { DEFAULT_TRUNCATION_POLICY, type TruncationPolicy } from '../../../common/output-truncation.js';
@@ -195,7 +196,7 @@ export class CommandRunner {
           ? await runOnTerminal({ ...spec, size: request.terminal, checkProgram: command.kind !== 'bwrap' })
           : await runProcess(spec);
     } catch (error) {
-      const spawnError = error instanceof TerminalSpawnError ? error.message : ioErrorText(error as NodeJS.ErrnoException);
+      const spawnError = error instanceof TerminalSpawnError ? error.message : ioErrorText(error);
       return { ...refusal('spawnFailed', `failed to start ${request.argv[0]}: ${(error as Error).message}`), spawnError };
     } finally {
       releaseSyntheticTargets(targets);

@@ -51,7 +51,6 @@ export interface TerminalSize {
   readonly cols: number;
 }
 
-
 /** What may be done to a running process from outside (command/exec/write, /terminate, /resize). */
 export interface ProcessControl {
   /** Writes to stdin; resolves once written. Rejects when stdin is not a pipe or is closed. */

@@ -5,6 +5,7 @@
 // program is looked up first, since node-pty's child reports a failed exec only as output.
 import { access, constants, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
+import { ioErrorText } from '../../../common/io-error-text.js';
 import { NULL_DATA_FD } from './bwrap-args.js';
 
 const SH = '/bin/sh';
@@ -28,7 +29,7 @@ export async function checkProgram(program: string, env: Readonly<Record<string,
     try {
       await access(resolve(cwd, program), constants.X_OK);
     } catch (error) {
-      throw new TerminalSpawnError(ioErrorText(error as NodeJS.ErrnoException));
+      throw new TerminalSpawnError(ioErrorText(error));
     }
     return;
   }
@@ -49,17 +50,4 @@ async function isExecutableFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-// Rust's `io::Error` display for the errors a spawn meets, as the reference words them.
-const IO_ERRORS: Readonly<Record<string, string>> = {
-  ENOENT: 'No such file or directory (os error 2)',
-  EACCES: 'Permission denied (os error 13)',
-  ENOEXEC: 'Exec format error (os error 8)',
-  ENOTDIR: 'Not a directory (os error 20)',
-};
-
-/** A spawn's error as the reference's `failed to spawn command: …` says it. */
-export function ioErrorText(error: NodeJS.ErrnoException): string {
-  return (error.code !== undefined ? IO_ERRORS[error.code] : undefined) ?? error.message;
 }

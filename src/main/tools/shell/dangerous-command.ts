@@ -5,7 +5,6 @@
 // every policy that may ask, even inside the sandbox and under danger-full-access, and refuses
 // it under never, danger-full-access included.
 import { basename } from 'node:path';
-import { scriptTokens } from '../../../common/shell-words.js';
 
 const SHELLS = new Set(['bash', 'sh', 'zsh']);
 
@@ -26,19 +25,6 @@ export function dangerousWords(words: readonly string[]): boolean {
     return flag !== -1 && rest[flag + 1] !== undefined && scriptMightBeDangerous(rest[flag + 1]!);
   }
   return false;
-}
-
-/** The script's commands when it is plain words and operators; null otherwise. */
-export function plainCommands(script: string): string[][] | null {
-  const tokens = scriptTokens(script);
-  if (tokens === null) return null;
-  const commands: string[][] = [[]];
-  for (const token of tokens) {
-    if (token.kind === 'op') commands.push([]);
-    else commands.at(-1)!.push(token.text);
-  }
-  const found = commands.filter((words) => words.length > 0);
-  return found.length === 0 ? null : found;
 }
 
 /** Whether any command of the script, substitutions included, is dangerous. */

@@ -6,7 +6,7 @@ import type { CommandExecutionItem, FileChangeItem } from '../../../common/wire-
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
 import type { ClientAnswer } from '../../server-requests/server-requests.js';
-import { plainCommands } from './dangerous-command.js';
+import { plainCommands } from '../../../common/shell-words.js';
 
 /** What the user decided; `cancel` also ends the turn, as the reference's does. */
 export type ApprovalDecision = 'accept' | 'acceptForSession' | 'decline' | 'cancel';
