@@ -18,7 +18,12 @@ export function byteBudget(policy: TruncationPolicy): number {
 
 /** Tokens in `text` by the reference's estimate: its UTF-8 length over 4, rounded up. */
 export function approxTokenCount(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, 'utf8') / APPROX_BYTES_PER_TOKEN);
+  return approxTokensOfBytes(Buffer.byteLength(text, 'utf8'));
+}
+
+/** Tokens in `byteLength` bytes by the same estimate. */
+export function approxTokensOfBytes(byteLength: number): number {
+  return Math.ceil(byteLength / APPROX_BYTES_PER_TOKEN);
 }
 
 /** Rust's `str::lines().count()`: a final line break does not start another line. */

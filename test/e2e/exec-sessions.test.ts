@@ -48,6 +48,16 @@ function script(steps: Array<MockBehaviour | ((sessions: number[]) => MockBehavi
   });
 }
 
+/** One turn of a new thread in `sandbox` that runs `steps`: the thread, the turn, and the model's outputs. */
+async function scriptedTurn(server: TestServer, sandbox: string, steps: Parameters<typeof script>[0]): Promise<{ threadId: string; turnId: string; outputs: string[] }> {
+  const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox });
+  const first = mock.requests.length;
+  script(steps);
+  const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('go') });
+  await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+  return { threadId: thread.id, turnId: turn.id, outputs: outputsSince(first) };
+}
+
 /** The model's function_call_output texts in its last request: the whole thread's, each test's thread being new. */
 function outputsSince(first: number): string[] {
   expect(mock.requests.length).toBeGreaterThan(first);
@@ -147,9 +157,7 @@ test('a command running past its yield is a session: polled to its end, its item
 test('stdin, in the sandbox: none without tty, a terminal with it; each write is a terminal interaction; Ctrl-D ends the input', async () => {
   const server = await start();
   try {
-    const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox: 'workspace-write' });
-    const first = mock.requests.length;
-    script([
+    const { threadId, turnId, outputs } = await scriptedTurn(server, 'workspace-write', [
       call('c1', 'exec_command', { cmd: 'read x; echo got $x; sleep 30', yield_time_ms: 1500 }),
       ([id]) => call('c2', 'write_stdin', { session_id: id, chars: 'abc\n' }),
       call('c3', 'exec_command', { cmd: 'read x; echo got $x; cat', tty: true, yield_time_ms: 250 }),
@@ -159,9 +167,7 @@ test('stdin, in the sandbox: none without tty, a terminal with it; each write is
       ([id]) => call('c7', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 10000 }),
       reply('m1'),
     ]);
-    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('go') });
-    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
-    expect(outputsSince(first)).toEqual([
+    expect(outputs).toEqual([
       // Without a terminal stdin is at its end from the start: `read` gets nothing.
       'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 1\nOutput:\ngot\n',
       'write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open',
@@ -176,14 +182,68 @@ test('stdin, in the sandbox: none without tty, a terminal with it; each write is
     const processOf = (id: string) => server.notifications('item/started').find((n) => n.params.item.id === id)!.params.item.processId as string;
     const interactions = server.notifications('item/commandExecution/terminalInteraction').map((n) => n.params);
     expect(interactions).toEqual([
-      { threadId: thread.id, turnId: turn.id, itemId: 'c3', processId: processOf('c3'), stdin: 'abc\n' },
-      { threadId: thread.id, turnId: turn.id, itemId: 'c3', processId: processOf('c3'), stdin: 'more\n' },
-      { threadId: thread.id, turnId: turn.id, itemId: 'c3', processId: processOf('c3'), stdin: '\u0004' },
-      { threadId: thread.id, turnId: turn.id, itemId: 'c1', processId: processOf('c1'), stdin: '\u0003' },
+      { threadId, turnId, itemId: 'c3', processId: processOf('c3'), stdin: 'abc\n' },
+      { threadId, turnId, itemId: 'c3', processId: processOf('c3'), stdin: 'more\n' },
+      { threadId, turnId, itemId: 'c3', processId: processOf('c3'), stdin: '\u0004' },
+      { threadId, turnId, itemId: 'c1', processId: processOf('c1'), stdin: '\u0003' },
     ]);
     const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)!.params.item;
     expect([completed('c1').status, completed('c1').exitCode, completed('c1').aggregatedOutput]).toEqual(['failed', 130, 'got\n']);
     expect([completed('c3').status, completed('c3').exitCode, completed('c3').aggregatedOutput]).toEqual(['completed', 0, 'abc\r\ngot abc\r\nmore\r\nmore\r\n']);
+  } finally {
+    await server.close();
+  }
+});
+
+test("tty: a 24 x 80 terminal with the host's TERM and PAGER; Ctrl-C ends the command (exit 1) or reaches its trap; the unload kills a session on a terminal", async () => {
+  const server = await TestServer.start({ modelUrl: mock.url, rootConfig: 'thread_unload_delay_secs = 0', env: { HOME: workspace, TERM: 'xterm-e2e', PAGER: 'less' } });
+  try {
+    const { threadId, outputs } = await scriptedTurn(server, 'danger-full-access', [
+      call('c1', 'exec_command', { cmd: 'stty size; echo C=$COLUMNS L=$LINES T=$TERM P=$PAGER N=$NO_COLOR; [ -t 0 ] && [ -t 2 ] && echo on-tty; ps -o pid=,pgid=,sid= -p $$ | awk \'$1==$2 && $2==$3 {print "leader"}\'', tty: true, yield_time_ms: 10000 }),
+      call('c2', 'exec_command', { cmd: 'sleep 30', tty: true, yield_time_ms: 500 }),
+      ([id]) => call('c3', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 10000 }),
+      call('c4', 'exec_command', { cmd: 'trap "echo caught; exit 7" INT; echo armed; while :; do sleep 0.1; done', tty: true, yield_time_ms: 1500 }),
+      ([, id]) => call('c5', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 10000 }),
+      call('c6', 'exec_command', { cmd: 'printf "\\xff\\xff\\xff\\xff"; head -c 300 /dev/zero | tr "\\0" x', tty: true, max_output_tokens: 10, yield_time_ms: 10000 }),
+      call('c7', 'exec_command', { cmd: 'echo up; sleep 42.5', tty: true, yield_time_ms: 1000 }),
+      reply('m1'),
+    ]);
+    expect(outputs).toEqual([
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 0\nOriginal token count: 15\nOutput:\n24 80\r\nC=80 L=24 T=xterm-e2e P=less N=1\r\non-tty\r\nleader\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 0\nOutput:\n',
+      // The terminal turns Ctrl-C into SIGINT and echoes it; a death by signal is exit 1, as the reference's pty reports it.
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 1\nOriginal token count: 1\nOutput:\n^C',
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 2\nOutput:\narmed\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 7\nOriginal token count: 3\nOutput:\n^Ccaught\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 0\nOriginal token count: 76\nOutput:\nWarning: truncated output (original token count: 78)\nTotal output lines: 1\n\n' +
+        `${'\ufffd'.repeat(4)}${'x'.repeat(8)}…68 tokens truncated…${'x'.repeat(20)}`,
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 1\nOutput:\nup\r\n',
+    ]);
+    const completed = (id: string) => server.notifications('item/completed').find((n) => n.params.item.id === id)!.params.item;
+    expect([completed('c2').status, completed('c2').exitCode, completed('c2').aggregatedOutput]).toEqual(['failed', 1, '^C']);
+    expect(sleepRunning('sleep 42.5')).toBe(true);
+    await server.request('thread/unsubscribe', { threadId });
+    await server.waitForNotification('thread/closed', (p) => p.threadId === threadId, 10_000);
+    await until(() => !sleepRunning('sleep 42.5'), 'the terminal session ended with its thread');
+  } finally {
+    await server.close();
+  }
+});
+
+test('tty in the sandbox: the terminal is /dev/console inside bwrap, and Ctrl-C ends the sandbox (exit 1), not the trap inside it, as in the reference', async () => {
+  const server = await start();
+  try {
+    const { outputs } = await scriptedTurn(server, 'workspace-write', [
+      call('c1', 'exec_command', { cmd: 'stty size; tty; [ -t 0 ] && echo on-tty; echo x > f.txt; echo rc=$?', tty: true, yield_time_ms: 10000 }),
+      call('c2', 'exec_command', { cmd: 'trap "echo caught; exit 7" INT; echo armed; while :; do sleep 0.1; done', tty: true, yield_time_ms: 1500 }),
+      ([id]) => call('c3', 'write_stdin', { session_id: id, chars: '\u0003', yield_time_ms: 10000 }),
+      reply('m1'),
+    ]);
+    expect(outputs).toEqual([
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n24 80\r\n/dev/console\r\non-tty\r\nrc=0\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess running with session ID <n>\nOriginal token count: 2\nOutput:\narmed\r\n',
+      'Chunk ID: <id>\nWall time: <s>\nProcess exited with code 1\nOriginal token count: 1\nOutput:\n^C',
+    ]);
   } finally {
     await server.close();
   }

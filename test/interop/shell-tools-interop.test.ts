@@ -6,7 +6,10 @@
 // deltas joined, and what the model is sent next (the function_call_output, its Chunk ID and
 // wall time normalised). Then a session script: a command left running past its yield, written to
 // and polled with write_stdin: the model's outputs, items, terminal interactions and records.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Then a terminal script (tty), unsandboxed and under workspace-write: the terminal's size and
+// environment, echo, CRLF, Ctrl-C and Ctrl-D, ends with output pending, a background job, the
+// two budgets of the output, and executable files that are no program.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -192,3 +195,109 @@ test('a session: yielded, written to without stdin, polled to its end, then unkn
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+type Step = { name: 'exec_command' | 'write_stdin'; args: Record<string, unknown> };
+const exec = (args: Record<string, unknown>): Step => ({ name: 'exec_command', args });
+const write = (chars: string, yieldMs: number): Step => ({ name: 'write_stdin', args: { chars, yield_time_ms: yieldMs } });
+const TRAP_INT = 'trap "echo caught; exit 7" INT; echo armed; while :; do sleep 0.1; done';
+const TERMINAL_STEPS: Record<string, { sandbox: string; steps: Step[] }> = {
+  full: {
+    sandbox: 'danger-full-access',
+    steps: [
+      exec({ cmd: 'stty size; tty | sed "s/[0-9]*$/N/"; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo on-tty; echo err >&2; echo "T=$TERM P=$PAGER N=$NO_COLOR C=$COLUMNS L=$LINES"; exit 3', tty: true, yield_time_ms: 10000 }),
+      exec({ cmd: 'printf "a\\nb\\r\\nc"', tty: true, yield_time_ms: 10000 }),
+      exec({ cmd: 'echo ready; cat', tty: true, yield_time_ms: 1500 }),
+      write('hello\n', 1500),
+      write('abc', 1000),
+      write('\u0004', 1500),
+      write('\u0004', 10000),
+      exec({ cmd: TRAP_INT, tty: true, yield_time_ms: 1500 }),
+      write('\u0003', 10000),
+      exec({ cmd: 'sleep 30', tty: true, yield_time_ms: 1000 }),
+      write('\u0003', 10000),
+      exec({ cmd: 'cat', tty: true, yield_time_ms: 500 }),
+      write('x\u0003', 10000),
+      exec({ cmd: 'head -c 30000 /dev/zero | tr "\\0" x; exit 2', tty: true, yield_time_ms: 10000, max_output_tokens: 50 }),
+      exec({ cmd: '(sleep 1; echo late) & echo early', tty: true, yield_time_ms: 10000 }),
+      exec({ cmd: 'echo start; sleep 0.5; printf "no-newline"; exit 4', tty: true, yield_time_ms: 250 }),
+      write('', 5000),
+      exec({ cmd: 'read x; echo got:$x; exit 5', tty: true, yield_time_ms: 1000 }),
+      write('v\n', 5000),
+      exec({ cmd: './plain', yield_time_ms: 10000 }),
+      exec({ cmd: './plain', tty: true, yield_time_ms: 10000 }),
+      exec({ cmd: './binlike', yield_time_ms: 10000 }),
+      exec({ cmd: 'printf "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff"', yield_time_ms: 10000 }),
+      exec({ cmd: 'seq 1 20000', yield_time_ms: 10000, max_output_tokens: 30 }),
+    ],
+  },
+  sandbox: {
+    sandbox: 'workspace-write',
+    steps: [
+      exec({ cmd: 'stty size; tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo on-tty; echo x > f.txt; echo rc=$?; exit 3', tty: true, yield_time_ms: 10000 }),
+      exec({ cmd: 'echo ready; cat', tty: true, yield_time_ms: 1500 }),
+      write('hello\n', 1500),
+      write('\u0004', 10000),
+      exec({ cmd: TRAP_INT, tty: true, yield_time_ms: 1500 }),
+      write('\u0003', 10000),
+      exec({ cmd: 'sleep 30', tty: true, yield_time_ms: 1000 }),
+      write('\u0003', 10000),
+      exec({ cmd: './plain', tty: true, yield_time_ms: 10000 }),
+    ],
+  },
+};
+
+async function runTerminalScript(side: Side, home: string, workspace: string): Promise<Record<string, unknown>> {
+  const mock = reference.mock;
+  const userHome = join(home, 'userhome');
+  mkdirSync(userHome);
+  // Executable, but neither a binary nor a `#!` script: bash runs it as a script itself.
+  writeFileSync(join(workspace, 'plain'), 'echo from-script ${0##*/}\n');
+  writeFileSync(join(workspace, 'binlike'), Buffer.from([0x00, 0x01, 0x02, 0x0a, 0x41]));
+  for (const name of ['plain', 'binlike']) chmodSync(join(workspace, name), 0o755);
+  // A host TERM and PAGER of its own: the command gets them, not the unified-exec defaults.
+  const env = { TMPDIR: join(home, 'tmpdir'), HOME: userHome, RUST_BACKTRACE: '0', TERM: 'xterm', PAGER: 'less' };
+  mkdirSync(env.TMPDIR);
+  const server = await TestServer.start({ home, keepConfig: true, env, ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}) });
+  const seen: Record<string, unknown> = {};
+  const sessionOf = (value: unknown): unknown => JSON.parse(JSON.stringify(normalised(value, workspace)).replace(/session ID \d+/g, 'session ID <n>'));
+  try {
+    for (const [label, { sandbox, steps }] of Object.entries(TERMINAL_STEPS)) {
+      const { thread } = await server.request('thread/start', { cwd: workspace, approvalPolicy: 'never', sandbox });
+      const queue = [...steps];
+      mock.setResponder((request) => {
+        const step = queue.shift();
+        if (step === undefined) return { kind: 'output', items: [messageItem(`msg_${label}`, 'Done')] };
+        const callId = `${label}${steps.length - queue.length}`;
+        const session = Number([...JSON.stringify(request.body).matchAll(/session ID (\d+)/g)].at(-1)?.[1] ?? -1);
+        return { kind: 'output', items: [functionCallItem(callId, step.name, step.name === 'write_stdin' ? { session_id: session, ...step.args } : step.args)] };
+      });
+      const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('run it') });
+      await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 120_000);
+      mock.setResponder(null);
+      const last = mock.requests.at(-1)!.body as { input: Message[] };
+      const ofThread = (method: string) => server.notifications(method).filter((n) => n.params.threadId === thread.id);
+      seen[label] = {
+        outputs: last.input.filter((i) => i.type === 'function_call_output').map((i) => sessionOf({ call: i.call_id, output: i.output })),
+        completed: ofThread('item/completed').filter((n) => n.params.item.type === 'commandExecution').map((n) => sessionOf([n.params.item.id, n.params.item.status, n.params.item.exitCode, n.params.item.aggregatedOutput])),
+        interactions: ofThread('item/commandExecution/terminalInteraction').map((n) => [n.params.itemId, n.params.stdin]),
+      };
+    }
+  } finally {
+    expect(await server.close()).toBe(0);
+  }
+  return seen;
+}
+
+test('exec_command on a terminal, unsandboxed and in the sandbox: the same outputs, items and interactions on both', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'thread-host-interop-terminal-'));
+  try {
+    const runs = await onBothSides(root, runTerminalScript);
+    for (const [label, { steps }] of Object.entries(TERMINAL_STEPS)) {
+      // Every step was answered (an output each), so the comparison covers the whole script.
+      expect((runs.codex[label] as { outputs: unknown[] }).outputs).toHaveLength(steps.length);
+      expect({ [label]: runs['thread-host'][label] }).toEqual({ [label]: runs.codex[label] });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}, 400_000);

@@ -1,6 +1,7 @@
 // The environment a model's command runs with: the host's own, without what looks like a
-// credential, and the variables the reference's unified exec sets so that programs write
-// plain text for a reader that is no terminal.
+// credential, over the variables the reference's unified exec sets so that programs write
+// plain text for a reader that is no terminal. The host's own value wins, as in the reference
+// (codex 0.171.0 gives a command the host's TERM, and `dumb` only where the host has none).
 const UNIFIED_EXEC_ENV: Readonly<Record<string, string>> = {
   NO_COLOR: '1',
   TERM: 'dumb',
@@ -19,7 +20,7 @@ const SECRET = /KEY|SECRET|TOKEN/i;
 
 /** A model's command's environment. */
 export function commandEnv(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
-  return { ...hostEnvWithoutSecrets(hostEnv), ...UNIFIED_EXEC_ENV };
+  return { ...UNIFIED_EXEC_ENV, ...hostEnvWithoutSecrets(hostEnv) };
 }
 
 /** The host's environment without what looks like a credential (command/exec's base). */

@@ -16,8 +16,7 @@ import { commandEnv } from './command-env.js';
 import { CommandOutputStream } from './command-output-stream.js';
 import { ExecSession } from './exec-session.js';
 import { finishedItemOf, reportIfUnreported, reportSessionEnd } from './exec-session-report.js';
-import { lossyText } from '../exec/output-capture.js';
-import { onTerminal } from '../exec/terminal-wrap.js';
+import { DEFAULT_TERMINAL_SIZE } from '../exec/default-terminal-size.js';
 
 // The reference's unified-exec yield bounds (`MIN_YIELD_TIME_MS`, `MAX_YIELD_TIME_MS`) and
 // default for `exec_command`.
@@ -59,15 +58,15 @@ export async function runCommand(
   }
   const live = new CommandOutputStream(ctx, thread, turnId, item.id);
   const started = performance.now();
-  const terminal = args.tty ? await onTerminal(argv) : null;
-  const session = new ExecSession(id, thread.id, turnId, item, args.tty, terminal !== null, started, (end) => finishedItemOf(ctx, item, live, end));
+  const session = new ExecSession(id, thread.id, turnId, item, args.tty, started, (end) => finishedItemOf(ctx, item, live, end));
   ctx.shell.sessions.add(session);
   const run = ctx.shell.runSession(session, {
-    argv: terminal ?? argv,
+    argv,
     cwd: item.cwd,
     env: commandEnv(ctx.env),
     policy,
-    stdinPipe: args.tty,
+    // `tty` is the reference's pty (the command/exec terminal runner); without it there is no stdin.
+    ...(args.tty ? { terminal: DEFAULT_TERMINAL_SIZE } : {}),
     timeoutMs: SESSION_DEADLINE_MS,
     onOutput: (stream, chunk) => {
       live.onOutput(stream, chunk);
@@ -89,9 +88,8 @@ export async function runCommand(
     reportIfUnreported(ctx, thread, session);
     return { output: `Wall time: ${Math.round(wallTimeMs / 100) / 10} seconds\naborted by user`, item: null };
   }
-  const output = lossyText(read.output);
   if (read.end === null) {
-    return { output: unifiedExecOutputText(output, wallTimeMs, { kind: 'running', sessionId: id }, args.maxOutputTokens ?? undefined), item: null };
+    return { output: unifiedExecOutputText(read.output, wallTimeMs, { kind: 'running', sessionId: id }, args.maxOutputTokens), item: null };
   }
   ctx.shell.sessions.remove(session);
   session.claimReport();
@@ -99,5 +97,5 @@ export async function runCommand(
   announceCompleted(ctx, thread, turnId, finished);
   const { result } = read.end;
   if (result.kind === 'refused') return { output: `exec_command failed: ${result.message}`, item: finished };
-  return { output: unifiedExecOutputText(output, wallTimeMs, { kind: 'exited', exitCode: result.exitCode }, args.maxOutputTokens ?? undefined), item: finished };
+  return { output: unifiedExecOutputText(read.output, wallTimeMs, { kind: 'exited', exitCode: result.exitCode }, args.maxOutputTokens), item: finished };
 }

@@ -45,10 +45,11 @@ export class ExecSession {
     /** The turn whose call started it: its item belongs there, whenever it ends. */
     readonly turnId: string,
     item: CommandExecutionItem,
-    /** stdin stays open for `write_stdin` (the model asked for `tty`). */
-    readonly interactive: boolean,
-    /** That stdin feeds a terminal, which makes Ctrl-C and Ctrl-D of the bytes themselves. */
-    readonly terminal: boolean,
+    /**
+     * The model asked for `tty`: the command runs on a terminal, which gets every write (its line
+     * discipline makes Ctrl-C and Ctrl-D of the bytes themselves); without one there is no stdin.
+     */
+    readonly tty: boolean,
     nowMs: number,
     /** The item once the process ended (what streamed is the command's own). */
     readonly finishedItem: (end: SessionEnd) => CommandExecutionItem,
@@ -133,18 +134,13 @@ export class ExecSession {
     return this.#end !== null && this.#claimReport();
   }
 
-  /** Writes to stdin; false when stdin is not open (the process ended, or it never had one). */
+  /** Writes to the terminal; false when there is none (the process ended, or it never had one). */
   async write(text: string): Promise<boolean> {
-    if (!this.interactive || this.#control === null || this.#end !== null) return false;
+    if (!this.tty || this.#control === null || this.#end !== null) return false;
     return this.#control.writeStdin(Buffer.from(text)).then(
       () => true,
       () => false,
     );
-  }
-
-  /** End of input (what Ctrl-D is to a terminal). */
-  closeStdin(): void {
-    if (this.interactive) this.#control?.closeStdin();
   }
 
   /** Ctrl-C without a terminal: SIGINT to the process group, as the reference sends it. */

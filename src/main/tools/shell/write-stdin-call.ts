@@ -9,7 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolAnswer, ToolCall } from '../../../common/actor-messages.js';
 import type { HostContext } from '../../host-context.js';
 import type { LoadedThread } from '../../threads/loaded-thread.js';
-import { lossyText } from '../exec/output-capture.js';
 import { outputIdOf } from '../tool-output-id.js';
 import { MAX_YIELD_TIME_MS, MIN_YIELD_TIME_MS } from './command-run.js';
 import type { ExecSession } from './exec-session.js';
@@ -20,7 +19,6 @@ import { decodeWriteStdinArgs, type WriteStdinArgs } from './write-stdin-args.js
 /** The reference's answer to a write to a session without a terminal. */
 export const STDIN_CLOSED_TEXT = 'write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open';
 const CTRL_C = '\u0003';
-const CTRL_D = '\u0004';
 // The reference's bounds of an empty poll (`MIN_EMPTY_YIELD_TIME_MS`, the default
 // `max_write_stdin_yield_time_ms`).
 const MIN_EMPTY_YIELD_TIME_MS = 5_000;
@@ -48,13 +46,10 @@ export function callWriteStdin(ctx: HostContext, thread: LoadedThread, turnId: s
 
 async function interact(ctx: HostContext, thread: LoadedThread, turnId: string, session: ExecSession, args: WriteStdinArgs): Promise<string> {
   const { chars } = args;
-  if (session.terminal) {
+  if (session.tty) {
     if (chars !== '' && (await session.write(chars))) await sleep(AFTER_WRITE_MS);
   } else if (chars === CTRL_C) session.interrupt();
-  else if (chars !== '' && !session.interactive) return STDIN_CLOSED_TEXT;
-  // A stdin pipe with no terminal behind it (no `script` here): Ctrl-D is what a terminal makes of it.
-  else if (chars === CTRL_D) session.closeStdin();
-  else if (chars !== '' && (await session.write(chars))) await sleep(AFTER_WRITE_MS);
+  else if (chars !== '') return STDIN_CLOSED_TEXT;
   const started = performance.now();
   const waitMs = yieldOf(args);
   const read = await ctx.shell.waitInTurn(thread.id, turnId, (signal) => session.read(started + waitMs, () => performance.now(), signal));
@@ -69,11 +64,10 @@ async function interact(ctx: HostContext, thread: LoadedThread, turnId: string, 
     ctx.outgoing.notifyMany(thread.subscribers, 'item/commandExecution/terminalInteraction', params);
   }
   if (read.end !== null) reportIfUnreported(ctx, thread, session);
-  const output = lossyText(read.output);
-  if (read.end === null) return unifiedExecOutputText(output, wallTimeMs, { kind: 'running', sessionId: session.id }, args.maxOutputTokens ?? undefined);
+  if (read.end === null) return unifiedExecOutputText(read.output, wallTimeMs, { kind: 'running', sessionId: session.id }, args.maxOutputTokens);
   const { result } = read.end;
   if (result.kind === 'refused') return `write_stdin failed: ${result.message}`;
-  return unifiedExecOutputText(output, wallTimeMs, { kind: 'exited', exitCode: result.exitCode }, args.maxOutputTokens ?? undefined);
+  return unifiedExecOutputText(read.output, wallTimeMs, { kind: 'exited', exitCode: result.exitCode }, args.maxOutputTokens);
 }
 
 function yieldOf({ chars, yieldTimeMs }: WriteStdinArgs): number {

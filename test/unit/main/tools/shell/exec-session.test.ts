@@ -8,7 +8,7 @@ import { ExecSessions, MAX_SESSIONS_PER_THREAD } from '../../../../../src/main/t
 import { decodeWriteStdinArgs } from '../../../../../src/main/tools/shell/write-stdin-args.js';
 
 const item = { id: 'call-1' } as CommandExecutionItem;
-const session = (id = 1000, thread = 't1', lastUsed = 0) => new ExecSession(id, thread, 'turn-1', item, false, false, lastUsed, () => item);
+const session = (id = 1000, thread = 't1', lastUsed = 0) => new ExecSession(id, thread, 'turn-1', item, false, lastUsed, () => item);
 const end: SessionEnd = { result: { kind: 'refused', reason: 'interrupted', message: 'gone' }, durationMs: 5 };
 const clock = () => performance.now();
 
