@@ -106,7 +106,7 @@ const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as 
 function enumValue(document: ConfigDocument, key: string, variants: readonly string[]): string | null {
   const value = optionalString(document, key);
   if (value === null || (variants.includes(value) && value !== 'granular')) return value;
-  if (value === 'granular') throw ConfigError.at(key, 'invalid type: unit variant, expected struct variant');
+  if (value === 'granular') throw ConfigError.at(key, 'invalid type: unit variant, expected newtype variant');
   throw ConfigError.at(key, `unknown variant \`${value}\`, expected one of ${variants.map((variant) => `\`${variant}\``).join(', ')}`);
 }
 

@@ -184,7 +184,7 @@ describe('errors name the key', () => {
       document: { approval_policy: 'bogus' },
       error: 'approval_policy: unknown variant `bogus`, expected one of `untrusted`, `on-failure`, `on-request`, `granular`, `never`',
     },
-    { name: 'approval_policy "granular" as a string', document: { approval_policy: 'granular' }, error: 'approval_policy: invalid type: unit variant, expected struct variant' },
+    { name: 'approval_policy "granular" as a string', document: { approval_policy: 'granular' }, error: 'approval_policy: invalid type: unit variant, expected newtype variant' },
     {
       name: 'an unknown sandbox_mode',
       document: { sandbox_mode: '' },
