@@ -238,3 +238,40 @@ test("a thread's mcp_servers add to config.toml's, merge into them, and take the
     dir.remove();
   }
 });
+
+test("a resume takes a thread's config once nobody is subscribed, as the reference does; a bad or null value is worded as it words it", async () => {
+  const dir = new FixtureDir();
+  const host = await TestServer.start({ modelUrl: scene.mock.url, rootConfig: `mcp_servers.a = ${taggedInline(dir, 'a')}` });
+  try {
+    const { thread } = await host.request('thread/start', {});
+    const turnTools = async () => {
+      scene.mock.enqueue({ kind: 'output', items: [messageItem(`msg_${scene.mock.requests.length}`, 'Done')] });
+      const before = scene.mock.requests.length;
+      const { turn } = await host.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hi' }] });
+      await host.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 20_000);
+      const body = scene.mock.requests[before]!.body as { tools: Message[]; model: string };
+      return [body.model, body.tools.map((tool) => tool.name as string).filter((name) => name.startsWith('mcp__'))];
+    };
+    expect(await turnTools()).toEqual(['mock-model', ['mcp__a']]);
+    const config = { mcp_servers: { k: taggedServer(dir, 'k') } };
+    // Subscribed: ignored, a bad value too.
+    expect((await host.request('thread/resume', { threadId: thread.id, model: 'other', config: { model: 3 } })).model).toBe('mock-model');
+    expect(await turnTools()).toEqual(['mock-model', ['mcp__a']]);
+    await host.request('thread/unsubscribe', { threadId: thread.id });
+    const mark = host.received.length;
+    expect((await host.request('thread/resume', { threadId: thread.id, model: 'other', config })).model).toBe('other');
+    const unloads = host.received.slice(mark).filter((m) => m.method === 'thread/closed' || m.method === 'thread/status/changed').map((m) => m.params.status?.type ?? m.method);
+    expect(unloads).toEqual(['notLoaded', 'idle']);
+    expect(await turnTools()).toEqual(['other', ['mcp__a', 'mcp__k']]);
+    const errors = [];
+    for (const bad of [{ 'mcp_servers.k.env.A': 3 }, { mcp_servers: null }, { model: null }]) errors.push((await host.requestRaw('thread/start', { config: bad })).error);
+    expect(errors).toEqual([
+      { code: -32600, message: 'failed to load configuration: invalid type: integer `3`, expected a string\nin `mcp_servers.k.env.A`\n' },
+      { code: -32600, message: 'failed to load configuration: invalid type: string "", expected a map\nin `mcp_servers`\n' },
+      { code: -32600, message: 'No models are available. Set `model` explicitly or check your model catalog configuration.' },
+    ]);
+  } finally {
+    await host.close();
+    dir.remove();
+  }
+});

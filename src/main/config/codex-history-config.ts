@@ -17,7 +17,7 @@ export function resolveCodexHistoryDatabase(
 ): string | null {
   const value = document.codex_history_projection;
   if (value !== undefined && typeof value !== 'boolean') {
-    throw new ConfigError('codex_history_projection: invalid type: expected a boolean');
+    throw ConfigError.at('codex_history_projection', 'invalid type: expected a boolean');
   }
   if (value === false || backend.kind === 'lockfile') return null;
   // The reference keeps its databases in its SQLite home, which can be moved.

@@ -9,8 +9,32 @@ import { parse as parseTomlText } from 'smol-toml';
 
 export type ConfigDocument = Record<string, unknown>;
 
-/** A configuration problem, worded for a person and naming the key when there is one. */
-export class ConfigError extends Error {}
+/**
+ * A configuration problem, worded for a person and naming the key when there is one: the
+ * message is `<key>: <problem>`, which config/mcpServer/reload places in config.toml by its key
+ * (mcp-config-error-position.ts); a request's `config` words it as the reference does (`keyed`).
+ */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    /** The dotted key the problem is at, when there is one. */
+    readonly key: string | null = null,
+    /** The problem without its key. */
+    readonly problem: string = message,
+  ) {
+    super(message);
+  }
+
+  /** A problem with the value at `key`. */
+  static at(key: string, problem: string): ConfigError {
+    return new ConfigError(`${key}: ${problem}`, key, problem);
+  }
+
+  /** As the reference's TOML deserializer words a problem at a key: ``<problem>\nin `<key>`\n``. */
+  get keyed(): string {
+    return this.key === null ? this.message : `${this.problem}\nin \`${this.key}\`\n`;
+  }
+}
 
 /** Reads `<home>/config.toml`; a missing file is an empty document. */
 export function readConfigFile(home: string): ConfigDocument {
@@ -77,8 +101,20 @@ export function withValueAt(document: ConfigDocument, path: readonly string[], v
 /** Assigns each key of a `config` map from `thread/start`/`resume`/`fork` (keys may be dotted) into `layer`. */
 export function withOverrides(layer: ConfigDocument, overrides: Record<string, unknown>): ConfigDocument {
   let result = layer;
-  for (const [key, value] of Object.entries(overrides)) result = withValueAt(result, key.split('.'), value);
+  for (const [key, value] of Object.entries(overrides)) result = withValueAt(result, key.split('.'), tomlValueOf(value));
   return result;
+}
+
+/**
+ * A JSON value as the reference converts it to TOML (`json_to_toml`): TOML has no null, so a
+ * null, at the top or anywhere inside a table or an array, is the empty string `""`, which each
+ * key then takes as it takes `""` (a string key holds it; a table or a number key refuses it).
+ */
+export function tomlValueOf(value: unknown): unknown {
+  if (value === null) return '';
+  if (Array.isArray(value)) return value.map(tomlValueOf);
+  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as ConfigDocument).map(([key, item]) => [key, tomlValueOf(item)]));
+  return value;
 }
 
 /** config.toml with the `-c` layer, and a thread's `config` map assigned into that layer, over it. */

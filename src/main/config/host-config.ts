@@ -83,7 +83,7 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     threadUnloadDelaySecs: unloadDelay(document.thread_unload_delay_secs),
     approvalPolicy: approvalPolicy(document),
     approvalsReviewer: optionalString(document, 'approvals_reviewer') ?? 'user',
-    sandboxMode: optionalString(document, 'sandbox_mode') ?? 'read-only',
+    sandboxMode: enumValue(document, 'sandbox_mode', SANDBOX_MODES) ?? 'read-only',
     writerLockTimeoutMs:
       unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
     historyMode: historyMode(document),
@@ -94,14 +94,26 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
 // The reference takes the deprecated `on-failure` as on-request: thread/start and config/read
 // echo `on-request`, and a write outside the sandbox is asked for (probed with codex 0.171.0).
 function approvalPolicy(document: ConfigDocument): string {
-  const policy = optionalString(document, 'approval_policy') ?? 'on-request';
+  const policy = enumValue(document, 'approval_policy', APPROVAL_POLICIES) ?? 'on-request';
   return policy === 'on-failure' ? 'on-request' : policy;
+}
+
+// The reference's variants, in its order (its error lists them); `granular` is a table there.
+const APPROVAL_POLICIES = ['untrusted', 'on-failure', 'on-request', 'granular', 'never'] as const;
+const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+
+/** A string key that takes one of `variants`, refused as serde refuses an unknown variant. */
+function enumValue(document: ConfigDocument, key: string, variants: readonly string[]): string | null {
+  const value = optionalString(document, key);
+  if (value === null || (variants.includes(value) && value !== 'granular')) return value;
+  if (value === 'granular') throw ConfigError.at(key, 'invalid type: unit variant, expected newtype variant');
+  throw ConfigError.at(key, `unknown variant \`${value}\`, expected one of ${variants.map((variant) => `\`${variant}\``).join(', ')}`);
 }
 
 function historyMode(document: ConfigDocument): 'legacy' | 'paginated' {
   const mode = optionalString(document, 'history_mode') ?? 'paginated';
   if (mode !== 'legacy' && mode !== 'paginated') {
-    throw new ConfigError(`history_mode: unknown variant \`${mode}\`, expected \`legacy\` or \`paginated\``);
+    throw ConfigError.at('history_mode', `unknown variant \`${mode}\`, expected \`legacy\` or \`paginated\``);
   }
   return mode;
 }
@@ -110,7 +122,7 @@ function historyMode(document: ConfigDocument): 'legacy' | 'paginated' {
 export function resolveConnectionLimits(document: ConfigDocument): ConnectionLimits {
   const limit = (key: string, fallback: number): number => {
     const value = unsignedInteger(document[key], key);
-    if (value === 0) throw new ConfigError(`${key}: invalid value: integer \`0\`, expected a positive integer`);
+    if (value === 0) throw ConfigError.at(key, `invalid value: integer \`0\`, expected a positive integer`);
     return value ?? fallback;
   };
   return {
@@ -133,7 +145,7 @@ const DEFAULT_TOOL_CALL_GRACE_MS = 60_000;
 
 export function resolveMaxLoadedThreads(document: ConfigDocument): number | null {
   const value = unsignedInteger(document.max_loaded_threads, 'max_loaded_threads');
-  if (value === 0) throw new ConfigError('max_loaded_threads: invalid value: integer `0`, expected a positive integer');
+  if (value === 0) throw ConfigError.at('max_loaded_threads', 'invalid value: integer `0`, expected a positive integer');
   return value;
 }
 
@@ -145,22 +157,23 @@ function resolveProvider(document: ConfigDocument, id: string): ProviderConfig {
     return { kind: 'embedded', id, name: 'thread-host embedded responder' };
   }
   const table = configured ?? BUILTIN_PROVIDERS[id];
-  if (table === undefined) throw new ConfigError(`model_provider: unknown model provider \`${id}\``);
+  // The reference's words (config loading), with no key: `Model provider `nope` not found`.
+  if (table === undefined) throw new ConfigError(`Model provider \`${id}\` not found`);
   if (table === null || typeof table !== 'object' || Array.isArray(table)) {
-    throw new ConfigError(`model_providers.${id}: expected a table`);
+    throw ConfigError.at(`model_providers.${id}`, `expected a table`);
   }
   const t = table as ConfigDocument;
   const key = (name: string) => `model_providers.${id}.${name}`;
   const wireApi = optionalString(t, 'wire_api', key('wire_api')) ?? 'responses';
   if (wireApi !== 'responses') {
-    throw new ConfigError(`${key('wire_api')}: unknown variant \`${wireApi}\`, expected \`responses\``);
+    throw ConfigError.at(key('wire_api'), `unknown variant \`${wireApi}\`, expected \`responses\``);
   }
   const baseUrl = optionalString(t, 'base_url', key('base_url'));
-  if (baseUrl === null) throw new ConfigError(`${key('base_url')}: missing field \`base_url\``);
+  if (baseUrl === null) throw ConfigError.at(key('base_url'), `missing field \`base_url\``);
   try {
     new URL(baseUrl);
   } catch {
-    throw new ConfigError(`${key('base_url')}: not a URL: ${baseUrl}`);
+    throw ConfigError.at(key('base_url'), `not a URL: ${baseUrl}`);
   }
   return {
     kind: 'responses',
@@ -179,24 +192,24 @@ function resolveProvider(document: ConfigDocument, id: string): ProviderConfig {
 function optionalString(table: ConfigDocument, name: string, label: string = name): string | null {
   const value = table[name];
   if (value === undefined) return null;
-  if (typeof value !== 'string') throw new ConfigError(`${label}: invalid type: ${describe(value)}, expected a string`);
+  if (typeof value !== 'string') throw ConfigError.at(label, `invalid type: ${describe(value)}, expected a string`);
   return value;
 }
 
 function unsignedInteger(value: unknown, label: string): number | null {
   if (value === undefined) return null;
   const n = integerValue(value, label);
-  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConfigError(`${label}: value is too large`);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw ConfigError.at(label, `value is too large`);
   return Number(n);
 }
 
 function integerValue(value: unknown, label: string): bigint {
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) {
     const n = BigInt(value);
-    if (n < 0n) throw new ConfigError(`${label}: invalid value: integer \`${n}\`, expected u64`);
+    if (n < 0n) throw ConfigError.at(label, `invalid value: integer \`${n}\`, expected u64`);
     return n;
   }
-  throw new ConfigError(`${label}: invalid type: ${describe(value)}, expected u64`);
+  throw ConfigError.at(label, `invalid type: ${describe(value)}, expected u64`);
 }
 
 // u64 seconds; like the reference, reject values whose deadline overflows a monotonic

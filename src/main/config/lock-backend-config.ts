@@ -40,7 +40,7 @@ function backendKind(value: unknown): WriterLockBackendKind {
   if (value === undefined) return 'flock';
   if (value === 'flock' || value === 'lockfile') return value;
   const shown = typeof value === 'string' ? `\`${value}\`` : 'a non-string value';
-  throw new ConfigError(`writer_lock_backend: unknown variant ${shown}, expected \`flock\` or \`lockfile\``);
+  throw ConfigError.at('writer_lock_backend', `unknown variant ${shown}, expected \`flock\` or \`lockfile\``);
 }
 
 /** The integer at `key` (milliseconds, at least `min`), or null when the document has none. */
@@ -52,7 +52,7 @@ export function milliseconds(document: ConfigDocument, key: string, min: number)
     throw new ConfigError(`${key}: invalid type: ${typeof value === 'string' ? `string ${JSON.stringify(value)}` : typeof value}, expected u64`);
   }
   if (n < min || n > Number.MAX_SAFE_INTEGER) {
-    throw new ConfigError(`${key}: invalid value: integer \`${value}\`, expected at least ${min} (milliseconds)`);
+    throw ConfigError.at(key, `invalid value: integer \`${value}\`, expected at least ${min} (milliseconds)`);
   }
   return n;
 }

@@ -47,7 +47,7 @@ export function resolveThreadStoreConfig(document: ConfigDocument, context: { ho
   // Unset, the renewal keeps to the same share of a short lease as it does of the default one.
   const renewMs = milliseconds(document, 'fleet_renew_ms', MIN_FLEET_RENEW_MS) ?? Math.min(DEFAULT_FLEET_RENEW_MS, Math.floor(leaseMs / 4));
   if (renewMs * MIN_RENEWALS_PER_LEASE > leaseMs) {
-    throw new ConfigError(`fleet_renew_ms: invalid value: integer \`${renewMs}\`, expected at most a third of fleet_lease_ms (${leaseMs})`);
+    throw ConfigError.at('fleet_renew_ms', `invalid value: integer \`${renewMs}\`, expected at most a third of fleet_lease_ms (${leaseMs})`);
   }
   if (kind === 'files') return { kind };
   // Only a fleet's host is reached by peers: a files host may listen on every address without saying how.
@@ -59,26 +59,26 @@ function storeKind(value: unknown): 'files' | 'postgres' {
   if (value === undefined) return 'files';
   if (value === 'files' || value === 'postgres') return value;
   const shown = typeof value === 'string' ? `\`${value}\`` : 'a non-string value';
-  throw new ConfigError(`thread_store: unknown variant ${shown}, expected \`files\` or \`postgres\``);
+  throw ConfigError.at('thread_store', `unknown variant ${shown}, expected \`files\` or \`postgres\``);
 }
 
 function postgresUrl(value: unknown): string | null {
   if (value === undefined) return null;
-  if (typeof value !== 'string') throw new ConfigError(`postgres_url: invalid type: ${typeof value}, expected a string`);
+  if (typeof value !== 'string') throw ConfigError.at('postgres_url', `invalid type: ${typeof value}, expected a string`);
   // Only the scheme is checked: libpq's URIs are not all WHATWG URLs (a unix socket's
   // `postgresql://user@/db?host=/run/postgresql` has an empty host), and pg parses the rest.
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
-  if (scheme === undefined) throw new ConfigError('postgres_url: invalid value: not a URL, expected `postgresql://USER@HOST:PORT/DATABASE`');
+  if (scheme === undefined) throw ConfigError.at('postgres_url', 'invalid value: not a URL, expected `postgresql://USER@HOST:PORT/DATABASE`');
   if (scheme !== 'postgresql' && scheme !== 'postgres') {
     // The value may hold a password: only its scheme is shown.
-    throw new ConfigError(`postgres_url: invalid value: scheme \`${scheme}:\`, expected \`postgresql:\` or \`postgres:\``);
+    throw ConfigError.at('postgres_url', `invalid value: scheme \`${scheme}:\`, expected \`postgresql:\` or \`postgres:\``);
   }
   return value;
 }
 
 function advertisedAddress(value: unknown, listen: ListenTarget): AdvertisedAddress {
   if (value !== undefined) {
-    if (typeof value !== 'string') throw new ConfigError(`fleet_advertise_url: invalid type: ${typeof value}, expected a string`);
+    if (typeof value !== 'string') throw ConfigError.at('fleet_advertise_url', `invalid type: ${typeof value}, expected a string`);
     let parsed: URL | null = null;
     try {
       parsed = new URL(value);
@@ -86,13 +86,13 @@ function advertisedAddress(value: unknown, listen: ListenTarget): AdvertisedAddr
       // reported below
     }
     if (parsed === null || (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') || parsed.hostname === '' || parsed.port === '0') {
-      throw new ConfigError(`fleet_advertise_url: invalid value ${JSON.stringify(value)}, expected a URL \`ws://HOST:PORT\` (or wss://) that peers reach this host at`);
+      throw ConfigError.at('fleet_advertise_url', `invalid value ${JSON.stringify(value)}, expected a URL \`ws://HOST:PORT\` (or wss://) that peers reach this host at`);
     }
     return { kind: 'url', url: value };
   }
   if (listen.kind !== 'ws') return { kind: 'none' };
   if (listen.host === '0.0.0.0' || listen.host === '::') {
-    throw new ConfigError(`fleet_advertise_url: required when --listen binds every address (${listen.host}): set the URL peers reach this host at`);
+    throw ConfigError.at('fleet_advertise_url', `required when --listen binds every address (${listen.host}): set the URL peers reach this host at`);
   }
   return { kind: 'listener' };
 }
@@ -100,6 +100,6 @@ function advertisedAddress(value: unknown, listen: ListenTarget): AdvertisedAddr
 function pathIn(document: ConfigDocument, key: string, home: string): string | null {
   const value = document[key];
   if (value === undefined) return null;
-  if (typeof value !== 'string' || value === '') throw new ConfigError(`${key}: invalid value, expected a file path`);
+  if (typeof value !== 'string' || value === '') throw ConfigError.at(key, `invalid value, expected a file path`);
   return isAbsolute(value) ? value : resolve(home, value);
 }

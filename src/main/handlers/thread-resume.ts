@@ -2,6 +2,10 @@
 // unload), cold otherwise (find its rollout, take the writer lock, rebuild its turns in an
 // actor). Requests about one thread queue behind each other in its mailbox; other threads'
 // requests are not affected. A thread in its closing window answers "is closing" at once.
+// As codex 0.171.0 does (probed): a warm resume ignores the request's settings (`config`,
+// `model`, `cwd`, …; a bad `config` is not even read) while the thread has a subscriber; a
+// loaded thread nobody is subscribed to, resumed with any setting, is unloaded (`notLoaded`,
+// no `thread/closed`) and resumed cold with them, its MCP servers started again.
 import { tokenUsageView } from '../../common/token-usage.js';
 import { LoadedThread } from '../threads/loaded-thread.js';
 import type { Connection } from '../connections.js';
@@ -19,19 +23,20 @@ import { drainQueue } from './thread-queue.js';
 import { fullHistory } from '../threads/full-history.js';
 import { loadThread } from '../threads/thread-loader.js';
 import { publishLoaded } from '../threads/thread-publication.js';
-import { resolveSession } from '../threads/thread-settings.js';
+import { resolveSession, type ResolvedSession } from '../threads/thread-settings.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
 type AfterReply = (effect: () => void) => void;
 
 export async function threadResume(ctx: HostContext, connection: Connection, params: Params, afterReply: AfterReply): Promise<unknown> {
   const id = requireThreadId(params.threadId, 'session id');
-  // Resolve configuration before touching the directory, so a bad value registers nothing.
-  const session = resolveSession(ctx, params);
+  let session: ResolvedSession | null = null;
   for (;;) {
     let thread = ctx.directory.get(id);
     if (thread?.lifecycle.kind === 'unloading') throw threadClosing(id);
     if (!thread) {
+      // Resolve configuration before registering, so a bad value registers nothing.
+      session ??= resolveSession(ctx, params);
       // A cold resume is a new load: a full host makes room or refuses before opening anything.
       const wait = ctx.capacity.roomOrWait();
       if (wait !== null) {
@@ -52,9 +57,13 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
             await target.transcriptFill;
             return 'retry' as const;
           }
+          if (target.subscribers.size === 0 && !target.turnRunning && changesSettings(params)) {
+            await ctx.supervisor.unload(target, 'resettled');
+            return 'retry' as const;
+          }
           return warmResume(ctx, connection, target, params, afterReply);
         case 'loading':
-          return coldResume(ctx, connection, target, params, session, afterReply);
+          return coldResume(ctx, connection, target, params, session ?? resolveSession(ctx, params), afterReply);
         case 'unloading':
           throw threadClosing(id);
         case 'unloaded':
@@ -63,6 +72,15 @@ export async function threadResume(ctx: HostContext, connection: Connection, par
     });
     if (outcome !== 'retry') return outcome;
   }
+}
+
+/** Whether the request sets anything a load of the thread takes (an empty `config` too). */
+function changesSettings(params: Params): boolean {
+  const settings = [
+    params.model, params.modelProvider, params.serviceTier, params.cwd, params.approvalPolicy, params.approvalsReviewer,
+    params.sandbox, params.config, params.baseInstructions, params.developerInstructions, params.personality,
+  ];
+  return settings.some((value) => value !== null && value !== undefined);
 }
 
 function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThread, params: Params, afterReply: AfterReply): unknown {

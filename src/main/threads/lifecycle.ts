@@ -6,8 +6,10 @@
  * compromised (its heartbeat failed, or another host took it over). 'archived', 'deleted': a
  * client archived or deleted it (the thread is unloaded before its rollout moves or goes).
  * 'reverted': thread/revert unloads it to load it again at once on its new rollout file.
+ * 'resettled': a thread/resume with settings of a thread nobody is subscribed to unloads it to
+ * load it again at once with them (thread-resume.ts).
  */
-export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted' | 'reverted';
+export type UnloadReason = 'idle' | 'shutdown' | 'workerLost' | 'loadFailed' | 'lockLost' | 'archived' | 'deleted' | 'reverted' | 'resettled';
 
 /** Where a thread is in its loaded life. */
 export type ThreadLifecycle =

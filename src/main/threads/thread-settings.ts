@@ -35,6 +35,8 @@ export interface ResolvedSession {
   requestConfig: Record<string, unknown> | null;
 }
 
+const NO_MODELS = 'No models are available. Set `model` explicitly or check your model catalog configuration.';
+
 /** Throws -32600 "failed to load configuration: …" for a bad value, as the reference does. */
 export function resolveSession(ctx: HostContext, overrides: SessionOverrides): ResolvedSession {
   let document = ctx.configDocument;
@@ -47,10 +49,14 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     mcpServers = document === ctx.configDocument ? ctx.memo.once(MCP_SERVERS, () => Object.freeze(resolveMcpServers(document))) : resolveMcpServers(document);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    // Name the file when the problem is in config.toml itself rather than in this request.
+    // Name the file when the problem is in config.toml itself rather than in this request,
+    // whose layered document the reference words as its TOML deserializer does.
     const fromFile = overrides.config === null && overrides.modelProvider === null;
-    throw invalidRequest(`failed to load configuration: ${fromFile ? `${join(ctx.home, 'config.toml')}: ` : ''}${error.message}`);
+    throw invalidRequest(`failed to load configuration: ${fromFile ? `${join(ctx.home, 'config.toml')}: ${error.message}` : error.keyed}`);
   }
+  // An empty `model` (a request's `"model": null` reads as one) names none: the reference then
+  // looks for one in the provider's model catalog, which a configured provider does not have.
+  if (overrides.model === null && config.model === '') throw invalidRequest(NO_MODELS);
   const provider = config.provider;
   const settings: ThreadSettings = {
     model: overrides.model ?? config.model,

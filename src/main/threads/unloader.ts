@@ -212,13 +212,17 @@ export class Unloader {
 
   // Step 4. An archived or deleted thread is announced as the reference announces it:
   // `notLoaded`, then `thread/archived` or `thread/deleted` (sent by the handler), no `thread/closed`;
-  // a reverted one, loaded again at once, gets `notLoaded` only (thread-revert.ts).
+  // a reverted or resettled one, loaded again at once, gets `notLoaded` only (thread-revert.ts,
+  // thread-resume.ts).
   #announce(thread: LoadedThread, reason: UnloadReason): void {
     try {
       this.#deps.announcer.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'notLoaded' } });
-      if (reason !== 'archived' && reason !== 'deleted' && reason !== 'reverted') this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
+      if (!QUIET_REASONS.includes(reason)) this.#deps.announcer.broadcast('thread/closed', { threadId: thread.id });
     } catch (error) {
       this.#deps.log('error', 'announcing an unload failed', { threadId: thread.id, error: String(error) });
     }
   }
 }
+
+// Unloads announced with `notLoaded` alone, no `thread/closed`.
+const QUIET_REASONS: readonly UnloadReason[] = ['archived', 'deleted', 'reverted', 'resettled'];

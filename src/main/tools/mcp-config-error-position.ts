@@ -11,7 +11,8 @@ export function tomlSyntaxPosition(error: unknown): string {
   return line === undefined || column === undefined ? ` ${first}` : `${line}:${column}: ${first}`;
 }
 
-const SERVER_PROBLEM = /^mcp_servers\.([^.:]+)(?:\.([A-Za-z_]+))?: ([\s\S]*)$/;
+// A problem inside one of the table's values (`env.<NAME>`) is placed at that value's key.
+const SERVER_PROBLEM = /^mcp_servers\.([^.:]+)(?:\.([A-Za-z_]+)(?:\.[^:]+)?)?: ([\s\S]*)$/;
 const FIELD_PROBLEM = /^(invalid type|invalid value|unknown variant)/;
 
 /** `line:column: message` of a ConfigError's message about one server, or ` <message>` when it cannot be placed. */

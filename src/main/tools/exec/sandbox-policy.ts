@@ -57,16 +57,14 @@ export function hasFullNetworkAccess(policy: SandboxPolicy): boolean {
 export function sandboxPolicyFromConfig(document: ConfigDocument, baseDir: string): SandboxPolicy {
   const mode = document.sandbox_mode ?? 'read-only';
   if (typeof mode !== 'string' || !(SANDBOX_MODES as readonly string[]).includes(mode)) {
-    throw new ConfigError(
-      `sandbox_mode: unknown variant \`${String(mode)}\`, expected one of \`read-only\`, \`workspace-write\`, \`danger-full-access\``,
-    );
+    throw ConfigError.at('sandbox_mode', `unknown variant \`${String(mode)}\`, expected one of \`read-only\`, \`workspace-write\`, \`danger-full-access\``);
   }
   if (mode === 'read-only') return READ_ONLY_POLICY;
   if (mode === 'danger-full-access') return { type: 'danger-full-access' };
   const table = document.sandbox_workspace_write;
   if (table === undefined) return WORKSPACE_WRITE_POLICY;
   if (typeof table !== 'object' || table === null || Array.isArray(table)) {
-    throw new ConfigError('sandbox_workspace_write: invalid type, expected a table');
+    throw ConfigError.at('sandbox_workspace_write', 'invalid type, expected a table');
   }
   const section = table as ConfigDocument;
   return {
@@ -81,14 +79,14 @@ export function sandboxPolicyFromConfig(document: ConfigDocument, baseDir: strin
 function flag(section: ConfigDocument, key: string): boolean {
   const value = section[key];
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw new ConfigError(`sandbox_workspace_write.${key}: invalid type, expected a boolean`);
+  if (typeof value !== 'boolean') throw ConfigError.at(`sandbox_workspace_write.${key}`, `invalid type, expected a boolean`);
   return value;
 }
 
 function rootList(value: unknown, baseDir: string): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw new ConfigError('sandbox_workspace_write.writable_roots: invalid type, expected a sequence of paths');
+    throw ConfigError.at('sandbox_workspace_write.writable_roots', 'invalid type, expected a sequence of paths');
   }
   return (value as string[]).map((path) => absoluteRoot(path, baseDir));
 }

@@ -61,7 +61,7 @@ const APPROVALS: readonly McpToolApproval[] = ['auto', 'prompt', 'approve'];
 export function resolveMcpServers(document: ConfigDocument): McpServerConfig[] {
   const servers = document.mcp_servers;
   if (servers === undefined) return [];
-  if (!isTable(servers)) throw new ConfigError(`mcp_servers: invalid type: ${typeName(servers)}, expected a table`);
+  if (!isTable(servers)) throw ConfigError.at('mcp_servers', `invalid type: ${typeName(servers)}, expected a map`);
   return Object.entries(servers).map(([name, table]) => resolveMcpServer(name, table));
 }
 
@@ -69,7 +69,7 @@ export function resolveMcpServers(document: ConfigDocument): McpServerConfig[] {
 export function resolveMcpServer(name: string, table: unknown): McpServerConfig {
   const at = new KeyReader(`mcp_servers.${name}`, table);
   for (const key of at.keys()) {
-    if (!KNOWN_KEYS.includes(key)) throw new ConfigError(`${at.path}: unknown field \`${key}\``);
+    if (!KNOWN_KEYS.includes(key)) throw ConfigError.at(at.path, `unknown field \`${key}\``);
   }
   // Checked for type only (see KNOWN_KEYS).
   at.string('experimental_environment');
@@ -110,7 +110,7 @@ function transport(at: KeyReader, oauth: unknown, oauthResource: string | null):
   const envHttpHeaders = at.stringMap('env_http_headers');
   // The texts are mcp_types.rs's `throw_if_set`: "{field} is not supported for {transport}".
   const refuse = (kind: string, field: string, value: unknown): void => {
-    if (value !== null && value !== undefined) throw new ConfigError(`${at.path}: ${field} is not supported for ${kind}`);
+    if (value !== null && value !== undefined) throw ConfigError.at(at.path, `${field} is not supported for ${kind}`);
   };
   if (command !== null) {
     refuse('stdio', 'url', url);
@@ -130,7 +130,7 @@ function transport(at: KeyReader, oauth: unknown, oauthResource: string | null):
     refuse('streamable_http', 'bearer_token', bearerToken);
     return { kind: 'streamableHttp', url, bearerTokenEnvVar, httpHeaders, envHttpHeaders };
   }
-  throw new ConfigError(`${at.path}: invalid transport`);
+  throw ConfigError.at(at.path, `invalid transport`);
 }
 
 function envVarList(at: KeyReader): McpEnvVar[] | null {
@@ -141,11 +141,11 @@ function envVarList(at: KeyReader): McpEnvVar[] | null {
     if (typeof entry === 'string') return { name: entry, source: null };
     const item = new KeyReader(`${at.path}.env_vars[${index}]`, entry);
     const name = item.string('name');
-    if (name === null) throw new ConfigError(`${item.path}: missing field \`name\``);
+    if (name === null) throw ConfigError.at(item.path, `missing field \`name\``);
     const source = item.string('source');
     // mcp_types.rs `McpServerEnvVar::validate_source`.
     if (source !== null && source !== 'local' && source !== 'remote') {
-      throw new ConfigError(`${item.path}: unsupported env_vars source \`${source}\`; expected \`local\` or \`remote\``);
+      throw ConfigError.at(item.path, `unsupported env_vars source \`${source}\`; expected \`local\` or \`remote\``);
     }
     return { name, source };
   });
@@ -159,7 +159,7 @@ function toolTables(at: KeyReader): Record<string, { approvalMode: McpToolApprov
   for (const [tool, table] of Object.entries(value)) {
     const item = new KeyReader(`${at.path}.tools.${tool}`, table);
     // McpServerToolConfig is deny_unknown_fields too.
-    for (const key of item.keys()) if (key !== 'approval_mode') throw new ConfigError(`${item.path}: unknown field \`${key}\``);
+    for (const key of item.keys()) if (key !== 'approval_mode') throw ConfigError.at(item.path, `unknown field \`${key}\``);
     tools[tool] = { approvalMode: item.approval('approval_mode') };
   }
   return tools;
@@ -173,7 +173,7 @@ class KeyReader {
     readonly path: string,
     table: unknown,
   ) {
-    if (!isTable(table)) throw new ConfigError(`${path}: invalid type: ${typeName(table)}, expected a table`);
+    if (!isTable(table)) throw ConfigError.at(path, `invalid type: ${typeName(table)}, expected a table`);
     this.#table = table;
   }
 
@@ -186,7 +186,7 @@ class KeyReader {
   }
 
   typeError(key: string, value: unknown, expected: string): ConfigError {
-    return new ConfigError(`${this.path}.${key}: invalid type: ${typeName(value)}, expected ${expected}`);
+    return ConfigError.at(`${this.path}.${key}`, `invalid type: ${typeName(value)}, expected ${expected}`);
   }
 
   string(key: string): string | null {
@@ -206,16 +206,19 @@ class KeyReader {
   stringList(key: string): string[] | null {
     const value = this.#table[key];
     if (value === undefined) return null;
-    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) throw this.typeError(key, value, 'a sequence of strings');
+    if (!Array.isArray(value)) throw this.typeError(key, value, 'a sequence');
+    // The reference's TOML deserializer names the list, not the item, for an item of the wrong type.
+    const wrong = value.find((item) => typeof item !== 'string');
+    if (wrong !== undefined) throw this.typeError(key, wrong, 'a string');
     return [...(value as string[])];
   }
 
   stringMap(key: string): Record<string, string> | null {
     const value = this.#table[key];
     if (value === undefined) return null;
-    if (!isTable(value) || !Object.values(value).every((item) => typeof item === 'string')) {
-      throw this.typeError(key, value, 'a map of strings');
-    }
+    if (!isTable(value)) throw this.typeError(key, value, 'a map');
+    // An entry of the wrong type is named by its own key, as the reference names it.
+    for (const [entry, item] of Object.entries(value)) if (typeof item !== 'string') throw this.typeError(`${key}.${entry}`, item, 'a string');
     return { ...(value as Record<string, string>) };
   }
 
@@ -226,7 +229,7 @@ class KeyReader {
     const n = typeof value === 'bigint' ? Number(value) : value;
     if (typeof n !== 'number') throw this.typeError(key, value, 'f64');
     if (!Number.isFinite(n) || n < 0) {
-      throw new ConfigError(`${this.path}.${key}: cannot convert float seconds to Duration: value is ${n < 0 ? 'negative' : 'either too big or NaN'}`);
+      throw ConfigError.at(`${this.path}.${key}`, `cannot convert float seconds to Duration: value is ${n < 0 ? 'negative' : 'either too big or NaN'}`);
     }
     return Math.round(n * 1000);
   }
@@ -236,7 +239,7 @@ class KeyReader {
     if (value === undefined) return null;
     const n = typeof value === 'bigint' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isInteger(n)) throw this.typeError(key, value, 'u64');
-    if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw new ConfigError(`${this.path}.${key}: invalid value: integer \`${String(value)}\`, expected u64`);
+    if (n < 0 || n > Number.MAX_SAFE_INTEGER) throw ConfigError.at(`${this.path}.${key}`, `invalid value: integer \`${String(value)}\`, expected u64`);
     return n;
   }
 
@@ -245,7 +248,7 @@ class KeyReader {
     if (value === undefined) return null;
     if (typeof value === 'string' && (APPROVALS as readonly string[]).includes(value)) return value as McpToolApproval;
     const shown = typeof value === 'string' ? `\`${value}\`` : 'a non-string value';
-    throw new ConfigError(`${this.path}.${key}: unknown variant ${shown}, expected one of \`auto\`, \`prompt\`, \`approve\``);
+    throw ConfigError.at(`${this.path}.${key}`, `unknown variant ${shown}, expected one of \`auto\`, \`prompt\`, \`approve\``);
   }
 }
 

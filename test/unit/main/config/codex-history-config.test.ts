@@ -22,7 +22,7 @@ describe('codex_history_projection', () => {
 
   test('a value that is not a boolean is refused', () => {
     expect(() => resolveCodexHistoryDatabase({ codex_history_projection: 'yes' }, '/h', {}, FLOCK)).toThrow(
-      new ConfigError('codex_history_projection: invalid type: expected a boolean'),
+      ConfigError.at('codex_history_projection', 'invalid type: expected a boolean'),
     );
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, mergedOver, parseOverride, readConfigFile, threadDocument, withOverrides, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
+import { ConfigError, mergedOver, parseOverride, readConfigFile, threadDocument, tomlValueOf, withOverrides, withValueAt, type ConfigDocument } from '../../../../src/main/config/config-document.js';
 
 const homes: string[] = [];
 afterAll(() => {
@@ -196,5 +196,35 @@ describe("a thread's config map over config.toml and the -c overrides", () => {
     const base: ConfigDocument = { t: { u: 1 } };
     const overlay: ConfigDocument = { t: { v: 2 } };
     expect({ merged: mergedOver(base, overlay), base, overlay }).toEqual({ merged: { t: { u: 1, v: 2 } }, base: { t: { u: 1 } }, overlay: { t: { v: 2 } } });
+  });
+});
+
+// codex 0.171.0 converts a request's JSON `config` to TOML, where a null is `""`.
+describe("a JSON null in a thread's config map", () => {
+  test('reads as the empty string, at the top, inside tables and inside arrays', () => {
+    expect(withOverrides({}, { model: null, 'mcp_servers.k.cwd': null, mcp_servers: { k: { env: { A: null, B: 'b' }, args: [null, 'x'] } }, n: 3 })).toEqual({
+      model: '', mcp_servers: { k: { env: { A: '', B: 'b' }, args: ['', 'x'] } }, n: 3,
+    });
+  });
+
+  test('tomlValueOf leaves every other value as it is', () => {
+    expect([tomlValueOf('s'), tomlValueOf(1), tomlValueOf(true), tomlValueOf([]), tomlValueOf({})]).toEqual(['s', 1, true, [], {}]);
+  });
+});
+
+describe('ConfigError', () => {
+  test('a problem at a key is `key: problem`, and keyed as the reference words a request config value', () => {
+    const error = ConfigError.at('mcp_servers.k.command', 'invalid type: integer `3`, expected a string');
+    expect({ message: error.message, key: error.key, problem: error.problem, keyed: error.keyed }).toEqual({
+      message: 'mcp_servers.k.command: invalid type: integer `3`, expected a string',
+      key: 'mcp_servers.k.command',
+      problem: 'invalid type: integer `3`, expected a string',
+      keyed: 'invalid type: integer `3`, expected a string\nin `mcp_servers.k.command`\n',
+    });
+  });
+
+  test('a problem with no key keeps its message', () => {
+    const error = new ConfigError('Model provider `nope` not found');
+    expect({ key: error.key, keyed: error.keyed }).toEqual({ key: null, keyed: 'Model provider `nope` not found' });
   });
 });

@@ -178,11 +178,22 @@ describe('errors name the key', () => {
       document: withMock({ request_max_retries: 2n ** 60n }),
       error: 'model_providers.mock.request_max_retries: value is too large',
     },
-    { name: 'an unknown model_provider', document: { model_provider: 'nope' }, error: 'model_provider: unknown model provider `nope`' },
+    { name: 'an unknown model_provider', document: { model_provider: 'nope' }, error: 'Model provider `nope` not found' },
+    {
+      name: 'an unknown approval_policy',
+      document: { approval_policy: 'bogus' },
+      error: 'approval_policy: unknown variant `bogus`, expected one of `untrusted`, `on-failure`, `on-request`, `granular`, `never`',
+    },
+    { name: 'approval_policy "granular" as a string', document: { approval_policy: 'granular' }, error: 'approval_policy: invalid type: unit variant, expected newtype variant' },
+    {
+      name: 'an unknown sandbox_mode',
+      document: { sandbox_mode: '' },
+      error: 'sandbox_mode: unknown variant ``, expected one of `read-only`, `workspace-write`, `danger-full-access`',
+    },
     {
       name: 'a model_provider named in the config but with no table',
       document: { model_provider: 'mock', model_providers: { other: { base_url: 'http://x' } } },
-      error: 'model_provider: unknown model provider `mock`',
+      error: 'Model provider `mock` not found',
     },
     {
       name: 'a provider without base_url',
@@ -223,6 +234,6 @@ describe('errors name the key', () => {
 test('max_loaded_threads is a positive integer; unset, the open-file limit decides', () => {
   expect([resolveMaxLoadedThreads({}), resolveMaxLoadedThreads({ max_loaded_threads: 500n })]).toEqual([null, 500]);
   expect(() => resolveHostConfig({ max_loaded_threads: 0n })).toThrow(
-    new ConfigError('max_loaded_threads: invalid value: integer `0`, expected a positive integer'),
+    ConfigError.at('max_loaded_threads', 'invalid value: integer `0`, expected a positive integer'),
   );
 });

@@ -60,7 +60,7 @@ describe('writer_lock_backend', () => {
 
   test('a bad backend key fails thread configuration like any key', () => {
     expect(() => resolveHostConfig({ writer_lock_backend: 'nfs' })).toThrow(
-      new ConfigError('writer_lock_backend: unknown variant `nfs`, expected `flock` or `lockfile`'),
+      ConfigError.at('writer_lock_backend', 'unknown variant `nfs`, expected `flock` or `lockfile`'),
     );
   });
 });

@@ -40,7 +40,7 @@ test('sandbox_mode and [sandbox_workspace_write] map to the reference policies',
     type: 'workspace-write', writableRoots: ['/srv/data', '/c/rel'], networkAccess: true, excludeTmpdirEnvVar: false, excludeSlashTmp: true,
   });
   expect(() => sandboxPolicyFromConfig({ sandbox_mode: 'yolo' }, '/c')).toThrow(
-    new ConfigError('sandbox_mode: unknown variant `yolo`, expected one of `read-only`, `workspace-write`, `danger-full-access`'),
+    ConfigError.at('sandbox_mode', 'unknown variant `yolo`, expected one of `read-only`, `workspace-write`, `danger-full-access`'),
   );
 });
 

@@ -134,6 +134,23 @@ approval_mode = "approve"
     expect(resolve({ mcp_servers: { a: 'node' } })).toEqual({ error: 'mcp_servers.a: invalid type: string "node", expected a table' });
   });
 
+  // As codex 0.171.0 names them (probed through a thread's `config`).
+  test('a list, a map and an entry of the wrong type are named as the reference names them', () => {
+    expect([
+      resolve({ mcp_servers: 3 }),
+      resolve({ mcp_servers: { a: { command: 'x', args: 'a' } } }),
+      resolve({ mcp_servers: { a: { command: 'x', args: ['a', 2] } } }),
+      resolve({ mcp_servers: { a: { command: 'x', env: 'A' } } }),
+      resolve({ mcp_servers: { a: { command: 'x', env: { A: 3 } } } }),
+    ]).toEqual([
+      { error: 'mcp_servers: invalid type: integer `3`, expected a map' },
+      { error: 'mcp_servers.a.args: invalid type: string "a", expected a sequence' },
+      { error: 'mcp_servers.a.args: invalid type: integer `2`, expected a string' },
+      { error: 'mcp_servers.a.env: invalid type: string "A", expected a map' },
+      { error: 'mcp_servers.a.env.A: invalid type: integer `3`, expected a string' },
+    ]);
+  });
+
   test('no mcp_servers table is no servers', () => {
     expect(resolve({})).toEqual({ config: [] });
   });
