@@ -54,6 +54,7 @@ const TYPES: Array<[string, string]> = [
   ['[mcp_servers.a]\ncommand = "x"\n[mcp_servers.a.env]\nA = "b"\nC = 1\n', '18:5: invalid type: integer `1`, expected a string'],
   ['[mcp_servers.a]\ncommand = "x"\nenv = { A = "b", C = 2 }\n', '16:22: invalid type: integer `2`, expected a string'],
   ['[mcp_servers.a]\ncommand = "x"\nenv = 3\n', '16:7: invalid type: integer `3`, expected a map'],
+  ['[[mcp_servers.a]]\ncommand = "x"\n', '14:1: invalid type: map, expected a string'],
 ];
 
 async function runScript(side: Side, home: string): Promise<unknown> {

@@ -30,7 +30,7 @@ export function serverProblemPosition(text: string | null, message: string): str
   if (found === null || text === null) return ` ${message}`;
   const [, name, key, item, entry, problem] = found as unknown as [string, string, string | undefined, string | undefined, string | undefined, string];
   const lines = text.split('\n');
-  const header = headerLine(lines, `mcp_servers.${name}`);
+  const header = Math.max(headerLine(lines, `mcp_servers.${name}`), headerLine(lines, `[mcp_servers.${name}]`));
   const placed = (place: Place | null) => (place === null ? null : `${place.line}:${place.column}: ${problem}`);
   if (header === -1) {
     // `name = <not a table>` under `[mcp_servers]`: serde failed on the value.

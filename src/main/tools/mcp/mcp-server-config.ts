@@ -61,6 +61,11 @@ export function resolveMcpServers(document: ConfigDocument): McpServerConfig[] {
 
 /** One `[mcp_servers.<name>]` table. */
 export function resolveMcpServer(name: string, table: unknown): McpServerConfig {
+  // serde reads a struct from a sequence too, field by field: a first item that is no string
+  // (an array of tables, `[[mcp_servers.<name>]]`) fails as the first field, `command`.
+  if (Array.isArray(table) && table.length > 0 && typeof table[0] !== 'string') {
+    throw new ConfigError(`mcp_servers.${name}: invalid type: ${typeName(table[0])}, expected a string`);
+  }
   const at = new KeyReader(`mcp_servers.${name}`, table, 'struct RawMcpServerConfig');
   // Checked for type only (see above).
   at.string('experimental_environment');

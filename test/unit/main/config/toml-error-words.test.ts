@@ -69,6 +69,7 @@ test('a server table’s type problem at the value, the item or the entry serde 
     ['[mcp_servers.a]\ncommand = "x"\nenv = { A = "b", C = 2 }\n', '3:22: invalid type: integer `2`, expected a string'],
     ['[mcp_servers.a]\ncommand = "x"\nenv = 3\n', '3:7: invalid type: integer `3`, expected a map'],
     ['[mcp_servers.z]\nargs = ["x"]\n', '1:1: invalid transport'],
+    ['[[mcp_servers.a]]\ncommand = "x"\n', '1:1: invalid type: map, expected a string'],
   ];
   expect(cases.map(([text]) => serverProblem(text))).toEqual(cases.map(([, problem]) => problem));
 });
