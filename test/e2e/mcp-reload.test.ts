@@ -155,11 +155,93 @@ test('a thread’s own mcp_servers stay over the reloaded ones; a running turn g
   }
 });
 
+test('threads that have run no turn start their servers at the reload, a thread with none gains them', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-mcp-reload-'));
+  writeConfig(home, '');
+  const host = await TestServer.start({ home, keepConfig: true });
+  const starts = scene.fixture.starts().length;
+  const tags = () => scene.fixture.starts().slice(starts).map(([, tag]) => tag);
+  try {
+    const t0 = (await host.request('thread/start', {})).thread.id;
+    let names: Record<string, string> = { [t0]: 't0' };
+    // t0 had no servers: a starts at once, with no turn.
+    writeConfig(home, serverTable('a', 'a5', 'enabled_tools = ["echo"]'));
+    let mark = host.received.length;
+    expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
+    await waitUntil(() => statusesSince(host, mark, names).length === 2, 20_000);
+    expect(statusesSince(host, mark, names)).toEqual([['t0', 'a', 'ready', null, null, null], ['t0', 'a', 'starting', null, null, null]]);
+    expect(tags()).toEqual(['a5']);
+
+    // t1 starts with a and runs no turn: the reload gives it the session t0 runs, ready.
+    const t1 = (await host.request('thread/start', {})).thread.id;
+    names = { [t0]: 't0', [t1]: 't1' };
+    mark = host.received.length;
+    expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
+    await waitUntil(() => statusesSince(host, mark, names).length === 2, 10_000);
+    expect(statusesSince(host, mark, names)).toEqual([['t0', 'a', 'ready', null, null, null], ['t1', 'a', 'ready', null, null, null]]);
+
+    // a's launch changes: one new process for both, started at once; the old one stops.
+    const [a5] = pidsOf('a5');
+    writeConfig(home, serverTable('a', 'a6', 'enabled_tools = ["echo"]'));
+    mark = host.received.length;
+    expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
+    await waitUntil(() => statusesSince(host, mark, names).length === 4, 20_000);
+    expect(statusesSince(host, mark, names)).toEqual([
+      ['t0', 'a', 'ready', null, null, null], ['t0', 'a', 'starting', null, null, null],
+      ['t1', 'a', 'ready', null, null, null], ['t1', 'a', 'starting', null, null, null],
+    ]);
+    await waitUntil(() => !alive(a5!), 10_000);
+    expect([alive(a5!), tags()]).toEqual([false, ['a5', 'a6']]);
+    const listed = (await host.request('mcpServerStatus/list', {})).data.map((s: Message) => [s.name, Object.keys(s.tools), s.serverInfo, s.toolsError]);
+    expect(listed).toEqual([['a', ['echo'], { name: 'stdio-fixture', title: null, version: '1.0.0', description: null, icons: null, websiteUrl: null }, null]]);
+  } finally {
+    expect(await host.close()).toBe(0);
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('a kept server whose start failed starts again at the reload, and not before; unknown keys are ignored', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-mcp-reload-'));
+  const script = join(home, 'later.sh');
+  const table = serverTable('c', 'c1', 'enabled_tools = ["echo"]\nbogus = 1\n[mcp_servers.c.tools.echo]\nzzz = 2').replace(JSON.stringify(process.execPath), JSON.stringify(script));
+  writeConfig(home, table);
+  const host = await TestServer.start({ home, keepConfig: true });
+  const starts = scene.fixture.starts().length;
+  try {
+    const thread = (await host.request('thread/start', {})).thread.id;
+    const names = { [thread]: 't' };
+    let mark = host.received.length;
+    expect(await turnTools(host, thread)).toEqual([[]]);
+    const failed = `MCP client for \`c\` failed to start: MCP startup failed: No such file or directory (os error 2)`;
+    expect(statusesSince(host, mark, names)).toEqual([['t', 'c', 'failed', failed, null, null], ['t', 'c', 'starting', null, null, null]]);
+    const status = async () => (await host.request('mcpServerStatus/list', {})).data.map((s: Message) => [s.name, Object.keys(s.tools), s.toolsError]);
+    expect(await status()).toEqual([['c', [], 'MCP startup failed: No such file or directory (os error 2)']]);
+
+    // The script appears; nothing tries the server again until the reload does.
+    writeFileSync(script, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(statusesSince(host, mark, names).length).toBe(2);
+    mark = host.received.length;
+    expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
+    await waitUntil(() => statusesSince(host, mark, names).length === 2, 20_000);
+    expect(statusesSince(host, mark, names)).toEqual([['t', 'c', 'ready', null, null, null], ['t', 'c', 'starting', null, null, null]]);
+    expect(await status()).toEqual([['c', ['echo'], null]]);
+    expect(await turnTools(host, thread)).toEqual([[['mcp__c', ['echo']]]]);
+    expect(scene.fixture.starts().slice(starts).map(([, tag]) => tag)).toEqual(['c1']);
+  } finally {
+    expect(await host.close()).toBe(0);
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
 test('a config.toml that does not parse, or a bad server table, is refused and changes nothing', async () => {
   const host = await TestServer.start({ modelUrl: scene.mock.url });
   const path = join(host.home, 'config.toml');
   const lines = mockModelConfig(scene.mock.url).split('\n').length;
   try {
+    // With no thread loaded a bad server table is not looked at, as the reference does not.
+    writeConfig(host.home, '[mcp_servers.z]\ncommand = 3\n');
+    expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
     writeConfig(host.home, serverTable('a', 'a4', 'enabled_tools = ["echo"]'));
     expect((await host.requestRaw('config/mcpServer/reload', {})).result).toEqual({});
     const thread = (await host.request('thread/start', {})).thread.id;
@@ -172,7 +254,7 @@ test('a config.toml that does not parse, or a bad server table, is refused and c
       { code: -32603, message: `failed to refresh MCP servers: ${path}:${lines + 1}:1: invalid transport` },
       { code: -32603, message: `failed to refresh MCP servers: ${path}:${lines + 2}:11: invalid type: integer \`3\`, expected a string` },
       { code: -32603, message: `failed to refresh MCP servers: ${path}:${lines + 1}:1: cannot convert float seconds to Duration: value is negative` },
-      { code: -32603, message: `failed to refresh MCP servers: ${path}:${lines + 1}:15: illegal character in key` },
+      { code: -32603, message: `failed to refresh MCP servers: ${path}:${lines + 1}:15: unclosed table, expected \`]\`` },
     ]);
     // The servers of the last good reload are still the thread's.
     expect(await turnTools(host, thread)).toEqual([[['mcp__a', ['echo']]]]);

@@ -4,17 +4,16 @@
 // reload is answered, the startup statuses from the reload to the end of the next turn are
 // compared (sorted: the servers start concurrently), then the next request's `mcp__` tools field
 // by field; then bad params and a bad server table.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { waitUntil } from '../../src/main/wait-until.js';
-import { FixtureDir } from '../helpers/mcp-fixtures.js';
+import type { FixtureDir } from '../helpers/mcp-fixtures.js';
 import { referenceAndMock } from './reference-and-mock.js';
-import { mockModelConfig, TestServer, type Message } from '../helpers/test-server.js';
+import { runOnBothSides, startSide, type Side } from './reload-sides.js';
+import { mockModelConfig, type Message } from '../helpers/test-server.js';
 
-type Side = 'thread-host' | 'codex';
 
 const reference = referenceAndMock();
 const STDIO_SERVER = fileURLToPath(new URL('../fixtures/mcp/stdio-server.mjs', import.meta.url));
@@ -26,11 +25,7 @@ async function runScript(side: Side, home: string, fixture: FixtureDir): Promise
     `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([STDIO_SERVER])}\nenv = { MCP_FIXTURE_PID_FILE = ${JSON.stringify(fixture.startsFile)}, MCP_FIXTURE_TAG = "${tag}" }\n${extra}\n`;
   const write = (tables: string) => writeFileSync(join(home, 'config.toml'), `${mockModelConfig(mock.url)}\n${tables}`);
   write(table('a', 'a1', 'enabled_tools = ["echo"]'));
-  const empty = join(home, 'empty-home');
-  mkdirSync(empty);
-  mkdirSync(join(home, 'tmpdir'));
-  const env = { TMPDIR: join(home, 'tmpdir'), HOME: empty, RUST_BACKTRACE: '0' };
-  const server = await TestServer.start({ home, keepConfig: true, env, ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}) });
+  const server = await startSide(side, home, reference.codex);
   const turn = async (threadId: string) => {
     const before = mock.requests.length;
     const { turn: started } = await server.request('turn/start', { threadId, input: text('go') });
@@ -60,17 +55,7 @@ async function runScript(side: Side, home: string, fixture: FixtureDir): Promise
 }
 
 test('a reload script: the same answers, startup statuses and next tools on both', async () => {
-  const runs: Partial<Record<Side, unknown>> = {};
-  for (const side of ['codex', 'thread-host'] as const) {
-    const home = mkdtempSync(join(tmpdir(), 'thread-host-interop-reload-'));
-    const fixture = new FixtureDir();
-    try {
-      runs[side] = await runScript(side, home, fixture);
-    } finally {
-      fixture.remove();
-      rmSync(home, { recursive: true, force: true });
-    }
-  }
+  const runs = await runOnBothSides(runScript);
   expect(runs['thread-host']).toEqual(runs.codex);
   // What the reference did, so two runs that both saw nothing cannot pass.
   const status = (name: string, value: string) => ({ threadId: 'string', name, environmentId: null, status: value, error: null, failureReason: null });

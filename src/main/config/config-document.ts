@@ -32,7 +32,9 @@ export class ConfigError extends Error {
 
   /** As the reference's TOML deserializer words a problem at a key: ``<problem>\nin `<key>`\n``. */
   get keyed(): string {
-    return this.key === null ? this.message : `${this.problem}\nin \`${this.key}\`\n`;
+    if (this.key === null) return this.message;
+    // A list's item is placed at the item in config.toml, but the reference's text names the list.
+    return `${this.problem}\nin \`${this.key.replace(/\[\d+\]$/, '')}\`\n`;
   }
 }
 

@@ -3,9 +3,10 @@
 // thread's servers resolved again with its request's `config` map over that, as the reference
 // does. The host's document takes the new `mcp_servers` (threads started later get them); each
 // thread's kept servers keep their sessions, the changed and removed ones give theirs back, and
-// a session no loaded thread is configured with any more stops at once. A thread that had
-// started its servers starts the new ones now (a running turn gets the new tool set for its next
-// request); one that had not starts them when a turn first lists them, as at its load.
+// a session no loaded thread is configured with any more stops at once. After the answer every
+// thread with servers starts the ones not running now, as the reference's threads do (a
+// running turn gets the new tool set for its next request), and a kept server whose start had
+// failed is started again.
 import { join } from 'node:path';
 import { withDeadline } from '../../common/deadline.js';
 import { internalError } from '../../common/errors.js';
@@ -24,11 +25,11 @@ export const CONFIG_READ_DEADLINE_MS = 10_000;
 export async function reloadMcpServers(ctx: HostContext): Promise<void> {
   const path = join(ctx.home, 'config.toml');
   const text = await readConfigText(ctx, path);
-  let document: ConfigDocument;
+  let document: ConfigDocument = {};
   try {
-    document = text === null ? {} : parseToml(text);
+    if (text !== null) document = parseToml(text);
   } catch (error) {
-    throw refreshFailed(`${path}:${tomlSyntaxPosition(error)}`);
+    throw refreshFailed(`${path}:${tomlSyntaxPosition(text!, error)}`);
   }
   // Only the servers are taken anew: config.toml's other keys stay as read at start.
   const { mcp_servers: _oldUser, ...userRest } = ctx.configLayers.user;
@@ -38,9 +39,12 @@ export async function reloadMcpServers(ctx: HostContext): Promise<void> {
   const { mcp_servers: _old, ...rest } = ctx.configDocument;
   const hostDocument: ConfigDocument = layered.mcp_servers === undefined ? rest : { ...rest, mcp_servers: layered.mcp_servers };
   const resolved: Array<[string, McpServerConfig[]]> = [];
+  const attached = ctx.mcp.attached();
   try {
-    const hostServers = resolveMcpServers(hostDocument);
-    for (const [threadId, requestConfig] of ctx.mcp.attached()) {
+    // With no thread loaded the reference resolves no server, so a bad table is not refused
+    // here (a thread started on it is).
+    const hostServers = attached.length === 0 ? [] : resolveMcpServers(hostDocument);
+    for (const [threadId, requestConfig] of attached) {
       resolved.push([threadId, requestConfig === null ? hostServers : resolveMcpServers(threadDocument(user, flags, requestConfig))]);
     }
   } catch (error) {
@@ -60,12 +64,13 @@ export async function reloadMcpServers(ctx: HostContext): Promise<void> {
 
 function startAgain(ctx: HostContext, threadId: string, change: McpReconfiguration): void {
   for (const event of change.ready) ctx.mcp.announce(event);
+  ctx.mcp.retryFailed(change.retry);
   if (!change.relist) return;
   const thread = ctx.directory.get(threadId);
   if (thread === undefined) return;
   const turnId = thread.runningTurnId;
   if (turnId !== null) answerHostTools(ctx, thread, turnId);
-  else void ctx.mcp.toolSpecs(threadId);
+  else void ctx.mcp.toolSpecs(threadId, true);
 }
 
 async function readConfigText(ctx: HostContext, path: string): Promise<string | null> {

@@ -1,9 +1,10 @@
 // The MCP servers of each loaded thread, on the host's one hub (mcp/mcp-hub.ts): a thread's
 // configured servers are noted when it loads, leased on the hub when a turn first lists their
-// tools (the session starts then), and given back when it unloads, so threads with the same
-// launch share one session (one process) and a server no loaded thread uses stops. Their tools
-// are offered under the reference's names (a namespace `mcp__<server>` per server). The hub,
-// and the SDK behind it, is loaded on first use only (mcp/mcp-runtime.ts).
+// tools or a config/mcpServer/reload starts them (the session starts then), and given back when
+// it unloads, so threads with the same launch share one session (one process) and a server no
+// loaded thread uses stops. Their tools are offered under the reference's names (a namespace
+// `mcp__<server>` per server). The hub, and the SDK behind it, is loaded on first use only
+// (mcp/mcp-runtime.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { LogFn } from '../../common/log.js';
 import type { McpHub, McpLease, McpStartupEvent } from './mcp/mcp-hub.js';
@@ -35,10 +36,12 @@ interface ThreadServers {
 
 /** What a reload changed for one thread: whether to list its servers again now, and the re-announcements. */
 export interface McpReconfiguration {
-  /** The thread had started its servers: the new and changed ones start now, as the reference's do. */
+  /** The thread has servers: the new, changed and not yet started ones start now, as the reference's do. */
   relist: boolean;
   /** `ready` again, for each kept server whose session runs, as the reference announces its kept servers. */
   ready: McpStartupEvent[];
+  /** The kept servers whose start had failed: the reference starts them again. */
+  retry: McpLease[];
 }
 
 const NAMESPACE_PREFIX = 'mcp__';
@@ -93,9 +96,9 @@ export class ThreadMcp {
    */
   reconfigured(threadId: string, servers: readonly McpServerConfig[]): McpReconfiguration {
     const entry = this.#threads.get(threadId);
-    const relist = entry !== undefined && [...entry.servers.values()].some((server) => server.lease !== null);
     const next: ThreadServers = { servers: new Map(), tools: new Map(), approved: entry?.approved ?? new Set() };
     const ready: McpStartupEvent[] = [];
+    const retry: McpLease[] = [];
     for (const config of servers.filter((server) => server.enabled)) {
       const old = entry?.servers.get(config.name);
       entry?.servers.delete(config.name);
@@ -105,12 +108,18 @@ export class ThreadMcp {
       if (lease !== null && this.#hub!.isReady(lease)) {
         ready.push({ name: config.name, identity: lease.launch.identity, threadIds: [threadId], status: 'ready', error: null });
       }
+      if (lease !== null && this.#hub!.startFailed(lease)) retry.push(lease);
       next.servers.set(config.name, { config, lease });
     }
     for (const gone of entry?.servers.values() ?? []) if (gone.lease !== null) this.#hub!.release(gone.lease);
     if (next.servers.size === 0) this.#threads.delete(threadId);
     else this.#threads.set(threadId, next);
-    return { relist: relist && next.servers.size > 0, ready };
+    return { relist: next.servers.size > 0, ready, retry };
+  }
+
+  /** After a reload: the kept servers whose start had failed start again now (the next listing waits for them). */
+  retryFailed(leases: readonly McpLease[]): void {
+    for (const lease of leases) this.#hub?.restartFailed(lease);
   }
 
   /** Tells the event's threads of a startup status as the hub would (a reload's re-announcement). */
@@ -155,15 +164,16 @@ export class ThreadMcp {
   /**
    * The Responses API `tools` entries of the thread's servers, each listed (and so started)
    * under its startup deadline; a server that fails is left out and the turn goes on.
+   * `announceShared`: see `#leased` (a reload's start).
    */
-  async toolSpecs(threadId: string): Promise<unknown[]> {
+  async toolSpecs(threadId: string, announceShared = false): Promise<unknown[]> {
     const entry = this.#threads.get(threadId);
     if (entry === undefined) return [];
     const names = [...entry.servers.keys()].sort();
     const listed = await Promise.all(
       names.map(async (name) => {
         try {
-          const { hub, lease } = await this.#leased(threadId, name);
+          const { hub, lease } = await this.#leased(threadId, name, announceShared);
           return await hub.tools(lease);
         } catch (error) {
           this.#log('warn', 'MCP server tools unavailable', { threadId, server: name, error: (error as Error).message });
@@ -232,12 +242,20 @@ export class ThreadMcp {
     if (this.#runtime !== null) await (await this.#runtime).hub.close();
   }
 
-  // The thread's lease on a server, taken on first use (loading the hub the first time).
-  async #leased(threadId: string, name: string): Promise<{ hub: McpHub; lease: McpLease }> {
+  // The thread's lease on a server, taken on first use (loading the hub the first time). With
+  // `announceShared`, a lease on a session another thread already runs tells this thread it is
+  // ready, as the reference's thread, which runs its own, announces it.
+  async #leased(threadId: string, name: string, announceShared = false): Promise<{ hub: McpHub; lease: McpLease }> {
     const { runtime, hub } = await this.#loaded();
     const server = this.#threads.get(threadId)?.servers.get(name);
     if (server === undefined) throw new Error(`the thread no longer has the MCP server ${name}`);
-    server.lease ??= hub.lease(threadId, runtime.resolveLaunch(server.config, this.#env));
+    if (server.lease === null) {
+      const lease = hub.lease(threadId, runtime.resolveLaunch(server.config, this.#env));
+      server.lease = lease;
+      if (announceShared && hub.isReady(lease)) {
+        this.#onStartupStatus({ name, identity: lease.launch.identity, threadIds: [threadId], status: 'ready', error: null });
+      }
+    }
     return { hub, lease: server.lease };
   }
 

@@ -13,9 +13,11 @@ import {
   type Implementation,
   type Resource,
   type ResourceTemplate,
+  type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../../common/clock.js';
+import { ioErrorText } from '../../../common/io-error-text.js';
 import { HOST_VERSION } from '../../protocol/thread-view.js';
 import { CallDeadline, DeadlineReason } from './call-deadline.js';
 import type { McpLaunch } from './mcp-launch.js';
@@ -42,6 +44,8 @@ export interface McpConnection {
   /** The stdio server's pid (its process group's id), or null for HTTP. */
   pid: number | null;
   serverInfo: Implementation | null;
+  /** The capabilities the server declared in its initialize answer. */
+  serverCapabilities: ServerCapabilities | null;
   inventory: McpInventory;
   close(): Promise<void>;
 }
@@ -71,7 +75,14 @@ export async function connectServer(launch: McpLaunch, clock: Clock, handlers: C
     await client.connect(transport, options);
     const inventory = await listInventory(client, deadline.signal);
     const pid = transport instanceof ProcessGroupTransport ? transport.pid : null;
-    return { client, pid, serverInfo: client.getServerVersion() ?? null, inventory, close: () => client.close() };
+    return {
+      client,
+      pid,
+      serverInfo: client.getServerVersion() ?? null,
+      serverCapabilities: client.getServerCapabilities() ?? null,
+      inventory,
+      close: () => client.close(),
+    };
   } catch (error) {
     await client.close().catch(() => undefined);
     // The SDK rejects an aborted request with its own McpError, so ask the deadline.
@@ -126,6 +137,7 @@ function transportFor(launch: McpLaunch): Transport {
 
 // codex-rs/codex-mcp `mcp_init_error_display` (and `mcp_startup_timeout_message`): the
 // startup timeout in whole seconds (`Duration::as_secs`), otherwise "failed to start: {err:#}".
+// (Probed: a missing command is `MCP startup failed: No such file or directory (os error 2)`.)
 function startupFailureText(launch: McpLaunch, error: unknown): string {
   if (error instanceof DeadlineReason) {
     const secs = Math.floor(launch.startupTimeoutMs / 1000);
@@ -134,6 +146,8 @@ function startupFailureText(launch: McpLaunch, error: unknown): string {
       `[mcp_servers.${launch.name}]\nstartup_timeout_sec = XX`
     );
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  // A command that cannot be spawned: rmcp's "MCP startup failed: {io::Error}".
+  const spawnFailed = String((error as NodeJS.ErrnoException | null)?.syscall ?? '').startsWith('spawn');
+  const detail = spawnFailed ? `MCP startup failed: ${ioErrorText(error)}` : error instanceof Error ? error.message : String(error);
   return `MCP client for \`${launch.name}\` failed to start: ${detail}`;
 }

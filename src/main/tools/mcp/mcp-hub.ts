@@ -67,7 +67,7 @@ export class McpHub {
     this.#onStartupStatus = options.onStartupStatus ?? (() => undefined);
   }
 
-  /** Takes a lease on the session for `launch`; nothing starts until the lease is used. */
+  /** Takes a lease on the session for `launch`; nothing starts until the lease is used (a failed one starts again). */
   lease(threadId: string, launch: McpLaunch): McpLease {
     if (this.#closed) throw new Error('the MCP hub is closed');
     let entry = this.#entries.get(launch.identity);
@@ -87,6 +87,9 @@ export class McpHub {
     }
     const lease = new Lease(threadId, launch);
     entry.leases.add(lease);
+    // A thread new to a server whose start failed tries it again, as a reference thread starts
+    // its own servers; the threads already on it hear of the start too.
+    entry.session.restartFailed();
     return lease;
   }
 
@@ -128,6 +131,16 @@ export class McpHub {
   /** Whether the lease's session has its server running and listed, from memory. */
   isReady(lease: McpLease): boolean {
     return this.#entries.get(lease.launch.identity)?.session.state.kind === 'ready';
+  }
+
+  /** Whether the lease's session's last start failed (it waits for a retry, or nobody held it then). */
+  startFailed(lease: McpLease): boolean {
+    return this.#entries.get(lease.launch.identity)?.session.startFailed === true;
+  }
+
+  /** Starts the lease's session again now if its last start failed: a reload asks for it, as the reference's does. */
+  restartFailed(lease: McpLease): void {
+    this.#entries.get(lease.launch.identity)?.session.restartFailed();
   }
 
   /** The lease's tools (its server's, through its enabled/disabled lists), starting the session. */

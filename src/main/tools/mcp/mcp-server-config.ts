@@ -45,16 +45,10 @@ export interface McpServerConfig {
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
 
-// `#[schemars(deny_unknown_fields)]` on RawMcpServerConfig: any other key is refused. Some are
-// accepted only for the reference's own features (OAuth login, remote environments) and are
-// checked for type but not kept.
-const KNOWN_KEYS = [
-  'command', 'args', 'env', 'env_vars', 'cwd', 'http_headers', 'env_http_headers',
-  'url', 'bearer_token', 'bearer_token_env_var',
-  'experimental_environment', 'startup_timeout_sec', 'startup_timeout_ms', 'tool_timeout_sec',
-  'enabled', 'required', 'supports_parallel_tool_calls', 'default_tools_approval_mode',
-  'enabled_tools', 'disabled_tools', 'scopes', 'oauth', 'oauth_resource', 'name', 'tools',
-];
+// A key the reference does not know is ignored, as codex 0.171.0 ignores it (probed: it only
+// warns when a thread starts, ``Codex is ignoring 1 unrecognized configuration setting. …``).
+// Some keys are accepted only for the reference's own features (OAuth login, remote
+// environments) and are checked for type but not kept.
 const APPROVALS: readonly McpToolApproval[] = ['auto', 'prompt', 'approve'];
 
 /** Every server of `document.mcp_servers`, in the document's order; throws `ConfigError`. */
@@ -67,11 +61,13 @@ export function resolveMcpServers(document: ConfigDocument): McpServerConfig[] {
 
 /** One `[mcp_servers.<name>]` table. */
 export function resolveMcpServer(name: string, table: unknown): McpServerConfig {
-  const at = new KeyReader(`mcp_servers.${name}`, table);
-  for (const key of at.keys()) {
-    if (!KNOWN_KEYS.includes(key)) throw ConfigError.at(at.path, `unknown field \`${key}\``);
+  // serde reads a struct from a sequence too, field by field: a first item that is no string
+  // (an array of tables, `[[mcp_servers.<name>]]`) fails as the first field, `command`.
+  if (Array.isArray(table) && table.length > 0 && typeof table[0] !== 'string') {
+    throw ConfigError.at(`mcp_servers.${name}`, `invalid type: ${typeName(table[0])}, expected a string`);
   }
-  // Checked for type only (see KNOWN_KEYS).
+  const at = new KeyReader(`mcp_servers.${name}`, table, 'struct RawMcpServerConfig');
+  // Checked for type only (see above).
   at.string('experimental_environment');
   at.stringList('scopes');
   at.string('name');
@@ -158,8 +154,6 @@ function toolTables(at: KeyReader): Record<string, { approvalMode: McpToolApprov
   const tools: Record<string, { approvalMode: McpToolApproval | null }> = {};
   for (const [tool, table] of Object.entries(value)) {
     const item = new KeyReader(`${at.path}.tools.${tool}`, table);
-    // McpServerToolConfig is deny_unknown_fields too.
-    for (const key of item.keys()) if (key !== 'approval_mode') throw ConfigError.at(item.path, `unknown field \`${key}\``);
     tools[tool] = { approvalMode: item.approval('approval_mode') };
   }
   return tools;
@@ -172,13 +166,10 @@ class KeyReader {
   constructor(
     readonly path: string,
     table: unknown,
+    expected = 'a table',
   ) {
-    if (!isTable(table)) throw ConfigError.at(path, `invalid type: ${typeName(table)}, expected a table`);
+    if (!isTable(table)) throw ConfigError.at(path, `invalid type: ${typeName(table)}, expected ${expected}`);
     this.#table = table;
-  }
-
-  keys(): string[] {
-    return Object.keys(this.#table);
   }
 
   value(key: string): unknown {
@@ -203,22 +194,25 @@ class KeyReader {
     return value;
   }
 
+  /** serde's `Vec<String>`: not a sequence is the key's problem, an item that is no string the item's (`key[i]`). */
   stringList(key: string): string[] | null {
     const value = this.#table[key];
     if (value === undefined) return null;
     if (!Array.isArray(value)) throw this.typeError(key, value, 'a sequence');
-    // The reference's TOML deserializer names the list, not the item, for an item of the wrong type.
-    const wrong = value.find((item) => typeof item !== 'string');
-    if (wrong !== undefined) throw this.typeError(key, wrong, 'a string');
+    // The position names the item (the reload places it there); the reference's thread-config
+    // text names the list (ConfigError's `keyed` drops the index).
+    const bad = value.findIndex((item) => typeof item !== 'string');
+    if (bad !== -1) throw this.typeError(`${key}[${bad}]`, value[bad], 'a string');
     return [...(value as string[])];
   }
 
+  /** serde's `HashMap<String, String>`: a value that is no string is that entry's problem (`key.name`). */
   stringMap(key: string): Record<string, string> | null {
     const value = this.#table[key];
     if (value === undefined) return null;
     if (!isTable(value)) throw this.typeError(key, value, 'a map');
-    // An entry of the wrong type is named by its own key, as the reference names it.
-    for (const [entry, item] of Object.entries(value)) if (typeof item !== 'string') throw this.typeError(`${key}.${entry}`, item, 'a string');
+    const bad = Object.entries(value).find(([, item]) => typeof item !== 'string');
+    if (bad !== undefined) throw this.typeError(`${key}.${bad[0]}`, bad[1], 'a string');
     return { ...(value as Record<string, string>) };
   }
 

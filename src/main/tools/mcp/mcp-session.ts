@@ -1,10 +1,12 @@
 // One client session per launch identity, shared by every thread that leases it. It starts on
 // first use, restarts with backoff when its server dies while leased, and keeps the server's
-// inventory in memory so status answers never wait on the server.
+// inventory in memory so status answers never wait on the server. A server that fails to start
+// is not tried again on its own (the reference's is not): a reload, or a thread taking a new
+// lease (the reference starts a thread's servers when it loads), starts it again.
 //
-//   idle ──use──► starting ──ok──► ready ──exit (leased)──► backoff(exited) ──timer──► starting
+//   idle ──use──► starting ──ok──► ready ──exit (leased)──► backoff ──timer──► starting
 //                    │                 └──exit (not leased)──► idle
-//                    └──fail──► backoff(startFailed) ──timer (leased)──► starting
+//                    └──fail──► failed ──restartFailed()──► starting
 //   any ──stop()──► stopped (terminal)
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../../common/clock.js';
@@ -18,7 +20,8 @@ export type SessionState =
   | { kind: 'idle'; lastError: string | null }
   | { kind: 'starting'; attempt: number }
   | { kind: 'ready'; connection: McpConnection; attempt: number; readySince: number }
-  | { kind: 'backoff'; attempt: number; after: 'startFailed' | 'exited'; error: string; timer: unknown }
+  | { kind: 'backoff'; attempt: number; error: string; timer: unknown }
+  | { kind: 'failed'; error: string }
   | { kind: 'stopped' };
 
 /** `mcpServer/startupStatus/updated`'s states, as the session reports them. */
@@ -72,9 +75,11 @@ export class McpSession {
         return Promise.resolve(state.connection);
       case 'stopped':
         return Promise.reject(new Error(`MCP client for \`${this.launch.name}\` is closed`));
+      case 'failed':
+        // A server that failed to start fails calls at once.
+        return Promise.reject(new Error(state.error));
       case 'backoff':
-        // A server that failed to start fails calls at once; one that died waits for its restart.
-        if (state.after === 'startFailed') return Promise.reject(new Error(state.error));
+        // One that died waits for its restart.
         return untilAborted(this.#nextStart().promise, signal);
       case 'idle':
         this.#start(1);
@@ -82,6 +87,16 @@ export class McpSession {
       case 'starting':
         return untilAborted(this.#nextStart().promise, signal);
     }
+  }
+
+  /** Whether the last start failed (nothing starts it again until `restartFailed`). */
+  get startFailed(): boolean {
+    return this.#state.kind === 'failed';
+  }
+
+  /** A failed start is tried again now. */
+  restartFailed(): void {
+    if (this.#state.kind === 'failed') this.#start(1);
   }
 
   /** Runs `work` as a call in flight: elicitations reach `onElicitation` while it runs. */
@@ -159,7 +174,7 @@ export class McpSession {
       (error: Error) => {
         if (this.#state !== starting) return;
         this.deps.emit({ status: 'failed', error: error.message });
-        this.#retryLater(attempt, 'startFailed', error.message);
+        this.#state = { kind: 'failed', error: error.message };
         this.#settle(error);
       },
     );
@@ -171,13 +186,13 @@ export class McpSession {
     this.deps.emit({ status: 'failed', error: EXITED });
     // A server that stayed up a while starts the backoff afresh.
     const attempt = this.deps.clock.now() - state.readySince >= STABLE_MS ? 1 : state.attempt;
-    this.#retryLater(attempt, 'exited', EXITED);
+    this.#retryLater(attempt, EXITED);
   }
 
-  #retryLater(attempt: number, after: 'startFailed' | 'exited', error: string): void {
+  #retryLater(attempt: number, error: string): void {
     if (!this.deps.wanted()) {
       this.#state = { kind: 'idle', lastError: error };
-      if (after === 'exited') this.#settle(new Error(error));
+      this.#settle(new Error(error));
       return;
     }
     const timer = this.deps.clock.setTimeout(() => {
@@ -185,7 +200,7 @@ export class McpSession {
       if (this.deps.wanted()) this.#start(attempt + 1);
       else this.#state = { kind: 'idle', lastError: error };
     }, restartDelay(attempt));
-    this.#state = { kind: 'backoff', attempt, after, error, timer };
+    this.#state = { kind: 'backoff', attempt, error, timer };
   }
 
   // Elicitations carry no link to the request they belong to on stdio, so one goes to the only

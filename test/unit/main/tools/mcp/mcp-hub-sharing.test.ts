@@ -47,7 +47,17 @@ describe('one session per launch identity', () => {
     setUp();
     const lease = hub.lease('t1', stdioLaunch(dir));
     expect(hub.status()).toEqual([
-      { name: 'fixture', tools: {}, resources: [], resourceTemplates: [], authStatus: 'unsupported', runtimeStatus: 'notStarted' },
+      {
+        name: 'fixture',
+        tools: {},
+        resources: [],
+        resourceTemplates: [],
+        authStatus: 'unsupported',
+        runtimeStatus: 'notStarted',
+        serverInfo: null,
+        serverCapabilities: null,
+        toolsError: null,
+      },
     ]);
     expect(events).toEqual([]);
     expect(dir.starts()).toEqual([]);
@@ -106,6 +116,9 @@ describe('one session per launch identity', () => {
         resourceTemplates: [],
         authStatus: 'unsupported',
         runtimeStatus: 'connected',
+        serverInfo: { name: 'stdio-fixture', title: null, version: '1.0.0', description: null, icons: null, websiteUrl: null },
+        serverCapabilities: { resources: { listChanged: true }, tools: { listChanged: true } },
+        toolsError: null,
       },
     ]);
     expect(hub.status('other')).toEqual([]);

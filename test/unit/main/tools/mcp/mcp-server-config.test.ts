@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from 'smol-toml';
-import type { ConfigDocument } from '../../../../../src/main/config/config-document.js';
+import { ConfigError, type ConfigDocument } from '../../../../../src/main/config/config-document.js';
 import { resolveMcpServers, type McpServerConfig } from '../../../../../src/main/tools/mcp/mcp-server-config.js';
 import { configOrError, fromOverrides } from '../../../../helpers/config-overrides.js';
 
@@ -113,8 +113,7 @@ approval_mode = "approve"
     expect(resolve(toml('[mcp_servers.c]\nargs = ["x"]\n'))).toEqual({ error: 'mcp_servers.c: invalid transport' });
   });
 
-  test('bad keys and values name the server and the key', () => {
-    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\ncommands = "y"\n'))).toEqual({ error: 'mcp_servers.a: unknown field `commands`' });
+  test('bad values name the server and the key', () => {
     expect(resolve(toml('[mcp_servers.a]\ncommand = 1\n'))).toEqual({ error: 'mcp_servers.a.command: invalid type: integer `1`, expected a string' });
     expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenabled = "yes"\n'))).toEqual({
       error: 'mcp_servers.a.enabled: invalid type: string "yes", expected a boolean',
@@ -125,13 +124,22 @@ approval_mode = "approve"
     expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\ndefault_tools_approval_mode = "always"\n'))).toEqual({
       error: 'mcp_servers.a.default_tools_approval_mode: unknown variant `always`, expected one of `auto`, `prompt`, `approve`',
     });
-    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\n[mcp_servers.a.tools.echo]\nmode = "auto"\n'))).toEqual({
-      error: 'mcp_servers.a.tools.echo: unknown field `mode`',
-    });
+    // serde's words for a list and a map, and the item or entry that is wrong.
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nargs = "y"\n'))).toEqual({ error: 'mcp_servers.a.args: invalid type: string "y", expected a sequence' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nargs = ["y", 1]\n'))).toEqual({ error: 'mcp_servers.a.args[1]: invalid type: integer `1`, expected a string' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenv = 3\n'))).toEqual({ error: 'mcp_servers.a.env: invalid type: integer `3`, expected a map' });
+    expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenv = { A = "b", C = 2 }\n'))).toEqual({ error: 'mcp_servers.a.env.C: invalid type: integer `2`, expected a string' });
     expect(resolve(toml('[mcp_servers.a]\ncommand = "x"\nenv_vars = [{ name = "T", source = "cloud" }]\n'))).toEqual({
       error: 'mcp_servers.a.env_vars[0]: unsupported env_vars source `cloud`; expected `local` or `remote`',
     });
-    expect(resolve({ mcp_servers: { a: 'node' } })).toEqual({ error: 'mcp_servers.a: invalid type: string "node", expected a table' });
+    expect(resolve({ mcp_servers: { a: 'node' } })).toEqual({ error: 'mcp_servers.a: invalid type: string "node", expected struct RawMcpServerConfig' });
+  });
+
+  test('keys the reference does not know are ignored, as it ignores them', () => {
+    const table = '[mcp_servers.a]\ncommand = "x"\ncommands = "y"\n[mcp_servers.a.tools.echo]\nmode = "auto"\napproval_mode = "approve"\n';
+    expect(resolve(toml(table))).toEqual({
+      config: [{ ...defaults, name: 'a', transport: { kind: 'stdio', command: 'x', args: [], env: null, envVars: [], cwd: null }, tools: { echo: { approvalMode: 'approve' } } }],
+    });
   });
 
   // As codex 0.171.0 names them (probed through a thread's `config`).
@@ -145,10 +153,23 @@ approval_mode = "approve"
     ]).toEqual([
       { error: 'mcp_servers: invalid type: integer `3`, expected a map' },
       { error: 'mcp_servers.a.args: invalid type: string "a", expected a sequence' },
-      { error: 'mcp_servers.a.args: invalid type: integer `2`, expected a string' },
+      { error: 'mcp_servers.a.args[1]: invalid type: integer `2`, expected a string' },
       { error: 'mcp_servers.a.env: invalid type: string "A", expected a map' },
       { error: 'mcp_servers.a.env.A: invalid type: integer `3`, expected a string' },
     ]);
+  });
+
+  test("a list's item is placed at the item but worded at the list, as the reference words it", () => {
+    let thrown: unknown = null;
+    try {
+      resolveMcpServers({ mcp_servers: { a: { command: 'x', args: ['a', 2] } } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown instanceof ConfigError ? { key: thrown.key, keyed: thrown.keyed } : thrown).toEqual({
+      key: 'mcp_servers.a.args[1]',
+      keyed: 'invalid type: integer `2`, expected a string\nin `mcp_servers.a.args`\n',
+    });
   });
 
   test('no mcp_servers table is no servers', () => {
