@@ -208,7 +208,8 @@ test('answers the reference turns into failure texts, and answers it ignores', a
         [{ type: 'inputText', text: 'remote image URLs are not supported; use an inline data URL instead' }], false, 'remote image URLs are not supported; use an inline data URL instead'],
       ['two', (id) => JSON.stringify({ id, result: { contentItems: [{ type: 'inputText', text: 'one' }, { type: 'inputImage', imageUrl: 'data:image/png;base64,AAAA' }], success: true } }),
         [{ type: 'inputText', text: 'one' }, { type: 'inputImage', imageUrl: 'data:image/png;base64,AAAA' }], true,
-        [{ type: 'input_text', text: 'one' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' }]],
+        // An image that does not decode is the reference's text in its place; the item keeps the client's URL.
+        [{ type: 'input_text', text: 'one' }, { type: 'input_text', text: 'image content omitted because it could not be processed' }]],
     ];
     let asked = 0;
     for (const [name, reply, contentItems, success, output] of cases) {

@@ -18,7 +18,7 @@ export const legacyFormat: RolloutFormat = {
       ...messages.userMessage(userItem, startedAtMs, turnId, modelContent),
     ],
   }),
-  userInput: (item, turnId, nowMs) => ({ lines: messages.userMessage(item, nowMs, turnId) }),
+  userInput: (item, turnId, nowMs, modelContent) => ({ lines: messages.userMessage(item, nowMs, turnId, modelContent) }),
   agentMessage: (item, turnId, nowMs) => ({ lines: messages.agentMessage(item, nowMs, turnId) }),
   toolCall: (raw, turnId, nowMs) => [toolCallLine(raw, turnId, nowMs)],
   toolOutput: (answer, turnId, nowMs) => ({ lines: [toolOutputLine(answer, turnId, nowMs)] }),

@@ -27,6 +27,9 @@ export type TurnEnd =
   /** `codexErrorInfo` in the rollout's snake_case spelling. */
   | { status: 'failed'; message: string; codexErrorInfo: string | null };
 
+/** A user message as the model is given it (turn/user-content.ts): its parts and their kinds. */
+export type ModelContent = { parts: unknown[]; kinds: string[] };
+
 /** What opens a turn in the rollout. */
 export interface TurnStart {
   threadId: string;
@@ -34,8 +37,8 @@ export interface TurnStart {
   startedAtMs: number;
   context: TurnContextInput;
   userItem: UserMessageItem;
-  /** The message as the model is given it, when it carries images (user-content.ts); null for text alone. */
-  modelContent?: { parts: unknown[]; kinds: string[] } | null;
+  /** The message as the model is given it (user-content.ts); absent, its text parts. */
+  modelContent?: ModelContent | null;
 }
 
 /** Lines for one step of a turn, and which of them anchor a paged-history cursor. */
@@ -59,8 +62,8 @@ export interface RolloutFormat {
   sessionMeta(meta: SessionMetaInput, nowMs: number): string[];
   /** Opens a turn: its start, the settings it runs with, the user's message (the item). */
   turnStart(start: TurnStart): FormattedLines;
-  /** More input from the user joining the running turn (turn/steer): the item. */
-  userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines;
+  /** More input from the user joining the running turn (turn/steer): the item, and the message as the model is given it. */
+  userInput(item: UserMessageItem, turnId: string, nowMs: number, modelContent?: ModelContent): FormattedLines;
   /** The assistant's completed message (the item). */
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** A tool call the model made, as it made it. */

@@ -19,6 +19,8 @@ import { endOf, hostFailure, timingOf, type TurnOutcome } from './turn-outcome.j
 import { TurnWrites } from './turn-writes.js';
 import { TurnNotes } from './turn-notes.js';
 import { modelCallItem, textOf, toolCallOf } from './model-calls.js';
+import { carriesImages, conversationMessageOf, textContentOf, userContentOf, type UserContent } from './user-content.js';
+import { toolOutputWithImages } from './tool-output-images.js';
 
 export { textOf };
 
@@ -69,6 +71,9 @@ export abstract class RunningTurn {
   /** The turn's tools with the host's MCP servers' among them, as the host composed them; null until it answered (or when it offers none). */
   #hostTools: unknown[] | null = null;
   #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
+  /** Steered input being prepared (its images read and resized), recorded in the order it came. */
+  #steers: Promise<void> = Promise.resolve();
+  #steersPreparing = 0;
   /** The harness's notes the turn adds: results of the user's commands, an interrupt's note. */
   protected readonly notes = new TurnNotes();
 
@@ -122,7 +127,7 @@ export abstract class RunningTurn {
    * restarts with it, as the reference does.
    */
   steer(command: SteerCommand): void {
-    this.recordSteer(command);
+    this.queueSteer(command);
     if (this.#waiting !== 'model') return;
     this.#restart = true;
     this.#abort.abort();
@@ -191,17 +196,25 @@ export abstract class RunningTurn {
     const { threadId, emit, clock, format } = this.thread;
     const { turnId, writes } = this;
     const pending: Array<Promise<ToolAnswer>> = [];
+    // Answers are recorded in the order they came; each one's images are prepared (here, in
+    // the worker, as a prompt's are) as soon as it comes.
+    let recorded: Promise<unknown> = Promise.resolve();
     for (const raw of calls) {
       const call = toolCallOf(raw);
       writes.add('item', format.toolCall(raw, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
       pending.push(
         new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
-          // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
-          const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
-          const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
-          if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
-          return answer;
+          const prepared = toolOutputWithImages(answered);
+          const written = recorded.then(() => prepared).then((ready) => {
+            // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
+            const answer: ToolAnswer = { ...ready, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
+            const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
+            if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
+            return answer;
+          });
+          recorded = written;
+          return written;
         }),
       );
       emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
@@ -248,12 +261,51 @@ export abstract class RunningTurn {
     emit({ type: 'tokenUsage', threadId, turnId: this.turnId, usage });
   }
 
-  protected recordSteer(command: SteerCommand): void {
+  /**
+   * Records steered input, after any still being prepared: text alone at once, a message with
+   * images once the worker has read and prepared them (without holding the worker).
+   */
+  protected queueSteer(command: SteerCommand): void {
+    if (this.#steersPreparing === 0 && !carriesImages(command.input)) {
+      this.#recordSteer(command, textContentOf(command.input));
+      return;
+    }
+    this.#steersPreparing += 1;
+    // Each message is prepared at once; they are recorded in the order they came.
+    const prepared = userContentOf(command.input).catch((error: unknown) => {
+      workerLog('error', 'steered images could not be prepared', { threadId: this.thread.threadId, turnId: this.turnId, error: String(error) });
+      return textContentOf(command.input);
+    });
+    this.#steers = this.#steers
+      .then(() => prepared)
+      .then((content) => {
+        this.#steersPreparing -= 1;
+        this.#recordSteer(command, content);
+      });
+  }
+
+  /** Steered input is still being prepared. */
+  protected get steering(): boolean {
+    return this.#steersPreparing > 0;
+  }
+
+  /** Waits, as an outside wait an interrupt cuts short, until the steered input is recorded. */
+  protected async steersRecorded(): Promise<'recorded' | 'interrupted'> {
+    while (this.#steersPreparing > 0) if ((await this.awaitOutside(this.#steers)) === 'interrupted') return 'interrupted';
+    return 'recorded';
+  }
+
+  /** Waits until the steered input is recorded, whatever happened to the turn (each image has its deadline). */
+  protected async allSteersRecorded(): Promise<void> {
+    while (this.#steersPreparing > 0) await this.#steers;
+  }
+
+  #recordSteer(command: SteerCommand, content: UserContent): void {
     const { threadId, clock, format, emit } = this.thread;
     const now = clock.now();
     const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
-    const at = this.thread.queueAnchored(this.writes, 'item', format.userInput(item, this.turnId, now));
-    this.exchange.push({ role: 'user', text: textOf(command.input) });
+    const at = this.thread.queueAnchored(this.writes, 'item', format.userInput(item, this.turnId, now, content));
+    this.exchange.push(conversationMessageOf(command.input, content));
     emit({ type: 'userItem', threadId, turnId: this.turnId, item, ordinal: at.item });
   }
 

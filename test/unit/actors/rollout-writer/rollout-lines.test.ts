@@ -135,7 +135,8 @@ describe('a thread written with the builders reads back unchanged', () => {
         {
           id: TURN_1,
           rootTurnId: TURN_1,
-          items: [user1, agentItem('msg-1', 'Done', T0 + 40)],
+          // The legacy event names the text an element without a placeholder covers, as the reference does.
+          items: [{ ...user1, content: [{ type: 'text', text: 'hello', text_elements: [{ byteRange: { start: 0, end: 5 }, placeholder: 'hello' }] }] }, agentItem('msg-1', 'Done', T0 + 40)],
           itemsView: 'full',
           status: 'completed',
           error: null,
@@ -340,7 +341,7 @@ describe('the lines have the reference samples\' shapes', () => {
       local_images: [],
       audio: [],
       local_audio: [],
-      text_elements: [{ byte_range: { start: 0, end: 5 } }],
+      text_elements: [{ byte_range: { start: 0, end: 5 }, placeholder: 'hello' }],
     });
   });
 });
