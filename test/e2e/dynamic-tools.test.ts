@@ -239,6 +239,32 @@ test('images in answers reach the model prepared as prompt images are; the items
   }
 });
 
+test('input steered while a call waits joins after the call\'s output, as the reference orders it', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    const { thread } = await server.request('thread/start', { dynamicTools: TOOLS });
+    const first = mock.requests.length;
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call_wait', 'plain_tool', { x: 'wait' })] });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('call it') });
+    const [call] = await waitForCalls(server, 1);
+    const mark = server.received.length;
+    expect(await server.request('turn/steer', { threadId: thread.id, expectedTurnId: turn.id, input: text('meanwhile') })).toEqual({ turnId: turn.id });
+    answer(server, call!.id, { contentItems: [{ type: 'inputText', text: 'waited' }], success: true });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+    const seen = server.received.slice(mark).flatMap((m) => ('method' in m ? (m.method === 'item/completed' ? [m.params.item.type] : []) : ['answer']));
+    expect(seen).toEqual(['answer', 'dynamicToolCall', 'userMessage', 'agentMessage']);
+    const input = (mock.requests[first + 1]!.body as { input: Message[] }).input;
+    const asked = input.findIndex((item) => item.role === 'user' && (item.content as Message[])[0]!.text === 'call it');
+    expect(input.slice(asked + 1)).toEqual([
+      { type: 'function_call', id: 'fc_call_wait', name: 'plain_tool', arguments: '{"x":"wait"}', call_id: 'call_wait' },
+      { type: 'function_call_output', id: fcoId, call_id: 'call_wait', output: 'waited' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'meanwhile' }] },
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
 test('answers the reference turns into failure texts, and answers it ignores', async () => {
   const server = await TestServer.start({ modelUrl: mock.url });
   try {

@@ -1,7 +1,7 @@
 // Opt-in (`npm run test:interop`): images that reach a running turn other than through
 // turn/start, sent by the real reference, codex-cli 0.171.0, and by thread-host to the same
 // mock model: input steered in (a local PNG past the patch budget, an inline image, a missing
-// file, texts; two steers at once), and tool results (a client's `inputImage` answers, `DATA:`
+// file, texts; two steers at once; one while a client's tool call waits), and tool results (a client's `inputImage` answers, `DATA:`
 // and `Data:` URLs, bad base64, a non-image, a remote URL; an MCP server's image blocks).
 // Compared field by field, in both history modes: the model requests' input, the items and the
 // steer answers in the order the client gets them, and the rollout's records. An image is
@@ -124,7 +124,16 @@ async function steerScript(side: Side, root: string, mode: Mode): Promise<Omit<R
     ];
     await Promise.all(steers.map((input) => server.requestRaw('turn/steer', { threadId, expectedTurnId: turn.id, input })));
     await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 60_000);
-    const seen = server.received.slice(mark).filter((m) => !('method' in m) || (String(m.method).startsWith('item/') && m.params.item.type === 'userMessage'))
+
+    // Steered while a client's tool call waits: it joins the sampling after the call's output.
+    mock.enqueue({ kind: 'output', items: [functionCallItem('c_wait', 'img_tool', { x: 'wait' })] });
+    const { turn: second } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'call' }] });
+    const call = await server.waitFor((m) => m.method === 'item/tool/call' && 'id' in m, 20_000);
+    await server.requestRaw('turn/steer', { threadId, expectedTurnId: second.id, input: [{ type: 'localImage', path: join(root, 'large.png') }, { type: 'text', text: 'while' }] });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    server.sendText(JSON.stringify({ id: call.id, result: { contentItems: [{ type: 'inputText', text: 'waited' }], success: true } }));
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === second.id, 60_000);
+    const seen = server.received.slice(mark).filter((m) => !('method' in m) || (String(m.method).startsWith('item/') && ['userMessage', 'dynamicToolCall'].includes(m.params.item?.type)))
       .map((m) => ('method' in m ? { method: m.method, params: m.params } : { answer: m.result ?? m.error }));
     const path = (await server.request('thread/read', { threadId })).thread.path as string;
     return { requests: modelInput(mock.requests.slice(first)), seen, path };

@@ -74,6 +74,8 @@ export abstract class RunningTurn {
   /** Steered input being prepared (its images read and resized), recorded in the order it came. */
   #steers: Promise<void> = Promise.resolve();
   #steersPreparing = 0;
+  /** Steered input ready while tool calls wait: recorded after their outputs, as the reference orders it. */
+  #heldSteers: Array<{ command: SteerCommand; content: UserContent }> | null = null;
   /** The harness's notes the turn adds: results of the user's commands, an interrupt's note. */
   protected readonly notes = new TurnNotes();
 
@@ -190,9 +192,21 @@ export abstract class RunningTurn {
    * Runs the tool calls of one sampling: each is recorded and handed to the host at once (the
    * calls of one reply run together), each answer is recorded as it comes, and the outputs join
    * the conversation after the calls, in the model's order. Waiting holds no worker: the turn
-   * is suspended until the answers come or it is interrupted.
+   * is suspended until the answers come or it is interrupted. Input steered in meanwhile is
+   * recorded after the outputs.
    */
   protected async callTools(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
+    this.#heldSteers = [];
+    try {
+      return await this.#runToolCalls(calls);
+    } finally {
+      const held = this.#heldSteers;
+      this.#heldSteers = null;
+      for (const { command, content } of held) this.#recordSteer(command, content);
+    }
+  }
+
+  async #runToolCalls(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
     const { threadId, emit, clock, format } = this.thread;
     const { turnId, writes } = this;
     const pending: Array<Promise<ToolAnswer>> = [];
@@ -301,6 +315,10 @@ export abstract class RunningTurn {
   }
 
   #recordSteer(command: SteerCommand, content: UserContent): void {
+    if (this.#heldSteers !== null) {
+      this.#heldSteers.push({ command, content });
+      return;
+    }
     const { threadId, clock, format, emit } = this.thread;
     const now = clock.now();
     const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
