@@ -192,6 +192,15 @@ test('parallel calls go out together; answers in any order reach the model in th
       { type: 'function_call_output', id: fcoId, call_id: 'call_a', output: 'answer call_a' },
       { type: 'function_call_output', id: fcoId, call_id: 'call_b', output: 'answer call_b' },
     ]);
+    // The history records each item as its answer came, and the outputs after both, in the
+    // model's order, as the reference does: a resume gives the model the same.
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    const recorded = records.flatMap((r) => {
+      if (r.payload.type === 'item_completed' && r.payload.item.type === 'DynamicToolCall') return [`item ${r.payload.item.id}`];
+      return r.payload.type === 'function_call_output' ? [`output ${r.payload.call_id}`] : [];
+    });
+    expect(recorded).toEqual(['item call_b', 'item call_a', 'output call_a', 'output call_b']);
   } finally {
     await server.close();
   }

@@ -3,8 +3,9 @@
 // mock model: input steered in (a local PNG past the patch budget, an inline image, a missing
 // file, texts; two steers at once; one while a client's tool call waits), and tool results (a client's `inputImage` answers, `DATA:`
 // and `Data:` URLs, bad base64, a non-image, a remote URL; an MCP server's image blocks).
-// Compared field by field, in both history modes: the model requests' input, the items and the
-// steer answers in the order the client gets them, and the rollout's records. An image is
+// Compared field by field, in both history modes: the model requests' input (a turn after a
+// resume by a new server too), the items and the steer answers in the order the client gets
+// them, and the rollout's records. An image is
 // compared by its shape (type, size, detail) and its bytes where they are the file's own; a
 // resized one is encoded by another library.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,18 +72,36 @@ interface Run {
 }
 
 async function startSide(side: Side, root: string, mode: Mode): Promise<{ server: TestServer; threadId: string }> {
+  const server = await startServer(side, root);
+  const { thread } = await server.request('thread/start', { historyMode: mode, dynamicTools: TOOLS });
+  return { server, threadId: thread.id };
+}
+
+async function startServer(side: Side, root: string): Promise<TestServer> {
   const home = join(root, 'home');
   mkdirSync(join(home, 'tmpdir'), { recursive: true });
   mkdirSync(join(root, 'user'), { recursive: true });
   const env = `{ MCP_FIXTURE_IMAGE = ${JSON.stringify(join(root, 'wide.png'))} }`;
   const mcp = `[mcp_servers.fx]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([STDIO_SERVER])}\nenv = ${env}\nenabled_tools = ["images"]\n`;
   writeFileSync(join(home, 'config.toml'), `${mockModelConfig(reference.mock.url)}\n${mcp}`);
-  const server = await TestServer.start({
+  return TestServer.start({
     home, keepConfig: true, env: { TMPDIR: join(home, 'tmpdir'), HOME: join(root, 'user'), RUST_BACKTRACE: '0' },
     ...(side === 'codex' ? { command: [reference.codex, 'app-server', '--listen', 'stdio://'] } : {}),
   });
-  const { thread } = await server.request('thread/start', { historyMode: mode, dynamicTools: TOOLS });
-  return { server, threadId: thread.id };
+}
+
+/** The thread resumed by a new server of the side, and what the model is sent for one more turn: the history as it was rebuilt. */
+async function resumedTurn(side: Side, root: string, threadId: string): Promise<unknown[]> {
+  const server = await startServer(side, root);
+  try {
+    await server.request('thread/resume', { threadId });
+    const before = reference.mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'next' }] });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 60_000);
+    return modelInput(reference.mock.requests.slice(before));
+  } finally {
+    await server.close();
+  }
 }
 
 /** What the model was sent: the user's messages (the harness's aside) and the tool calls and outputs. */
@@ -107,7 +126,7 @@ function rolloutRecords(path: string): unknown[] {
   return [users, events, outputs, items];
 }
 
-async function steerScript(side: Side, root: string, mode: Mode): Promise<Omit<Run, 'records'> & { path: string }> {
+async function steerScript(side: Side, root: string, mode: Mode): Promise<Omit<Run, 'records'> & { path: string; threadId: string }> {
   const { server, threadId } = await startSide(side, root, mode);
   const mock = reference.mock;
   try {
@@ -136,13 +155,13 @@ async function steerScript(side: Side, root: string, mode: Mode): Promise<Omit<R
     const seen = server.received.slice(mark).filter((m) => !('method' in m) || (String(m.method).startsWith('item/') && ['userMessage', 'dynamicToolCall'].includes(m.params.item?.type)))
       .map((m) => ('method' in m ? { method: m.method, params: m.params } : { answer: m.result ?? m.error }));
     const path = (await server.request('thread/read', { threadId })).thread.path as string;
-    return { requests: modelInput(mock.requests.slice(first)), seen, path };
+    return { requests: modelInput(mock.requests.slice(first)), seen, path, threadId };
   } finally {
     await server.close();
   }
 }
 
-async function toolScript(side: Side, root: string, mode: Mode): Promise<Omit<Run, 'records'> & { path: string }> {
+async function toolScript(side: Side, root: string, mode: Mode): Promise<Omit<Run, 'records'> & { path: string; threadId: string }> {
   const { server, threadId } = await startSide(side, root, mode);
   const mock = reference.mock;
   try {
@@ -169,7 +188,7 @@ async function toolScript(side: Side, root: string, mode: Mode): Promise<Omit<Ru
     const seen = server.received.filter((m) => m.method === 'item/completed' && ['dynamicToolCall', 'mcpToolCall'].includes(m.params.item.type))
       .map((m) => m.params.item).sort((a: Message, b: Message) => String(a.id).localeCompare(String(b.id)));
     const path = (await server.request('thread/read', { threadId })).thread.path as string;
-    return { requests: modelInput(mock.requests.slice(first)), seen, path };
+    return { requests: modelInput(mock.requests.slice(first)), seen, path, threadId };
   } finally {
     await server.close();
   }
@@ -179,8 +198,10 @@ async function run(side: Side, mode: Mode, script: typeof steerScript, files: Ma
   const root = mkdtempSync(join(tmpdir(), `thread-host-interop-${side}-`));
   try {
     for (const [name, bytes] of files) writeFileSync(join(root, name), bytes);
-    const { requests, seen, path } = await script(side, root, mode);
-    return (await normalised({ requests, seen, records: rolloutRecords(path) }, root, files)) as Run;
+    const { requests, seen, path, threadId } = await script(side, root, mode);
+    const records = rolloutRecords(path);
+    const resumed = await resumedTurn(side, root, threadId);
+    return (await normalised({ requests: [...requests, ...resumed], seen, records }, root, files)) as Run;
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -59,10 +59,13 @@ class PaginatedFormat implements RolloutFormat {
     return [toolCallLine(raw, turnId, nowMs)];
   }
 
-  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
-    const output = toolOutputLine(answer, turnId, nowMs);
-    if (answer.item === null) return { lines: [output] };
-    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput), output], itemLine: 0 };
+  toolItem(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
+    if (answer.item === null) return { lines: [] };
+    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput)], itemLine: 0 };
+  }
+
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): string[] {
+    return [toolOutputLine(answer, turnId, nowMs)];
   }
 
   standaloneItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines {

@@ -68,8 +68,10 @@ export interface RolloutFormat {
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** A tool call the model made, as it made it. */
   toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[];
-  /** A tool call's answer: its finished item (the anchor, where the format records items) and the output the model is given. */
-  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
+  /** A tool call's finished item, as its answer comes (the anchor, where the format records items; none in legacy history). */
+  toolItem(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
+  /** The output the model is given for a call, once every call of its sampling is answered. */
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): string[];
   /**
    * An item recorded by itself, with no call output beside it: a command the model left running
    * that ended later, or a user's own command (thread/shellCommand). The anchor, where the

@@ -210,25 +210,18 @@ export abstract class RunningTurn {
     const { threadId, emit, clock, format } = this.thread;
     const { turnId, writes } = this;
     const pending: Array<Promise<ToolAnswer>> = [];
-    // Answers are recorded in the order they came; each one's images are prepared (here, in
-    // the worker, as a prompt's are) as soon as it comes.
-    let recorded: Promise<unknown> = Promise.resolve();
     for (const raw of calls) {
       const call = toolCallOf(raw);
       writes.add('item', format.toolCall(raw, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
       pending.push(
         new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
-          const prepared = toolOutputWithImages(answered);
-          const written = recorded.then(() => prepared).then((ready) => {
-            // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
-            const answer: ToolAnswer = { ...ready, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
-            const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
-            if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
-            return answer;
-          });
-          recorded = written;
-          return written;
+          // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
+          const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
+          const at = this.thread.queueAnchored(writes, 'item', format.toolItem(answer, turnId, clock.now()));
+          if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
+          // Its images are prepared here, in the worker, as a prompt's are, while the others wait.
+          return toolOutputWithImages(answer);
         }),
       );
       emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
@@ -240,8 +233,11 @@ export abstract class RunningTurn {
     // the reference records them; those answers are awaited, within a deadline.
     const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
     this.#answers.clear();
+    // The outputs are recorded once every call is answered, in the model's order, as the
+    // reference records them (and as a resume gives them to the model again).
     for (const answer of answers ?? []) {
       const type = answer.outputType ?? 'function_call_output';
+      writes.add('item', format.toolOutput(answer, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: { type, id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
     return interrupted ? 'interrupted' : 'answered';
