@@ -1,12 +1,13 @@
 // A client's own tools (thread/start's `dynamicTools`), end to end against a real host and the
 // mock model calling them: what the model is offered, the item and the `item/tool/call`
 // request the client gets, what its answer becomes for the model and the rollout, parallel
-// calls answered out of order, the answers the reference turns into failure texts, an
-// interrupt while a call waits, and the thread read back after a restart. Expected shapes are
-// the reference's (codex-cli 0.171.0, probed: docs/tools.md).
+// calls answered out of order, images in answers, the answers the reference turns into failure
+// texts, an interrupt while a call waits, and the thread read back after a restart. Expected
+// shapes are the reference's (codex-cli 0.171.0, probed: docs/tools.md).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { functionCallItem, messageItem, startMockModel, type MockModel } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { EXEC_COMMAND_SPEC, WRITE_STDIN_SPEC } from '../../src/main/tools/shell/shell-tool-specs.js';
@@ -191,6 +192,83 @@ test('parallel calls go out together; answers in any order reach the model in th
       { type: 'function_call_output', id: fcoId, call_id: 'call_a', output: 'answer call_a' },
       { type: 'function_call_output', id: fcoId, call_id: 'call_b', output: 'answer call_b' },
     ]);
+    // The history records each item as its answer came, and the outputs after both, in the
+    // model's order, as the reference does: a resume gives the model the same.
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    const recorded = records.flatMap((r) => {
+      if (r.payload.type === 'item_completed' && r.payload.item.type === 'DynamicToolCall') return [`item ${r.payload.item.id}`];
+      return r.payload.type === 'function_call_output' ? [`output ${r.payload.call_id}`] : [];
+    });
+    expect(recorded).toEqual(['item call_b', 'item call_a', 'output call_a', 'output call_b']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('images in answers reach the model prepared as prompt images are; the items keep the client\'s URLs', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    const { thread } = await server.request('thread/start', { dynamicTools: TOOLS });
+    const pixels = Buffer.alloc(3000 * 3000 * 3, 3);
+    const large = (await sharp(pixels, { raw: { width: 3000, height: 3000, channels: 3 } }).png().toBuffer()).toString('base64');
+    const jpeg = (await sharp(Buffer.alloc(20 * 10 * 3, 40), { raw: { width: 20, height: 10, channels: 3 } }).jpeg().toBuffer()).toString('base64');
+    const answers: Array<[string, unknown[]]> = [
+      ['large', [{ type: 'inputText', text: 'a' }, { type: 'inputImage', imageUrl: `data:image/png;base64,${large}` }]],
+      ['upper', [{ type: 'inputImage', imageUrl: `DATA:image/png;base64,${jpeg}` }]],
+      ['bad', [{ type: 'inputImage', imageUrl: 'data:image/png;base64,!!!' }]],
+      ['text', [{ type: 'inputImage', imageUrl: 'data:text/plain;base64,aGVsbG8=' }]],
+    ];
+    const first = mock.requests.length;
+    mock.enqueue({ kind: 'output', items: answers.map(([name]) => functionCallItem(`call_${name}`, 'plain_tool', { x: name })) });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('images') });
+    const calls = await waitForCalls(server, answers.length);
+    for (const [index, call] of calls.entries()) answer(server, call.id, { contentItems: answers[index]![1], success: true });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+    const items = server.notifications('item/completed').filter((n) => n.params.item.type === 'dynamicToolCall').map((n) => [n.params.item.id, n.params.item.contentItems]);
+    expect(items).toEqual(answers.map(([name, contentItems]) => [`call_${name}`, contentItems]));
+    const outputs = followUps(first)[1]!.filter((item) => (item as Message).type === 'function_call_output') as Message[];
+    const unprocessable = [{ type: 'input_text', text: 'image content omitted because it could not be processed' }];
+    // A JPEG is a JPEG whatever its URL said, sent as its own bytes; a large PNG is resized.
+    expect(outputs).toEqual([
+      { type: 'function_call_output', id: fcoId, call_id: 'call_large', output: [{ type: 'input_text', text: 'a' }, { type: 'input_image', image_url: expect.stringMatching(/^data:image\/png;base64,/), detail: 'high' }] },
+      { type: 'function_call_output', id: fcoId, call_id: 'call_upper', output: [{ type: 'input_image', image_url: `data:image/jpeg;base64,${jpeg}`, detail: 'high' }] },
+      { type: 'function_call_output', id: fcoId, call_id: 'call_bad', output: unprocessable },
+      { type: 'function_call_output', id: fcoId, call_id: 'call_text', output: unprocessable },
+    ]);
+    const resized = (outputs[0]!.output as Message[])[1]!.image_url as string;
+    const meta = await sharp(Buffer.from(resized.slice('data:image/png;base64,'.length), 'base64')).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 1600, 1600]);
+    // The history keeps the outputs as the model got them.
+    const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+    const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+    expect(records.filter((r) => r.payload.type === 'function_call_output').map((r) => r.payload.output)).toEqual(outputs.map((output) => output.output));
+  } finally {
+    await server.close();
+  }
+});
+
+test('input steered while a call waits joins after the call\'s output, as the reference orders it', async () => {
+  const server = await TestServer.start({ modelUrl: mock.url });
+  try {
+    const { thread } = await server.request('thread/start', { dynamicTools: TOOLS });
+    const first = mock.requests.length;
+    mock.enqueue({ kind: 'output', items: [functionCallItem('call_wait', 'plain_tool', { x: 'wait' })] });
+    const { turn } = await server.request('turn/start', { threadId: thread.id, input: text('call it') });
+    const [call] = await waitForCalls(server, 1);
+    const mark = server.received.length;
+    expect(await server.request('turn/steer', { threadId: thread.id, expectedTurnId: turn.id, input: text('meanwhile') })).toEqual({ turnId: turn.id });
+    answer(server, call!.id, { contentItems: [{ type: 'inputText', text: 'waited' }], success: true });
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+    const seen = server.received.slice(mark).flatMap((m) => ('method' in m ? (m.method === 'item/completed' ? [m.params.item.type] : []) : ['answer']));
+    expect(seen).toEqual(['answer', 'dynamicToolCall', 'userMessage', 'agentMessage']);
+    const input = (mock.requests[first + 1]!.body as { input: Message[] }).input;
+    const asked = input.findIndex((item) => item.role === 'user' && (item.content as Message[])[0]!.text === 'call it');
+    expect(input.slice(asked + 1)).toEqual([
+      { type: 'function_call', id: 'fc_call_wait', name: 'plain_tool', arguments: '{"x":"wait"}', call_id: 'call_wait' },
+      { type: 'function_call_output', id: fcoId, call_id: 'call_wait', output: 'waited' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'meanwhile' }] },
+    ]);
   } finally {
     await server.close();
   }
@@ -208,7 +286,8 @@ test('answers the reference turns into failure texts, and answers it ignores', a
         [{ type: 'inputText', text: 'remote image URLs are not supported; use an inline data URL instead' }], false, 'remote image URLs are not supported; use an inline data URL instead'],
       ['two', (id) => JSON.stringify({ id, result: { contentItems: [{ type: 'inputText', text: 'one' }, { type: 'inputImage', imageUrl: 'data:image/png;base64,AAAA' }], success: true } }),
         [{ type: 'inputText', text: 'one' }, { type: 'inputImage', imageUrl: 'data:image/png;base64,AAAA' }], true,
-        [{ type: 'input_text', text: 'one' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'high' }]],
+        // An image that does not decode is the reference's text in its place; the item keeps the client's URL.
+        [{ type: 'input_text', text: 'one' }, { type: 'input_text', text: 'image content omitted because it could not be processed' }]],
     ];
     let asked = 0;
     for (const [name, reply, contentItems, success, output] of cases) {

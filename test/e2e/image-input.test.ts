@@ -2,7 +2,8 @@
 // probed: docs/tools.md): an inline image as `input_image` (detail "high", or "auto" when
 // chosen), a local file read and sent as a data URL between its `<image …>` tags, either
 // resized when past the patch budget; a missing or non-image file as the reference's texts, a
-// linked image refused; the echo and the rollout keep the client's form.
+// linked image refused; the echo and the rollout keep the client's form. Images steered into a
+// running turn are prepared the same way, in the order they came, and replayed after a resume.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,3 +119,88 @@ test('a large image, local or inline, reaches the model resized as the reference
     await server.close();
   }
 });
+
+test('images steered into a running turn: answered at once, prepared, recorded in order, replayed after a restart', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-steer-images-'));
+  const server = await TestServer.start({ modelUrl: mock.url, home });
+  let threadId = '';
+  let steeredContent: unknown[] = [];
+  let againContent: unknown[] = [];
+  try {
+    const { thread } = await server.request('thread/start', {});
+    threadId = thread.id;
+    mock.enqueue({ kind: 'stall', ms: 30_000 });
+    const before = mock.requests.length;
+    const { turn } = await server.request('turn/start', { threadId, input: [{ type: 'text', text: 'first' }] });
+    while (mock.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    const mark = server.received.length;
+    const large = join(dir, 'large.png');
+    const missing = join(dir, 'missing.png');
+    const x = join(dir, 'x.png');
+    const steerA = [{ type: 'text', text: 'look' }, { type: 'localImage', path: large }, { type: 'image', url: DATA }, { type: 'localImage', path: missing }, { type: 'text', text: 'end' }];
+    const steerB = [{ type: 'localImage', path: x }, { type: 'text', text: 'again' }];
+    const answers = await Promise.all([steerA, steerB].map((input) => server.request('turn/steer', { threadId, expectedTurnId: turn.id, input })));
+    expect(answers).toEqual([{ turnId: turn.id }, { turnId: turn.id }]);
+    await server.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+    // Both answers come before the items, which come in the order the input was sent.
+    const seen = server.received.slice(mark).flatMap((m) => {
+      if (!('method' in m)) return ['answer'];
+      return m.params?.item?.type === 'userMessage' ? [`${m.method} ${(m.params.item.content as Message[]).at(-1)!.text}`] : [];
+    });
+    expect(seen).toEqual(['answer', 'answer', 'item/started end', 'item/completed end', 'item/started again', 'item/completed again']);
+
+    // The model is asked again with both, each message's images numbered from 1.
+    const sent = (mock.requests.at(-1)!.body as { input: Message[] }).input.slice(-3);
+    const resized = expect.stringMatching(/^data:image\/png;base64,/);
+    steeredContent = [
+      { type: 'input_text', text: 'look' },
+      { type: 'input_text', text: `<image name=[Image #1] path="${large}">` },
+      { type: 'input_image', image_url: resized, detail: 'high' },
+      { type: 'input_text', text: '</image>' },
+      { type: 'input_image', image_url: DATA, detail: 'high' },
+      { type: 'input_text', text: `Codex could not read the local image at \`${missing}\`: No such file or directory (os error 2)` },
+      { type: 'input_text', text: 'end' },
+    ];
+    againContent = [{ type: 'input_text', text: `<image name=[Image #1] path="${x}">` }, { type: 'input_image', image_url: DATA, detail: 'high' }, { type: 'input_text', text: '</image>' }, { type: 'input_text', text: 'again' }];
+    expect(sent).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'first' }] },
+      { type: 'message', role: 'user', content: steeredContent },
+      { type: 'message', role: 'user', content: againContent },
+    ]);
+    const url = ((sent[1]!.content as Message[])[2]!.image_url as string);
+    const meta = await sharp(Buffer.from(url.slice('data:image/png;base64,'.length), 'base64')).metadata();
+    expect([meta.width, meta.height]).toEqual([1600, 1600]);
+    steeredContent[2] = { type: 'input_image', image_url: url, detail: 'high' };
+
+    // The rollout keeps each message as the model got it, labelled as the reference labels it.
+    const path = (await server.request('thread/read', { threadId })).thread.path as string;
+    const users = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message)
+      .filter((r) => r.type === 'response_item' && r.payload.role === 'user' && r.payload.internal_chat_message_metadata_passthrough.content_item_kinds[0] === 'user.text');
+    expect(users.map((r) => [r.payload.content, r.payload.internal_chat_message_metadata_passthrough.content_item_kinds])).toEqual([
+      [[{ type: 'input_text', text: 'first' }], ['user.text']],
+      [steeredContent, ['user.text', 'user.text', 'user.image', 'user.text', 'user.image', 'user.text', 'user.text']],
+      [againContent, ['user.text', 'user.image', 'user.text', 'user.text']],
+    ]);
+    const read = await server.request('thread/read', { threadId, includeTurns: true });
+    expect(read.thread.turns[0].items.filter((item: Message) => item.type === 'userMessage').map((item: Message) => item.content)).toEqual([
+      [{ type: 'text', text: 'first', text_elements: [] }],
+      [{ type: 'text', text: 'look', text_elements: [] }, { type: 'localImage', detail: null, path: large }, { type: 'image', url: DATA, detail: null }, { type: 'localImage', detail: null, path: missing }, { type: 'text', text: 'end', text_elements: [] }],
+      [{ type: 'localImage', detail: null, path: x }, { type: 'text', text: 'again', text_elements: [] }],
+    ]);
+  } finally {
+    await server.close();
+  }
+  // Resumed by another host, the next turn gives the model the steered messages as they were sent.
+  const again = await TestServer.start({ modelUrl: mock.url, home, keepConfig: true });
+  try {
+    await again.request('thread/resume', { threadId });
+    const before = mock.requests.length;
+    const { turn } = await again.request('turn/start', { threadId, input: [{ type: 'text', text: 'next' }] });
+    await again.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+    const users = (mock.requests[before]!.body as { input: Message[] }).input.filter((i) => i.role === 'user' && !String((i.content as Message[])[0]!.text).startsWith('<environment_context>'));
+    expect(users.map((m) => m.content)).toEqual([[{ type: 'input_text', text: 'first' }], steeredContent, againContent, [{ type: 'input_text', text: 'next' }]]);
+  } finally {
+    await again.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -2,13 +2,15 @@
 // tools and a real MCP server over stdio (test/fixtures/mcp/stdio-server.mjs, written with the
 // SDK): the tools offered under `mcp__<server>`, the `mcpToolCall` items, what the model is
 // given back, the refusal under approval policy never, an elicitation approval, a call past
-// the server's tool timeout, one process for many threads, the rollout's record and the item
-// read back after a restart, and the servers a thread's `config` map gives it. Expected shapes
-// are the reference's (codex-cli 0.171.0, probed: docs/tools.md).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// the server's tool timeout, image blocks prepared for the model, one process for many threads,
+// the rollout's record and the item read back after a restart, and the servers a thread's
+// `config` map gives it. Expected shapes are the reference's (codex-cli 0.171.0, probed:
+// docs/tools.md).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { expect, test } from 'vitest';
 import { functionCallItem, messageItem } from '../../src/main/commands/mock-model/mock-model-server.js';
 import { FixtureDir, mockAndFixture } from '../helpers/mcp-fixtures.js';
@@ -273,5 +275,53 @@ test("a resume takes a thread's config once nobody is subscribed, as the referen
   } finally {
     await host.close();
     dir.remove();
+  }
+});
+
+test('image blocks of a result reach the model prepared as a prompt image is; the item keeps them as sent', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'thread-host-mcp-images-'));
+  try {
+    const png = join(home, 'large.png');
+    writeFileSync(png, await sharp(Buffer.alloc(3000 * 3000 * 3, 5), { raw: { width: 3000, height: 3000, channels: 3 } }).png().toBuffer());
+    const env = `{ MCP_FIXTURE_PID_FILE = ${JSON.stringify(scene.fixture.startsFile)}, MCP_FIXTURE_IMAGE = ${JSON.stringify(png)} }`;
+    const rootConfig = `mcp_servers = { fx = { command = ${JSON.stringify(process.execPath)}, args = ${JSON.stringify([STDIO_SERVER])}, env = ${env}, enabled_tools = ["images", "bad_image"] } }`;
+    const server = await TestServer.start({ modelUrl: scene.mock.url, home, rootConfig });
+    try {
+      const { thread } = await server.request('thread/start', {});
+      const called = await callTurn(server, thread.id, 'call_images', 'images', {});
+      const data = readFileSync(png).toString('base64');
+      expect(called.item.result.content).toEqual([
+        { type: 'text', text: 'before' },
+        { type: 'image', data, mimeType: 'image/png' },
+        { type: 'image', data, mimeType: 'image/jpeg' },
+        { type: 'image', data: 'aGVsbG8=', mimeType: 'text/plain' },
+        { type: 'text', text: 'after' },
+      ]);
+      const output = called.output as Message[];
+      const resized = expect.stringMatching(/^data:image\/png;base64,/);
+      // A PNG labelled JPEG is a PNG; text labelled an image type is no image.
+      expect(output).toEqual([
+        { type: 'input_text', text: wall }, { type: 'input_text', text: 'before' },
+        { type: 'input_image', image_url: resized, detail: 'high' }, { type: 'input_image', image_url: resized, detail: 'high' },
+        { type: 'input_text', text: 'image content omitted because it could not be processed' }, { type: 'input_text', text: 'after' },
+      ]);
+      for (const part of output.filter((p) => p.type === 'input_image')) {
+        const meta = await sharp(Buffer.from((part.image_url as string).slice('data:image/png;base64,'.length), 'base64')).metadata();
+        expect([meta.format, meta.width, meta.height]).toEqual(['png', 1600, 1600]);
+      }
+      // The history keeps the output as the model got it.
+      const path = (await server.request('thread/read', { threadId: thread.id })).thread.path as string;
+      const records = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Message);
+      expect(records.find((r) => r.payload.type === 'function_call_output')!.payload.output).toEqual(output);
+
+      // Each line of a many-line cause is indented under "Caused by:", as the reference's are.
+      const bad = await callTurn(server, thread.id, 'call_bad', 'bad_image', {});
+      const cause = ['Mcp error: -32602: MCP error -32602: Invalid tools/call result: [', '  {', '    "code": "custom",', '    "path": [', '      "content",', '      0,', '      "data"', '    ],', '    "message": "Invalid Base64 string"', '  }', ']'];
+      expect(bad.item.error).toEqual({ message: `tool call error: tool call failed for \`fx/bad_image\`\n\nCaused by:\n${cause.map((line) => `    ${line}`).join('\n')}` });
+    } finally {
+      await server.close();
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
 });

@@ -8,7 +8,7 @@ export function buildResponsesBody(request: ModelRequest): Record<string, unknow
   if (request.baseInstructions !== null) input.push(inputMessage('developer', request.baseInstructions));
   if (request.developerInstructions !== null) input.push(inputMessage('developer', request.developerInstructions));
   for (const message of request.history) input.push(inputItem(message));
-  input.push(request.userParts === undefined ? inputMessage('user', request.userText) : { type: 'message', role: 'user', content: request.userParts });
+  input.push(request.userParts === undefined ? inputMessage('user', request.userText) : { type: 'message', role: 'user', content: sentParts(request.userParts) });
   for (const message of request.followUps ?? []) input.push(inputItem(message));
   const tools = request.tools ?? [];
   // Key order follows the reference's ResponsesApiRequest, which helps when diffing captures.
@@ -27,10 +27,19 @@ export function buildResponsesBody(request: ModelRequest): Record<string, unknow
 
 function inputItem(message: ConversationMessage): unknown {
   if (message.role === 'item') return message.item;
-  if (message.parts !== undefined) return { type: 'message', role: message.role, content: message.parts };
+  if (message.parts !== undefined) return { type: 'message', role: message.role, content: sentParts(message.parts) };
   return inputMessage(message.role, message.text);
 }
 
 function inputMessage(role: 'user' | 'assistant' | 'developer', text: string): unknown {
   return { type: 'message', role, content: [{ type: role === 'assistant' ? 'output_text' : 'input_text', text }] };
+}
+
+// An image the history keeps at detail "original" is sent at "high": the reference tells a
+// model it has no metadata for so (probed), the first time and whenever the message is replayed.
+function sentParts(parts: unknown[]): unknown[] {
+  return parts.map((part) => {
+    const image = part as { type?: unknown; detail?: unknown } | null;
+    return image?.type === 'input_image' && image.detail === 'original' ? { ...image, detail: 'high' } : part;
+  });
 }

@@ -18,10 +18,12 @@ export const legacyFormat: RolloutFormat = {
       ...messages.userMessage(userItem, startedAtMs, turnId, modelContent),
     ],
   }),
-  userInput: (item, turnId, nowMs) => ({ lines: messages.userMessage(item, nowMs, turnId) }),
+  userInput: (item, turnId, nowMs, modelContent) => ({ lines: messages.userMessage(item, nowMs, turnId, modelContent) }),
   agentMessage: (item, turnId, nowMs) => ({ lines: messages.agentMessage(item, nowMs, turnId) }),
   toolCall: (raw, turnId, nowMs) => [toolCallLine(raw, turnId, nowMs)],
-  toolOutput: (answer, turnId, nowMs) => ({ lines: [toolOutputLine(answer, turnId, nowMs)] }),
+  // Legacy history keeps no tool items.
+  toolItem: () => ({ lines: [] }),
+  toolOutput: (answer, turnId, nowMs) => [toolOutputLine(answer, turnId, nowMs)],
   // Legacy history keeps no tool items (a user command's result note is all it has of one).
   standaloneItem: () => ({ lines: [] }),
   tokenCount: (usage, _turnId, nowMs) => [lines.tokenCount(usage, nowMs)],

@@ -4,9 +4,7 @@
 // what is left out on purpose.
 import type { AgentMessageItem, TextElement, UserMessageItem } from '../../common/wire-types.js';
 import { event, line } from './record-line.js';
-
-/** A user message as the model is given it (turn/user-content.ts): its parts and their kinds. */
-type ModelContent = { parts: unknown[]; kinds: string[] };
+import type { ModelContent } from './rollout-format.js';
 
 /**
  * The user's message: the `response_item` the model sees, then the legacy `user_message`
@@ -14,7 +12,7 @@ type ModelContent = { parts: unknown[]; kinds: string[] };
  * reference's spelling; the reader strips the prefix to get the item id back.
  */
 export function userMessage(item: UserMessageItem, nowMs: number, turnId?: string, modelContent?: ModelContent | null): string[] {
-  const { message, textElements, images, localImages } = legacyUserFields(item);
+  const { message, textElements, images, imageDetails, localImages, localImageDetails } = legacyUserFields(item);
   return [
     userResponseItem(item, nowMs, turnId, modelContent),
     event(nowMs, {
@@ -22,7 +20,11 @@ export function userMessage(item: UserMessageItem, nowMs: number, turnId?: strin
       ...(item.clientId === null ? {} : { client_id: item.clientId }),
       message,
       images,
+      ...detailsField('image_details', imageDetails),
+      // Where each of `images` came from; the reference's are all inline.
+      ...(images.length === 0 ? {} : { image_order: images.map(() => 'inline') }),
       local_images: localImages,
+      ...detailsField('local_image_details', localImageDetails),
       audio: [],
       local_audio: [],
       text_elements: textElements,
@@ -57,27 +59,53 @@ export function userResponseItem(item: UserMessageItem, nowMs: number, turnId?: 
   });
 }
 
-// The legacy `user_message` event flattens the input: one text with shifted element ranges,
-// and the images apart. Skills and mentions have no legacy representation; the reference
-// drops them too.
+// The legacy `user_message` event flattens the input as the reference does (probed): its texts
+// run together, their element ranges shifted and each placeholder the text it covers, and the
+// images apart, each list's details beside it. Skills and mentions have no legacy
+// representation; the reference drops them too.
 function legacyUserFields(item: UserMessageItem) {
   let message = '';
   const textElements: unknown[] = [];
   const images: string[] = [];
+  const imageDetails: Array<string | null> = [];
   const localImages: string[] = [];
+  const localImageDetails: Array<string | null> = [];
   for (const input of item.content) {
     if (input.type === 'text') {
-      const prefix = message === '' ? '' : '\n';
-      const offset = Buffer.byteLength(message + prefix, 'utf8');
-      message += prefix + input.text;
-      for (const el of input.text_elements) textElements.push(coreTextElement(el, offset));
+      const offset = Buffer.byteLength(message, 'utf8');
+      message += input.text;
+      for (const el of input.text_elements) textElements.push(legacyTextElement(el, input.text, offset));
     } else if (input.type === 'image') {
       images.push(input.url);
+      imageDetails.push(input.detail ?? null);
     } else if (input.type === 'localImage') {
       localImages.push(input.path);
+      localImageDetails.push(input.detail ?? null);
     }
   }
-  return { message, textElements, images, localImages };
+  return { message, textElements, images, imageDetails, localImages, localImageDetails };
+}
+
+/** An element of the legacy event: its range shifted, its placeholder the text it covers when it has none. */
+function legacyTextElement(el: TextElement, text: string, offset: number): Record<string, unknown> {
+  const placeholder = el.placeholder ?? coveredText(text, el);
+  return { byte_range: { start: el.byteRange.start + offset, end: el.byteRange.end + offset }, ...(placeholder === null ? {} : { placeholder }) };
+}
+
+/** The text an element's byte range covers; null when the range is not whole characters inside it. */
+function coveredText(text: string, el: TextElement): string | null {
+  const bytes = Buffer.from(text, 'utf8');
+  const { start, end } = el.byteRange;
+  if (start < 0 || end > bytes.length || start > end) return null;
+  const covered = bytes.subarray(start, end).toString('utf8');
+  return Buffer.byteLength(covered, 'utf8') === end - start && !covered.includes('\uFFFD') ? covered : null;
+}
+
+/** A details list as the reference writes it: without its trailing nulls, and not at all when none is left. */
+function detailsField(name: string, details: Array<string | null>): Record<string, unknown> {
+  let end = details.length;
+  while (end > 0 && details[end - 1] === null) end -= 1;
+  return end === 0 ? {} : { [name]: details.slice(0, end) };
 }
 
 /**
@@ -121,12 +149,9 @@ export function itemCompleted(threadId: string, turnId: string, item: UserMessag
   });
 }
 
-// Core `TextElement` is snake_case and omits an absent placeholder (codex-rs/protocol user_input.rs).
+// Core `TextElement` is snake_case; an item keeps an absent placeholder as null (probed).
 function coreTextElement(el: TextElement, offset: number): Record<string, unknown> {
-  return {
-    byte_range: { start: el.byteRange.start + offset, end: el.byteRange.end + offset },
-    ...(el.placeholder === null ? {} : { placeholder: el.placeholder }),
-  };
+  return { byte_range: { start: el.byteRange.start + offset, end: el.byteRange.end + offset }, placeholder: el.placeholder };
 }
 
 // Core `UserInput` (snake_case tags), as `item_completed` stores a user message.
@@ -137,7 +162,7 @@ function coreUserInput(input: UserMessageItem['content'][number]): Record<string
     case 'image':
       return [{ type: 'image', image_url: input.url, ...(input.detail == null ? {} : { detail: input.detail }) }];
     case 'localImage':
-      return [{ type: 'local_image', path: input.path }];
+      return [{ type: 'local_image', path: input.path, ...(input.detail == null ? {} : { detail: input.detail }) }];
     case 'skill':
       return [{ type: 'skill', name: input.name, path: input.path }];
     case 'mention':

@@ -9,7 +9,7 @@
 // The ordinal is stamped by the appender as each line is written (see RolloutAppender), so a
 // failed write never leaves a gap: the next line takes the ordinal the failed one would have.
 import { turnEndLines } from './legacy-format.js';
-import type { FormattedLines, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
+import type { FormattedLines, ModelContent, RolloutFormat, SessionMetaInput, TokenCountInput, TurnStart } from './rollout-format.js';
 import type { AgentMessageItem, ToolCallItem, UserMessageItem } from '../../common/wire-types.js';
 import * as messages from './message-lines.js';
 import * as lines from './rollout-lines.js';
@@ -47,8 +47,8 @@ class PaginatedFormat implements RolloutFormat {
     };
   }
 
-  userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines {
-    return { lines: [messages.userResponseItem(item, nowMs, turnId), messages.itemCompleted(this.threadId, turnId, item, nowMs)], itemLine: 1 };
+  userInput(item: UserMessageItem, turnId: string, nowMs: number, modelContent?: ModelContent): FormattedLines {
+    return { lines: [messages.userResponseItem(item, nowMs, turnId, modelContent), messages.itemCompleted(this.threadId, turnId, item, nowMs)], itemLine: 1 };
   }
 
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines {
@@ -59,10 +59,13 @@ class PaginatedFormat implements RolloutFormat {
     return [toolCallLine(raw, turnId, nowMs)];
   }
 
-  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
-    const output = toolOutputLine(answer, turnId, nowMs);
-    if (answer.item === null) return { lines: [output] };
-    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput), output], itemLine: 0 };
+  toolItem(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines {
+    if (answer.item === null) return { lines: [] };
+    return { lines: [toolItemCompletedLine(this.threadId, turnId, answer.item, nowMs, answer.itemError, answer.itemOutput)], itemLine: 0 };
+  }
+
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): string[] {
+    return [toolOutputLine(answer, turnId, nowMs)];
   }
 
   standaloneItem(item: ToolCallItem, turnId: string, nowMs: number): FormattedLines {

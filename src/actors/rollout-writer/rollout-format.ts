@@ -27,6 +27,9 @@ export type TurnEnd =
   /** `codexErrorInfo` in the rollout's snake_case spelling. */
   | { status: 'failed'; message: string; codexErrorInfo: string | null };
 
+/** A user message as the model is given it (turn/user-content.ts): its parts and their kinds. */
+export type ModelContent = { parts: unknown[]; kinds: string[] };
+
 /** What opens a turn in the rollout. */
 export interface TurnStart {
   threadId: string;
@@ -34,8 +37,8 @@ export interface TurnStart {
   startedAtMs: number;
   context: TurnContextInput;
   userItem: UserMessageItem;
-  /** The message as the model is given it, when it carries images (user-content.ts); null for text alone. */
-  modelContent?: { parts: unknown[]; kinds: string[] } | null;
+  /** The message as the model is given it (user-content.ts); absent, its text parts. */
+  modelContent?: ModelContent | null;
 }
 
 /** Lines for one step of a turn, and which of them anchor a paged-history cursor. */
@@ -59,14 +62,16 @@ export interface RolloutFormat {
   sessionMeta(meta: SessionMetaInput, nowMs: number): string[];
   /** Opens a turn: its start, the settings it runs with, the user's message (the item). */
   turnStart(start: TurnStart): FormattedLines;
-  /** More input from the user joining the running turn (turn/steer): the item. */
-  userInput(item: UserMessageItem, turnId: string, nowMs: number): FormattedLines;
+  /** More input from the user joining the running turn (turn/steer): the item, and the message as the model is given it. */
+  userInput(item: UserMessageItem, turnId: string, nowMs: number, modelContent?: ModelContent): FormattedLines;
   /** The assistant's completed message (the item). */
   agentMessage(item: AgentMessageItem, turnId: string, nowMs: number): FormattedLines;
   /** A tool call the model made, as it made it. */
   toolCall(raw: Record<string, unknown>, turnId: string, nowMs: number): string[];
-  /** A tool call's answer: its finished item (the anchor, where the format records items) and the output the model is given. */
-  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
+  /** A tool call's finished item, as its answer comes (the anchor, where the format records items; none in legacy history). */
+  toolItem(answer: ToolAnswer, turnId: string, nowMs: number): FormattedLines;
+  /** The output the model is given for a call, once every call of its sampling is answered. */
+  toolOutput(answer: ToolAnswer, turnId: string, nowMs: number): string[];
   /**
    * An item recorded by itself, with no call output beside it: a command the model left running
    * that ended later, or a user's own command (thread/shellCommand). The anchor, where the

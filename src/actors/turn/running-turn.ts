@@ -19,6 +19,8 @@ import { endOf, hostFailure, timingOf, type TurnOutcome } from './turn-outcome.j
 import { TurnWrites } from './turn-writes.js';
 import { TurnNotes } from './turn-notes.js';
 import { modelCallItem, textOf, toolCallOf } from './model-calls.js';
+import { carriesImages, conversationMessageOf, textContentOf, userContentOf, type UserContent } from './user-content.js';
+import { toolOutputWithImages } from './tool-output-images.js';
 
 export { textOf };
 
@@ -69,6 +71,11 @@ export abstract class RunningTurn {
   /** The turn's tools with the host's MCP servers' among them, as the host composed them; null until it answered (or when it offers none). */
   #hostTools: unknown[] | null = null;
   #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
+  /** Steered input being prepared (its images read and resized), recorded in the order it came. */
+  #steers: Promise<void> = Promise.resolve();
+  #steersPreparing = 0;
+  /** Steered input ready while tool calls wait: recorded after their outputs, as the reference orders it. */
+  #heldSteers: Array<{ command: SteerCommand; content: UserContent }> | null = null;
   /** The harness's notes the turn adds: results of the user's commands, an interrupt's note. */
   protected readonly notes = new TurnNotes();
 
@@ -122,7 +129,7 @@ export abstract class RunningTurn {
    * restarts with it, as the reference does.
    */
   steer(command: SteerCommand): void {
-    this.recordSteer(command);
+    this.queueSteer(command);
     if (this.#waiting !== 'model') return;
     this.#restart = true;
     this.#abort.abort();
@@ -185,9 +192,21 @@ export abstract class RunningTurn {
    * Runs the tool calls of one sampling: each is recorded and handed to the host at once (the
    * calls of one reply run together), each answer is recorded as it comes, and the outputs join
    * the conversation after the calls, in the model's order. Waiting holds no worker: the turn
-   * is suspended until the answers come or it is interrupted.
+   * is suspended until the answers come or it is interrupted. Input steered in meanwhile is
+   * recorded after the outputs.
    */
   protected async callTools(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
+    this.#heldSteers = [];
+    try {
+      return await this.#runToolCalls(calls);
+    } finally {
+      const held = this.#heldSteers;
+      this.#heldSteers = null;
+      for (const { command, content } of held) this.#recordSteer(command, content);
+    }
+  }
+
+  async #runToolCalls(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
     const { threadId, emit, clock, format } = this.thread;
     const { turnId, writes } = this;
     const pending: Array<Promise<ToolAnswer>> = [];
@@ -199,9 +218,10 @@ export abstract class RunningTurn {
         new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
           // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
           const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
-          const at = this.thread.queueAnchored(writes, 'item', format.toolOutput(answer, turnId, clock.now()));
+          const at = this.thread.queueAnchored(writes, 'item', format.toolItem(answer, turnId, clock.now()));
           if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
-          return answer;
+          // Its images are prepared here, in the worker, as a prompt's are, while the others wait.
+          return toolOutputWithImages(answer);
         }),
       );
       emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
@@ -213,8 +233,11 @@ export abstract class RunningTurn {
     // the reference records them; those answers are awaited, within a deadline.
     const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
     this.#answers.clear();
+    // The outputs are recorded once every call is answered, in the model's order, as the
+    // reference records them (and as a resume gives them to the model again).
     for (const answer of answers ?? []) {
       const type = answer.outputType ?? 'function_call_output';
+      writes.add('item', format.toolOutput(answer, turnId, clock.now()));
       this.exchange.push({ role: 'item', text: '', item: { type, id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
     }
     return interrupted ? 'interrupted' : 'answered';
@@ -248,12 +271,55 @@ export abstract class RunningTurn {
     emit({ type: 'tokenUsage', threadId, turnId: this.turnId, usage });
   }
 
-  protected recordSteer(command: SteerCommand): void {
+  /**
+   * Records steered input, after any still being prepared: text alone at once, a message with
+   * images once the worker has read and prepared them (without holding the worker).
+   */
+  protected queueSteer(command: SteerCommand): void {
+    if (this.#steersPreparing === 0 && !carriesImages(command.input)) {
+      this.#recordSteer(command, textContentOf(command.input));
+      return;
+    }
+    this.#steersPreparing += 1;
+    // Each message is prepared at once; they are recorded in the order they came.
+    const prepared = userContentOf(command.input).catch((error: unknown) => {
+      workerLog('error', 'steered images could not be prepared', { threadId: this.thread.threadId, turnId: this.turnId, error: String(error) });
+      return textContentOf(command.input);
+    });
+    this.#steers = this.#steers
+      .then(() => prepared)
+      .then((content) => {
+        this.#steersPreparing -= 1;
+        this.#recordSteer(command, content);
+      });
+  }
+
+  /** Steered input is still being prepared. */
+  protected get steering(): boolean {
+    return this.#steersPreparing > 0;
+  }
+
+  /** Waits, as an outside wait an interrupt cuts short, until the steered input is recorded. */
+  protected async steersRecorded(): Promise<'recorded' | 'interrupted'> {
+    while (this.#steersPreparing > 0) if ((await this.awaitOutside(this.#steers)) === 'interrupted') return 'interrupted';
+    return 'recorded';
+  }
+
+  /** Waits until the steered input is recorded, whatever happened to the turn (each image has its deadline). */
+  protected async allSteersRecorded(): Promise<void> {
+    while (this.#steersPreparing > 0) await this.#steers;
+  }
+
+  #recordSteer(command: SteerCommand, content: UserContent): void {
+    if (this.#heldSteers !== null) {
+      this.#heldSteers.push({ command, content });
+      return;
+    }
     const { threadId, clock, format, emit } = this.thread;
     const now = clock.now();
     const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
-    const at = this.thread.queueAnchored(this.writes, 'item', format.userInput(item, this.turnId, now));
-    this.exchange.push({ role: 'user', text: textOf(command.input) });
+    const at = this.thread.queueAnchored(this.writes, 'item', format.userInput(item, this.turnId, now, content));
+    this.exchange.push(conversationMessageOf(command.input, content));
     emit({ type: 'userItem', threadId, turnId: this.turnId, item, ordinal: at.item });
   }
 

@@ -6,7 +6,7 @@ import type { UserMessageItem } from '../../common/wire-types.js';
 import { injectTurnFault, type Faults } from '../faults.js';
 import type { TurnContextInput } from '../rollout-writer/rollout-format.js';
 import type { Reply } from './reply-stream.js';
-import { carriesImages, userContentOf, type UserContent } from './user-content.js';
+import { carriesImages, conversationMessageOf, textContentOf, userContentOf, type UserContent } from './user-content.js';
 import { RunningTurn, textOf } from './running-turn.js';
 import type { ThreadState } from './thread-state.js';
 import { endOf, type TurnOutcome } from './turn-outcome.js';
@@ -27,8 +27,9 @@ export class UserTurn extends RunningTurn {
   async run(): Promise<void> {
     // Local images are read before the turn's first line: the history records the message as
     // the model is given it.
-    const content = carriesImages(this.#command.input) ? await userContentOf(this.#command.input) : null;
-    if (content !== null) this.exchange[0] = { role: 'user', text: this.userText, parts: content.parts };
+    const { input } = this.#command;
+    const content = carriesImages(input) ? await userContentOf(input) : textContentOf(input);
+    this.exchange[0] = conversationMessageOf(input, content);
     this.#begin(content);
     const fault = this.#faults.turnFaults.get(this.userText);
     if (fault !== undefined) {
@@ -48,6 +49,11 @@ export class UserTurn extends RunningTurn {
     // again with the results of the user's commands that joined the turn meanwhile.
     do {
       reply = { agentItem: null, firstTokenMs: null, toolCalls: [], usage: null };
+      // Steered input whose images are still being prepared is sampled with them.
+      if ((await this.steersRecorded()) === 'interrupted') {
+        outcome = { status: 'interrupted', error: null };
+        break;
+      }
       this.takeNotes();
       const asked = this.exchange.length;
       outcome = await this.sample(settings, outputSchema ?? null, reply, true);
@@ -70,15 +76,17 @@ export class UserTurn extends RunningTurn {
         continue;
       }
       this.recordUsage(reply.usage);
-      if (outcome.status !== 'completed' || (this.exchange.at(-1)!.role !== 'user' && !this.notes.pending)) break;
+      if (outcome.status !== 'completed' || (this.exchange.at(-1)!.role !== 'user' && !this.notes.pending && !this.steering)) break;
       this.renewAbort();
     } while (true);
+    // Input the client was told joined the turn is in it before it closes.
+    await this.allSteersRecorded();
     this.closing = true;
     this.thread.conversation = [...this.thread.conversation, ...this.exchange];
     await this.end(endOf(outcome, outcome.status === 'completed' ? (reply.agentItem?.text ?? null) : lastAgentText, firstTokenMs), outcome);
   }
 
-  #begin(content: UserContent | null): void {
+  #begin(content: UserContent): void {
     const { threadId, format, emit } = this.thread;
     const { turnId } = this;
     const command = this.#command;
@@ -94,7 +102,7 @@ export class UserTurn extends RunningTurn {
     const at = this.thread.queueAnchored(this.writes, 'start', start);
     this.announceStart(at.turn);
     emit({ type: 'userItem', threadId, turnId, item: userItem, ordinal: at.item });
-    for (const steered of this.#takeSteered()) this.recordSteer(steered);
+    for (const steered of this.#takeSteered()) this.queueSteer(steered);
   }
 }
 

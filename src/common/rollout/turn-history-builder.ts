@@ -105,8 +105,8 @@ export class TurnHistoryBuilder {
         if (isReplayedNote(p, text)) this.#messages.push({ role: 'user', text });
         return;
       }
-      // A message with images is replayed as its parts (the model's content, data URLs and all).
-      const parts = Array.isArray(p.content) && p.content.some((part) => obj(part)?.type === 'input_image') ? (p.content as unknown[]) : undefined;
+      // A message is replayed as its parts (the model's content, data URLs and all), unless it is one text.
+      const parts = Array.isArray(p.content) && p.content.length > 0 && !(p.content.length === 1 && obj(p.content[0])?.type === 'input_text') ? (p.content as unknown[]) : undefined;
       this.#messages.push(parts === undefined ? { role: 'user', text } : { role: 'user', text, parts });
       // The reference names it `msg_<uuid>`; the item id is the bare uuid.
       this.#userResponseId = id?.startsWith('msg_') ? id.slice(4) : id;

@@ -34,7 +34,8 @@ export function decodeToolAnswer(answer: ClientAnswer): DecodedToolAnswer & { pr
   for (const raw of contentItems) {
     const item = contentItemOf(raw);
     if (item === null) return failure(RESPONSE_INVALID, 'a content item did not decode');
-    if (item.type === 'inputImage' && !item.imageUrl.startsWith('data:')) return failure(REMOTE_IMAGE, 'a remote image URL');
+    // `data:` in any case is inline, as the reference reads it; its image is prepared in the worker.
+    if (item.type === 'inputImage' && item.imageUrl.slice(0, 5).toLowerCase() !== 'data:') return failure(REMOTE_IMAGE, 'a remote image URL');
     items.push(item);
   }
   return { contentItems: items, success, problem: null };

@@ -40,8 +40,8 @@ export function callMcpTool(
     ctx.outgoing.notifyMany(thread.subscribers, 'item/completed', { item, threadId: thread.id, turnId, contentTokenCount: null, completedAtMs });
     // The wall time is the whole call's, an approval's wait included; the item's duration is the run's.
     const wall = `Wall time: ${((completedAtMs - startedAtMs) / 1000).toFixed(4)} seconds\nOutput:`;
-    const texts = outcome.error !== null ? [outcome.error.message] : (outcome.result?.content ?? []).map(contentText);
-    const output = [wall, ...texts].map((text) => ({ type: 'input_text', text }));
+    const parts = outcome.error !== null ? [textPart(outcome.error.message)] : (outcome.result?.content ?? []).map(contentPart);
+    const output = [textPart(wall), ...parts];
     done({ turnId, callId: call.callId, output, outputId: outputIdOf(ctx), item });
   };
   const refused = (message: string): void => finish({ status: 'failed', result: null, error: { message } }, 0);
@@ -67,12 +67,23 @@ export function callMcpTool(
 /** The reference's `tool call error: {:#?}` of an anyhow chain: the context, then "Caused by:". */
 function callErrorText(error: unknown): string {
   const parts = failureParts(error);
-  if (parts !== null) return `tool call error: ${parts.context}\n\nCaused by:\n    ${parts.cause}`;
+  // Every line of the cause is indented, as anyhow's alternate form indents it.
+  if (parts !== null) return `tool call error: ${parts.context}\n\nCaused by:\n    ${parts.cause.replaceAll('\n', '\n    ')}`;
   return `tool call error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-// A content block as the model is told it: its text, else the block as JSON.
-function contentText(block: unknown): string {
-  const value = block as { type?: unknown; text?: unknown };
-  return value.type === 'text' && typeof value.text === 'string' ? value.text : JSON.stringify(block);
+function textPart(text: string): { type: 'input_text'; text: string } {
+  return { type: 'input_text', text };
+}
+
+// A content block as the model is given it: its text; an image as a data URL, which the worker
+// prepares as it prepares a prompt's (probed: resized, its media type the bytes'); any other
+// block as JSON.
+function contentPart(block: unknown): unknown {
+  const value = block as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
+  if (value.type === 'text' && typeof value.text === 'string') return textPart(value.text);
+  if (value.type === 'image' && typeof value.data === 'string' && typeof value.mimeType === 'string') {
+    return { type: 'input_image', image_url: `data:${value.mimeType};base64,${value.data}` };
+  }
+  return textPart(JSON.stringify(block));
 }

@@ -13,7 +13,7 @@ import {
   turnContext,
   turnFailed,
 } from '../../../../src/actors/rollout-writer/rollout-lines.js';
-import { agentMessage, userMessage } from '../../../../src/actors/rollout-writer/message-lines.js';
+import { agentMessage, itemCompleted, userMessage } from '../../../../src/actors/rollout-writer/message-lines.js';
 import { readRollout } from '../../../../src/common/rollout/rollout-reader.js';
 import type { AgentMessageItem, ModelUsage, TurnId, UserMessageItem } from '../../../../src/common/wire-types.js';
 
@@ -135,7 +135,8 @@ describe('a thread written with the builders reads back unchanged', () => {
         {
           id: TURN_1,
           rootTurnId: TURN_1,
-          items: [user1, agentItem('msg-1', 'Done', T0 + 40)],
+          // The legacy event names the text an element without a placeholder covers, as the reference does.
+          items: [{ ...user1, content: [{ type: 'text', text: 'hello', text_elements: [{ byteRange: { start: 0, end: 5 }, placeholder: 'hello' }] }] }, agentItem('msg-1', 'Done', T0 + 40)],
           itemsView: 'full',
           status: 'completed',
           error: null,
@@ -340,7 +341,55 @@ describe('the lines have the reference samples\' shapes', () => {
       local_images: [],
       audio: [],
       local_audio: [],
-      text_elements: [{ byte_range: { start: 0, end: 5 } }],
+      text_elements: [{ byte_range: { start: 0, end: 5 }, placeholder: 'hello' }],
     });
+  });
+
+  // As codex 0.171.0 writes them (probed): texts run together, a placeholder the text it
+  // covers, each image list's details without trailing nulls, and where each image came from.
+  const mixed: UserMessageItem = {
+    type: 'userMessage',
+    id: '01a23672-ea9d-7ad2-8f89-4b0ce36a3eae',
+    clientId: null,
+    content: [
+      { type: 'text', text: 'x @y', text_elements: [{ byteRange: { start: 2, end: 4 }, placeholder: '@y' }] },
+      { type: 'image', url: 'data:image/png;base64,AAAA', detail: null },
+      { type: 'localImage', path: '/a.png', detail: 'high' },
+      { type: 'image', url: 'data:image/png;base64,BBBB', detail: 'original' },
+      { type: 'localImage', path: '/b.png', detail: null },
+      { type: 'text', text: 'é @w', text_elements: [{ byteRange: { start: 3, end: 5 }, placeholder: null }] },
+    ],
+    startedAtMs: T0,
+    completedAtMs: T0,
+  };
+
+  test('a legacy user_message flattens texts, images and their details as the reference does', () => {
+    const [, event] = userMessage(mixed, T0, TURN_1);
+    expect(JSON.parse(event as string).payload).toEqual({
+      type: 'user_message',
+      message: 'x @yé @w',
+      images: ['data:image/png;base64,AAAA', 'data:image/png;base64,BBBB'],
+      image_details: [null, 'original'],
+      image_order: ['inline', 'inline'],
+      local_images: ['/a.png', '/b.png'],
+      local_image_details: ['high'],
+      audio: [],
+      local_audio: [],
+      text_elements: [{ byte_range: { start: 2, end: 4 }, placeholder: '@y' }, { byte_range: { start: 7, end: 9 }, placeholder: '@w' }],
+    });
+    const [, plain] = userMessage({ ...mixed, content: [{ type: 'localImage', path: '/a.png', detail: null }] }, T0, TURN_1);
+    expect(JSON.parse(plain as string).payload).toEqual({ type: 'user_message', message: '', images: [], local_images: ['/a.png'], audio: [], local_audio: [], text_elements: [] });
+  });
+
+  test('a paginated item keeps a null placeholder and a local image\'s detail', () => {
+    const payload = JSON.parse(itemCompleted(THREAD, TURN_1, mixed, T0)).payload;
+    expect(payload.item.content).toEqual([
+      { type: 'text', text: 'x @y', text_elements: [{ byte_range: { start: 2, end: 4 }, placeholder: '@y' }] },
+      { type: 'image', image_url: 'data:image/png;base64,AAAA' },
+      { type: 'local_image', path: '/a.png', detail: 'high' },
+      { type: 'image', image_url: 'data:image/png;base64,BBBB', detail: 'original' },
+      { type: 'local_image', path: '/b.png' },
+      { type: 'text', text: 'é @w', text_elements: [{ byte_range: { start: 3, end: 5 }, placeholder: null }] },
+    ]);
   });
 });
