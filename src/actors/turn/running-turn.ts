@@ -10,17 +10,16 @@ import { DEFAULT_MODEL_CONTEXT_WINDOW } from '../../common/wire-types.js';
 import { ModelAbortedError } from '../model/model-client.js';
 import type { TurnEnd } from '../rollout-writer/rollout-format.js';
 import { workerLog } from '../worker-log.js';
-import { withDeadline } from '../../common/deadline.js';
-import { systemClock } from '../../common/clock.js';
 import { streamReply, type Reply } from './reply-stream.js';
 import type { ThreadState } from './thread-state.js';
 import { turnErrorOf } from './turn-error.js';
 import { endOf, hostFailure, timingOf, type TurnOutcome } from './turn-outcome.js';
 import { TurnWrites } from './turn-writes.js';
 import { TurnNotes } from './turn-notes.js';
-import { modelCallItem, textOf, toolCallOf } from './model-calls.js';
-import { carriesImages, conversationMessageOf, textContentOf, userContentOf, type UserContent } from './user-content.js';
-import { toolOutputWithImages } from './tool-output-images.js';
+import { textOf } from './model-calls.js';
+import { conversationMessageOf, type UserContent } from './user-content.js';
+import { SteerQueue } from './steer-queue.js';
+import { ToolCalls } from './tool-calls.js';
 
 export { textOf };
 
@@ -38,8 +37,6 @@ export interface TurnOpening {
   startedAtMs?: number;
 }
 
-/** How long an interrupted turn waits for the host to answer its cancelled tool calls. */
-const CANCELLED_ANSWERS_DEADLINE_MS = 5_000;
 
 export abstract class RunningTurn {
   readonly turnId: string;
@@ -66,16 +63,13 @@ export abstract class RunningTurn {
   #waiting: 'model' | 'outside' | null = null;
   /** Input was steered in while the model answered: sample again with it. */
   #restart = false;
-  /** The tool calls of the last sampling that wait for the host's answer, by call id. */
-  readonly #answers = new Map<string, (answer: ToolAnswer) => void>();
+  /** The tool calls of the last sampling that wait for the host's answer. */
+  readonly #toolCalls: ToolCalls;
   /** The turn's tools with the host's MCP servers' among them, as the host composed them; null until it answered (or when it offers none). */
   #hostTools: unknown[] | null = null;
   #hostToolsAnswer: ((tools: unknown[]) => void) | null = null;
-  /** Steered input being prepared (its images read and resized), recorded in the order it came. */
-  #steers: Promise<void> = Promise.resolve();
-  #steersPreparing = 0;
-  /** Steered input ready while tool calls wait: recorded after their outputs, as the reference orders it. */
-  #heldSteers: Array<{ command: SteerCommand; content: UserContent }> | null = null;
+  /** Steered input on its way to the record (its images read and resized first). */
+  readonly #steers: SteerQueue;
   /** The harness's notes the turn adds: results of the user's commands, an interrupt's note. */
   protected readonly notes = new TurnNotes();
 
@@ -101,6 +95,8 @@ export abstract class RunningTurn {
     this.#owed = thread.owed.splice(0);
     this.writes.add('owed', this.#owed);
     this.exchange = [{ role: 'user', text: opening.userText }];
+    this.#toolCalls = new ToolCalls(thread, this.turnId, this.writes, this.exchange);
+    this.#steers = new SteerQueue((command, content) => this.#recordSteer(command, content), { threadId: thread.threadId, turnId: this.turnId });
   }
 
   /** Runs the turn to its reported end. */
@@ -181,11 +177,7 @@ export abstract class RunningTurn {
 
   /** The host's answer to one of this turn's tool calls; false when no call waits for it. */
   answerTool(answer: ToolAnswer): boolean {
-    const resolve = this.#answers.get(answer.callId);
-    if (resolve === undefined) return false;
-    this.#answers.delete(answer.callId);
-    resolve(answer);
-    return true;
+    return this.#toolCalls.answer(answer);
   }
 
   /**
@@ -196,51 +188,12 @@ export abstract class RunningTurn {
    * recorded after the outputs.
    */
   protected async callTools(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
-    this.#heldSteers = [];
+    this.#steers.hold();
     try {
-      return await this.#runToolCalls(calls);
+      return await this.#toolCalls.run(calls, (all) => this.awaitOutside(all));
     } finally {
-      const held = this.#heldSteers;
-      this.#heldSteers = null;
-      for (const { command, content } of held) this.#recordSteer(command, content);
+      this.#steers.release();
     }
-  }
-
-  async #runToolCalls(calls: readonly Record<string, unknown>[]): Promise<'answered' | 'interrupted'> {
-    const { threadId, emit, clock, format } = this.thread;
-    const { turnId, writes } = this;
-    const pending: Array<Promise<ToolAnswer>> = [];
-    for (const raw of calls) {
-      const call = toolCallOf(raw);
-      writes.add('item', format.toolCall(raw, turnId, clock.now()));
-      this.exchange.push({ role: 'item', text: '', item: modelCallItem(raw) });
-      pending.push(
-        new Promise<ToolAnswer>((resolve) => this.#answers.set(call.callId, resolve)).then((answered) => {
-          // A custom call (freeform input) is answered by a custom output, as the reference pairs them.
-          const answer: ToolAnswer = { ...answered, outputType: call.kind === 'custom' ? 'custom_tool_call_output' : 'function_call_output' };
-          const at = this.thread.queueAnchored(writes, 'item', format.toolItem(answer, turnId, clock.now()));
-          if (answer.item !== null) emit({ type: 'toolItemRecorded', threadId, turnId, itemId: answer.item.id, ordinal: at.item });
-          // Its images are prepared here, in the worker, as a prompt's are, while the others wait.
-          return toolOutputWithImages(answer);
-        }),
-      );
-      emit({ type: 'toolCall', threadId, turnId, call, startedAtMs: clock.now() });
-    }
-    const all = Promise.all(pending);
-    const waited = await this.awaitOutside(all);
-    const interrupted = waited === 'interrupted';
-    // Interrupted, the host cancels what the turn asked and answers each call as cancelled, as
-    // the reference records them; those answers are awaited, within a deadline.
-    const answers = waited !== 'interrupted' ? waited : await withDeadline(all, CANCELLED_ANSWERS_DEADLINE_MS, systemClock, () => null);
-    this.#answers.clear();
-    // The outputs are recorded once every call is answered, in the model's order, as the
-    // reference records them (and as a resume gives them to the model again).
-    for (const answer of answers ?? []) {
-      const type = answer.outputType ?? 'function_call_output';
-      writes.add('item', format.toolOutput(answer, turnId, clock.now()));
-      this.exchange.push({ role: 'item', text: '', item: { type, id: answer.outputId, call_id: answer.callId, output: answer.modelOutput ?? answer.output } });
-    }
-    return interrupted ? 'interrupted' : 'answered';
   }
 
   /**
@@ -271,50 +224,28 @@ export abstract class RunningTurn {
     emit({ type: 'tokenUsage', threadId, turnId: this.turnId, usage });
   }
 
-  /**
-   * Records steered input, after any still being prepared: text alone at once, a message with
-   * images once the worker has read and prepared them (without holding the worker).
-   */
+  /** Records steered input, after any still being prepared (steer-queue.ts). */
   protected queueSteer(command: SteerCommand): void {
-    if (this.#steersPreparing === 0 && !carriesImages(command.input)) {
-      this.#recordSteer(command, textContentOf(command.input));
-      return;
-    }
-    this.#steersPreparing += 1;
-    // Each message is prepared at once; they are recorded in the order they came.
-    const prepared = userContentOf(command.input).catch((error: unknown) => {
-      workerLog('error', 'steered images could not be prepared', { threadId: this.thread.threadId, turnId: this.turnId, error: String(error) });
-      return textContentOf(command.input);
-    });
-    this.#steers = this.#steers
-      .then(() => prepared)
-      .then((content) => {
-        this.#steersPreparing -= 1;
-        this.#recordSteer(command, content);
-      });
+    this.#steers.add(command);
   }
 
   /** Steered input is still being prepared. */
   protected get steering(): boolean {
-    return this.#steersPreparing > 0;
+    return this.#steers.preparing;
   }
 
   /** Waits, as an outside wait an interrupt cuts short, until the steered input is recorded. */
   protected async steersRecorded(): Promise<'recorded' | 'interrupted'> {
-    while (this.#steersPreparing > 0) if ((await this.awaitOutside(this.#steers)) === 'interrupted') return 'interrupted';
+    while (this.#steers.preparing) if ((await this.awaitOutside(this.#steers.settled)) === 'interrupted') return 'interrupted';
     return 'recorded';
   }
 
   /** Waits until the steered input is recorded, whatever happened to the turn (each image has its deadline). */
   protected async allSteersRecorded(): Promise<void> {
-    while (this.#steersPreparing > 0) await this.#steers;
+    while (this.#steers.preparing) await this.#steers.settled;
   }
 
   #recordSteer(command: SteerCommand, content: UserContent): void {
-    if (this.#heldSteers !== null) {
-      this.#heldSteers.push({ command, content });
-      return;
-    }
     const { threadId, clock, format, emit } = this.thread;
     const now = clock.now();
     const item: UserMessageItem = { type: 'userMessage', id: command.userItemId, clientId: command.clientId, content: command.input, startedAtMs: now, completedAtMs: now };
