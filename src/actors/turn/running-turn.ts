@@ -110,9 +110,10 @@ export abstract class RunningTurn {
   /** The client interrupts the turn; true when that cut short what it was waiting for. */
   interrupt(): boolean {
     this.interrupted = true;
-    if (this.#waiting === null) return false;
+    const cutShort = this.#waiting !== null;
+    // Between two waits too: the next one (a sampling, a tool call) ends before it starts.
     this.#abort.abort();
-    return true;
+    return cutShort;
   }
 
   /** The writer lost the thread: whatever the turn waits for stops; it ends as that makes it. */
@@ -275,6 +276,7 @@ export abstract class RunningTurn {
 
   protected renewAbort(): void {
     this.#abort = new AbortController();
+    if (this.interrupted) this.#abort.abort();
   }
 
   // Streams the reply, telling the host each step and queueing what the history keeps. A

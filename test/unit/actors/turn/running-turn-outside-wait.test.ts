@@ -15,6 +15,11 @@ import { ephemeralActorInit } from '../../../helpers/actor-init.js';
 // Only the outside wait is under test: the turn never samples.
 class WaitingTurn extends RunningTurn {
   async run(): Promise<void> {}
+
+  /** As a turn does before each sampling after the first. */
+  nextWait(): void {
+    this.renewAbort();
+  }
 }
 
 function openTurn(interrupted = false): { turn: WaitingTurn; events: ActorEvent[] } {
@@ -63,6 +68,19 @@ test('an interrupt ends an outside wait as interrupted', async () => {
     aborted: true,
     listeners: 0,
     events: [],
+  });
+});
+
+test('an interrupt between two waits ends the next one before it starts, past the fresh abort of a new sampling', async () => {
+  const { turn } = openTurn();
+  expect(await turn.awaitOutside(Promise.resolve('answered'))).toBe('answered');
+  const cutShort = turn.interrupt();
+  turn.nextWait();
+  expect({ cutShort, aborted: turn.signal.aborted, next: await turn.awaitOutside(never<string>()), listeners: getEventListeners(turn.signal, 'abort').length }).toEqual({
+    cutShort: false,
+    aborted: true,
+    next: 'interrupted',
+    listeners: 0,
   });
 });
 
