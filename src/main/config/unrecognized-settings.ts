@@ -1,7 +1,8 @@
 // The configuration keys nobody reads, and the warning codex 0.171.0 gives about them
 // (probed): `Codex is ignoring N unrecognized configuration setting(s). …`, one line per key,
 // the `-c` overrides and a thread's `config` map (`session-flags`) before config.toml
-// (`user (<path>)`), each layer's keys in sorted order. An unknown table is named, not its keys.
+// (`user (<path>)`), each layer's keys in sorted order, the first three named and the rest
+// counted. An unknown table is named, not its keys.
 // The keys are the reference's (`ConfigToml`, `RawMcpServerConfig`, `ModelProviderInfo` in
 // codex-rs/core/config.schema.json, checked key by key against the 0.171.0 binary) and
 // thread-host's own settings, which it reads and so does not ignore. Tables below these are
@@ -82,6 +83,9 @@ export interface UnrecognizedInLayer {
   keys: readonly string[];
 }
 
+// The reference names the first three keys and counts the rest ("… and 1 more ignored settings.").
+const SHOWN_KEYS = 3;
+
 /** The reference's text, or null when every key is known. */
 export function unrecognizedSettingsWarning(layers: readonly UnrecognizedInLayer[]): string | null {
   const lines = layers.flatMap(({ layer, keys }) => {
@@ -90,5 +94,7 @@ export function unrecognizedSettingsWarning(layers: readonly UnrecognizedInLayer
   });
   if (lines.length === 0) return null;
   const count = lines.length === 1 ? '1 unrecognized configuration setting' : `${lines.length} unrecognized configuration settings`;
-  return `Codex is ignoring ${count}. Check for typos or deprecated settings.${lines.join('')}`;
+  const shown = lines.slice(0, SHOWN_KEYS).join('');
+  const rest = lines.length - SHOWN_KEYS;
+  return `Codex is ignoring ${count}. Check for typos or deprecated settings.${shown}${rest > 0 ? `\n  ... and ${rest} more ignored settings.` : ''}`;
 }
