@@ -18,9 +18,12 @@ afterAll(() => mock.close());
 const HEAD = 'Codex is ignoring';
 const TAIL = 'Check for typos or deprecated settings.';
 
-/** Every message after `from`, notifications by method and params, replies by id. */
+/** Every message after `from`, notifications by method and params, replies by id; MCP startup statuses left out. */
 function sequence(server: TestServer, from: number): unknown[] {
-  return server.received.slice(from).map((m: Message) => ('method' in m ? [m.method, m.params] : ['reply', m.id]));
+  return server.received
+    .slice(from)
+    .filter((m: Message) => m.method !== 'mcpServer/startupStatus/updated')
+    .map((m: Message) => ('method' in m ? [m.method, m.params] : ['reply', m.id]));
 }
 
 function homeWith(extra: string): string {
@@ -43,7 +46,7 @@ test('unknown keys are warned of after initialize, before a start whose config a
     let from = server.received.length;
     const plain = (await server.request('thread/start', {})).thread;
     await server.waitForNotification('warning', (p) => p.threadId === plain.id);
-    expect(sequence(server, from).filter((entry) => (entry as unknown[])[0] !== 'mcpServer/startupStatus/updated')).toEqual([
+    expect(sequence(server, from)).toEqual([
       ['reply', 1],
       ['thread/started', expect.objectContaining({ thread: expect.objectContaining({ id: plain.id }) })],
       ['warning', { threadId: plain.id, message: hostWarning }],
@@ -55,7 +58,7 @@ test('unknown keys are warned of after initialize, before a start whose config a
     const threadWarning =
       `${HEAD} 6 unrecognized configuration settings. ${TAIL}\n  session-flags: \`mcp_servers.x.other\` is ignored.\n  session-flags: \`mcp_servers.x.zeta\` is ignored.\n  session-flags: \`zz\` is ignored.\n` +
       '  ... and 3 more ignored settings.';
-    expect(sequence(server, from).filter((entry) => (entry as unknown[])[0] !== 'mcpServer/startupStatus/updated')).toEqual([
+    expect(sequence(server, from)).toEqual([
       ['configWarning', { summary: threadWarning, details: null }],
       ['reply', 2],
       ['thread/started', expect.objectContaining({ thread: expect.objectContaining({ id: configured.id }) })],
@@ -67,7 +70,7 @@ test('unknown keys are warned of after initialize, before a start whose config a
   }
 });
 
-test('a cold resume sends its deprecation notice, its warnings, idle, the answer, the token usage and the cleared goal, in that order', async () => {
+test('a fork is warned before its answer; a cold resume sends its deprecation notice, its warnings, idle, the answer, the token usage and the cleared goal, in that order', async () => {
   const home = homeWith('bogus = 1\n');
   const file = join(home, 'config.toml');
   const ignored = `${HEAD} 2 unrecognized configuration settings. ${TAIL}\n  user (${file}): \`bogus_top\` is ignored.\n  user (${file}): \`mcp_servers.x.bogus\` is ignored.`;
@@ -76,6 +79,9 @@ test('a cold resume sends its deprecation notice, its warnings, idle, the answer
     const { thread } = await first.request('thread/start', {});
     const { turn } = await first.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hi' }] });
     await first.waitForNotification('turn/completed', (p) => p.turn.id === turn.id);
+    const beforeFork = first.received.length;
+    const fork = (await first.request('thread/fork', { threadId: thread.id })).thread;
+    expect(sequence(first, beforeFork).slice(0, 2)).toEqual([['warning', { threadId: fork.id, message: ignored }], ['reply', 3]]);
     await first.close();
     const deprecation = {
       summary: 'Full-history hydration is deprecated for paginated threads; use `excludeTurns: true`, then page with `thread/turns/list` and `thread/items/list`.',
@@ -99,7 +105,7 @@ test('a cold resume sends its deprecation notice, its warnings, idle, the answer
         const from = server.received.length;
         await server.request('thread/resume', { threadId: thread.id, ...params });
         await server.waitForNotification('thread/goal/cleared');
-        expect(sequence(server, from).filter((entry) => (entry as unknown[])[0] !== 'mcpServer/startupStatus/updated')).toEqual([
+        expect(sequence(server, from)).toEqual([
           ...notices,
           ['thread/status/changed', { threadId: thread.id, status: { type: 'idle' } }],
           ['reply', 1],

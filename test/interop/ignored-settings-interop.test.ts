@@ -1,7 +1,8 @@
 // Opt-in (`npm run test:interop`): configuration keys nobody reads, on the real reference,
 // codex-cli 0.171.0, and on thread-host, with the same config.toml, `-c` overrides and mock
 // model: the configWarning after initialize, what a thread/start with and without a `config`
-// map of its own is told and whether its configWarning comes before the answer, then the
+// map of its own is told and whether its configWarning comes before the answer, the warning
+// before a thread/fork's answer, then the
 // notices of a cold resume after a restart, in order, with and without another model.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,9 +57,10 @@ async function scenario(side: Side): Promise<Record<string, unknown>> {
       await host.request('thread/start', params);
       await settle();
       const messages = seen(host, from, home) as unknown[][];
-      // The reference's thread warning and thread/started race; what each says is compared.
+      // The reference's thread warning races its answer and thread/started: what it says is
+      // compared, and that the configWarning comes before the answer.
       result[name] = {
-        beforeReply: messages.slice(0, messages.findIndex((m) => m[0] === 'reply')),
+        beforeReply: messages.slice(0, messages.findIndex((m) => m[0] === 'reply')).filter((m) => m[0] === 'configWarning'),
         warnings: messages.filter((m) => m[0] === 'warning'),
       };
     }
@@ -66,6 +68,12 @@ async function scenario(side: Side): Promise<Record<string, unknown>> {
     reference.mock.enqueue({ kind: 'output', items: [messageItem('msg_ignored', 'Done')] });
     const { turn } = await host.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hi' }] });
     await host.waitForNotification('turn/completed', (p) => p.turn.id === turn.id, 30_000);
+    const beforeFork = host.received.length;
+    await host.request('thread/fork', { threadId: thread.id });
+    await settle();
+    const forked = seen(host, beforeFork, home) as unknown[][];
+    // Only the warnings: thread-host's fork sends no deprecationNotice or token usage yet.
+    result.fork = forked.filter((m) => m[0] === 'reply' || m[0] === 'warning' || m[0] === 'configWarning').slice(0, 2);
     await host.close();
     for (const [name, params] of Object.entries({ resume: {}, otherModel: { model: 'other-model' }, otherModelNoTurns: { model: 'other-model', excludeTurns: true } })) {
       host = await startOn(side, home, empty);
@@ -101,6 +109,7 @@ test('ignored configuration keys and a cold resume are told to the client as the
     initialize: [['configWarning', { summary: hostWarning, details: null }]],
     plain: { beforeReply: [], warnings: [warning] },
     configured: { beforeReply: [['configWarning', { summary: threadWarning, details: null }]], warnings: [['warning', { threadId: '<id>', message: threadWarning }]] },
+    fork: [warning, ['reply']],
     resume: [deprecation, warning, ...afterWarnings],
     otherModel: [deprecation, warning, modelWarning, ...afterWarnings],
     otherModelNoTurns: [warning, modelWarning, ...afterWarnings],
