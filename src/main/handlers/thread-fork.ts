@@ -17,6 +17,7 @@ import { afterPendingLoad } from '../threads/pending-load.js';
 import { loadThread } from '../threads/thread-loader.js';
 import { publishLoaded, registerNewThread } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
+import { warnRequestOfIgnoredSettings, warnThreadOfIgnoredSettings } from '../threads/ignored-settings-notices.js';
 import { withThreadFacts } from './shown-thread.js';
 import { dynamicToolsOf, withDynamicTools } from '../tools/thread-tools.js';
 import type { ThreadId } from '../../common/thread-id.js';
@@ -46,6 +47,9 @@ export async function threadFork(ctx: HostContext, connection: Connection, param
   // A resume's actor always reads the rollout, and so does a fork's.
   const turnsJson = publishLoaded(ctx, thread, state, params, [connection.id]);
   const started = loadedThreadView(thread, null);
+  // As for a resume, the reference tells the forking client of ignored keys before it answers.
+  warnRequestOfIgnoredSettings(ctx, connection.id, session.requestConfig, session.ignoredSettings);
+  warnThreadOfIgnoredSettings(ctx, connection.id, thread.id, session.ignoredSettings);
   afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: started }));
   return {
     thread: withThreadFacts(ctx, loadedThreadView(thread, turnsJson ?? [])),

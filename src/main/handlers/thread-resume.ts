@@ -24,6 +24,7 @@ import { fullHistory } from '../threads/full-history.js';
 import { loadThread } from '../threads/thread-loader.js';
 import { publishLoaded } from '../threads/thread-publication.js';
 import { resolveSession, type ResolvedSession } from '../threads/thread-settings.js';
+import { warnRequestOfIgnoredSettings, warnThreadOfIgnoredSettings } from '../threads/ignored-settings-notices.js';
 
 type Params = ReturnType<typeof threadResumeParams>;
 type AfterReply = (effect: () => void) => void;
@@ -99,6 +100,7 @@ function warmResume(ctx: HostContext, connection: Connection, thread: LoadedThre
   const response = resumeResponse(ctx, thread, params.excludeTurns ? [] : fullHistory(thread), last);
   const lastTurnId = thread.turns.at(-1)?.id ?? null;
   if (!params.excludeTurns) afterReply(() => replayTokenUsage(ctx, connection, thread, lastTurnId));
+  afterReply(() => clearGoal(ctx, connection, thread));
   // Input queued for the thread (thread/queue/add) runs once it is loaded and idle.
   afterReply(() => drainQueue(ctx, thread.id));
   // What a turn of the thread still asks its clients is asked of this one too (a client that
@@ -136,10 +138,18 @@ async function coldResume(
   // A resume's actor always reads the rollout (only a start's answers null).
   const history = state?.history ?? null;
   const turnsJson = publishLoaded(ctx, thread, state, params, [connection.id]);
-  // The reference announces the thread as idle before it answers the resume.
-  ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
+  // The reference's order (probed): the deprecation notice, the thread's warnings, then the
+  // thread announced as idle, all before it answers the resume.
+  warnRequestOfIgnoredSettings(ctx, connection.id, session.requestConfig, session.ignoredSettings);
   if (thread.historyMode === 'paginated' && !params.excludeTurns) warnFullHistory(ctx, connection);
+  warnThreadOfIgnoredSettings(ctx, connection.id, thread.id, session.ignoredSettings);
+  const recordedModel = state?.model ?? null;
+  if (params.model != null && recordedModel !== null && params.model !== recordedModel) {
+    ctx.outgoing.notifyMany([connection.id], 'warning', { threadId: thread.id, message: modelChangeWarning(recordedModel, params.model) });
+  }
+  ctx.outgoing.broadcast('thread/status/changed', { threadId: thread.id, status: { type: 'idle' } });
   afterReply(() => replayTokenUsage(ctx, connection, thread, history?.lastTurnId ?? null));
+  afterReply(() => clearGoal(ctx, connection, thread));
   afterReply(() => drainQueue(ctx, thread.id));
   // Null exactly when the resume excludes its turns (serializeHistory above).
   return resumeResponse(ctx, thread, turnsJson ?? [], { turn: history?.lastTurnOrdinal ?? null, item: history?.lastItemOrdinal ?? null });
@@ -188,4 +198,15 @@ function replayTokenUsage(ctx: HostContext, connection: Connection, thread: Load
     turnId: lastTurnId,
     tokenUsage: tokenUsageView(usage),
   });
+}
+
+/** The reference's warning when a resume names another model than the one the rollout recorded. */
+export function modelChangeWarning(recorded: string, resuming: string): string {
+  return `This session was recorded with model \`${recorded}\` but is resuming with \`${resuming}\`. Consider switching back to \`${recorded}\` as it may affect Codex performance.`;
+}
+
+// The reference tells the resuming client the thread has no goal, after the token usage
+// (thread-host keeps no goals, so every resume clears).
+function clearGoal(ctx: HostContext, connection: Connection, thread: LoadedThread): void {
+  ctx.outgoing.notifyMany([connection.id], 'thread/goal/cleared', { threadId: thread.id });
 }

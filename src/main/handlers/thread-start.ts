@@ -10,6 +10,7 @@ import { loadedThreadView, sessionSettingsView } from '../protocol/thread-view.j
 import { placeActorBehind, prepareNewThread, publishThread } from '../threads/thread-loader.js';
 import { registerNewThread, subscribeAndWatch } from '../threads/thread-publication.js';
 import { resolveSession } from '../threads/thread-settings.js';
+import { warnRequestOfIgnoredSettings, warnThreadOfIgnoredSettings } from '../threads/ignored-settings-notices.js';
 import { normaliseDynamicTools } from '../tools/dynamic-tool-specs.js';
 import { withDynamicTools } from '../tools/thread-tools.js';
 import { sandboxOfProfile } from '../threads/permission-profile.js';
@@ -49,6 +50,8 @@ export async function threadStart(
   placeActorBehind(ctx, thread, init);
   subscribeAndWatch(ctx, thread, [connection.id]);
   const view = loadedThreadView(thread, null);
+  warnRequestOfIgnoredSettings(ctx, connection.id, session.requestConfig, session.ignoredSettings);
   afterReply(() => ctx.outgoing.broadcast('thread/started', { thread: view }));
+  afterReply(() => warnThreadOfIgnoredSettings(ctx, connection.id, thread.id, session.ignoredSettings));
   return { thread: view, ...sessionSettingsView(session.settings), multiAgentMode: 'explicitRequestOnly' };
 }

@@ -10,6 +10,7 @@ import type { HostContext } from '../host-context.js';
 import { resolveMcpServers, type McpServerConfig } from '../tools/mcp/mcp-server-config.js';
 import { memoKey } from '../host-memo.js';
 import { hostToolsOf } from '../tools/shell/shell-tool-specs.js';
+import { ignoredSettingsWarning } from './ignored-settings-notices.js';
 
 /** The request fields that override configuration for a thread. */
 export interface SessionOverrides {
@@ -33,6 +34,8 @@ export interface ResolvedSession {
   mcpServers: readonly McpServerConfig[];
   /** The request's `config` map, laid again over the host's document when config/mcpServer/reload reads it anew. */
   requestConfig: Record<string, unknown> | null;
+  /** The warning about the keys of this configuration nobody reads; null when there are none. */
+  ignoredSettings: string | null;
 }
 
 const NO_MODELS = 'No models are available. Set `model` explicitly or check your model catalog configuration.';
@@ -74,7 +77,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     hostTools: mcpServers.some((server) => server.enabled),
   };
   const apiKey = provider.kind === 'responses' && provider.envKey ? (ctx.env[provider.envKey] ?? null) : null;
-  return { config, settings, provider: { ...provider, apiKey }, mcpServers, requestConfig: overrides.config };
+  return { config, settings, provider: { ...provider, apiKey }, mcpServers, requestConfig: overrides.config, ignoredSettings: ignoredSettingsWarning(ctx, overrides.config) };
 }
 
 // The host's own document (config.toml and `-c`) does not change while it runs, so a request
