@@ -86,10 +86,10 @@ test('a client of B runs turns on A’s thread and gets every notification A’s
   const resumedOnA = await secondOnA.request('thread/resume', { threadId });
   expect(resumedOnB).toEqual(resumedOnA);
   // What follows a resume comes from A too; B's own attempt to load the thread, refused by the store, shows nothing.
-  await Promise.all([onB, secondOnA].map((client) => client.waitForNotification('thread/tokenUsage/updated')));
+  await Promise.all([onB, secondOnA].map((client) => client.waitForNotification('thread/goal/cleared')));
   const withoutTimes = (client: WsClient) => client.notifications().map(({ method, params }) => ({ method, params }));
   expect(withoutTimes(onB)).toEqual(withoutTimes(secondOnA));
-  expect(withoutTimes(onB).map((m) => m.method)).toEqual(['deprecationNotice', 'thread/tokenUsage/updated']);
+  expect(withoutTimes(onB).map((m) => m.method)).toEqual(['deprecationNotice', 'thread/tokenUsage/updated', 'thread/goal/cleared']);
 
   const [fromA, fromB] = [onA.received.length, onB.received.length];
   mock.enqueue({ kind: 'reply', text: 'streamed in three pieces', deltaChunks: 3 });
