@@ -15,8 +15,11 @@ export function buildResponsesBody(request: ModelRequest): Record<string, unknow
   const body: Record<string, unknown> = {
     model: request.model, input, tools, tool_choice: 'auto', parallel_tool_calls: tools.length > 0,
   };
-  if (request.effort !== null) body.reasoning = { effort: request.effort };
+  // The reference always asks for reasoning: the effort when one is set, and the summary
+  // (its default "auto" for a model it has no metadata for), with the encrypted content back.
+  body.reasoning = request.effort !== null ? { effort: request.effort, summary: 'auto' } : { summary: 'auto' };
   body.store = false;
+  body.include = ['reasoning.encrypted_content'];
   body.stream = true;
   if (request.outputSchema !== null && request.outputSchema !== undefined) {
     // create_text_param_for_request in the reference: this name, strict by default.

@@ -20,6 +20,8 @@ export interface HostConfig {
   writerLockTimeoutMs: number;
   /** The history format of new threads' rollouts (existing rollouts keep theirs). */
   historyMode: 'legacy' | 'paginated';
+  /** `model_reasoning_effort`, taken as written (the reference echoes even an unknown one). */
+  reasoningEffort: string | null;
 }
 
 /** thread-host: limits of one client connection (see the README's Configuration table). */
@@ -87,7 +89,15 @@ export function resolveHostConfig(document: ConfigDocument): HostConfig {
     writerLockTimeoutMs:
       unsignedInteger(document.writer_lock_timeout_ms, 'writer_lock_timeout_ms') ?? DEFAULT_WRITER_LOCK_TIMEOUT_MS,
     historyMode: historyMode(document),
+    reasoningEffort: reasoningEffort(document),
   };
+}
+
+// The reference refuses only an empty effort, in its own words (probed with codex 0.171.0).
+function reasoningEffort(document: ConfigDocument): string | null {
+  const effort = optionalString(document, 'model_reasoning_effort');
+  if (effort === '') throw ConfigError.at('model_reasoning_effort', 'reasoning_effort must not be empty');
+  return effort;
 }
 
 // The reference's default for new threads is paginated history.

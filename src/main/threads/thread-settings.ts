@@ -70,7 +70,7 @@ export function resolveSession(ctx: HostContext, overrides: SessionOverrides): R
     sandboxMode: overrides.sandbox ?? config.sandboxMode,
     baseInstructions: overrides.baseInstructions,
     developerInstructions: overrides.developerInstructions,
-    effort: null,
+    effort: config.reasoningEffort,
     // The host's own tools, by this thread's configuration; the client's join them (thread-tools.ts).
     tools: hostToolsOf(document),
     dynamicTools: null,

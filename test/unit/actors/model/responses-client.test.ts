@@ -282,7 +282,7 @@ test('the request carries a bearer token when an API key is given', async () => 
   expect(mock.requests[0]?.headers.authorization).toEqual('Bearer sk-test');
 });
 
-test('a first turn sends only the user message and no optional keys', async () => {
+test('a first turn sends only the user message, and asks for the reasoning summary as the reference does', async () => {
   await run(makeClient());
   expect(mock.requests[0]?.body).toEqual({
     model: 'mock-model',
@@ -290,7 +290,9 @@ test('a first turn sends only the user message and no optional keys', async () =
     tools: [],
     tool_choice: 'auto',
     parallel_tool_calls: false,
+    reasoning: { summary: 'auto' },
     store: false,
+    include: ['reasoning.encrypted_content'],
     stream: true,
   });
 });
@@ -317,8 +319,9 @@ test('instructions, history, effort and an output schema all reach the body', as
     tools: [],
     tool_choice: 'auto',
     parallel_tool_calls: false,
-    reasoning: { effort: 'low' },
+    reasoning: { effort: 'low', summary: 'auto' },
     store: false,
+    include: ['reasoning.encrypted_content'],
     stream: true,
     text: { format: { type: 'json_schema', strict: true, schema, name: 'codex_output_schema' } },
   });

@@ -21,6 +21,7 @@ const DEFAULTS: HostConfig = {
   sandboxMode: 'read-only',
   writerLockTimeoutMs: 30_000,
   historyMode: 'paginated',
+  reasoningEffort: null,
 };
 
 /** A document with a `mock` Responses provider selected, its table extended by `provider`. */
@@ -31,6 +32,11 @@ const withMock = (provider: Record<string, unknown>, rest: ConfigDocument = {}):
 });
 
 describe('resolveHostConfig defaults', () => {
+  test('model_reasoning_effort is taken as written, and refused only when empty', () => {
+    expect(resolve({ model_reasoning_effort: 'x' })).toEqual({ config: { ...DEFAULTS, reasoningEffort: 'x' } });
+    expect(resolve({ model_reasoning_effort: '' })).toEqual({ error: 'model_reasoning_effort: reasoning_effort must not be empty' });
+  });
+
   test('an empty document gives the embedded provider, a 60 s unload delay and a 30 s lock timeout', () => {
     expect(resolve({})).toEqual({ config: DEFAULTS });
   });
