@@ -8,14 +8,20 @@ import { unrecognizedKeys, unrecognizedSettingsWarning } from '../config/unrecog
 import type { ConnectionId } from '../connections.js';
 import type { HostContext } from '../host-context.js';
 
+// The host document's own warning, worked out once per document: a reload replaces the layers.
+let hostWarning: { user: unknown; userFile: string; flags: unknown; warning: string | null } | null = null;
+
 /** The warning for a thread configured by the host's document with `requestConfig` over its `-c` layer. */
 export function ignoredSettingsWarning(ctx: HostContext, requestConfig: Record<string, unknown> | null): string | null {
   const { user, userFile, flags } = ctx.configLayers;
+  if (requestConfig === null && hostWarning?.user === user && hostWarning.userFile === userFile && hostWarning.flags === flags) return hostWarning.warning;
   const sessionFlags = requestConfig === null ? flags : withOverrides(flags ?? {}, requestConfig);
-  return unrecognizedSettingsWarning([
+  const warning = unrecognizedSettingsWarning([
     { layer: { type: 'sessionFlags' }, keys: sessionFlags === null ? [] : unrecognizedKeys(sessionFlags) },
     { layer: { type: 'user', file: userFile }, keys: unrecognizedKeys(user) },
   ]);
+  if (requestConfig === null) hostWarning = { user, userFile, flags, warning };
+  return warning;
 }
 
 /** After `initialize` answers: the host document's warning, if any. */
